@@ -1,0 +1,397 @@
+/**
+ * The chain: blocks, transactions and receipts with their indexes, the head, and the one serialized writer
+ * that mines (design.md principles 4 and 6). Emits `block` after every appended block.
+ */
+import { EventEmitter } from 'node:events'
+import type { LegacyTx } from '@ethereumjs/tx'
+import {
+  CallPreconditionError,
+  Executor,
+  TxApplyError,
+  type BlockContext,
+  type CallRequest,
+  type AppliedTx,
+  type CallResult,
+} from '../execution/executor.js'
+import type { Common } from '@ethereumjs/common'
+import { SerialQueue } from '../util/serial-queue.js'
+import { toKey, ZERO_HASH } from '../util/bytes.js'
+import { ErrorCode, RpcError, txRejected } from './errors.js'
+import { executionError } from './revert.js'
+import {
+  blockSize,
+  EMPTY_TRIE_ROOT,
+  EMPTY_UNCLES_HASH,
+  encodeReceipt,
+  hashForMergedMining,
+  headerHash,
+  indexedTrieRoot,
+} from './seal.js'
+import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
+import { validateTransaction } from '../txpool/validation.js'
+
+/** Options for {@link Chain.create}. */
+export interface ChainOptions {
+  common: Common
+  /** Genesis header fields (from the network preset). */
+  genesis: {
+    timestamp: bigint
+    extraData: Uint8Array
+    gasLimit: bigint
+    difficulty: bigint
+    coinbase: Uint8Array
+    minimumGasPrice: bigint
+  }
+  /** Genesis allocation: 0x-address → wei. */
+  alloc: Record<string, bigint>
+  /** Coinbase of mined blocks (20 bytes). */
+  coinbase: Uint8Array
+  /** Gas limit the miner steps toward by parent/1024 per block (reference GasLimitCalculator). */
+  targetGasLimit: bigint
+  /** extraData of mined blocks. */
+  extraData: Uint8Array
+  /** Target minimumGasPrice (wei; reference miner.minGasPrice), approached within ±1% of the parent per block. */
+  minGasPrice: bigint
+  /** Wall clock in milliseconds (injectable for tests). Default Date.now. */
+  clock?: () => number
+  /** eth_call gas cap (reference rpc.callGasCap). */
+  callGasCap?: bigint
+  /** eth_estimateGas cap (reference rpc.gasEstimationCap). */
+  gasEstimationCap?: bigint
+}
+
+/** Where a transaction sits. */
+export interface TxLocation {
+  block: BlockRecord
+  tx: TxRecord
+}
+
+/** Result of an automined submission. */
+export interface MinedSubmission {
+  tx: TxRecord
+  block: BlockRecord
+}
+
+/**
+ * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}.
+ */
+export class Chain extends EventEmitter {
+  /** The single writer; also used for every read that touches the VM/state. */
+  readonly queue = new SerialQueue()
+  private readonly blocks: BlockRecord[] = []
+  private readonly byHash = new Map<string, BlockRecord>()
+  private readonly txIndex = new Map<string, TxLocation>()
+  /** Seconds added to the wall clock (evm_increaseTime). */
+  timeOffset = 0n
+  private readonly clock: () => number
+  readonly callGasCap: bigint
+  readonly gasEstimationCap: bigint
+
+  private constructor(
+    readonly executor: Executor,
+    private readonly opts: ChainOptions,
+  ) {
+    super()
+    this.setMaxListeners(0)
+    this.clock = opts.clock ?? Date.now
+    this.callGasCap = opts.callGasCap ?? 10_000_000n
+    this.gasEstimationCap = opts.gasEstimationCap ?? 6_800_000n
+  }
+
+  /**
+   * Creates the chain with its genesis block.
+   */
+  static async create(opts: ChainOptions): Promise<Chain> {
+    let chain: Chain | undefined
+    const executor = await Executor.create({
+      common: opts.common,
+      alloc: opts.alloc,
+      blockHash: (n) => chain?.blockByNumber(n)?.hash,
+    })
+    chain = new Chain(executor, opts)
+    const g = opts.genesis
+    const header: HeaderFields = {
+      parentHash: ZERO_HASH,
+      unclesHash: EMPTY_UNCLES_HASH,
+      coinbase: g.coinbase,
+      stateRoot: executor.stateRoot,
+      transactionsRoot: EMPTY_TRIE_ROOT,
+      receiptsRoot: EMPTY_TRIE_ROOT,
+      logsBloom: new Uint8Array(256),
+      difficulty: g.difficulty,
+      number: 0n,
+      gasLimit: g.gasLimit,
+      gasUsed: 0n,
+      timestamp: g.timestamp,
+      extraData: g.extraData,
+      paidFees: 0n,
+      minimumGasPrice: g.minimumGasPrice,
+      uncleCount: 0,
+      bitcoinMergedMiningHeader: new Uint8Array(0),
+      bitcoinMergedMiningMerkleProof: new Uint8Array(0),
+      bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
+    }
+    chain.append(chain.seal(header, [], g.difficulty))
+    return chain
+  }
+
+  /** The EIP-155 chain id. */
+  get chainId(): bigint {
+    return this.opts.common.chainId()
+  }
+
+  /** The Common used for transactions. */
+  get common(): Common {
+    return this.opts.common
+  }
+
+  /** The canonical head block. */
+  get head(): BlockRecord {
+    return this.blocks[this.blocks.length - 1]!
+  }
+
+  /** Canonical block by number, or undefined. */
+  blockByNumber(n: bigint): BlockRecord | undefined {
+    return n >= 0n && n < BigInt(this.blocks.length) ? this.blocks[Number(n)] : undefined
+  }
+
+  /** Canonical block by 32-byte hash, or undefined. */
+  blockByHash(hash: Uint8Array): BlockRecord | undefined {
+    return this.byHash.get(toKey(hash))
+  }
+
+  /** A mined transaction by hash, or undefined. */
+  transaction(hash: Uint8Array): TxLocation | undefined {
+    return this.txIndex.get(toKey(hash))
+  }
+
+  /** Current time for the next block, in seconds (wall clock + evm_increaseTime offset). */
+  now(): bigint {
+    return BigInt(Math.floor(this.clock() / 1000)) + this.timeOffset
+  }
+
+  /**
+   * Block context of the block that would be mined next on the current head (also the `pending` context
+   * for calls and estimates).
+   */
+  nextContext(): BlockContext {
+    const parent = this.head.header
+    const now = this.now()
+    return {
+      number: parent.number + 1n,
+      timestamp: now > parent.timestamp ? now : parent.timestamp + 1n,
+      coinbase: this.opts.coinbase,
+      gasLimit: this.nextGasLimit(parent.gasLimit),
+      difficulty: 1n,
+      minimumGasPrice: this.nextMinimumGasPrice(parent.minimumGasPrice),
+    }
+  }
+
+  /** Context of an existing block (calls "at" a past block run in that block's context). */
+  contextOf(block: BlockRecord): BlockContext {
+    const h = block.header
+    return {
+      number: h.number,
+      timestamp: h.timestamp,
+      coinbase: h.coinbase,
+      gasLimit: h.gasLimit,
+      difficulty: h.difficulty,
+      minimumGasPrice: h.minimumGasPrice,
+    }
+  }
+
+  /** Steps toward the target by at most parent/1024 (reference GasLimitCalculator with forcegaslimit). */
+  private nextGasLimit(parent: bigint): bigint {
+    const target = this.opts.targetGasLimit
+    const step = parent / 1024n
+    if (parent > target) return parent - step > target ? parent - step : target
+    if (parent < target) return parent + step < target ? parent + step : target
+    return parent
+  }
+
+  /** The target minGasPrice clamped to parent ±1% (min 1 wei step) (reference MinimumGasPriceCalculator, RSKIP09). */
+  private nextMinimumGasPrice(parent: bigint): bigint {
+    const target = this.opts.minGasPrice
+    let delta = parent / 100n
+    if (delta < 1n) delta = 1n
+    if (target > parent + delta) return parent + delta
+    if (target < parent - delta) return parent - delta
+    return target
+  }
+
+  /**
+   * Validates and mines one transaction in its own block (instant mining). Resolves when the block is
+   * appended; a reverted transaction is still mined, then the -32015 error is raised (as the reference's
+   * EthModuleTransactionInstant does).
+   * @param tx signed (or impersonation) legacy transaction
+   * @param from its sender
+   * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed
+   */
+  submitAndMine(tx: LegacyTx, from: Uint8Array): Promise<MinedSubmission> {
+    return this.queue.run(async () => {
+      if (this.transaction(tx.hash())) throw txRejected('pending transaction with same hash already exists')
+      const ctx = this.nextContext()
+      const sender = await this.executor.getAccount(from, this.executor.stateRoot)
+      validateTransaction(tx, {
+        sender,
+        expectedNonce: sender.nonce,
+        blockGasLimit: ctx.gasLimit,
+        minimumGasPrice: ctx.minimumGasPrice,
+        allowFutureNonce: false,
+      })
+      const { block, applied } = await this.mineWith(ctx, [{ tx, from }])
+      const outcome = applied[0]!
+      if (outcome.error !== undefined) throw executionError(outcome.error, outcome.returnValue)
+      return { tx: block.transactions[0]!, block }
+    })
+  }
+
+  /**
+   * Mines one block with the given transactions (they must be valid in order) — or an empty block.
+   * Must run inside the queue.
+   */
+  private async mineWith(
+    ctx: BlockContext,
+    txs: { tx: LegacyTx; from: Uint8Array }[],
+  ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
+    let applied
+    try {
+      applied = await this.executor.applyBlock(ctx, txs)
+    } catch (err) {
+      if (err instanceof TxApplyError) throw txRejected(normalizeApplyError(err.message))
+      throw err
+    }
+    const records: TxRecord[] = applied.txs.map((a, i) => ({
+      tx: txs[i]!.tx,
+      hash: txs[i]!.tx.hash(),
+      from: txs[i]!.from,
+      index: i,
+      receipt: a.receipt,
+    }))
+    const bloom = new Uint8Array(256)
+    for (const r of records) {
+      const b = r.receipt.logsBloom
+      for (let i = 0; i < 256; i++) bloom[i]! |= b[i]!
+    }
+    const parent = this.head
+    const header: HeaderFields = {
+      parentHash: parent.hash,
+      unclesHash: EMPTY_UNCLES_HASH,
+      coinbase: ctx.coinbase,
+      stateRoot: applied.stateRoot,
+      transactionsRoot: await indexedTrieRoot(records.map((r) => r.tx.serialize())),
+      receiptsRoot: await indexedTrieRoot(records.map((r) => encodeReceipt(r.receipt))),
+      logsBloom: bloom,
+      difficulty: ctx.difficulty,
+      number: ctx.number,
+      gasLimit: ctx.gasLimit,
+      gasUsed: applied.gasUsed,
+      timestamp: ctx.timestamp,
+      extraData: this.opts.extraData,
+      paidFees: applied.paidFees,
+      minimumGasPrice: ctx.minimumGasPrice,
+      uncleCount: 0,
+      bitcoinMergedMiningHeader: new Uint8Array(0),
+      bitcoinMergedMiningMerkleProof: new Uint8Array(0),
+      bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
+    }
+    const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty)
+    this.append(block)
+    return { block, applied: applied.txs }
+  }
+
+  /**
+   * Mines one block with no transactions (evm_mine, interval mining).
+   * @returns the new block
+   */
+  mineEmpty(): Promise<BlockRecord> {
+    return this.queue.run(async () => (await this.mineWith(this.nextContext(), [])).block)
+  }
+
+  private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint): BlockRecord {
+    const hash = headerHash(header)
+    return {
+      header,
+      hash,
+      hashKey: toKey(hash),
+      hashForMergedMining: hashForMergedMining(header),
+      size: blockSize(
+        header,
+        txs.map((t) => t.tx.serialize()),
+      ),
+      totalDifficulty,
+      cumulativeDifficulty: header.difficulty,
+      transactions: txs,
+    }
+  }
+
+  private append(block: BlockRecord): void {
+    this.blocks.push(block)
+    this.byHash.set(block.hashKey, block)
+    for (const tx of block.transactions) this.txIndex.set(toKey(tx.hash), { block, tx })
+    this.emit('block', block)
+  }
+
+  /**
+   * eth_call against a block's state (inside the queue).
+   * @throws RpcError -32015 on revert (data = revert bytes); -32000 when the sender cannot pay the value
+   */
+  call(req: CallRequest, block: BlockRecord | 'pending'): Promise<CallResult> {
+    return this.queue.run(async () => {
+      const { ctx, root } = this.stateFor(block)
+      try {
+        return await this.executor.call(req, ctx, root, this.callGasCap)
+      } catch (err) {
+        if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
+        throw err
+      }
+    })
+  }
+
+  /**
+   * eth_estimateGas: the lowest gas limit with which the call succeeds, capped by the estimation cap.
+   * @throws RpcError -32015 when it fails even at the cap; -32000 "insufficient funds for transfer"
+   */
+  estimateGas(req: CallRequest, block: BlockRecord | 'pending'): Promise<bigint> {
+    return this.queue.run(async () => {
+      const { ctx, root } = this.stateFor(block)
+      let outcome
+      try {
+        outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap)
+      } catch (err) {
+        if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
+        throw err
+      }
+      if ('failure' in outcome) throw executionError(outcome.failure.error!, outcome.failure.returnValue)
+      return outcome.gas
+    })
+  }
+
+  /** Account fields at a block (inside the queue). */
+  account(address: Uint8Array, block: BlockRecord | 'pending') {
+    return this.queue.run(() => this.executor.getAccount(address, this.stateFor(block).root))
+  }
+
+  /** Code at a block (inside the queue). */
+  code(address: Uint8Array, block: BlockRecord | 'pending') {
+    return this.queue.run(() => this.executor.getCode(address, this.stateFor(block).root))
+  }
+
+  /** Storage word at a block (inside the queue). */
+  storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
+    return this.queue.run(() => this.executor.getStorage(address, slot, this.stateFor(block).root))
+  }
+
+  private stateFor(block: BlockRecord | 'pending'): { ctx: BlockContext; root: Uint8Array } {
+    if (block === 'pending') return { ctx: this.nextContext(), root: this.head.header.stateRoot }
+    return { ctx: this.contextOf(block), root: block.header.stateRoot }
+  }
+}
+
+/** Maps @ethereumjs runTx rejection texts to the reference pool's messages. */
+function normalizeApplyError(message: string): string {
+  if (/nonce/i.test(message) && /too low|higher|lower/i.test(message)) return 'transaction nonce too low'
+  if (/enough funds|insufficient/i.test(message)) return 'insufficient funds'
+  if (/gas limit|gasLimit/i.test(message)) return "transaction's basic cost is above the gas limit"
+  return message
+}

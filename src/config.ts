@@ -1,0 +1,46 @@
+/**
+ * NodeConfig: everything `createNode` needs, with the CLI's defaults.
+ */
+
+/** Mining mode: instant (one block per transaction, synchronous) or interval (`blockTime` seconds). */
+export type MiningMode = { mode: 'instant' } | { mode: 'interval'; blockTime: number }
+
+/** Configuration of a node. All fields optional; see {@link DEFAULT_CONFIG}. */
+export interface NodeConfig {
+  /** Network preset 30 | 31 | 32 | 33. Default 33. */
+  network?: number
+  /** Interface to bind. Default 127.0.0.1. */
+  host?: string
+  /** TCP port; 0 picks a free one. Default 4444 (the reference node's). */
+  port?: number
+  /** Override the EIP-155 chain id (default: the network's, 30-33). */
+  chainId?: number
+  /** Genesis (and target) block gas limit; default the network's genesis limit stepping toward 7 500 000. */
+  gasLimit?: bigint
+  /** Seconds between blocks in interval mode; undefined = instant mining. */
+  blockTime?: number
+  /** Number of dev accounts listed (1-10 seeded accounts). Default 10. */
+  accounts?: number
+  /** Target minimumGasPrice in wei (reference miner.minGasPrice). Default 0. */
+  minGasPrice?: bigint
+  /** Maximum requests per JSON-RPC batch. Default 50 (reference). */
+  maxBatchSize?: number
+  /** Force the transport ('uws' | 'node'); default: uWS when its binary loads. */
+  transport?: 'uws' | 'node'
+  /** Wall clock in ms (tests inject one). */
+  clock?: () => number
+  /** Called for each RPC request (method, ms, error) — the CLI's request log. */
+  onRequest?: (method: string, ms: number, error?: { code: number; message: string }) => void
+  /** Called for unexpected internal errors. */
+  onInternalError?: (method: string, err: unknown) => void
+}
+
+/** Defaults applied by createNode. */
+export const DEFAULT_CONFIG = {
+  network: 33,
+  host: '127.0.0.1',
+  port: 4444,
+  accounts: 10,
+  minGasPrice: 0n,
+  maxBatchSize: 50,
+} as const

@@ -1,0 +1,60 @@
+/**
+ * The @ethereumjs `Common` for this chain: legacy transactions only, no base fee, EIP-155 with the
+ * network's chain id, and the reference node's EVM: ≈ Cancun opcodes on pre-Berlin gas
+ * (reference-node-facts.md §4, rskj J/org/ethereum/vm/GasCost.java, OpCodes).
+ *
+ * How it is built (ethereumjs-v10.md §1, approach B): every fork from chainstart to petersburg is active at
+ * block 0 (Petersburg gas: SLOAD 200, BALANCE 400, EXTCODEHASH 400, SSTORE 20 000/5 000 with 15 000 refund,
+ * refunds capped at gasUsed/2, no EIP-2929/2930/2200/3529), and the `petersburg` spec is extended with the
+ * opcode EIPs the reference has: PUSH0 (3855), TSTORE/TLOAD (1153), MCOPY (5656), the init-code limit and
+ * its 2 gas/word (3860, RSKIP438), and the 0xEF code prefix rejection (3541). CHAINID, SELFBALANCE and
+ * BASEFEE (= the block's minimumGasPrice) come as custom opcodes (see ./opcodes.ts); the Istanbul
+ * 16 gas/non-zero calldata byte (RSKIP400) and bn254 prices are set through `params`.
+ */
+import { Common, type ChainConfig } from '@ethereumjs/common'
+import { customCrypto } from './crypto.js'
+
+/** Forks active at block 0, in order. Istanbul and later are left out on purpose (see module doc). */
+const FORKS = [
+  'chainstart',
+  'homestead',
+  'tangerineWhistle',
+  'spuriousDragon',
+  'byzantium',
+  'constantinople',
+  'petersburg',
+] as const
+
+/**
+ * Parameter overrides keyed by EIP number (merged over @ethereumjs defaults).
+ * - 1 (frontier) txDataNonZeroGas 16: RSKIP400 calldata pricing (4/16 per zero/non-zero byte).
+ * - 609 (byzantium) bn254 add/mul/pairing 150/6 000/45 000 + 34 000·k (reference PrecompiledContracts.java).
+ */
+const PARAMS = {
+  1: { txDataNonZeroGas: 16 },
+  609: { bn254AddGas: 150, bn254MulGas: 6000, bn254PairingGas: 45000, bn254PairingWordGas: 34000 },
+}
+
+/**
+ * Creates the Common for a chain id.
+ * @param chainId EIP-155 chain id (30 main, 31 test, 32 dev, 33 local/regtest, or `--chain-id`)
+ * @param name a label for logs and errors
+ * @returns a Common at hardfork `petersburg` with this chain's extra EIPs and native crypto
+ */
+export function createChainCommon(chainId: number, name = `rsk-${chainId}`): Common {
+  const chain: ChainConfig = {
+    name,
+    chainId,
+    defaultHardfork: 'petersburg',
+    // A non-PoW consensus type: the block builder pays no mining reward (fees are ours to route to Remasc).
+    consensus: { type: 'rsk', algorithm: 'rsk-mm' } as unknown as ChainConfig['consensus'],
+    genesis: { gasLimit: 6_800_000, difficulty: 1, nonce: '0x0000000000000000', extraData: '0x' },
+    hardforks: FORKS.map((fork) => ({ name: fork, block: 0 })),
+    customHardforks: {
+      petersburg: { eips: [1716, 3855, 1153, 5656, 3860, 3541] },
+    },
+    bootstrapNodes: [],
+  } as ChainConfig
+  const common = new Common({ chain, hardfork: 'petersburg', customCrypto, params: PARAMS })
+  return common
+}

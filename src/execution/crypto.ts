@@ -1,0 +1,154 @@
+/**
+ * Native-backed hashing and secp256k1 for the hot paths (sender recovery, tx hashing, signing).
+ *
+ * Uses the `keccak` and `secp256k1` npm packages (prebuilt N-API binaries); where a binary does not load,
+ * falls back to the pure-JS @noble implementations that @ethereumjs uses by default, with the same results.
+ * Plugged into @ethereumjs through `Common({ customCrypto })` (see ../shared/reference/ethereumjs-v10.md §7).
+ */
+import { createRequire } from 'node:module'
+import type { CustomCrypto } from '@ethereumjs/common'
+import { keccak_256 } from '@noble/hashes/sha3'
+
+const require = createRequire(import.meta.url)
+
+interface NativeSecp256k1 {
+  ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed?: boolean): Uint8Array
+  ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number }
+  publicKeyCreate(seckey: Uint8Array, compressed?: boolean): Uint8Array
+}
+type KeccakFactory = (algorithm: 'keccak256') => { update(data: Buffer): { digest(): Buffer } }
+
+function tryRequire<T>(name: string): T | undefined {
+  try {
+    return require(name) as T
+  } catch {
+    return undefined
+  }
+}
+
+// `keccak` and `secp256k1` pick their native binding at require time and fall back to JS themselves;
+// we only use them when the native binding is the one loaded.
+const nativeKeccak = tryRequire<KeccakFactory>('keccak/bindings')
+const nativeSecp = tryRequire<NativeSecp256k1>('secp256k1/bindings')
+
+/** True when the native keccak binding is in use. */
+export const hasNativeKeccak = nativeKeccak !== undefined
+/** True when the native secp256k1 binding is in use. */
+export const hasNativeSecp256k1 = nativeSecp !== undefined
+
+/**
+ * Keccak-256 of `data` (32-byte result). Native when available, else @noble/hashes.
+ * @param data bytes to hash
+ */
+export const keccak256: (data: Uint8Array) => Uint8Array = nativeKeccak
+  ? (data) => {
+      const out = nativeKeccak('keccak256')
+        .update(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
+        .digest()
+      return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
+    }
+  : (data) => keccak_256(data)
+
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+
+function leftPad32(bytes: Uint8Array): Uint8Array {
+  if (bytes.length === 32) return bytes
+  if (bytes.length > 32) throw new Error('signature component longer than 32 bytes')
+  const out = new Uint8Array(32)
+  out.set(bytes, 32 - bytes.length)
+  return out
+}
+
+/**
+ * Recovers the 64-byte uncompressed public key (no 0x04 prefix) from a signature, like @ethereumjs/util `ecrecover`.
+ * @param msgHash 32-byte message hash
+ * @param v recovery value: 0/1, 27/28, or EIP-155 `chainId*2+35/36` when `chainId` is given
+ * @param r,s signature components (up to 32 bytes each)
+ * @param chainId EIP-155 chain id, when the signature is replay-protected
+ * @throws Error on an invalid v or an unrecoverable signature
+ */
+export function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
+  let recovery: bigint
+  if (v === 0n || v === 1n) recovery = v
+  else if (chainId === undefined) recovery = v - 27n
+  else recovery = v - (chainId * 2n + 35n)
+  if (recovery !== 0n && recovery !== 1n) throw new Error('Invalid signature v value')
+  const sig = new Uint8Array(64)
+  sig.set(leftPad32(r), 0)
+  sig.set(leftPad32(s), 32)
+  if (nativeSecp) {
+    return nativeSecp.ecdsaRecover(sig, Number(recovery), msgHash, false).subarray(1)
+  }
+  return nobleRecover(sig, Number(recovery), msgHash)
+}
+
+function nobleRecover(sig64: Uint8Array, recovery: number, msgHash: Uint8Array): Uint8Array {
+  const noble = requireNoble()
+  const signature = noble.Signature.fromBytes(sig64).addRecoveryBit(recovery)
+  return signature.recoverPublicKey(msgHash).toBytes(false).subarray(1)
+}
+
+interface NobleSecp {
+  Signature: {
+    fromBytes(b: Uint8Array, format?: string): {
+      addRecoveryBit(n: number): { recoverPublicKey(h: Uint8Array): { toBytes(c: boolean): Uint8Array } }
+    }
+  }
+  sign(msg: Uint8Array, pk: Uint8Array, opts: Record<string, unknown>): Uint8Array
+  getPublicKey(pk: Uint8Array, compressed?: boolean): Uint8Array
+}
+let noble: NobleSecp | undefined
+function requireNoble(): NobleSecp {
+  // @noble/curves ships with @ethereumjs/util; only loaded when the native binding is missing.
+  noble ??= (require('@noble/curves/secp256k1.js') as { secp256k1: NobleSecp }).secp256k1
+  return noble
+}
+
+/**
+ * Signs a 32-byte hash with a private key; returns 65 bytes `recovery(1) ‖ r(32) ‖ s(32)` — the
+ * "recovered" format @ethereumjs/tx expects from `customCrypto.ecsign`. Deterministic (RFC 6979), low-s.
+ * @throws Error on an invalid private key
+ */
+export function ecsign(msgHash: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  if (nativeSecp) {
+    const { signature, recid } = nativeSecp.ecdsaSign(msgHash, privateKey)
+    const out = new Uint8Array(65)
+    out[0] = recid
+    out.set(signature, 1)
+    return out
+  }
+  return requireNoble().sign(msgHash, privateKey, { format: 'recovered', prehash: false, extraEntropy: false })
+}
+
+/**
+ * Signs a hash and returns `{ r, s, v }` with `v` = 27/28 (the `eth_sign` / personal-message convention).
+ * @param msgHash 32-byte hash
+ * @param privateKey 32-byte secp256k1 private key
+ */
+export function signHash(msgHash: Uint8Array, privateKey: Uint8Array): { r: Uint8Array; s: Uint8Array; v: number } {
+  const sig = ecsign(msgHash, privateKey)
+  return { r: sig.slice(1, 33), s: sig.slice(33, 65), v: 27 + sig[0]! }
+}
+
+/**
+ * The 20-byte address of a private key: keccak256(uncompressed public key without prefix)[12..32].
+ * @param privateKey 32-byte secp256k1 private key
+ */
+export function privateKeyToAddress(privateKey: Uint8Array): Uint8Array {
+  const pub = nativeSecp
+    ? nativeSecp.publicKeyCreate(privateKey, false)
+    : requireNoble().getPublicKey(privateKey, false)
+  return keccak256(pub.subarray(1)).subarray(12)
+}
+
+/** True when `s` is in the lower half of the curve order (EIP-2; the reference rejects high-s). */
+export function isLowS(s: bigint): boolean {
+  return s > 0n && s <= SECP256K1_N / 2n
+}
+
+/** The `customCrypto` handed to every @ethereumjs Common of this node. */
+export const customCrypto: CustomCrypto = {
+  keccak256,
+  ecrecover,
+  ecsign: ((msgHash: Uint8Array, privateKey: Uint8Array) => ecsign(msgHash, privateKey)) as unknown as CustomCrypto['ecsign'],
+}

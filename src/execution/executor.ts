@@ -1,0 +1,432 @@
+/**
+ * EVM execution on @ethereumjs v10: applying blocks of transactions to the state, eth_call, eth_estimateGas
+ * and state reads at any block's state root.
+ *
+ * Not safe for concurrent use: every method must run inside the chain's {@link SerialQueue} (design.md
+ * principle 4), which is what {@link Chain} does.
+ */
+import { createBlock, type Block } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager'
+import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
+import { Account, Address, createAddressFromString } from '@ethereumjs/util'
+import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm'
+import type { LogRecord, ReceiptRecord } from '../chain/types.js'
+import { bytesToBigInt, padLeft } from '../util/bytes.js'
+import { rskOpcodes } from './opcodes.js'
+
+/** The block context transactions run in (COINBASE, NUMBER, TIMESTAMP, GASLIMIT, DIFFICULTY, BASEFEE). */
+export interface BlockContext {
+  number: bigint
+  /** Seconds. */
+  timestamp: bigint
+  /** 20-byte miner address. */
+  coinbase: Uint8Array
+  gasLimit: bigint
+  difficulty: bigint
+  /** Wei; what BASEFEE pushes on this chain. */
+  minimumGasPrice: bigint
+}
+
+/** Answers BLOCKHASH: the hash of canonical block `number`, or undefined when unknown. */
+export type BlockHashLookup = (number: bigint) => Uint8Array | undefined
+
+/** A transaction to apply, with its already-known sender. */
+export interface PendingExecution {
+  tx: LegacyTx
+  from: Uint8Array
+}
+
+/** Outcome of one applied transaction. */
+export interface AppliedTx {
+  receipt: ReceiptRecord
+  /** Return data (revert data when reverted). */
+  returnValue: Uint8Array
+  /** EVM error name (`revert`, `out of gas`, …) when the tx failed. */
+  error?: string
+  /** Fees paid (gasUsed·gasPrice, wei). */
+  fee: bigint
+}
+
+/** Result of {@link Executor.applyBlock}. */
+export interface AppliedBlock {
+  stateRoot: Uint8Array
+  gasUsed: bigint
+  /** Σ fees (wei), credited to the Remasc contract. */
+  paidFees: bigint
+  txs: AppliedTx[]
+}
+
+/** A call or estimate request (eth_call / eth_estimateGas call object, decoded). */
+export interface CallRequest {
+  from?: Uint8Array
+  to?: Uint8Array
+  /** Gas limit; defaults to the cap. */
+  gas?: bigint
+  gasPrice?: bigint
+  value?: bigint
+  data?: Uint8Array
+}
+
+/** Result of a call simulation. */
+export interface CallResult {
+  returnValue: Uint8Array
+  /** Gas used including intrinsic gas, after refunds. */
+  gasUsed: bigint
+  /** EVM error name when the call failed (`revert`, `out of gas`, `invalid opcode`, …). */
+  error?: string
+  /** Created address when `to` was absent. */
+  createdAddress?: Uint8Array
+}
+
+/** Thrown by {@link Executor.applyBlock} when a transaction cannot be applied at all (invalid nonce, funds, …). */
+export class TxApplyError extends Error {
+  constructor(
+    message: string,
+    /** Index of the offending transaction in the batch. */
+    readonly index: number,
+  ) {
+    super(message)
+  }
+}
+
+/** Thrown by call/estimate for conditions that are not EVM failures (e.g. insufficient funds for value). */
+export class CallPreconditionError extends Error {}
+
+/** The Remasc contract (fees of every block are credited to it; reference BlockExecutor.java). */
+export const REMASC_ADDRESS = createAddressFromString('0x0000000000000000000000000000000001000008')
+
+/** Options for {@link Executor.create}. */
+export interface ExecutorOptions {
+  common: Common
+  /** Genesis allocation: 20-byte hex address (0x…) → balance in wei. */
+  alloc: Record<string, bigint>
+  /** BLOCKHASH source. */
+  blockHash: BlockHashLookup
+}
+
+/**
+ * Owns the VM and the state manager.
+ */
+export class Executor {
+  private minimumGasPrice = 0n
+  private readonly historical = new Map<string, MerkleStateManager>()
+
+  private constructor(
+    readonly common: Common,
+    readonly vm: VM,
+    readonly stateManager: MerkleStateManager,
+    /** The root of the committed state the live state manager is at. */
+    private root: Uint8Array,
+  ) {}
+
+  /**
+   * Builds the VM and the genesis state.
+   * @returns the executor, whose {@link stateRoot} is the genesis state root
+   */
+  static async create(opts: ExecutorOptions): Promise<Executor> {
+    const { common } = opts
+    const caches = new Caches({
+      account: { type: CacheType.LRU, size: 100_000 },
+      storage: { type: CacheType.LRU, size: 100_000 },
+      code: { type: CacheType.LRU, size: 20_000 },
+    })
+    const stateManager = new MerkleStateManager({ common, caches })
+    let executor: Executor | undefined
+    const blockchain = {
+      async getBlock(n: number | bigint) {
+        const hash = opts.blockHash(BigInt(n))
+        return { hash: () => hash ?? new Uint8Array(32) }
+      },
+      async putBlock() {},
+      shallowCopy() {
+        return blockchain
+      },
+    }
+    const vm = await createVM({
+      common,
+      stateManager,
+      blockchain: blockchain as never,
+      evmOpts: { customOpcodes: rskOpcodes(() => executor?.minimumGasPrice ?? 0n) },
+    })
+    for (const [address, balance] of Object.entries(opts.alloc)) {
+      await stateManager.putAccount(createAddressFromString(address), new Account(0n, balance))
+    }
+    await stateManager.checkpoint()
+    await stateManager.commit()
+    const root = await stateManager.getStateRoot()
+    executor = new Executor(common, vm, stateManager, root)
+    return executor
+  }
+
+  /** Root of the latest committed state. */
+  get stateRoot(): Uint8Array {
+    return this.root
+  }
+
+  /** A header-only @ethereumjs block for the EVM's block context. */
+  private contextBlock(ctx: BlockContext): Block {
+    this.minimumGasPrice = ctx.minimumGasPrice
+    return createBlock(
+      {
+        header: {
+          number: ctx.number,
+          timestamp: ctx.timestamp,
+          coinbase: new Address(ctx.coinbase),
+          gasLimit: ctx.gasLimit,
+          difficulty: ctx.difficulty,
+        },
+      },
+      { common: this.common, skipConsensusFormatValidation: true, freeze: false },
+    )
+  }
+
+  /**
+   * Applies transactions in order on top of the latest state and commits (one block's worth).
+   * Transaction fees go to the Remasc contract, not the coinbase (reference BlockExecutor.java).
+   * @param ctx the block context
+   * @param txs transactions with their senders; each must be valid against the state (nonce, funds)
+   * @throws TxApplyError when a transaction cannot be applied; the state is then unchanged
+   */
+  async applyBlock(ctx: BlockContext, txs: PendingExecution[]): Promise<AppliedBlock> {
+    const sm = this.stateManager
+    const block = this.contextBlock(ctx)
+    const applied: AppliedTx[] = []
+    let gasUsed = 0n
+    let paidFees = 0n
+    let logIndex = 0
+    await sm.checkpoint()
+    try {
+      for (let i = 0; i < txs.length; i++) {
+        const { tx } = txs[i]!
+        let result: RunTxResult
+        try {
+          result = await runTx(this.vm, {
+            tx,
+            block,
+            blockGasUsed: gasUsed,
+            skipHardForkValidation: true,
+            skipBlockGasLimitValidation: true,
+          })
+        } catch (err) {
+          throw new TxApplyError(cleanVmMessage(err), i)
+        }
+        gasUsed += result.totalGasSpent
+        const fee = result.totalGasSpent * tx.gasPrice
+        paidFees += fee
+        if (result.minerValue > 0n && !bytesEqualAddr(ctx.coinbase, REMASC_ADDRESS.bytes)) {
+          await moveBalance(sm, new Address(ctx.coinbase), REMASC_ADDRESS, result.minerValue)
+        }
+        const failed = result.execResult.exceptionError !== undefined
+        const logs: LogRecord[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({
+          address,
+          topics,
+          data,
+          logIndex: logIndex++,
+        }))
+        applied.push({
+          receipt: {
+            status: failed ? 0 : 1,
+            cumulativeGasUsed: gasUsed,
+            gasUsed: result.totalGasSpent,
+            logs,
+            logsBloom: result.bloom.bitvector,
+            contractAddress: failed ? undefined : result.createdAddress?.bytes,
+          },
+          returnValue: result.execResult.returnValue,
+          error: result.execResult.exceptionError?.error,
+          fee,
+        })
+      }
+      await sm.commit()
+      this.root = await sm.getStateRoot()
+    } catch (err) {
+      await sm.revert()
+      sm.clearCaches()
+      throw err
+    }
+    return { stateRoot: this.root, gasUsed, paidFees, txs: applied }
+  }
+
+  /**
+   * Makes `root` the live state again (after a snapshot revert or reset). Clears caches.
+   * @param root a state root produced earlier by this executor
+   */
+  async resetTo(root: Uint8Array): Promise<void> {
+    await this.stateManager.setStateRoot(root)
+    this.stateManager.clearCaches()
+    this.root = root
+  }
+
+  /**
+   * A state manager positioned at `root` for reads; the live one when `root` is the latest.
+   * Historical managers are cached per root (a few), since tools read the same old block repeatedly.
+   */
+  async stateAt(root: Uint8Array): Promise<MerkleStateManager> {
+    if (bytesEqualAddr(root, this.root)) return this.stateManager
+    const key = Buffer.from(root).toString('hex')
+    let sm = this.historical.get(key)
+    if (sm === undefined) {
+      sm = this.stateManager.shallowCopy(false) as MerkleStateManager
+      await sm.setStateRoot(root)
+      if (this.historical.size >= 8) this.historical.delete(this.historical.keys().next().value!)
+      this.historical.set(key, sm)
+    }
+    return sm
+  }
+
+  /** Balance (wei), nonce and code of an account at `root`; zeros/empty for a missing account. */
+  async getAccount(address: Uint8Array, root: Uint8Array): Promise<{ balance: bigint; nonce: bigint; exists: boolean }> {
+    const sm = await this.stateAt(root)
+    const acct = await sm.getAccount(new Address(address))
+    return { balance: acct?.balance ?? 0n, nonce: acct?.nonce ?? 0n, exists: acct !== undefined }
+  }
+
+  /** Contract code at `root` (empty for an EOA or a missing account). */
+  async getCode(address: Uint8Array, root: Uint8Array): Promise<Uint8Array> {
+    const sm = await this.stateAt(root)
+    return sm.getCode(new Address(address))
+  }
+
+  /** Storage word (32 bytes, zero-padded) at `slot` (32 bytes) of `address` at `root`. */
+  async getStorage(address: Uint8Array, slot: Uint8Array, root: Uint8Array): Promise<Uint8Array> {
+    const sm = await this.stateAt(root)
+    const addr = new Address(address)
+    if ((await sm.getAccount(addr)) === undefined) return new Uint8Array(32)
+    return padLeft(await sm.getStorage(addr, slot), 32)
+  }
+
+  /**
+   * Runs a message call without committing anything (eth_call). The caller's nonce is untouched.
+   * @param req call fields; `gas` defaults to `gasCap`
+   * @param ctx block context (the block the call runs "in")
+   * @param root state to run against
+   * @param gasCap maximum gas (reference rpc.callGasCap = 10 000 000)
+   * @throws CallPreconditionError when the sender cannot pay `value`
+   */
+  async call(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasCap: bigint): Promise<CallResult> {
+    const gasLimit = req.gas !== undefined && req.gas < gasCap ? req.gas : gasCap
+    return this.simulate(req, ctx, root, gasLimit)
+  }
+
+  /**
+   * Simulates the call as a transaction (intrinsic gas, refunds) with the given gas limit, reverting all changes.
+   */
+  private async simulate(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
+    const live = bytesEqualAddr(root, this.root)
+    const vm = live ? this.vm : await this.vmAt(root)
+    const sm = vm.stateManager
+    const block = this.contextBlock(ctx)
+    const from = new Address(req.from ?? new Uint8Array(20))
+    const tx = createLegacyTx(
+      {
+        nonce: (await sm.getAccount(from))?.nonce ?? 0n,
+        gasPrice: req.gasPrice ?? 0n,
+        gasLimit,
+        to: req.to,
+        value: req.value ?? 0n,
+        data: req.data ?? new Uint8Array(0),
+      },
+      { common: this.common, freeze: false },
+    )
+    tx.getSenderAddress = () => from
+    ;(tx as unknown as { isSigned: () => boolean }).isSigned = () => true
+    const intrinsic = tx.getIntrinsicGas()
+    if (intrinsic > gasLimit) {
+      return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
+    }
+    await sm.checkpoint()
+    try {
+      const result = await runTx(vm, {
+        tx,
+        block,
+        skipNonce: true,
+        skipHardForkValidation: true,
+        skipBlockGasLimitValidation: true,
+      })
+      return {
+        returnValue: result.execResult.returnValue,
+        gasUsed: result.totalGasSpent,
+        error: result.execResult.exceptionError?.error,
+        createdAddress: result.createdAddress?.bytes,
+      }
+    } catch (err) {
+      const msg = cleanVmMessage(err)
+      if (/enough funds|insufficient/i.test(msg)) throw new CallPreconditionError('insufficient funds for transfer')
+      throw new CallPreconditionError(msg)
+    } finally {
+      await sm.revert()
+    }
+  }
+
+  private readonly vms = new Map<string, VM>()
+  private async vmAt(root: Uint8Array): Promise<VM> {
+    const key = Buffer.from(root).toString('hex')
+    let vm = this.vms.get(key)
+    if (vm === undefined) {
+      vm = await this.vm.shallowCopy(false)
+      await vm.stateManager.setStateRoot(root)
+      if (this.vms.size >= 4) this.vms.delete(this.vms.keys().next().value!)
+      this.vms.set(key, vm)
+    }
+    return vm
+  }
+
+  /**
+   * Finds the lowest gas limit with which the call succeeds (binary search like geth), between the
+   * intrinsic gas and `cap`.
+   * @returns the estimate, or the failed result at `cap` (the caller turns it into -32015 / -32000)
+   */
+  async estimateGas(
+    req: CallRequest,
+    ctx: BlockContext,
+    root: Uint8Array,
+    cap: bigint,
+  ): Promise<{ gas: bigint } | { failure: CallResult }> {
+    const hi0 = req.gas !== undefined && req.gas < cap ? req.gas : cap
+    const top = await this.simulate(req, ctx, root, hi0)
+    if (top.error !== undefined) return { failure: top }
+    // Optimistic first probe: gas used plus the stipend headroom, scaled for the 63/64 rule.
+    let lo = top.gasUsed - 1n
+    let hi = hi0
+    const optimistic = ((top.gasUsed + 2300n) * 64n) / 63n
+    if (optimistic < hi) {
+      const r = await this.simulate(req, ctx, root, optimistic)
+      if (r.error === undefined) hi = optimistic
+      else lo = optimistic
+    }
+    while (lo + 1n < hi) {
+      const mid = (lo + hi) / 2n
+      const r = await this.simulate(req, ctx, root, mid)
+      if (r.error === undefined) hi = mid
+      else lo = mid
+    }
+    return { gas: hi }
+  }
+}
+
+async function moveBalance(sm: MerkleStateManager, from: Address, to: Address, amount: bigint): Promise<void> {
+  const src = (await sm.getAccount(from)) ?? new Account()
+  src.balance -= amount
+  await sm.putAccount(from, src)
+  const dst = (await sm.getAccount(to)) ?? new Account()
+  dst.balance += amount
+  await sm.putAccount(to, dst)
+}
+
+function bytesEqualAddr(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** Strips @ethereumjs's debug postfix (" (tx type=0 hash=… )") and block context from an error message. */
+export function cleanVmMessage(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err)
+  return msg.replace(/\s*\(?-?\s*(tx type|block number|hf=|Block:).*$/s, '').trim()
+}
+
+/** Reads a QUANTITY from revert-free return data (helper for tests and tools). */
+export function returnToBigInt(data: Uint8Array): bigint {
+  return bytesToBigInt(data)
+}

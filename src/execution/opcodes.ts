@@ -1,0 +1,47 @@
+/**
+ * Opcodes the reference EVM has that the Petersburg-based Common lacks (reference-node-facts.md §4):
+ * CHAINID (0x46, 2 gas), SELFBALANCE (0x47, 5 gas) and BASEFEE (0x48, 2 gas) which on this chain pushes the
+ * block's minimumGasPrice (rskj J/org/ethereum/vm/VM.java `doBASEFEE`).
+ */
+import type { EVMOpts } from '@ethereumjs/evm'
+
+/** One entry of `EVMOpts.customOpcodes`. */
+type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number]
+/** The run state an opcode handler receives. */
+type RunState = { stack: { push(v: bigint): void }; interpreter: { getChainId(): bigint; getSelfBalance(): bigint } }
+
+/** Supplies the minimumGasPrice (wei) of the block being executed, for BASEFEE. */
+export type MinimumGasPriceSource = () => bigint
+
+/**
+ * Builds the custom opcode list for `createEVM({ customOpcodes })`.
+ * @param minimumGasPrice read at each BASEFEE execution (the executor sets it per block context)
+ */
+export function rskOpcodes(minimumGasPrice: MinimumGasPriceSource): CustomOpcode[] {
+  return [
+    {
+      opcode: 0x46,
+      opcodeName: 'CHAINID',
+      baseFee: 2,
+      logicFunction: (runState: RunState) => {
+        runState.stack.push(runState.interpreter.getChainId())
+      },
+    },
+    {
+      opcode: 0x47,
+      opcodeName: 'SELFBALANCE',
+      baseFee: 5,
+      logicFunction: (runState: RunState) => {
+        runState.stack.push(runState.interpreter.getSelfBalance())
+      },
+    },
+    {
+      opcode: 0x48,
+      opcodeName: 'BASEFEE',
+      baseFee: 2,
+      logicFunction: (runState: RunState) => {
+        runState.stack.push(minimumGasPrice())
+      },
+    },
+  ]
+}

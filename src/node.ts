@@ -1,0 +1,150 @@
+/**
+ * createNode(config): the one entry used by the CLI, the tests and library users (design.md "The flow").
+ * Builds the chain for a network preset, the method table, and the HTTP+WS server on one port.
+ */
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import { AccountStore, seededAccounts } from './accounts/dev-accounts.js'
+import { Chain } from './chain/chain.js'
+import { RpcError } from './chain/errors.js'
+import { DEFAULT_CONFIG, type NodeConfig } from './config.js'
+import { createChainCommon } from './execution/common.js'
+import { privateKeyToAddress, keccak256 } from './execution/crypto.js'
+import { Dispatcher } from './rpc/dispatcher.js'
+import { ethMethods } from './rpc/methods/eth.js'
+import { web3NetMethods } from './rpc/methods/web3-net.js'
+import type { Services } from './rpc/services.js'
+import { DEV_ACCOUNT_BALANCE, networkPreset } from './rsk/networks.js'
+import { startServer } from './server/index.js'
+import type { Connection, RunningServer } from './server/types.js'
+import { bytesToBigInt, toHex } from './util/bytes.js'
+
+const require = createRequire(import.meta.url)
+/** This package's version. */
+export const VERSION: string = (require('../package.json') as { version: string }).version
+
+/** An EIP-1193 provider over the node's method table (no transport in between). */
+export interface Eip1193Provider {
+  /**
+   * @param args `{ method, params }`
+   * @returns the method's JSON result
+   * @throws RpcError (with `code`, `message`, `data`) as the method answers
+   */
+  request(args: { method: string; params?: unknown[] }): Promise<unknown>
+}
+
+/** A running node. */
+export interface Node {
+  /** HTTP JSON-RPC URL, e.g. http://127.0.0.1:4444 */
+  readonly url: string
+  /** WebSocket URL on the same port. */
+  readonly wsUrl: string
+  readonly port: number
+  readonly chainId: number
+  readonly network: number
+  /** Which transport serves: uWebSockets.js or node:http + ws. */
+  readonly transport: 'uws' | 'node'
+  /** The dev accounts (address, private key) in eth_accounts order. */
+  readonly accounts: readonly { address: string; privateKey: string; balance: bigint }[]
+  readonly mining: { mode: 'instant' } | { mode: 'interval'; blockTime: number }
+  /** In-process EIP-1193 provider. */
+  readonly provider: Eip1193Provider
+  /** The chain (for library users and tests). */
+  readonly chain: Chain
+  /** Stops mining and the server. Idempotent. */
+  close(): Promise<void>
+}
+
+/**
+ * Creates and starts a node.
+ * @param config see {@link NodeConfig}; defaults in {@link DEFAULT_CONFIG}
+ * @throws Error with `code: 'EADDRINUSE'` when the port is taken; Error on an unknown network
+ */
+export async function createNode(config: NodeConfig = {}): Promise<Node> {
+  const network = config.network ?? DEFAULT_CONFIG.network
+  const preset = networkPreset(network)
+  const chainId = config.chainId ?? preset.chainId
+  const common = createChainCommon(chainId)
+
+  const accounts = new AccountStore()
+  const dev = seededAccounts(preset.devAccountSeeds).slice(0, config.accounts ?? DEFAULT_CONFIG.accounts)
+  for (const a of dev) accounts.add(a)
+  const minerKey = keccak256(new TextEncoder().encode(preset.minerSecret))
+  const minerAddress = privateKeyToAddress(minerKey)
+  accounts.add({ address: minerAddress, privateKey: minerKey, origin: 'miner' })
+
+  const alloc: Record<string, bigint> = { ...preset.alloc }
+  for (const a of dev) {
+    const key = toHex(a.address)
+    if (alloc[key] === undefined || alloc[key] === 0n) alloc[key] = DEV_ACCOUNT_BALANCE
+  }
+  const gasLimit = config.gasLimit ?? preset.genesis.gasLimit
+  const chain = await Chain.create({
+    common,
+    genesis: { ...preset.genesis, difficulty: bytesToBigInt(preset.genesis.difficultyBytes), gasLimit },
+    alloc,
+    coinbase: minerAddress,
+    targetGasLimit: config.gasLimit ?? preset.targetGasLimit,
+    extraData: new TextEncoder().encode(`node-cli-${VERSION}`),
+    minGasPrice: config.minGasPrice ?? DEFAULT_CONFIG.minGasPrice,
+    clock: config.clock,
+  })
+
+  const mining = config.blockTime ? { mode: 'interval' as const, blockTime: config.blockTime } : { mode: 'instant' as const }
+  let timer: NodeJS.Timeout | undefined
+  if (mining.mode === 'interval') {
+    timer = setInterval(() => {
+      chain.mineEmpty().catch(() => undefined)
+    }, mining.blockTime * 1000)
+    timer.unref()
+  }
+
+  const services: Services = {
+    chain,
+    accounts,
+    network,
+    clientVersion: `node-cli/v${VERSION}/${os.platform()}-${os.arch()}/Node${process.versions.node.split('.')[0]}`,
+    mining: () => true,
+  }
+  const dispatcher = new Dispatcher([...web3NetMethods(services), ...ethMethods(services)], {
+    maxBatchSize: config.maxBatchSize ?? DEFAULT_CONFIG.maxBatchSize,
+    onRequest: config.onRequest,
+    onInternalError: config.onInternalError,
+  })
+
+  const host = config.host ?? DEFAULT_CONFIG.host
+  const server: RunningServer = await startServer(dispatcher, {
+    host,
+    port: config.port ?? DEFAULT_CONFIG.port,
+    transport: config.transport,
+  })
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
+
+  const localConnection: Connection = { id: 0, transport: 'http', push() {}, onClose() {} }
+  const provider: Eip1193Provider = {
+    request: ({ method, params }) => dispatcher.call(method, params ?? [], localConnection),
+  }
+  let closed: Promise<void> | undefined
+  return {
+    url: `http://${urlHost}:${server.port}`,
+    wsUrl: `ws://${urlHost}:${server.port}`,
+    port: server.port,
+    chainId,
+    network,
+    transport: server.transport,
+    accounts: dev.map((a) => ({ address: toHex(a.address), privateKey: toHex(a.privateKey), balance: alloc[toHex(a.address)]! })),
+    mining,
+    provider,
+    chain,
+    close() {
+      closed ??= (async () => {
+        if (timer) clearInterval(timer)
+        await server.close()
+        await chain.queue.run(() => undefined)
+      })()
+      return closed
+    },
+  }
+}
+
+export { RpcError }

@@ -1,0 +1,108 @@
+/**
+ * Domain records → the JSON shapes of spec §2, as the reference node emits them (reference-node-facts.md §2:
+ * BlockResultDTO, TransactionResultDTO, TransactionReceiptDTO, LogFilterElement). Quantities are minimal hex,
+ * data is unpadded hex, nulls are emitted.
+ */
+import type { BlockRecord, LogRecord, TxRecord } from '../chain/types.js'
+import { quantity, toHex, ZERO_HASH } from '../util/bytes.js'
+
+const ZERO_NONCE = '0x0000000000000000'
+const ZERO_HASH_HEX = toHex(ZERO_HASH)
+
+/** Transaction JSON (TransactionResultDTO): no chainId/yParity; v as `0x%02x`; type "0x0". */
+export function formatTransaction(t: TxRecord, block: BlockRecord | undefined): Record<string, unknown> {
+  const tx = t.tx
+  return {
+    hash: toHex(t.hash),
+    nonce: quantity(tx.nonce),
+    blockHash: block ? toHex(block.hash) : null,
+    blockNumber: block ? quantity(block.header.number) : null,
+    transactionIndex: block ? quantity(t.index) : null,
+    from: toHex(t.from),
+    to: tx.to ? toHex(tx.to.bytes) : null,
+    gas: quantity(tx.gasLimit),
+    gasPrice: quantity(tx.gasPrice),
+    value: quantity(tx.value),
+    input: toHex(tx.data),
+    v: '0x' + (tx.v ?? 0n).toString(16).padStart(2, '0'),
+    r: quantity(tx.r ?? 0n),
+    s: quantity(tx.s ?? 0n),
+    type: '0x0',
+  }
+}
+
+/** Log JSON (LogFilterElement). `removed` is added only for filter polls and subscriptions. */
+export function formatLog(log: LogRecord, t: TxRecord, block: BlockRecord): Record<string, unknown> {
+  return {
+    logIndex: quantity(log.logIndex),
+    blockNumber: quantity(block.header.number),
+    blockHash: toHex(block.hash),
+    transactionHash: toHex(t.hash),
+    transactionIndex: quantity(t.index),
+    address: toHex(log.address),
+    data: toHex(log.data),
+    topics: log.topics.map(toHex),
+  }
+}
+
+/** Receipt JSON (TransactionReceiptDTO). */
+export function formatReceipt(t: TxRecord, block: BlockRecord): Record<string, unknown> {
+  const r = t.receipt
+  return {
+    transactionHash: toHex(t.hash),
+    transactionIndex: quantity(t.index),
+    blockHash: toHex(block.hash),
+    blockNumber: quantity(block.header.number),
+    cumulativeGasUsed: quantity(r.cumulativeGasUsed),
+    gasUsed: quantity(r.gasUsed),
+    contractAddress: r.contractAddress ? toHex(r.contractAddress) : null,
+    logs: r.logs.map((l) => formatLog(l, t, block)),
+    from: toHex(t.from),
+    to: t.tx.to ? toHex(t.tx.to.bytes) : null,
+    status: r.status === 1 ? '0x1' : '0x0',
+    logsBloom: toHex(r.logsBloom),
+    type: '0x0',
+    effectiveGasPrice: quantity(t.tx.gasPrice),
+  }
+}
+
+/**
+ * Block JSON (BlockResultDTO field order).
+ * @param full whether `transactions` holds full objects (true) or hashes
+ */
+export function formatBlock(block: BlockRecord, full: boolean): Record<string, unknown> {
+  const h = block.header
+  return {
+    number: quantity(h.number),
+    hash: toHex(block.hash),
+    parentHash: toHex(h.parentHash),
+    mixHash: ZERO_HASH_HEX,
+    nonce: ZERO_NONCE,
+    sha3Uncles: toHex(h.unclesHash),
+    logsBloom: toHex(h.logsBloom),
+    transactionsRoot: toHex(h.transactionsRoot),
+    stateRoot: toHex(h.stateRoot),
+    receiptsRoot: toHex(h.receiptsRoot),
+    miner: toHex(h.coinbase),
+    difficulty: quantity(h.difficulty),
+    totalDifficulty: quantity(block.totalDifficulty),
+    extraData: toHex(h.extraData),
+    size: quantity(block.size),
+    gasLimit: quantity(h.gasLimit),
+    gasUsed: quantity(h.gasUsed),
+    timestamp: quantity(h.timestamp),
+    transactions: full
+      ? block.transactions.map((t) => formatTransaction(t, block))
+      : block.transactions.map((t) => toHex(t.hash)),
+    uncles: [],
+    minimumGasPrice: quantity(h.minimumGasPrice),
+    bitcoinMergedMiningHeader: toHex(h.bitcoinMergedMiningHeader),
+    bitcoinMergedMiningCoinbaseTransaction: toHex(h.bitcoinMergedMiningCoinbaseTransaction),
+    bitcoinMergedMiningMerkleProof: toHex(h.bitcoinMergedMiningMerkleProof),
+    hashForMergedMining: toHex(block.hashForMergedMining),
+    paidFees: quantity(h.paidFees),
+    cumulativeDifficulty: quantity(block.cumulativeDifficulty),
+    rskPteEdges: null,
+    baseEvent: null,
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The one method table (design.md principle 1): for each method its name, aliases, module, parameter
+ * decoders and handler. Dispatch, "method not found", module switches and the README's method list all
+ * come from it.
+ */
+import type { Connection } from '../server/types.js'
+import type { Decoded, Param } from './params.js'
+
+/** Per-call context handed to handlers. */
+export interface CallContext {
+  /** The client connection (WS connections carry subscriptions). */
+  connection: Connection
+}
+
+/** RPC modules (namespaces) that can be switched on and off as a whole. */
+export type ModuleName =
+  | 'eth'
+  | 'net'
+  | 'web3'
+  | 'evm'
+  | 'personal'
+  | 'debug'
+  | 'trace'
+  | 'txpool'
+  | 'mnr'
+  | 'sco'
+  | 'ext'
+  | 'anvil'
+  | 'hardhat'
+
+/** One method of the table. */
+export interface MethodSpec {
+  name: string
+  /** Other names answering the same way (e.g. `hardhat_mine` for `anvil_mine`). */
+  aliases: string[]
+  module: ModuleName
+  params: readonly Param<unknown>[]
+  /** One-line description for the README's method list. */
+  summary: string
+  handler: (ctx: CallContext, args: unknown[]) => unknown
+}
+
+/**
+ * Declares a method with typed decoded arguments.
+ * @param name canonical method name
+ * @param module namespace the method belongs to (for module switches)
+ * @param params positional parameter decoders (optional ones last)
+ * @param handler receives the call context and the decoded arguments; returns the JSON result (or a promise)
+ */
+export function method<const P extends readonly Param<unknown>[]>(
+  name: string,
+  module: ModuleName,
+  summary: string,
+  params: P,
+  handler: (ctx: CallContext, ...args: Decoded<P>) => unknown,
+  aliases: string[] = [],
+): MethodSpec {
+  return {
+    name,
+    aliases,
+    module,
+    params,
+    summary,
+    handler: (ctx, args) => handler(ctx, ...(args as Decoded<P>)),
+  }
+}
+
+/** Methods the spec lists as not available, with the reason given in the -32601 message (spec §4). */
+export const UNAVAILABLE_METHODS: Record<string, string> = Object.fromEntries([
+  ...['eth_getCompilers', 'eth_compileLLL', 'eth_compileSolidity', 'eth_compileSerpent'].map((m) => [
+    m,
+    'the node has no compilers, for security reasons',
+  ]),
+  ...['db_putString', 'db_getString', 'db_putHex', 'db_getHex'].map((m) => [m, 'the db_ methods are deprecated']),
+  ...[
+    'shh_post',
+    'shh_version',
+    'shh_newIdentity',
+    'shh_hasIdentity',
+    'shh_newGroup',
+    'shh_addToGroup',
+    'shh_newFilter',
+    'shh_uninstallFilter',
+    'shh_getFilterChanges',
+    'shh_getMessages',
+  ].map((m) => [m, 'the Whisper protocol is not supported']),
+])

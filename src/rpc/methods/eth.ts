@@ -1,0 +1,183 @@
+/**
+ * eth_* methods: chain info, state reads, calls and gas, transactions and receipts, blocks, logs
+ * (spec §4; shapes per reference-node-facts.md §2; errors per §7).
+ */
+import { createTxFromRLP, LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
+import { RLP } from '@ethereumjs/rlp'
+import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
+import { executionError } from '../../chain/revert.js'
+import { keccak256 } from '../../execution/crypto.js'
+import { queryLogs } from '../../events/log-query.js'
+import { quantity, toHex } from '../../util/bytes.js'
+import { formatBlock, formatLog, formatReceipt, formatTransaction } from '../format.js'
+import { method, type MethodSpec } from '../method-table.js'
+import { LATEST, optional, P, type BlockRef, type TxObject } from '../params.js'
+import { requireBlock, resolveBlock, type Services } from '../services.js'
+
+/** Protocol version the reference answers for eth_protocolVersion (facts §6). */
+export const PROTOCOL_VERSION = '0x3e'
+/** Default gas of eth_sendTransaction (reference TransactionArgumentsUtil). */
+export const DEFAULT_SEND_GAS = 90_000n
+
+/**
+ * Decodes a raw signed transaction: legacy only (exactly 9 RLP items), EIP-155 with this chain's id or
+ * unprotected (v 27/28).
+ * @throws RpcError -32602 "Invalid input: …" for anything else
+ */
+export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
+  let items: unknown
+  try {
+    items = RLP.decode(raw)
+  } catch (err) {
+    throw invalidParams(`Invalid input: ${(err as Error).message}`)
+  }
+  if (!Array.isArray(items) || items.length !== 9) {
+    throw invalidParams('Invalid input: a transaction must be a legacy RLP list of 9 items (typed transactions are not supported)')
+  }
+  const vBytes = items[6] as Uint8Array
+  if (!(vBytes instanceof Uint8Array) || vBytes.length !== 1) throw invalidParams('Invalid input: v must be one byte')
+  const v = BigInt(vBytes[0]!)
+  if (v !== 27n && v !== 28n) {
+    const chainId = (v - 35n) / 2n
+    if (v < 35n || chainId !== s.chain.chainId) throw invalidParams(`Invalid chainId: ${chainId}`)
+  }
+  let tx: LegacyTx
+  try {
+    tx = createTxFromRLP(raw, { common: s.chain.common }) as LegacyTx
+    tx.getSenderAddress()
+  } catch (err) {
+    throw invalidParams(`Invalid input: ${(err as Error).message.replace(/\s*\(tx type.*$/s, '')}`)
+  }
+  return tx
+}
+
+function callRequest(o: TxObject) {
+  return { from: o.from, to: o.to, gas: o.gas, gasPrice: o.gasPrice, value: o.value, data: o.data }
+}
+
+/** The eth_ methods of this module. */
+export function ethMethods(s: Services): MethodSpec[] {
+  const { chain } = s
+  const stateBlock = (ref: BlockRef) => requireBlock(chain, ref)
+
+  return [
+    method('eth_chainId', 'eth', 'EIP-155 chain id', [], () => quantity(chain.chainId)),
+    method('eth_protocolVersion', 'eth', 'protocol version', [], () => PROTOCOL_VERSION),
+    method('eth_syncing', 'eth', 'false: a local node is never syncing', [], () => false),
+    method('eth_coinbase', 'eth', 'miner coinbase address', [], () => toHex(chain.nextContext().coinbase)),
+    method('eth_mining', 'eth', 'whether the miner is running', [], () => s.mining()),
+    method('eth_hashrate', 'eth', 'local hash rate (0)', [], () => '0x0'),
+    method('eth_gasPrice', 'eth', 'minimumGasPrice of the best block × 1.1', [], () =>
+      quantity((chain.head.header.minimumGasPrice * 110n) / 100n),
+    ),
+    method('eth_accounts', 'eth', 'accounts the node holds keys for', [], () => s.accounts.all().map((a) => toHex(a.address))),
+    method('eth_blockNumber', 'eth', 'number of the best block', [], () => quantity(chain.head.header.number)),
+
+    method('eth_getBalance', 'eth', 'balance in wei', [P.address(), optional(P.block(), LATEST)], async (_c, address, ref) =>
+      quantity((await chain.account(address, stateBlock(ref))).balance),
+    ),
+    method(
+      'eth_getStorageAt',
+      'eth',
+      'storage word (32 bytes)',
+      [P.address(), P.slot(), optional(P.block(), LATEST)],
+      async (_c, address, slot, ref) => toHex(await chain.storage(address, slot, stateBlock(ref))),
+    ),
+    method(
+      'eth_getTransactionCount',
+      'eth',
+      'nonce of an address',
+      [P.address(), optional(P.block(), LATEST)],
+      async (_c, address, ref) => quantity((await chain.account(address, stateBlock(ref))).nonce),
+    ),
+    method('eth_getCode', 'eth', 'contract code', [P.address(), optional(P.block(), LATEST)], async (_c, address, ref) =>
+      toHex(await chain.code(address, stateBlock(ref))),
+    ),
+
+    method('eth_call', 'eth', 'runs a call without a transaction', [P.tx(), optional(P.block(), LATEST)], async (_c, obj, ref) => {
+      const r = await chain.call(callRequest(obj), stateBlock(ref))
+      // Reverts are -32015 with data; other failures (out of gas, …) return the return data (reference).
+      if (r.error === 'revert') throw executionError(r.error, r.returnValue)
+      return toHex(r.returnValue)
+    }),
+    method('eth_estimateGas', 'eth', 'gas limit with which the call succeeds', [P.tx(), optional(P.block(), { kind: 'tag', tag: 'pending' } as BlockRef)], async (_c, obj, ref) =>
+      quantity(await chain.estimateGas(callRequest(obj), stateBlock(ref))),
+    ),
+
+    method('eth_sendRawTransaction', 'eth', 'submits a signed legacy transaction', [P.data('transaction')], async (_c, raw) => {
+      const tx = decodeRawTransaction(raw, s)
+      const mined = await chain.submitAndMine(tx, tx.getSenderAddress().bytes)
+      return toHex(mined.tx.hash)
+    }),
+    method('eth_sendTransaction', 'eth', 'signs with an unlocked account and submits', [P.tx()], async (_c, obj) => {
+      if (!obj.from) throw invalidParams('invalid argument 0: field "from" is required')
+      const account = s.accounts.get(obj.from)
+      if (!account) throw new RpcError(ErrorCode.Server, `Could not find account for address: ${toHex(obj.from)}`)
+      const nonce = obj.nonce ?? (await chain.account(obj.from, 'pending')).nonce
+      const data: LegacyTxData = {
+        nonce,
+        gasPrice: obj.gasPrice ?? 0n,
+        gasLimit: obj.gas ?? DEFAULT_SEND_GAS,
+        to: obj.to,
+        value: obj.value ?? 0n,
+        data: obj.data,
+      }
+      const tx = s.accounts.signTransaction(obj.from, data, chain.common)
+      const mined = await chain.submitAndMine(tx, obj.from)
+      return toHex(mined.tx.hash)
+    }),
+
+    method('eth_getTransactionByHash', 'eth', 'transaction or null', [P.hash('transactionHash')], (_c, hash) => {
+      const loc = chain.transaction(hash)
+      return loc ? formatTransaction(loc.tx, loc.block) : null
+    }),
+    method('eth_getTransactionReceipt', 'eth', 'receipt or null', [P.hash('transactionHash')], (_c, hash) => {
+      const loc = chain.transaction(hash)
+      return loc ? formatReceipt(loc.tx, loc.block) : null
+    }),
+    method(
+      'eth_getBlockByNumber',
+      'eth',
+      'block or null',
+      [P.block('block'), optional(P.bool('fullTransactions'), false)],
+      (_c, ref, full) => {
+        const b = resolveBlock(chain, ref)
+        if (b === undefined) return null
+        return formatBlock(b === 'pending' ? chain.head : b, full)
+      },
+    ),
+    method(
+      'eth_getBlockByHash',
+      'eth',
+      'block or null',
+      [P.hash('blockHash'), optional(P.bool('fullTransactions'), false)],
+      (_c, hash, full) => {
+        const b = chain.blockByHash(hash)
+        return b ? formatBlock(b, full) : null
+      },
+    ),
+
+    method('eth_getLogs', 'eth', 'logs matching a filter', [P.filter()], (_c, f) => {
+      let from: bigint
+      let to: bigint
+      if (f.blockHash) {
+        const b = chain.blockByHash(f.blockHash)
+        if (!b) return []
+        from = to = b.header.number
+      } else {
+        const head = chain.head.header.number
+        const num = (ref: BlockRef | undefined): bigint => {
+          if (!ref) return head
+          const b = resolveBlock(chain, ref)
+          if (b === undefined) return ref.kind === 'number' ? ref.number : head
+          return b === 'pending' ? head : b.header.number
+        }
+        from = num(f.fromBlock)
+        to = num(f.toBlock)
+        if (to > head) to = head
+        if (from > to) return []
+      }
+      return queryLogs(chain, from, to, f, keccak256).map((m) => formatLog(m.log, m.tx, m.block))
+    }),
+  ]
+}

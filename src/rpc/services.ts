@@ -1,0 +1,51 @@
+/**
+ * What the method handlers need from the domain, and block-reference resolution shared by them.
+ */
+import type { AccountStore } from '../accounts/dev-accounts.js'
+import type { Chain } from '../chain/chain.js'
+import { ErrorCode, RpcError } from '../chain/errors.js'
+import type { BlockRecord } from '../chain/types.js'
+import { toHex } from '../util/bytes.js'
+import type { BlockRef } from './params.js'
+
+/** The domain services handlers call. */
+export interface Services {
+  chain: Chain
+  accounts: AccountStore
+  /** Network number (30-33), answered by net_version. */
+  network: number
+  /** web3_clientVersion. */
+  clientVersion: string
+  /** Whether the miner is running (eth_mining). */
+  mining(): boolean
+}
+
+/**
+ * Resolves a block reference to a block, `'pending'`, or undefined when no such block exists.
+ * @param ref decoded block reference
+ */
+export function resolveBlock(chain: Chain, ref: BlockRef): BlockRecord | 'pending' | undefined {
+  switch (ref.kind) {
+    case 'tag':
+      if (ref.tag === 'latest') return chain.head
+      if (ref.tag === 'earliest') return chain.blockByNumber(0n)
+      return 'pending'
+    case 'number':
+      return chain.blockByNumber(ref.number)
+    case 'hash':
+      return chain.blockByHash(ref.hash)
+  }
+}
+
+/**
+ * Like {@link resolveBlock} for state reads: an unknown block is an error (reference -32600 "Block … not found").
+ * @throws RpcError -32600
+ */
+export function requireBlock(chain: Chain, ref: BlockRef): BlockRecord | 'pending' {
+  const b = resolveBlock(chain, ref)
+  if (b === undefined) {
+    const id = ref.kind === 'hash' ? toHex(ref.hash) : ref.kind === 'number' ? '0x' + ref.number.toString(16) : ref.tag
+    throw new RpcError(ErrorCode.InvalidRequest, `Block ${id} not found`)
+  }
+  return b
+}

@@ -1,0 +1,109 @@
+/**
+ * Network presets 30 (main), 31 (test), 32 (dev), 33 (local/regtest): chain id, network id, genesis header
+ * fields and allocation, dev accounts, miner defaults.
+ *
+ * Sources: spec §1 (chain and network ids), reference-node-facts.md §3 (regtest genesis rsk-dev.json, cow
+ * accounts, miner coinbase, targetgaslimit 7 500 000), genesis files from the reference node
+ * (R/genesis/rsk-mainnet.json, orchid-testnet.json, devnet-genesis.json, rsk-dev.json).
+ */
+import { readFileSync } from 'node:fs'
+import { keccak256 } from '../execution/crypto.js'
+import { fromHex } from '../util/bytes.js'
+
+/** A genesis file as the reference node ships it. */
+interface GenesisJson {
+  alloc: Record<string, { balance: string }>
+  timestamp: string
+  extraData: string
+  gasLimit: string
+  difficulty: string
+  coinbase: string
+  minimumGasPrice: string
+}
+
+/** Everything network-specific the node needs to start a chain. */
+export interface NetworkPreset {
+  /** Network number as used on the CLI and by `net_version` (30-33). */
+  network: number
+  /** EIP-155 chain id (`eth_chainId`). */
+  chainId: number
+  name: string
+  /** Genesis header fields. */
+  genesis: {
+    timestamp: bigint
+    extraData: Uint8Array
+    gasLimit: bigint
+    /** Difficulty bytes exactly as in the genesis file (the reference hashes them raw). */
+    difficultyBytes: Uint8Array
+    coinbase: Uint8Array
+    minimumGasPrice: bigint
+  }
+  /** Genesis allocation: 0x-address → balance (wei). Includes the dev accounts' funding. */
+  alloc: Record<string, bigint>
+  /** Seeds of the dev accounts (private key = keccak256(utf8(seed))). */
+  devAccountSeeds: string[]
+  /** Gas limit the miner steps toward, parent/1024 per block (reference miner.targetgaslimit). */
+  targetGasLimit: bigint
+  /** Private key of the miner's coinbase account (reference: keccak of the coinbase secret), when the wallet holds it. */
+  minerSecret: string
+}
+
+/** Balance of each dev account (wei): 1e30, as the regtest genesis funds the cow accounts. */
+export const DEV_ACCOUNT_BALANCE = 10n ** 30n
+
+const COW_SEEDS = ['cow', ...Array.from({ length: 9 }, (_, i) => `cow${i + 1}`)]
+
+function loadGenesis(file: string): GenesisJson {
+  return JSON.parse(readFileSync(new URL(`../../src/rsk/genesis/${file}`, import.meta.url), 'utf8')) as GenesisJson
+}
+
+/** Private key of a seed account: keccak256(utf8(seed)) (reference J/co/rsk/core/Wallet.java). */
+export function seedToPrivateKey(seed: string): Uint8Array {
+  return keccak256(new TextEncoder().encode(seed))
+}
+
+function preset(network: number, name: string, file: string): NetworkPreset {
+  const g = loadGenesis(file)
+  const alloc: Record<string, bigint> = {}
+  for (const [addr, { balance }] of Object.entries(g.alloc)) {
+    alloc['0x' + addr.replace(/^0x/, '').toLowerCase()] = BigInt(balance)
+  }
+  return {
+    network,
+    chainId: network,
+    name,
+    genesis: {
+      timestamp: BigInt(g.timestamp),
+      extraData: fromHex(g.extraData),
+      gasLimit: BigInt(g.gasLimit),
+      difficultyBytes: fromHex(g.difficulty),
+      coinbase: fromHex(g.coinbase),
+      minimumGasPrice: BigInt(g.minimumGasPrice),
+    },
+    alloc,
+    devAccountSeeds: COW_SEEDS,
+    targetGasLimit: 7_500_000n,
+    minerSecret: 'regtest_miner_secret_please_change',
+  }
+}
+
+const FILES: Record<number, [string, string]> = {
+  30: ['mainnet', 'rsk-mainnet.json'],
+  31: ['testnet', 'orchid-testnet.json'],
+  32: ['devnet', 'devnet-genesis.json'],
+  33: ['regtest', 'rsk-dev.json'],
+}
+
+/** The supported network numbers. */
+export const NETWORKS = [30, 31, 32, 33] as const
+
+/**
+ * The preset of a network: its own genesis header fields and allocation. (The node funds the dev accounts on
+ * networks whose genesis does not, see src/accounts/dev-accounts.ts.)
+ * @throws Error for a network outside 30-33
+ */
+export function networkPreset(network: number): NetworkPreset {
+  const entry = FILES[network]
+  if (!entry) throw new Error(`unknown network ${network}: use 30, 31, 32 or 33`)
+  return preset(network, entry[0], entry[1])
+}

@@ -1,0 +1,72 @@
+/**
+ * The reference pool's admission checks (rskj J/co/rsk/net/handler/TxPendingValidator.java and
+ * reference-node-facts.md §4/§7), raising -32010 with the reference's messages.
+ */
+import type { LegacyTx } from '@ethereumjs/tx'
+import { txRejected } from '../chain/errors.js'
+
+/** Maximum init code size (bytes) of a creation (EIP-3860 limit, as the reference). */
+export const MAX_INIT_CODE_SIZE = 49_152
+/** Maximum serialized transaction size (bytes). */
+export const MAX_TX_SIZE = 128 * 1024
+/** Nonces at most this far ahead of the account's are accepted into the pool (reference: [state, state+16)). */
+export const MAX_NONCE_GAP = 16n
+/** Gas the reference reserves for the sequential sublist of a block (RSKIP144, J/co/rsk/core/bc/BlockUtils.java). */
+export const SEQUENTIAL_SUBLIST_GAS = 6_800_000n
+
+/**
+ * The largest gas limit a single transaction may have in a block with `blockGasLimit`: the larger of the
+ * sequential sublist (≥ 6 800 000) and a parallel sublist ((limit − 6 800 000)/2), never above the block limit.
+ */
+export function maxTransactionGas(blockGasLimit: bigint): bigint {
+  if (blockGasLimit <= SEQUENTIAL_SUBLIST_GAS) return blockGasLimit
+  const parallel = (blockGasLimit - SEQUENTIAL_SUBLIST_GAS) / 2n
+  return parallel > SEQUENTIAL_SUBLIST_GAS ? parallel : SEQUENTIAL_SUBLIST_GAS
+}
+
+/** What the validator needs to know about the sender and the chain. */
+export interface ValidationContext {
+  /** Sender account state at the pending state; `exists` false when absent. */
+  sender: { nonce: bigint; balance: bigint; exists: boolean }
+  /** Nonce the next transaction of this sender must have to be executable now. */
+  expectedNonce: bigint
+  /** Gas limit of the block the tx would go in. */
+  blockGasLimit: bigint
+  /** minimumGasPrice (wei) of the best block. */
+  minimumGasPrice: bigint
+  /** Whether to accept nonces ahead of `expectedNonce` (queued). Instant mining needs exact nonces. */
+  allowFutureNonce: boolean
+  /** Skip the sender-exists rule (impersonated or dev senders on networks without the reference rule). */
+  allowMissingSender?: boolean
+}
+
+/**
+ * Checks a transaction for admission.
+ * @throws RpcError -32010 with the reference message when it is rejected
+ */
+export function validateTransaction(tx: LegacyTx, ctx: ValidationContext): void {
+  const isCreate = tx.to === undefined
+  if (isCreate && tx.data.length > MAX_INIT_CODE_SIZE) {
+    throw txRejected(`transaction's init code size of ${tx.data.length} exceeds the maximum of ${MAX_INIT_CODE_SIZE}`)
+  }
+  const maxGas = maxTransactionGas(ctx.blockGasLimit)
+  if (tx.gasLimit > maxGas) {
+    throw txRejected(`transaction's gas limit of ${tx.gasLimit} is higher than the block's gas limit of ${maxGas}`)
+  }
+  if (!ctx.sender.exists && !ctx.allowMissingSender) {
+    throw txRejected("the sender account doesn't exist")
+  }
+  if (tx.nonce < ctx.expectedNonce) throw txRejected('transaction nonce too low')
+  if (tx.nonce > ctx.expectedNonce && (!ctx.allowFutureNonce || tx.nonce >= ctx.sender.nonce + MAX_NONCE_GAP)) {
+    throw txRejected('transaction nonce too high')
+  }
+  if (tx.gasPrice < ctx.minimumGasPrice) {
+    throw txRejected("transaction's gas price lower than block's minimum")
+  }
+  if (ctx.sender.balance < tx.gasPrice * tx.gasLimit + tx.value) {
+    throw txRejected('insufficient funds')
+  }
+  if (tx.getIntrinsicGas() > tx.gasLimit) {
+    throw txRejected("transaction's basic cost is above the gas limit")
+  }
+}

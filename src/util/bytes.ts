@@ -1,0 +1,71 @@
+/**
+ * Byte/hex helpers used across the node (Buffer-backed for speed).
+ * QUANTITY = minimal `0x` hex of a non-negative integer; DATA = `0x` hex of bytes (spec §2 encoding conventions).
+ */
+
+/** `0x`-prefixed lowercase hex of bytes (DATA). */
+export function toHex(bytes: Uint8Array): string {
+  return '0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
+}
+
+/** Lowercase hex of bytes without prefix (map keys). */
+export function toKey(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
+}
+
+/** Minimal `0x` hex of a non-negative integer (QUANTITY): 0 → "0x0". */
+export function quantity(value: bigint | number): string {
+  return '0x' + value.toString(16)
+}
+
+/** Bytes of an even-length hex string with or without `0x` (caller validates). */
+export function fromHex(hex: string): Uint8Array {
+  const s = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex
+  const b = Buffer.from(s.length % 2 ? '0' + s : s, 'hex')
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
+}
+
+/** Big-endian unsigned integer of bytes (empty → 0n). */
+export function bytesToBigInt(bytes: Uint8Array): bigint {
+  if (bytes.length === 0) return 0n
+  return BigInt('0x' + toKey(bytes))
+}
+
+/** Minimal big-endian bytes of a non-negative integer (0 → empty). */
+export function bigIntToBytes(value: bigint): Uint8Array {
+  if (value === 0n) return new Uint8Array(0)
+  return fromHex(value.toString(16))
+}
+
+/** Left-pads bytes with zeros to `length` (no-op when already that long or longer). */
+export function padLeft(bytes: Uint8Array, length: number): Uint8Array {
+  if (bytes.length >= length) return bytes
+  const out = new Uint8Array(length)
+  out.set(bytes, length - bytes.length)
+  return out
+}
+
+/** Byte-wise equality. */
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+/** Concatenates byte arrays. */
+export function concat(...parts: Uint8Array[]): Uint8Array {
+  let n = 0
+  for (const p of parts) n += p.length
+  const out = new Uint8Array(n)
+  let o = 0
+  for (const p of parts) {
+    out.set(p, o)
+    o += p.length
+  }
+  return out
+}
+
+/** 32 zero bytes. */
+export const ZERO_HASH = new Uint8Array(32)
+/** 20 zero bytes. */
+export const ZERO_ADDRESS = new Uint8Array(20)
