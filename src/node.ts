@@ -13,6 +13,11 @@ import { privateKeyToAddress, keccak256 } from './execution/crypto.js'
 import { Dispatcher } from './rpc/dispatcher.js'
 import { ethMethods } from './rpc/methods/eth.js'
 import { web3NetMethods } from './rpc/methods/web3-net.js'
+import { filterMethods, formatFilterLog, formatHead } from './rpc/methods/filters.js'
+import { nodeInfoMethods } from './rpc/methods/node-info.js'
+import { txpoolMethods } from './rpc/methods/txpool.js'
+import { FilterManager } from './events/filters.js'
+import { SubscriptionManager } from './events/subscriptions.js'
 import type { Services } from './rpc/services.js'
 import { DEV_ACCOUNT_BALANCE, networkPreset } from './rsk/networks.js'
 import { startServer } from './server/index.js'
@@ -106,7 +111,16 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     clientVersion: `node-cli/v${VERSION}/${os.platform()}-${os.arch()}/Node${process.versions.node.split('.')[0]}`,
     mining: () => true,
   }
-  const dispatcher = new Dispatcher([...web3NetMethods(services), ...ethMethods(services)], {
+  const filters = new FilterManager(chain, { keccak: keccak256, clock: config.clock })
+  const subscriptions = new SubscriptionManager(chain, { head: formatHead, log: formatFilterLog })
+  const methods = [
+    ...web3NetMethods(services),
+    ...ethMethods(services),
+    ...filterMethods(services, filters, subscriptions),
+    ...txpoolMethods(services),
+    ...nodeInfoMethods(),
+  ]
+  const dispatcher = new Dispatcher(methods, {
     maxBatchSize: config.maxBatchSize ?? DEFAULT_CONFIG.maxBatchSize,
     onRequest: config.onRequest,
     onInternalError: config.onInternalError,

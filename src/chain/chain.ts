@@ -29,6 +29,17 @@ import {
 } from './seal.js'
 import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
 import { validateTransaction } from '../txpool/validation.js'
+import { TxPool, type PoolTx } from '../txpool/pool.js'
+
+/** A transaction of a block being mined could not be applied (index into the block's list). */
+class PoolApplyError extends RpcError {
+  constructor(
+    message: string,
+    readonly index: number,
+  ) {
+    super(ErrorCode.TxRejected, message)
+  }
+}
 
 /** Options for {@link Chain.create}. */
 export interface ChainOptions {
@@ -78,6 +89,10 @@ export interface MinedSubmission {
 export class Chain extends EventEmitter {
   /** The single writer; also used for every read that touches the VM/state. */
   readonly queue = new SerialQueue()
+  /** Transactions waiting to be mined. */
+  private readonly pool = new TxPool()
+  /** Instant mining: mine executable transactions as they arrive. */
+  automine = true
   private readonly blocks: BlockRecord[] = []
   private readonly byHash = new Map<string, BlockRecord>()
   private readonly txIndex = new Map<string, TxLocation>()
@@ -220,16 +235,20 @@ export class Chain extends EventEmitter {
   }
 
   /**
-   * Validates and mines one transaction in its own block (instant mining). Resolves when the block is
-   * appended; a reverted transaction is still mined, then the -32015 error is raised (as the reference's
-   * EthModuleTransactionInstant does).
+   * Submits a transaction: validates it against the pool rules (nonce in [account, account+16), funds, gas
+   * price, gas limit, …), adds it to the pool (a same-nonce transaction is replaced when the price bump is
+   * met) and, with automine on, mines every executable pool transaction, one block each, in order — so a
+   * transaction filling a nonce gap also mines the queued ones behind it.
+   * Resolves after the submitted transaction's block is appended when it was executable; a reverted
+   * transaction is still mined, then the -32015 error is raised (reference EthModuleTransactionInstant).
    * @param tx signed (or impersonation) legacy transaction
    * @param from its sender
+   * @returns the hash, and where it was mined (undefined while it waits in the pool)
    * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed
    */
-  submitAndMine(tx: LegacyTx, from: Uint8Array): Promise<MinedSubmission> {
+  submit(tx: LegacyTx, from: Uint8Array): Promise<{ hash: Uint8Array; mined?: MinedSubmission }> {
     return this.queue.run(async () => {
-      if (this.transaction(tx.hash())) throw txRejected('pending transaction with same hash already exists')
+      const hash = tx.hash()
       const ctx = this.nextContext()
       const sender = await this.executor.getAccount(from, this.executor.stateRoot)
       validateTransaction(tx, {
@@ -237,13 +256,142 @@ export class Chain extends EventEmitter {
         expectedNonce: sender.nonce,
         blockGasLimit: ctx.gasLimit,
         minimumGasPrice: ctx.minimumGasPrice,
-        allowFutureNonce: false,
+        allowFutureNonce: true,
       })
-      const { block, applied } = await this.mineWith(ctx, [{ tx, from }])
-      const outcome = applied[0]!
-      if (outcome.error !== undefined) throw executionError(outcome.error, outcome.returnValue)
-      return { tx: block.transactions[0]!, block }
+      this.pool.add(tx, hash, from)
+      this.emit('pendingTransaction', hash)
+      if (!this.automine) return { hash }
+      let mined: MinedSubmission | undefined
+      let failure: RpcError | undefined
+      for (;;) {
+        const next = (await this.orderedPool())[0]
+        if (!next) break
+        const ours = Buffer.compare(next.hash, hash) === 0
+        let result
+        try {
+          result = await this.mineFromPool(this.nextContext(), [next], false)
+        } catch (err) {
+          // the transaction could not be applied and was dropped from the pool
+          if (ours) throw err
+          continue
+        }
+        if (ours) {
+          mined = { tx: result.block.transactions[0]!, block: result.block }
+          const outcome = result.applied[0]!
+          if (outcome.error !== undefined) failure = executionError(outcome.error, outcome.returnValue)
+        }
+      }
+      if (failure) throw failure
+      return { hash, mined }
     })
+  }
+
+  /**
+   * Validates and mines one transaction (instant mining); see {@link submit}.
+   * @throws RpcError -32010 when rejected, -32015 when mined but failed
+   */
+  async submitAndMine(tx: LegacyTx, from: Uint8Array): Promise<MinedSubmission> {
+    const r = await this.submit(tx, from)
+    if (!r.mined) throw txRejected('transaction nonce too high')
+    return r.mined
+  }
+
+  /** Pool transactions in mining order (highest gas price first, nonces in order per sender). Inside the queue. */
+  private async orderedPool(): Promise<PoolTx[]> {
+    const nonces = await this.poolNonces()
+    return this.pool.ordered((a) => nonces.get(toKey(a)) ?? 0n)
+  }
+
+  private async poolNonces(): Promise<Map<string, bigint>> {
+    const nonces = new Map<string, bigint>()
+    for (const p of this.pool.all()) {
+      const k = toKey(p.from)
+      if (!nonces.has(k)) nonces.set(k, (await this.executor.getAccount(p.from, this.executor.stateRoot)).nonce)
+    }
+    return nonces
+  }
+
+  /**
+   * Pending (executable) and queued (after a nonce gap) pool transactions, each by sender then nonce.
+   */
+  poolContent(): Promise<{ pending: PoolTx[]; queued: PoolTx[] }> {
+    return this.queue.run(async () => {
+      const nonces = await this.poolNonces()
+      return this.pool.split((a) => nonces.get(toKey(a)) ?? 0n)
+    })
+  }
+
+  /** A transaction still in the pool, or undefined. */
+  pooled(hash: Uint8Array): PoolTx | undefined {
+    return this.pool.get(hash)
+  }
+
+  /**
+   * The next nonce of `address` counting its executable pool transactions (the `pending` nonce).
+   */
+  pendingNonce(address: Uint8Array): Promise<bigint> {
+    return this.queue.run(async () => {
+      let n = (await this.executor.getAccount(address, this.executor.stateRoot)).nonce
+      while (this.pool.at(address, n)) n++
+      return n
+    })
+  }
+
+  /**
+   * Mines one block from the pool: transactions in mining order while they fit the block gas limit (a
+   * transaction that does not fit waits, and so do its sender's later ones). Empty when the pool is.
+   * @returns the new block
+   */
+  mineBlock(): Promise<BlockRecord> {
+    return this.queue.run(async () => {
+      const ctx = this.nextContext()
+      const picked: PoolTx[] = []
+      let gas = 0n
+      const blockedSenders = new Set<string>()
+      for (const p of await this.orderedPool()) {
+        const k = toKey(p.from)
+        if (blockedSenders.has(k)) continue
+        if (gas + p.tx.gasLimit > ctx.gasLimit) {
+          blockedSenders.add(k)
+          continue
+        }
+        gas += p.tx.gasLimit
+        picked.push(p)
+      }
+      return (await this.mineFromPool(ctx, picked)).block
+    })
+  }
+
+  /**
+   * Mines `picked` pool transactions in one block and removes them from the pool. A transaction that can no
+   * longer be applied (e.g. its sender's funds changed) is dropped from the pool and the block is retried
+   * without it; when nothing is left and `allowEmpty` is false, that error is raised instead of mining an
+   * empty block. Inside the queue.
+   * @throws RpcError -32010 (see above)
+   */
+  private async mineFromPool(
+    ctx: BlockContext,
+    picked: PoolTx[],
+    allowEmpty = true,
+  ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
+    let txs = picked
+    for (;;) {
+      try {
+        const result = await this.mineWith(
+          ctx,
+          txs.map((p) => ({ tx: p.tx, from: p.from })),
+        )
+        for (const p of txs) this.pool.remove(p.hash)
+        return result
+      } catch (err) {
+        if (!(err instanceof PoolApplyError)) throw err
+        const bad = txs[err.index]!
+        this.pool.remove(bad.hash)
+        this.emit('droppedTransaction', bad.hash, err.message)
+        txs = txs.filter((p) => p !== bad)
+        if (txs.length === 0 && !allowEmpty) throw err
+      }
+    }
   }
 
   /**
@@ -258,7 +406,7 @@ export class Chain extends EventEmitter {
     try {
       applied = await this.executor.applyBlock(ctx, txs)
     } catch (err) {
-      if (err instanceof TxApplyError) throw txRejected(normalizeApplyError(err.message))
+      if (err instanceof TxApplyError) throw new PoolApplyError(normalizeApplyError(err.message), err.index)
       throw err
     }
     const records: TxRecord[] = applied.txs.map((a, i) => ({
@@ -301,11 +449,43 @@ export class Chain extends EventEmitter {
   }
 
   /**
-   * Mines one block with no transactions (evm_mine, interval mining).
+   * Mines one block with no transactions.
    * @returns the new block
    */
   mineEmpty(): Promise<BlockRecord> {
     return this.queue.run(async () => (await this.mineWith(this.nextContext(), [])).block)
+  }
+
+  /**
+   * The `pending` block: an unmined block on top of the head in the next block's context, with no
+   * transactions (instant mining keeps none pending). The RPC shows its number, hash, logsBloom and miner
+   * as null (reference BlockResultDTO for a block without a merged-mining header).
+   */
+  pendingBlock(): BlockRecord {
+    const ctx = this.nextContext()
+    const parent = this.head
+    const header: HeaderFields = {
+      parentHash: parent.hash,
+      unclesHash: EMPTY_UNCLES_HASH,
+      coinbase: ctx.coinbase,
+      stateRoot: parent.header.stateRoot,
+      transactionsRoot: EMPTY_TRIE_ROOT,
+      receiptsRoot: EMPTY_TRIE_ROOT,
+      logsBloom: new Uint8Array(256),
+      difficulty: ctx.difficulty,
+      number: ctx.number,
+      gasLimit: ctx.gasLimit,
+      gasUsed: 0n,
+      timestamp: ctx.timestamp,
+      extraData: this.opts.extraData,
+      paidFees: 0n,
+      minimumGasPrice: ctx.minimumGasPrice,
+      uncleCount: 0,
+      bitcoinMergedMiningHeader: new Uint8Array(0),
+      bitcoinMergedMiningMerkleProof: new Uint8Array(0),
+      bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
+    }
+    return this.seal(header, [], parent.totalDifficulty + ctx.difficulty)
   }
 
   private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint): BlockRecord {

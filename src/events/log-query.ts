@@ -75,7 +75,7 @@ export function queryLogs(
   c: LogCriteria,
   keccak: (b: Uint8Array) => Uint8Array,
 ): LogMatch[] {
-  if (to - from + 1n > MAX_BLOCKS_TO_QUERY) {
+  if (to - from > MAX_BLOCKS_TO_QUERY) {
     throw new RpcError(ErrorCode.LogsLimit, `Cannot query more than ${MAX_BLOCKS_TO_QUERY} blocks at once`)
   }
   const addrHashes = c.addresses.map(keccak)

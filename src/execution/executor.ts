@@ -335,12 +335,18 @@ export class Executor {
     if (intrinsic > gasLimit) {
       return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
     }
+    // The reference runs calls and estimates as local calls without charging gas up front (TransactionExecutor
+    // skips its balance check), so only the value needs covering; gasPrice·gas is not required.
+    if (tx.value > 0n && ((await sm.getAccount(from))?.balance ?? 0n) < tx.value) {
+      throw new CallPreconditionError('insufficient funds for transfer')
+    }
     await sm.checkpoint()
     try {
       const result = await runTx(vm, {
         tx,
         block,
         skipNonce: true,
+        skipBalance: true,
         skipHardForkValidation: true,
         skipBlockGasLimitValidation: true,
       })

@@ -10,14 +10,17 @@ const ZERO_NONCE = '0x0000000000000000'
 const ZERO_HASH_HEX = toHex(ZERO_HASH)
 
 /** Transaction JSON (TransactionResultDTO): no chainId/yParity; v as `0x%02x`; type "0x0". */
-export function formatTransaction(t: TxRecord, block: BlockRecord | undefined): Record<string, unknown> {
+export function formatTransaction(
+  t: Pick<TxRecord, 'tx' | 'hash' | 'from'> & { index?: number },
+  block: BlockRecord | undefined,
+): Record<string, unknown> {
   const tx = t.tx
   return {
     hash: toHex(t.hash),
     nonce: quantity(tx.nonce),
     blockHash: block ? toHex(block.hash) : null,
     blockNumber: block ? quantity(block.header.number) : null,
-    transactionIndex: block ? quantity(t.index) : null,
+    transactionIndex: block && t.index !== undefined ? quantity(t.index) : null,
     from: toHex(t.from),
     to: tx.to ? toHex(tx.to.bytes) : null,
     gas: quantity(tx.gasLimit),
@@ -69,21 +72,22 @@ export function formatReceipt(t: TxRecord, block: BlockRecord): Record<string, u
 /**
  * Block JSON (BlockResultDTO field order).
  * @param full whether `transactions` holds full objects (true) or hashes
+ * @param pending the `pending` block: number, hash, logsBloom and miner are null (reference BlockResultDTO)
  */
-export function formatBlock(block: BlockRecord, full: boolean): Record<string, unknown> {
+export function formatBlock(block: BlockRecord, full: boolean, pending = false): Record<string, unknown> {
   const h = block.header
   return {
-    number: quantity(h.number),
-    hash: toHex(block.hash),
+    number: pending ? null : quantity(h.number),
+    hash: pending ? null : toHex(block.hash),
     parentHash: toHex(h.parentHash),
     mixHash: ZERO_HASH_HEX,
     nonce: ZERO_NONCE,
     sha3Uncles: toHex(h.unclesHash),
-    logsBloom: toHex(h.logsBloom),
+    logsBloom: pending ? null : toHex(h.logsBloom),
     transactionsRoot: toHex(h.transactionsRoot),
     stateRoot: toHex(h.stateRoot),
     receiptsRoot: toHex(h.receiptsRoot),
-    miner: toHex(h.coinbase),
+    miner: pending ? null : toHex(h.coinbase),
     difficulty: quantity(h.difficulty),
     totalDifficulty: quantity(block.totalDifficulty),
     extraData: toHex(h.extraData),

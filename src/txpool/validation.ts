@@ -45,26 +45,27 @@ export interface ValidationContext {
  * @throws RpcError -32010 with the reference message when it is rejected
  */
 export function validateTransaction(tx: LegacyTx, ctx: ValidationContext): void {
+  // Same order as the reference's TxPendingValidator, so a tx breaking several rules gets its message.
+  if (!ctx.sender.exists && !ctx.allowMissingSender) {
+    throw txRejected("the sender account doesn't exist")
+  }
   const isCreate = tx.to === undefined
   if (isCreate && tx.data.length > MAX_INIT_CODE_SIZE) {
-    throw txRejected(`transaction's init code size of ${tx.data.length} exceeds the maximum of ${MAX_INIT_CODE_SIZE}`)
+    throw txRejected("transaction's init code size is invalid")
   }
   const maxGas = maxTransactionGas(ctx.blockGasLimit)
   if (tx.gasLimit > maxGas) {
     throw txRejected(`transaction's gas limit of ${tx.gasLimit} is higher than the block's gas limit of ${maxGas}`)
   }
-  if (!ctx.sender.exists && !ctx.allowMissingSender) {
-    throw txRejected("the sender account doesn't exist")
-  }
   if (tx.nonce < ctx.expectedNonce) throw txRejected('transaction nonce too low')
   if (tx.nonce > ctx.expectedNonce && (!ctx.allowFutureNonce || tx.nonce >= ctx.sender.nonce + MAX_NONCE_GAP)) {
     throw txRejected('transaction nonce too high')
   }
-  if (tx.gasPrice < ctx.minimumGasPrice) {
-    throw txRejected("transaction's gas price lower than block's minimum")
-  }
   if (ctx.sender.balance < tx.gasPrice * tx.gasLimit + tx.value) {
     throw txRejected('insufficient funds')
+  }
+  if (tx.gasPrice < ctx.minimumGasPrice) {
+    throw txRejected("transaction's gas price lower than block's minimum")
   }
   if (tx.getIntrinsicGas() > tx.gasLimit) {
     throw txRejected("transaction's basic cost is above the gas limit")

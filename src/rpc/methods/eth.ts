@@ -4,7 +4,7 @@
  */
 import { createTxFromRLP, LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
 import { RLP } from '@ethereumjs/rlp'
-import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
+import { invalidParams } from '../../chain/errors.js'
 import { executionError } from '../../chain/revert.js'
 import { keccak256 } from '../../execution/crypto.js'
 import { queryLogs } from '../../events/log-query.js'
@@ -88,7 +88,10 @@ export function ethMethods(s: Services): MethodSpec[] {
       'eth',
       'nonce of an address',
       [P.address(), optional(P.block(), LATEST)],
-      async (_c, address, ref) => quantity((await chain.account(address, stateBlock(ref))).nonce),
+      async (_c, address, ref) => {
+        const b = stateBlock(ref)
+        return quantity(b === 'pending' ? await chain.pendingNonce(address) : (await chain.account(address, b)).nonce)
+      },
     ),
     method('eth_getCode', 'eth', 'contract code', [P.address(), optional(P.block(), LATEST)], async (_c, address, ref) =>
       toHex(await chain.code(address, stateBlock(ref))),
@@ -106,14 +109,14 @@ export function ethMethods(s: Services): MethodSpec[] {
 
     method('eth_sendRawTransaction', 'eth', 'submits a signed legacy transaction', [P.data('transaction')], async (_c, raw) => {
       const tx = decodeRawTransaction(raw, s)
-      const mined = await chain.submitAndMine(tx, tx.getSenderAddress().bytes)
-      return toHex(mined.tx.hash)
+      return toHex((await chain.submit(tx, tx.getSenderAddress().bytes)).hash)
     }),
     method('eth_sendTransaction', 'eth', 'signs with an unlocked account and submits', [P.tx()], async (_c, obj) => {
-      if (!obj.from) throw invalidParams('invalid argument 0: field "from" is required')
+      // Both are -32602 in the reference (EthModuleTransactionBase.sendTransaction).
+      if (!obj.from) throw invalidParams('from is null')
       const account = s.accounts.get(obj.from)
-      if (!account) throw new RpcError(ErrorCode.Server, `Could not find account for address: ${toHex(obj.from)}`)
-      const nonce = obj.nonce ?? (await chain.account(obj.from, 'pending')).nonce
+      if (!account) throw invalidParams(`Could not find account for address: ${toHex(obj.from)}`)
+      const nonce = obj.nonce ?? (await chain.pendingNonce(obj.from))
       const data: LegacyTxData = {
         nonce,
         gasPrice: obj.gasPrice ?? 0n,
@@ -123,13 +126,14 @@ export function ethMethods(s: Services): MethodSpec[] {
         data: obj.data,
       }
       const tx = s.accounts.signTransaction(obj.from, data, chain.common)
-      const mined = await chain.submitAndMine(tx, obj.from)
-      return toHex(mined.tx.hash)
+      return toHex((await chain.submit(tx, obj.from)).hash)
     }),
 
     method('eth_getTransactionByHash', 'eth', 'transaction or null', [P.hash('transactionHash')], (_c, hash) => {
       const loc = chain.transaction(hash)
-      return loc ? formatTransaction(loc.tx, loc.block) : null
+      if (loc) return formatTransaction(loc.tx, loc.block)
+      const pooled = chain.pooled(hash)
+      return pooled ? formatTransaction(pooled, undefined) : null
     }),
     method('eth_getTransactionReceipt', 'eth', 'receipt or null', [P.hash('transactionHash')], (_c, hash) => {
       const loc = chain.transaction(hash)
@@ -143,7 +147,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       (_c, ref, full) => {
         const b = resolveBlock(chain, ref)
         if (b === undefined) return null
-        return formatBlock(b === 'pending' ? chain.head : b, full)
+        return b === 'pending' ? formatBlock(chain.pendingBlock(), full, true) : formatBlock(b, full)
       },
     ),
     method(

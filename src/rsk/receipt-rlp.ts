@@ -1,0 +1,143 @@
+/**
+ * Transaction receipt RLP, logs bloom and the per-block tx / receipt Unitrie roots, as the
+ * reference node (rskj) computes them.
+ *
+ * Reference sources (rskj master, paths under rskj-core/src/main/java/):
+ * - org/ethereum/core/TransactionReceipt.java  getEncoded, setGasUsed/setCumulativeGas (long),
+ *   setTxStatus, setStatus
+ * - org/ethereum/vm/LogInfo.java               log RLP and bloom
+ * - org/ethereum/core/Bloom.java + ByteUtil.setBit   2048-bit bloom
+ * - co/rsk/core/bc/BlockHashesHelper.java      tx/receipt tries keyed by RLP.encodeInt(index)
+ * - org/ethereum/util/RLP.java                 encodeInt / encodeElement
+ *
+ * Receipt = RLP[ postTxState, cumulativeGas, bloom(256 B), logs, gasUsed, status ] where
+ * - postTxState: 0x01 on success, empty (0x80) on failure (setTxStatus);
+ * - status: 0x01 on success, empty (0x80) on failure;
+ * - cumulativeGas / gasUsed: BouncyCastle `asUnsignedByteArray(BigInteger.valueOf(gas))` — minimal
+ *   big-endian, and zero → EMPTY (0x80), not 0x00 (checked against the real regtest block-1
+ *   receiptsRoot 0x66cfdb73…b0f6 of a lone Remasc receipt);
+ * - each log = RLP[ address(20), RLP[topic(32)…], data ].
+ * Note: on RSKIP144 networks cumulativeGas is accumulated per parallel sublist, not per block;
+ * callers pass whatever value the executor computed.
+ */
+import { RLP } from '@ethereumjs/rlp'
+import { keccak256 } from './keccak.js'
+import { bytesToBigInt, rlpBytes, rlpList, unsignedBytes } from './header.js'
+import { Unitrie } from './unitrie.js'
+
+/** A log entry: 20-byte address, 32-byte topics, arbitrary data. */
+export interface RskLog {
+  address: Uint8Array
+  topics: Uint8Array[]
+  data: Uint8Array
+}
+
+/** A receipt in the reference's consensus form. Gas values in gas units. */
+export interface RskReceipt {
+  /** true = success: postTxState and status are 0x01; false: both empty. */
+  status: boolean
+  cumulativeGasUsed: bigint
+  gasUsed: bigint
+  /** 256 bytes; defaults to the OR of the logs' blooms when omitted. */
+  logsBloom?: Uint8Array
+  logs: RskLog[]
+}
+
+/** LogInfo.getEncoded: RLP[ address, RLP[topics…], data ]. */
+export function encodeLog(log: RskLog): Uint8Array {
+  return rlpList([rlpBytes(log.address), rlpList(log.topics.map((t) => rlpBytes(t))), rlpBytes(log.data)])
+}
+
+/** OR one keccak256(item)'s 3 bloom bits into `bloom` (Bloom.create: 11-bit indexes from byte pairs 0/1, 2/3, 4/5). */
+function bloomAdd(bloom: Uint8Array, item: Uint8Array): void {
+  const h = keccak256(item)
+  for (let i = 0; i < 6; i += 2) {
+    const bit = ((h[i]! & 7) << 8) | h[i + 1]!
+    bloom[255 - (bit >> 3)]! |= 1 << (bit & 7)
+  }
+}
+
+/** 256-byte bloom of a set of logs (address and every topic of each log) (LogInfo.getBloom, ORed). */
+export function logsBloom(logs: readonly RskLog[]): Uint8Array {
+  const bloom = new Uint8Array(256)
+  for (const l of logs) {
+    bloomAdd(bloom, l.address)
+    for (const t of l.topics) bloomAdd(bloom, t)
+  }
+  return bloom
+}
+
+/** OR several 256-byte blooms (block logsBloom = OR of the receipts' blooms; BlockExecutor.calculateLogsBloom). */
+export function orBlooms(blooms: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(256)
+  for (const b of blooms) for (let i = 0; i < 256; i++) out[i]! |= b[i]!
+  return out
+}
+
+/** TransactionReceipt.getEncoded (see module doc for the field rules). */
+export function encodeReceipt(r: RskReceipt): Uint8Array {
+  const ok = r.status ? Uint8Array.of(1) : new Uint8Array(0)
+  return rlpList([
+    rlpBytes(ok),
+    rlpBytes(unsignedBytes(r.cumulativeGasUsed)),
+    rlpBytes(r.logsBloom ?? logsBloom(r.logs)),
+    rlpList(r.logs.map(encodeLog)),
+    rlpBytes(unsignedBytes(r.gasUsed)),
+    rlpBytes(ok),
+  ])
+}
+
+/**
+ * Decode a receipt RLP (TransactionReceipt(byte[])). A receipt without the 6th (status) item —
+ * pre-status encodings — is reported as failed per the reference (status stays empty).
+ */
+export function decodeReceipt(data: Uint8Array): Required<RskReceipt> {
+  const items = RLP.decode(data) as unknown as Array<Uint8Array | Uint8Array[]>
+  if (!Array.isArray(items) || items.length < 5) throw new Error('bad receipt RLP')
+  const bytes = (x: unknown): Uint8Array => {
+    if (!(x instanceof Uint8Array)) throw new Error('bad receipt RLP item')
+    return x
+  }
+  const logsRaw = items[3] as unknown as Array<[Uint8Array, Uint8Array[], Uint8Array]>
+  const status = items.length > 5 ? bytes(items[5]) : new Uint8Array(0)
+  return {
+    status: status.length === 1 && status[0] === 1,
+    cumulativeGasUsed: bytesToBigInt(bytes(items[1])),
+    logsBloom: bytes(items[2]),
+    logs: logsRaw.map(([address, topics, d]) => ({ address, topics, data: d })),
+    gasUsed: bytesToBigInt(bytes(items[4])),
+  }
+}
+
+/** RLP.encodeInt(i): the tx/receipt trie key of index i (0 → 0x80, 1 → 0x01, 200 → 0x81c8). */
+export function indexKey(i: number): Uint8Array {
+  if (!Number.isInteger(i) || i < 0 || i > 0xffffffff) throw new Error('bad index')
+  return rlpBytes(unsignedBytes(i))
+}
+
+/** Unitrie of already-encoded items keyed by RLP.encodeInt(index) (BlockHashesHelper). */
+export function indexedTrie(encodedItems: readonly Uint8Array[]): Unitrie {
+  let t = Unitrie.empty()
+  encodedItems.forEach((item, i) => {
+    t = t.put(indexKey(i), item)
+  })
+  return t
+}
+
+/** receiptsRoot of a block: Unitrie root over the receipts' RLP (empty block → EMPTY_TRIE_HASH). */
+export function receiptsRoot(receiptsRlp: readonly Uint8Array[]): Uint8Array {
+  return indexedTrie(receiptsRlp).hash()
+}
+
+/** transactionsRoot of a block: Unitrie root over the transactions' RLP (RSKIP126 form). */
+export function transactionsRoot(txsRlp: readonly Uint8Array[]): Uint8Array {
+  return indexedTrie(txsRlp).hash()
+}
+
+/**
+ * Node messages for rsk_getTransactionReceiptNodesByHash: the receipts trie path to index `i`,
+ * leaf first, root last (BlockHashesHelper.calculateReceiptsTrieRootFor + Trie.getNodes).
+ */
+export function receiptNodes(receiptsRlp: readonly Uint8Array[], i: number): Uint8Array[] | undefined {
+  return indexedTrie(receiptsRlp).getNodes(indexKey(i))
+}

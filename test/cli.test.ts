@@ -1,0 +1,116 @@
+/**
+ * The CLI as a user runs it: `node bin/node-cli.js …` in a child process (after the build in `prepare`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { rpc } from './helpers/node.js'
+
+const BIN = fileURLToPath(new URL('../bin/node-cli.js', import.meta.url))
+const children: ChildProcess[] = []
+
+function run(args: string[]): { child: ChildProcess; output: () => string; waitFor: (re: RegExp) => Promise<RegExpMatchArray> } {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, FORCE_COLOR: '0' } })
+  children.push(child)
+  let out = ''
+  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = []
+  const onData = (d: Buffer) => {
+    out += d.toString()
+    for (const w of [...waiters]) {
+      const m = out.match(w.re)
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1)
+        w.resolve(m)
+      }
+    }
+  }
+  child.stdout!.on('data', onData)
+  child.stderr!.on('data', onData)
+  return {
+    child,
+    output: () => out,
+    waitFor: (re) =>
+      new Promise((resolve, reject) => {
+        const m = out.match(re)
+        if (m) return resolve(m)
+        waiters.push({ re, resolve })
+        child.once('exit', () => setTimeout(() => reject(new Error(`exited before ${re}: ${out}`)), 50))
+      }),
+  }
+}
+
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL')
+})
+
+describe('node-cli', () => {
+  it('prints the banner with chain id, URLs, dev accounts and keys, and serves RPC', async () => {
+    const p = run(['--port', '0'])
+    const [, url] = await p.waitFor(/Listening on (http:\/\/127\.0\.0\.1:\d+) and ws:\/\/127\.0\.0\.1:\d+/)
+    const out = p.output()
+    expect(out).toContain('chain id 33 (0x21)')
+    expect(out).toContain('0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826')
+    expect(out).toContain('0xc85ef7d79691fe79573b1a7064c19c1a9819ebdbd1faaab1a8ec92344438aaf4')
+    expect(out).toContain('instant')
+    expect(await rpc(url!, 'eth_chainId')).toBe('0x21')
+    expect(await rpc(url!, 'net_version')).toBe('33')
+  })
+
+  it('--silent prints only the URL line; --network 31 serves chain 31', async () => {
+    const p = run(['--port', '0', '--silent', '--network', '31'])
+    const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
+    expect(p.output().trim()).toBe(url)
+    expect(await rpc(url!, 'eth_chainId')).toBe('0x1f')
+    expect(await rpc(url!, 'net_version')).toBe('31')
+  })
+
+  it('--chain-id overrides the chain id and --accounts limits the listed dev accounts', async () => {
+    const p = run(['--port', '0', '--silent', '--chain-id', '1337', '--accounts', '2'])
+    const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
+    expect(await rpc(url!, 'eth_chainId')).toBe('0x539')
+    const accounts = await rpc<string[]>(url!, 'eth_accounts')
+    expect(accounts.slice(0, 2)).toEqual([
+      '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826',
+      '0x7986b3df570230288501eea3d890bd66948c9b79',
+    ])
+  })
+
+  it('a port in use gives a one-line error and exit code 1', async () => {
+    const blocker = createServer()
+    blocker.listen(0, '127.0.0.1')
+    await once(blocker, 'listening')
+    const port = (blocker.address() as { port: number }).port
+    try {
+      const p = run(['--port', String(port)])
+      const [code] = (await once(p.child, 'exit')) as [number]
+      expect(code).toBe(1)
+      const lines = p.output().trim().split('\n')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(new RegExp(`port ${port} .*already in use`))
+      expect(p.output()).not.toMatch(/\s+at\s/)
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it('an invalid flag value is rejected with a message, not a stack trace', async () => {
+    const p = run(['--network', '99'])
+    const [code] = (await once(p.child, 'exit')) as [number]
+    expect(code).not.toBe(0)
+    expect(p.output()).toMatch(/--network must be an integer from 30 to 33/)
+  })
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} closes the server and exits 0`, async () => {
+      const p = run(['--port', '0', '--silent'])
+      const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
+      expect(await rpc(url!, 'eth_blockNumber')).toBe('0x0')
+      p.child.kill(signal)
+      const [code] = (await once(p.child, 'exit')) as [number]
+      expect(code).toBe(0)
+      await expect(fetch(url!, { method: 'POST', body: '{}' })).rejects.toThrow()
+    })
+  }
+})

@@ -1,0 +1,37 @@
+import { describe, it, expect } from 'vitest'
+import { bytesToHex, utf8ToBytes } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3'
+import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH, KECCAK_IMPLEMENTATION, keccak256 } from '../../src/rsk/keccak.js'
+
+describe('keccak256', () => {
+  it('hashes the empty string to the well-known value', () => {
+    expect(bytesToHex(keccak256(new Uint8Array(0)))).toBe(
+      '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
+    )
+  })
+
+  it('EMPTY_TRIE_HASH = keccak(0x80) = 0x56e81f…b421', () => {
+    expect(bytesToHex(EMPTY_TRIE_HASH)).toBe('0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421')
+  })
+
+  it('EMPTY_LIST_HASH = keccak(0xc0)', () => {
+    expect(bytesToHex(EMPTY_LIST_HASH)).toBe('0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347')
+  })
+
+  it('agrees with @noble/hashes on assorted inputs (views and offsets included)', () => {
+    const big = new Uint8Array(1000).map((_, i) => (i * 31) & 0xff)
+    for (const input of [utf8ToBytes('cow'), big, big.subarray(7, 300), new Uint8Array(136), new Uint8Array(135)]) {
+      expect(keccak256(input)).toEqual(keccak_256(input))
+    }
+  })
+
+  it('returns a plain Uint8Array of 32 bytes', () => {
+    const h = keccak256(Uint8Array.of(1))
+    expect(h.length).toBe(32)
+    expect(Object.getPrototypeOf(h)).toBe(Uint8Array.prototype)
+  })
+
+  it('reports its implementation', () => {
+    expect(['native', 'js']).toContain(KECCAK_IMPLEMENTATION)
+  })
+})
