@@ -93,7 +93,7 @@ describe('UnitrieStateManager: genesis and basic access', () => {
     const sm = genesisManager()
     const a = addr(1)
     await sm.putAccount(a, new Account(3n, 1234n))
-    const code = hexToBytes('0x6080604052600080fd' + '00'.repeat(40))
+    const code = hexToBytes(`0x6080604052600080fd${'00'.repeat(40)}`)
     await sm.putCode(a, code)
     await sm.setupContract(a)
     await sm.putStorage(a, slot(0), hexToBytes('0x0000ff'))
