@@ -23,6 +23,11 @@ export interface NodeConfig {
   accounts?: number
   /** Target minimumGasPrice in wei (reference miner.minGasPrice). Default 0. */
   minGasPrice?: bigint
+  /**
+   * RPC modules (namespaces) switches, like the reference's rpc.modules: names enable only those modules,
+   * `-name` disables one, `all` starts from everything. Default: all on. See {@link resolveModules}.
+   */
+  rpcModules?: string[]
   /** Maximum requests per JSON-RPC batch. Default 50 (reference). */
   maxBatchSize?: number
   /** Force the transport ('uws' | 'node'); default: uWS when its binary loads. */
@@ -44,3 +49,42 @@ export const DEFAULT_CONFIG = {
   minGasPrice: 0n,
   maxBatchSize: 50,
 } as const
+
+/** Every RPC module (namespace) of the method table. */
+export const ALL_MODULES = [
+  'eth',
+  'net',
+  'web3',
+  'evm',
+  'personal',
+  'debug',
+  'trace',
+  'txpool',
+  'mnr',
+  'sco',
+  'ext',
+  'anvil',
+  'hardhat',
+] as const
+
+/**
+ * Turns module switches into the set of disabled modules.
+ * @param spec e.g. `["eth","net","web3"]` (only those), `["-sco","-debug"]` or `["all","-sco"]` (all but those)
+ * @throws Error naming an unknown module
+ */
+export function resolveModules(spec: readonly string[] | undefined): Set<(typeof ALL_MODULES)[number]> {
+  type M = (typeof ALL_MODULES)[number]
+  if (!spec || spec.length === 0) return new Set()
+  const positives = spec.filter((s) => !s.startsWith('-') && s !== 'all')
+  const enabled = new Set<M>(positives.length > 0 && !spec.includes('all') ? [] : ALL_MODULES)
+  for (const raw of spec) {
+    const name = raw.replace(/^-/, '')
+    if (name === 'all') continue
+    if (!(ALL_MODULES as readonly string[]).includes(name)) {
+      throw new Error(`unknown RPC module "${name}" (known: ${ALL_MODULES.join(', ')})`)
+    }
+    if (raw.startsWith('-')) enabled.delete(name as M)
+    else enabled.add(name as M)
+  }
+  return new Set(ALL_MODULES.filter((m) => !enabled.has(m)))
+}

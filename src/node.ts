@@ -7,7 +7,7 @@ import os from 'node:os'
 import { AccountStore, seededAccounts } from './accounts/dev-accounts.js'
 import { Chain } from './chain/chain.js'
 import { RpcError } from './chain/errors.js'
-import { DEFAULT_CONFIG, type NodeConfig } from './config.js'
+import { DEFAULT_CONFIG, resolveModules, type NodeConfig } from './config.js'
 import { createChainCommon } from './execution/common.js'
 import { privateKeyToAddress, keccak256 } from './execution/crypto.js'
 import { Dispatcher } from './rpc/dispatcher.js'
@@ -67,6 +67,7 @@ export interface Node {
  */
 export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const network = config.network ?? DEFAULT_CONFIG.network
+  const disabledModules = resolveModules(config.rpcModules)
   const preset = networkPreset(network)
   const chainId = config.chainId ?? preset.chainId
   const common = createChainCommon(chainId)
@@ -122,6 +123,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   ]
   const dispatcher = new Dispatcher(methods, {
     maxBatchSize: config.maxBatchSize ?? DEFAULT_CONFIG.maxBatchSize,
+    disabledModules,
     onRequest: config.onRequest,
     onInternalError: config.onInternalError,
   })

@@ -345,20 +345,7 @@ export class Chain extends EventEmitter {
   mineBlock(): Promise<BlockRecord> {
     return this.queue.run(async () => {
       const ctx = this.nextContext()
-      const picked: PoolTx[] = []
-      let gas = 0n
-      const blockedSenders = new Set<string>()
-      for (const p of await this.orderedPool()) {
-        const k = toKey(p.from)
-        if (blockedSenders.has(k)) continue
-        if (gas + p.tx.gasLimit > ctx.gasLimit) {
-          blockedSenders.add(k)
-          continue
-        }
-        gas += p.tx.gasLimit
-        picked.push(p)
-      }
-      return (await this.mineFromPool(ctx, picked)).block
+      return (await this.mineFromPool(ctx, await this.pickForBlock(ctx))).block
     })
   }
 
@@ -402,9 +389,23 @@ export class Chain extends EventEmitter {
     ctx: BlockContext,
     txs: { tx: LegacyTx; from: Uint8Array }[],
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
+    const result = await this.buildBlock(ctx, txs, true)
+    this.append(result.block)
+    return result
+  }
+
+  /**
+   * Executes `txs` in the context and seals the block; `commit` false previews it (the `pending` block).
+   * @throws PoolApplyError when a transaction cannot be applied
+   */
+  private async buildBlock(
+    ctx: BlockContext,
+    txs: { tx: LegacyTx; from: Uint8Array }[],
+    commit: boolean,
+  ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     let applied
     try {
-      applied = await this.executor.applyBlock(ctx, txs)
+      applied = await this.executor.applyBlock(ctx, txs, { commit })
     } catch (err) {
       if (err instanceof TxApplyError) throw new PoolApplyError(normalizeApplyError(err.message), err.index)
       throw err
@@ -444,7 +445,6 @@ export class Chain extends EventEmitter {
       bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
     }
     const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty)
-    this.append(block)
     return { block, applied: applied.txs }
   }
 
@@ -457,35 +457,52 @@ export class Chain extends EventEmitter {
   }
 
   /**
-   * The `pending` block: an unmined block on top of the head in the next block's context, with no
-   * transactions (instant mining keeps none pending). The RPC shows its number, hash, logsBloom and miner
-   * as null (reference BlockResultDTO for a block without a merged-mining header).
+   * The `pending` block: a sample next block on top of the head, built from the pool's executable
+   * transactions (as {@link mineBlock} would pick them) without committing (spec §2 rule 3; reference
+   * ExecutionBlockRetriever). Cached until the head or the pool changes. Its state root stays readable, so
+   * `pending` state reads see the pool's effects.
    */
-  pendingBlock(): BlockRecord {
+  pendingBlock(): Promise<BlockRecord> {
+    return this.queue.run(() => this.computePending())
+  }
+
+  private pendingCache: { key: string; block: BlockRecord } | undefined
+
+  /** Inside the queue. */
+  private async computePending(): Promise<BlockRecord> {
+    const key = `${this.head.hashKey}:${this.pool.version}`
+    if (this.pendingCache?.key === key) return this.pendingCache.block
     const ctx = this.nextContext()
-    const parent = this.head
-    const header: HeaderFields = {
-      parentHash: parent.hash,
-      unclesHash: EMPTY_UNCLES_HASH,
-      coinbase: ctx.coinbase,
-      stateRoot: parent.header.stateRoot,
-      transactionsRoot: EMPTY_TRIE_ROOT,
-      receiptsRoot: EMPTY_TRIE_ROOT,
-      logsBloom: new Uint8Array(256),
-      difficulty: ctx.difficulty,
-      number: ctx.number,
-      gasLimit: ctx.gasLimit,
-      gasUsed: 0n,
-      timestamp: ctx.timestamp,
-      extraData: this.opts.extraData,
-      paidFees: 0n,
-      minimumGasPrice: ctx.minimumGasPrice,
-      uncleCount: 0,
-      bitcoinMergedMiningHeader: new Uint8Array(0),
-      bitcoinMergedMiningMerkleProof: new Uint8Array(0),
-      bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
+    let picked = await this.pickForBlock(ctx)
+    let block: BlockRecord | undefined
+    while (block === undefined) {
+      try {
+        block = (await this.buildBlock(ctx, picked.map((p) => ({ tx: p.tx, from: p.from })), false)).block
+      } catch (err) {
+        if (!(err instanceof PoolApplyError)) throw err
+        picked = picked.filter((_, i) => i !== err.index)
+      }
     }
-    return this.seal(header, [], parent.totalDifficulty + ctx.difficulty)
+    this.pendingCache = { key, block }
+    return block
+  }
+
+  /** Pool transactions for the next block: mining order while they fit the block gas limit. Inside the queue. */
+  private async pickForBlock(ctx: BlockContext): Promise<PoolTx[]> {
+    const picked: PoolTx[] = []
+    let gas = 0n
+    const blockedSenders = new Set<string>()
+    for (const p of await this.orderedPool()) {
+      const k = toKey(p.from)
+      if (blockedSenders.has(k)) continue
+      if (gas + p.tx.gasLimit > ctx.gasLimit) {
+        blockedSenders.add(k)
+        continue
+      }
+      gas += p.tx.gasLimit
+      picked.push(p)
+    }
+    return picked
   }
 
   private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint): BlockRecord {
@@ -502,6 +519,7 @@ export class Chain extends EventEmitter {
       totalDifficulty,
       cumulativeDifficulty: header.difficulty,
       transactions: txs,
+      uncles: [],
     }
   }
 
@@ -518,7 +536,7 @@ export class Chain extends EventEmitter {
    */
   call(req: CallRequest, block: BlockRecord | 'pending'): Promise<CallResult> {
     return this.queue.run(async () => {
-      const { ctx, root } = this.stateFor(block)
+      const { ctx, root } = await this.stateFor(block)
       try {
         return await this.executor.call(req, ctx, root, this.callGasCap)
       } catch (err) {
@@ -534,7 +552,7 @@ export class Chain extends EventEmitter {
    */
   estimateGas(req: CallRequest, block: BlockRecord | 'pending'): Promise<bigint> {
     return this.queue.run(async () => {
-      const { ctx, root } = this.stateFor(block)
+      const { ctx, root } = await this.stateFor(block)
       let outcome
       try {
         outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap)
@@ -549,21 +567,25 @@ export class Chain extends EventEmitter {
 
   /** Account fields at a block (inside the queue). */
   account(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.executor.getAccount(address, this.stateFor(block).root))
+    return this.queue.run(async () => this.executor.getAccount(address, (await this.stateFor(block)).root))
   }
 
   /** Code at a block (inside the queue). */
   code(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.executor.getCode(address, this.stateFor(block).root))
+    return this.queue.run(async () => this.executor.getCode(address, (await this.stateFor(block)).root))
   }
 
   /** Storage word at a block (inside the queue). */
   storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.executor.getStorage(address, slot, this.stateFor(block).root))
+    return this.queue.run(async () => this.executor.getStorage(address, slot, (await this.stateFor(block)).root))
   }
 
-  private stateFor(block: BlockRecord | 'pending'): { ctx: BlockContext; root: Uint8Array } {
-    if (block === 'pending') return { ctx: this.nextContext(), root: this.head.header.stateRoot }
+  /** Block context and state root to run or read at (inside the queue). */
+  private async stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
+    if (block === 'pending') {
+      const p = await this.computePending()
+      return { ctx: this.nextContext(), root: p.header.stateRoot }
+    }
     return { ctx: this.contextOf(block), root: block.header.stateRoot }
   }
 }

@@ -92,4 +92,6 @@ export interface BlockRecord {
   cumulativeDifficulty: bigint
   /** Transactions in block order. */
   transactions: TxRecord[]
+  /** Uncle blocks referenced by this block (a local single-miner chain produces none; kept for the RPC shape). */
+  uncles: BlockRecord[]
 }

@@ -36,6 +36,7 @@ interface CliOptions {
   chainId?: number
   gasLimit?: bigint
   batchLimit: number
+  rpcModules?: string
   transport?: 'uws' | 'node'
   verbose?: boolean
   silent?: boolean
@@ -55,6 +56,7 @@ export function buildProgram(): Command {
     .option('--chain-id <id>', 'override the EIP-155 chain id', int('--chain-id', 1, 2 ** 32))
     .option('--gas-limit <gas>', 'block gas limit (default: the genesis limit, stepping toward 7,500,000)', bigint('--gas-limit'))
     .option('--batch-limit <n>', 'maximum requests per JSON-RPC batch (reference: 50)', int('--batch-limit', 1, 100000), 50)
+    .option('--rpc-modules <list>', 'comma-separated RPC modules to enable (e.g. eth,net,web3), or -name to disable one (default: all)')
     .option('--transport <name>', 'force the HTTP/WS server: uws or node (default: uws when available)')
     .option('-v, --verbose', 'log every request with its duration')
     .option('-s, --silent', 'print only the RPC URL line')
@@ -106,6 +108,7 @@ export async function main(argv: string[]): Promise<void> {
     chainId: o.chainId,
     gasLimit: o.gasLimit,
     maxBatchSize: o.batchLimit,
+    rpcModules: o.rpcModules?.split(',').map((m) => m.trim()).filter(Boolean),
     transport: o.transport,
     onRequest: o.verbose
       ? (method, ms, err) =>

@@ -186,9 +186,12 @@ export class Executor {
    * Transaction fees go to the Remasc contract, not the coinbase (reference BlockExecutor.java).
    * @param ctx the block context
    * @param txs transactions with their senders; each must be valid against the state (nonce, funds)
+   * @param opts.commit false to preview (the `pending` block): the state is left unchanged, the returned root
+   *   stays readable through {@link stateAt}
    * @throws TxApplyError when a transaction cannot be applied; the state is then unchanged
    */
-  async applyBlock(ctx: BlockContext, txs: PendingExecution[]): Promise<AppliedBlock> {
+  async applyBlock(ctx: BlockContext, txs: PendingExecution[], opts: { commit?: boolean } = {}): Promise<AppliedBlock> {
+    const commit = opts.commit ?? true
     const sm = this.stateManager
     const block = this.contextBlock(ctx)
     const applied: AppliedTx[] = []
@@ -237,6 +240,14 @@ export class Executor {
           error: result.execResult.exceptionError?.error,
           fee,
         })
+      }
+      if (!commit) {
+        // A preview (the `pending` block): flush to get its root — the trie nodes stay readable — then undo.
+        // revert() after a flush inside a checkpoint leaves stale caches (ethereumjs-v10.md §3 pitfall 1).
+        const previewRoot = await sm.getStateRoot()
+        await sm.revert()
+        sm.clearCaches()
+        return { stateRoot: previewRoot, gasUsed, paidFees, txs: applied }
       }
       await sm.commit()
       this.root = await sm.getStateRoot()

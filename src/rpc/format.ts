@@ -96,9 +96,9 @@ export function formatBlock(block: BlockRecord, full: boolean, pending = false):
     gasUsed: quantity(h.gasUsed),
     timestamp: quantity(h.timestamp),
     transactions: full
-      ? block.transactions.map((t) => formatTransaction(t, block))
+      ? block.transactions.map((t) => (pending ? formatTransaction({ tx: t.tx, hash: t.hash, from: t.from }, undefined) : formatTransaction(t, block)))
       : block.transactions.map((t) => toHex(t.hash)),
-    uncles: [],
+    uncles: block.uncles.map((u) => toHex(u.hash)),
     minimumGasPrice: quantity(h.minimumGasPrice),
     bitcoinMergedMiningHeader: toHex(h.bitcoinMergedMiningHeader),
     bitcoinMergedMiningCoinbaseTransaction: toHex(h.bitcoinMergedMiningCoinbaseTransaction),

@@ -268,6 +268,11 @@ export class UnitrieStateManager implements StateManagerInterface {
   private cachedSlots = 0
   private readonly maxCachedAccounts: number
   private readonly maxCachedSlots: number
+  /**
+   * Whether the next {@link clearStorage} (contract creation) writes the storage marker; reset to
+   * true by it. Set by {@link applyReferenceStateRules} for creation transactions with empty data.
+   */
+  markerOnNextCreate = true
   /** Bumped on every change of the current view (memoizes getStateRoot inside checkpoints). */
   private version = 0
   private viewMemo: { version: number; trie: Unitrie } | undefined
@@ -534,7 +539,8 @@ export class UnitrieStateManager implements StateManagerInterface {
     const r = this.rec(address)
     this.ensureAccount(r)
     this.wipe(r, false)
-    r.marker = true
+    r.marker = this.markerOnNextCreate
+    this.markerOnNextCreate = true
   }
 
   /** rskj Repository.setupContract: write the storage marker (e.g. for a called precompile). */
@@ -820,22 +826,44 @@ function wipeSubtree(t: Unitrie, key: Uint8Array): Unitrie {
   return t
 }
 
+/** The parts of an @ethereumjs VM that {@link applyReferenceStateRules} patches. */
+export interface ReferenceRulesTarget {
+  stateManager: unknown
+  evm: {
+    journal: object
+    events?: { on(event: 'beforeMessage', listener: (message: { depth: number; to?: unknown; data?: Uint8Array; code?: unknown }) => void): unknown }
+  }
+}
+
 /**
- * RSK has no EIP-161 state clearing: accounts touched by a transfer (even of 0 wei) are created and
- * empty accounts are never deleted (rskj Repository.addBalance → getAccountStateOrCreateNew;
- * there is no touched-account cleanup). @ethereumjs deletes "touched" empty accounts at the end of
- * every transaction when SpuriousDragon is active, which would e.g. delete the empty genesis
- * precompile accounts 0x01–0x09 (and their storage markers) when they are called, or the account
- * created by a 0-value transfer. This disables that cleanup on `evm`'s journal (call it again after
- * `vm.shallowCopy()`, which builds a new EVM). SELFDESTRUCT deletion is unaffected.
+ * Make an @ethereumjs VM follow the reference node's account rules. Idempotent; call it again after
+ * `vm.shallowCopy()` (which builds a new EVM and journal).
+ *
+ * 1. No EIP-161 state clearing. RSK never deletes "touched" empty accounts, and a transfer (even of
+ *    0 wei) creates its destination (rskj Repository.addBalance → getAccountStateOrCreateNew).
+ *    @ethereumjs (SpuriousDragon+) deletes touched empty accounts at the end of each transaction,
+ *    which e.g. deletes the empty genesis precompile accounts 0x01–0x09 with their storage markers
+ *    when they are called, and the account created by a 0-value transfer. SELFDESTRUCT deletion is
+ *    unaffected.
+ * 2. A creation transaction with empty data creates the account WITHOUT a storage marker
+ *    (TransactionExecutor.create skips setupContract); CREATE/CREATE2 and creation transactions
+ *    with init code get one (see {@link UnitrieStateManager.clearStorage}). Needs the VM's state
+ *    manager to be a {@link UnitrieStateManager}.
  */
-export function disableStateClearing(evm: { journal: object }): void {
-  const journal = evm.journal as { cleanup(): Promise<void>; touched: Set<string>; __rskNoClearing?: boolean }
-  if (journal.__rskNoClearing) return
+export function applyReferenceStateRules(vm: ReferenceRulesTarget): void {
+  const journal = vm.evm.journal as { cleanup(): Promise<void>; touched: Set<string>; __rskRules?: boolean }
+  if (journal.__rskRules) return
+  journal.__rskRules = true
   const original = journal.cleanup.bind(journal)
   journal.cleanup = async () => {
     journal.touched.clear()
     await original()
   }
-  journal.__rskNoClearing = true
+  const sm = vm.stateManager
+  if (sm instanceof UnitrieStateManager && vm.evm.events) {
+    vm.evm.events.on('beforeMessage', (m) => {
+      // Every message resets the flag; clearStorage of a depth-0 create runs before any inner message.
+      sm.markerOnNextCreate = !(m.depth === 0 && m.to === undefined && (m.data?.length ?? 0) === 0)
+    })
+  }
 }

@@ -32,6 +32,8 @@ export class TxPool {
   private readonly bySender = new Map<string, Map<bigint, PoolTx>>()
   private readonly byHash = new Map<string, PoolTx>()
   private seq = 0
+  /** Increases on every change (add, remove, clear): a cheap "did the pool change" check. */
+  version = 0
 
   /** Number of transactions in the pool (pending + queued). */
   get size(): number {
@@ -76,6 +78,7 @@ export class TxPool {
       }
       this.byHash.delete(toKey(existing.hash))
     }
+    this.version++
     const entry: PoolTx = { tx, hash, from, seq: this.seq++ }
     nonces.set(tx.nonce, entry)
     this.byHash.set(key, entry)
@@ -87,6 +90,7 @@ export class TxPool {
     const key = toKey(hash)
     const entry = this.byHash.get(key)
     if (!entry) return undefined
+    this.version++
     this.byHash.delete(key)
     const senderKey = toKey(entry.from)
     const nonces = this.bySender.get(senderKey)
@@ -111,6 +115,7 @@ export class TxPool {
   /** Removes everything. @returns what was removed */
   clear(): PoolTx[] {
     const all = [...this.byHash.values()]
+    this.version++
     this.bySender.clear()
     this.byHash.clear()
     return all

@@ -26,7 +26,7 @@ import {
   STORAGE_MARKER_VALUE,
 } from '../../src/rsk/trie-keys.js'
 import { MemoryTrieNodeStore, Unitrie } from '../../src/rsk/unitrie.js'
-import { disableStateClearing, UnitrieStateManager } from '../../src/state/unitrie-state-manager.js'
+import { applyReferenceStateRules, UnitrieStateManager } from '../../src/state/unitrie-state-manager.js'
 
 const GENESIS_ROOT = '0x9c13f6bf26a9d1b13b708b5da083cb8f4e948bb7f903174081ad95810d52723f'
 const devJson = JSON.parse(readFileSync(new URL('../../src/rsk/genesis/rsk-dev.json', import.meta.url), 'utf8')) as {
@@ -449,7 +449,7 @@ describe('UnitrieStateManager: VM integration', () => {
   async function setup(): Promise<{ vm: VM; sm: UnitrieStateManager }> {
     const sm = genesisManager()
     const vm = await createVM({ common, stateManager: sm })
-    disableStateClearing(vm.evm)
+    applyReferenceStateRules(vm)
     return { vm, sm }
   }
 
@@ -565,6 +565,20 @@ describe('UnitrieStateManager: VM integration', () => {
     const vm2 = await createVM({ common, stateManager: sm2 })
     await runTx(vm2, { tx: signed(0n, ECRECOVER, 0n, new Uint8Array(128), 100_000n), block, skipHardForkValidation: true })
     expect(await sm2.getAccount(ECRECOVER)).toBeUndefined()
+  })
+
+  it('a creation tx with empty data creates the account without a storage marker; CREATE with init code gets one', async () => {
+    const { vm, sm } = await setup()
+    const r = await runTx(vm, { tx: signed(0n, undefined, 5n, new Uint8Array(0), 100_000n), block, skipHardForkValidation: true })
+    expect(r.execResult.exceptionError).toBeUndefined()
+    const a = r.createdAddress!
+    expect((await sm.getAccount(a))!.balance).toBe(5n)
+    expect(await sm.hasStorageMarker(a)).toBe(false)
+    // init code that returns nothing: marker (setupContract), no code
+    const r2 = await runTx(vm, { tx: signed(1n, undefined, 0n, hexToBytes('0x00'), 100_000n), block, skipHardForkValidation: true })
+    expect(r2.execResult.exceptionError).toBeUndefined()
+    expect(await sm.hasStorageMarker(r2.createdAddress!)).toBe(true)
+    expect(await sm.getCodeSize(r2.createdAddress!)).toBe(0)
   })
 
   it('many transactions inside one outer checkpoint, then commit', async () => {

@@ -4,7 +4,8 @@
  */
 import { createTxFromRLP, LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
 import { RLP } from '@ethereumjs/rlp'
-import { invalidParams } from '../../chain/errors.js'
+import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
+import type { BlockRecord } from '../../chain/types.js'
 import { executionError } from '../../chain/revert.js'
 import { keccak256 } from '../../execution/crypto.js'
 import { queryLogs } from '../../events/log-query.js'
@@ -59,6 +60,19 @@ function callRequest(o: TxObject) {
 export function ethMethods(s: Services): MethodSpec[] {
   const { chain } = s
   const stateBlock = (ref: BlockRef) => requireBlock(chain, ref)
+  /**
+   * The block a reference names, the pending block for `pending`; undefined when unknown, or
+   * -32600 "Block … not found" when `required` (reference Web3InformationRetriever).
+   */
+  const blockOrPending = async (ref: BlockRef, required: boolean): Promise<BlockRecord | undefined> => {
+    const b = required ? requireBlock(chain, ref) : resolveBlock(chain, ref)
+    return b === 'pending' ? chain.pendingBlock() : b
+  }
+  /** The uncle at `index` in block shape without transactions, or null (reference getUncleResultDTO). */
+  const uncleAt = (b: BlockRecord | undefined, index: bigint): unknown => {
+    if (!b || index >= BigInt(b.uncles.length)) return null
+    return formatBlock({ ...b.uncles[Number(index)]!, transactions: [] }, false)
+  }
 
   return [
     method('eth_chainId', 'eth', 'EIP-155 chain id', [], () => quantity(chain.chainId)),
@@ -144,10 +158,10 @@ export function ethMethods(s: Services): MethodSpec[] {
       'eth',
       'block or null',
       [P.block('block'), optional(P.bool('fullTransactions'), false)],
-      (_c, ref, full) => {
+      async (_c, ref, full) => {
         const b = resolveBlock(chain, ref)
         if (b === undefined) return null
-        return b === 'pending' ? formatBlock(chain.pendingBlock(), full, true) : formatBlock(b, full)
+        return b === 'pending' ? formatBlock(await chain.pendingBlock(), full, true) : formatBlock(b, full)
       },
     ),
     method(
@@ -158,6 +172,59 @@ export function ethMethods(s: Services): MethodSpec[] {
       (_c, hash, full) => {
         const b = chain.blockByHash(hash)
         return b ? formatBlock(b, full) : null
+      },
+    ),
+
+    method('eth_getBlockTransactionCountByHash', 'eth', 'number of transactions, or null', [P.hash('blockHash')], (_c, hash) => {
+      const b = chain.blockByHash(hash)
+      return b ? quantity(b.transactions.length) : null
+    }),
+    method('eth_getBlockTransactionCountByNumber', 'eth', 'number of transactions', [P.block('block')], async (_c, ref) =>
+      quantity((await blockOrPending(ref, true))!.transactions.length),
+    ),
+    method('eth_getUncleCountByBlockHash', 'eth', 'number of uncles', [P.hash('blockHash')], (_c, hash) => {
+      const b = chain.blockByHash(hash)
+      if (!b) throw new RpcError(ErrorCode.InvalidRequest, `Block with hash ${toHex(hash)} not found`)
+      return quantity(b.uncles.length)
+    }),
+    method('eth_getUncleCountByBlockNumber', 'eth', 'number of uncles', [P.block('block')], async (_c, ref) =>
+      quantity((await blockOrPending(ref, true))!.uncles.length),
+    ),
+    method(
+      'eth_getUncleByBlockHashAndIndex',
+      'eth',
+      'uncle (block shape, no transactions) or null',
+      [P.hash('blockHash'), P.quantity('index')],
+      (_c, hash, index) => uncleAt(chain.blockByHash(hash), index),
+    ),
+    method(
+      'eth_getUncleByBlockNumberAndIndex',
+      'eth',
+      'uncle (block shape, no transactions) or null',
+      [P.block('block'), P.quantity('index')],
+      async (_c, ref, index) => uncleAt(await blockOrPending(ref, false), index),
+    ),
+    method(
+      'eth_getTransactionByBlockHashAndIndex',
+      'eth',
+      'transaction or null',
+      [P.hash('blockHash'), P.quantity('index')],
+      (_c, hash, index) => {
+        const b = chain.blockByHash(hash)
+        const t = b && index < BigInt(b.transactions.length) ? b.transactions[Number(index)] : undefined
+        return t ? formatTransaction(t, b) : null
+      },
+    ),
+    method(
+      'eth_getTransactionByBlockNumberAndIndex',
+      'eth',
+      'transaction or null',
+      [P.block('block'), P.quantity('index')],
+      async (_c, ref, index) => {
+        const b = await blockOrPending(ref, false)
+        const t = b && index < BigInt(b.transactions.length) ? b.transactions[Number(index)] : undefined
+        if (!t) return null
+        return ref.kind === 'tag' && ref.tag === 'pending' ? formatTransaction({ tx: t.tx, hash: t.hash, from: t.from }, undefined) : formatTransaction(t, b)
       },
     ),
 
