@@ -32,6 +32,8 @@ export interface NodeConfig {
   maxBatchSize?: number
   /** Force the transport ('uws' | 'node'); default: uWS when its binary loads. */
   transport?: 'uws' | 'node'
+  /** Interval-mining timers (tests inject fake ones). */
+  timers?: import('./miner/miner.js').Timers
   /** Wall clock in ms (tests inject one). */
   clock?: () => number
   /** Called for each RPC request (method, ms, error) — the CLI's request log. */

@@ -16,6 +16,10 @@ import { web3NetMethods } from './rpc/methods/web3-net.js'
 import { filterMethods, formatFilterLog, formatHead } from './rpc/methods/filters.js'
 import { nodeInfoMethods } from './rpc/methods/node-info.js'
 import { txpoolMethods } from './rpc/methods/txpool.js'
+import { devMethods } from './rpc/methods/dev.js'
+import { Miner } from './miner/miner.js'
+import { Impersonation } from './accounts/impersonation.js'
+import { randomBytes } from 'node:crypto'
 import { FilterManager } from './events/filters.js'
 import { SubscriptionManager } from './events/subscriptions.js'
 import type { Services } from './rpc/services.js'
@@ -27,6 +31,11 @@ import { bytesToBigInt, toHex } from './util/bytes.js'
 const require = createRequire(import.meta.url)
 /** This package's version. */
 export const VERSION: string = (require('../package.json') as { version: string }).version
+
+/** The request log used when logging is switched on at run time without a configured one. */
+function defaultRequestLog(method: string, ms: number, err?: { code: number; message: string }): void {
+  console.log(`${method} ${ms.toFixed(1)}ms${err ? ` ${err.code} ${err.message}` : ''}`)
+}
 
 /** An EIP-1193 provider over the node's method table (no transport in between). */
 export interface Eip1193Provider {
@@ -52,6 +61,8 @@ export interface Node {
   /** The dev accounts (address, private key) in eth_accounts order. */
   readonly accounts: readonly { address: string; privateKey: string; balance: bigint }[]
   readonly mining: { mode: 'instant' } | { mode: 'interval'; blockTime: number }
+  /** The mining-mode controller (automine, interval, start/stop). */
+  readonly miner: Miner
   /** In-process EIP-1193 provider. */
   readonly provider: Eip1193Provider
   /** The chain (for library users and tests). */
@@ -97,20 +108,25 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   })
 
   const mining = config.blockTime ? { mode: 'interval' as const, blockTime: config.blockTime } : { mode: 'instant' as const }
-  let timer: NodeJS.Timeout | undefined
-  if (mining.mode === 'interval') {
-    timer = setInterval(() => {
-      chain.mineEmpty().catch(() => undefined)
-    }, mining.blockTime * 1000)
-    timer.unref()
-  }
+  const miner = new Miner(chain, {
+    automine: mining.mode === 'instant',
+    intervalMs: mining.mode === 'interval' ? mining.blockTime * 1000 : 0,
+    timers: config.timers,
+    onError: (err) => config.onInternalError?.('interval mining', err),
+  })
+  let onRequest = config.onRequest
 
   const services: Services = {
     chain,
     accounts,
     network,
     clientVersion: `node-cli/v${VERSION}/${os.platform()}-${os.arch()}/Node${process.versions.node.split('.')[0]}`,
-    mining: () => true,
+    miner,
+    impersonation: new Impersonation(),
+    setLogging: (on) => {
+      onRequest = on ? (config.onRequest ?? defaultRequestLog) : undefined
+    },
+    instanceId: '0x' + randomBytes(32).toString('hex'),
   }
   const filters = new FilterManager(chain, { keccak: keccak256, clock: config.clock })
   const subscriptions = new SubscriptionManager(chain, { head: formatHead, log: formatFilterLog })
@@ -120,11 +136,12 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     ...filterMethods(services, filters, subscriptions),
     ...txpoolMethods(services),
     ...nodeInfoMethods(),
+    ...devMethods(services),
   ]
   const dispatcher = new Dispatcher(methods, {
     maxBatchSize: config.maxBatchSize ?? DEFAULT_CONFIG.maxBatchSize,
     disabledModules,
-    onRequest: config.onRequest,
+    onRequest: (method, ms, err) => onRequest?.(method, ms, err),
     onInternalError: config.onInternalError,
   })
 
@@ -150,11 +167,12 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     transport: server.transport,
     accounts: dev.map((a) => ({ address: toHex(a.address), privateKey: toHex(a.privateKey), balance: alloc[toHex(a.address)]! })),
     mining,
+    miner,
     provider,
     chain,
     close() {
       closed ??= (async () => {
-        if (timer) clearInterval(timer)
+        miner.close()
         await server.close()
         await chain.queue.run(() => undefined)
       })()

@@ -71,6 +71,15 @@ export interface ChainOptions {
   gasEstimationCap?: bigint
 }
 
+/** What evm_snapshot records. */
+interface ChainSnapshot {
+  blockNumber: bigint
+  stateRoot: Uint8Array
+  pool: PoolTx[]
+  timeOffset: bigint
+  nextTimestamp: bigint | undefined
+}
+
 /** Where a transaction sits. */
 export interface TxLocation {
   block: BlockRecord
@@ -192,14 +201,158 @@ export class Chain extends EventEmitter {
   nextContext(): BlockContext {
     const parent = this.head.header
     const now = this.now()
+    let timestamp = now > parent.timestamp ? now : parent.timestamp + 1n
+    if (this.nextTimestamp !== undefined) timestamp = this.nextTimestamp
     return {
       number: parent.number + 1n,
-      timestamp: now > parent.timestamp ? now : parent.timestamp + 1n,
+      timestamp,
       coinbase: this.opts.coinbase,
-      gasLimit: this.nextGasLimit(parent.gasLimit),
+      gasLimit: this.nextGasLimitOverride ?? this.nextGasLimit(parent.gasLimit),
       difficulty: 1n,
-      minimumGasPrice: this.nextMinimumGasPrice(parent.minimumGasPrice),
+      minimumGasPrice: this.nextMinGasPriceOverride ?? this.nextMinimumGasPrice(parent.minimumGasPrice),
     }
+  }
+
+  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*) ----
+
+  /** Exact timestamp (seconds) of the next block (evm_setNextBlockTimestamp); cleared when a block is mined. */
+  private nextTimestamp: bigint | undefined
+  /** One-shot overrides for the next block (hardhat_setMinGasPrice, evm_setBlockGasLimit). */
+  private nextMinGasPriceOverride: bigint | undefined
+  private nextGasLimitOverride: bigint | undefined
+  /** Snapshots by id (1, 2, …): reusable, as the reference's SnapshotManager. */
+  private readonly snapshots = new Map<number, ChainSnapshot>()
+  private nextSnapshotId = 1
+
+  /**
+   * Adds seconds to the clock offset of the next block (evm_increaseTime; reference MinerClock): a value
+   * ≤ 0 changes nothing; the offset is cleared once the next block is built.
+   * @returns the accumulated offset, seconds
+   */
+  increaseTime(seconds: bigint): bigint {
+    if (seconds > 0n) this.timeOffset += seconds
+    return this.timeOffset
+  }
+
+  /**
+   * Fixes the next block's timestamp (evm_setNextBlockTimestamp).
+   * @param timestamp seconds; must be greater than the head's
+   * @throws RpcError -32602 when not after the head's timestamp
+   */
+  setNextBlockTimestamp(timestamp: bigint): void {
+    const parent = this.head.header.timestamp
+    if (timestamp <= parent) {
+      throw new RpcError(
+        ErrorCode.InvalidParams,
+        `Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${parent}`,
+      )
+    }
+    this.nextTimestamp = timestamp
+  }
+
+  /** The coinbase (20 bytes) of blocks mined from now on (anvil_setCoinbase). */
+  setCoinbase(address: Uint8Array): void {
+    this.opts.coinbase = address
+  }
+
+  /**
+   * Sets the target minimumGasPrice (wei) and uses it for the next block directly, without the ±1% band
+   * (hardhat_setMinGasPrice; later blocks follow the reference band around it).
+   */
+  setMinGasPrice(wei: bigint): void {
+    this.opts.minGasPrice = wei
+    this.nextMinGasPriceOverride = wei
+    this.pendingCache = undefined
+  }
+
+  /** Sets the block gas limit of the next block and the target after it (evm_setBlockGasLimit). */
+  setBlockGasLimit(gas: bigint): void {
+    this.opts.targetGasLimit = gas
+    this.nextGasLimitOverride = gas
+    this.pendingCache = undefined
+  }
+
+  /**
+   * Records the chain head, state, pool and clock so {@link revertTo} can restore them (evm_snapshot).
+   * @returns the snapshot id: 1, 2, … (the RPC shows it as "0x1", "0x2", …)
+   */
+  snapshot(): Promise<number> {
+    return this.queue.run(() => {
+      const id = this.nextSnapshotId++
+      this.snapshots.set(id, {
+        blockNumber: this.head.header.number,
+        stateRoot: this.executor.stateRoot,
+        pool: [...this.pool.all()],
+        timeOffset: this.timeOffset,
+        nextTimestamp: this.nextTimestamp,
+      })
+      return id
+    })
+  }
+
+  /**
+   * Restores a snapshot (evm_revert): chain head, state, pool and indexes as they were; blocks after it are
+   * removed (their logs are re-sent to filters and subscriptions with removed=true). The id stays usable
+   * (reference SnapshotManager); snapshots taken after it are dropped.
+   * @returns false for an unknown id
+   */
+  revertTo(id: number): Promise<boolean> {
+    return this.queue.run(async () => {
+      const snap = this.snapshots.get(id)
+      if (!snap) return false
+      for (const later of [...this.snapshots.keys()]) if (later > id) this.snapshots.delete(later)
+      this.nextSnapshotId = id + 1
+      await this.rewind(snap.blockNumber, snap.stateRoot)
+      this.pool.clear()
+      for (const p of snap.pool) this.pool.add(p.tx, p.hash, p.from)
+      this.timeOffset = snap.timeOffset
+      this.nextTimestamp = snap.nextTimestamp
+      return true
+    })
+  }
+
+  /** Back to genesis (evm_reset / anvil_reset): blocks, pool, snapshots and clock controls are cleared. */
+  reset(): Promise<void> {
+    return this.queue.run(async () => {
+      await this.rewind(0n, this.blocks[0]!.header.stateRoot)
+      this.pool.clear()
+      this.snapshots.clear()
+      this.nextSnapshotId = 1
+      this.timeOffset = 0n
+      this.nextTimestamp = undefined
+      this.nextMinGasPriceOverride = undefined
+      this.nextGasLimitOverride = undefined
+    })
+  }
+
+  /** Removes blocks above `number` and sets the state to `stateRoot`. Inside the queue. */
+  private async rewind(number: bigint, stateRoot: Uint8Array): Promise<void> {
+    const removed = this.blocks.splice(Number(number) + 1)
+    for (const b of removed) {
+      this.byHash.delete(b.hashKey)
+      for (const tx of b.transactions) this.txIndex.delete(toKey(tx.hash))
+    }
+    await this.executor.resetTo(stateRoot)
+    this.pendingCache = undefined
+    if (removed.length > 0) this.emit('removedBlocks', removed.reverse())
+  }
+
+  /**
+   * Changes account state outside any transaction (anvil_/hardhat_ setBalance, setNonce, setCode,
+   * setStorageAt). The change applies to the latest state in place, as in Anvil and Hardhat: no block is
+   * mined; reads at `latest` and the next block see it.
+   * @param change receives the live state manager (inside a checkpoint that is committed)
+   */
+  modifyState(change: (sm: import('@ethereumjs/statemanager').MerkleStateManager) => Promise<void>): Promise<void> {
+    return this.queue.run(async () => {
+      await this.executor.modify(change)
+      this.pendingCache = undefined
+    })
+  }
+
+  /** Removes a pool transaction (anvil_dropTransaction). @returns true when it was in the pool */
+  dropTransaction(hash: Uint8Array): Promise<boolean> {
+    return this.queue.run(() => this.pool.remove(hash) !== undefined)
   }
 
   /** Context of an existing block (calls "at" a past block run in that block's context). */
@@ -243,10 +396,15 @@ export class Chain extends EventEmitter {
    * transaction is still mined, then the -32015 error is raised (reference EthModuleTransactionInstant).
    * @param tx signed (or impersonation) legacy transaction
    * @param from its sender
+   * @param opts.allowMissingSender skip the reference's "sender account must exist" rule (impersonated senders)
    * @returns the hash, and where it was mined (undefined while it waits in the pool)
    * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed
    */
-  submit(tx: LegacyTx, from: Uint8Array): Promise<{ hash: Uint8Array; mined?: MinedSubmission }> {
+  submit(
+    tx: LegacyTx,
+    from: Uint8Array,
+    opts: { allowMissingSender?: boolean } = {},
+  ): Promise<{ hash: Uint8Array; mined?: MinedSubmission }> {
     return this.queue.run(async () => {
       const hash = tx.hash()
       const ctx = this.nextContext()
@@ -257,6 +415,7 @@ export class Chain extends EventEmitter {
         blockGasLimit: ctx.gasLimit,
         minimumGasPrice: ctx.minimumGasPrice,
         allowFutureNonce: true,
+        allowMissingSender: opts.allowMissingSender,
       })
       this.pool.add(tx, hash, from)
       this.emit('pendingTransaction', hash)
@@ -470,7 +629,7 @@ export class Chain extends EventEmitter {
 
   /** Inside the queue. */
   private async computePending(): Promise<BlockRecord> {
-    const key = `${this.head.hashKey}:${this.pool.version}`
+    const key = `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`
     if (this.pendingCache?.key === key) return this.pendingCache.block
     const ctx = this.nextContext()
     let picked = await this.pickForBlock(ctx)
@@ -524,6 +683,11 @@ export class Chain extends EventEmitter {
   }
 
   private append(block: BlockRecord): void {
+    // the clock controls apply to one block (reference MinerServerImpl.buildBlockToMine clears the offset)
+    this.timeOffset = 0n
+    this.nextTimestamp = undefined
+    this.nextMinGasPriceOverride = undefined
+    this.nextGasLimitOverride = undefined
     this.blocks.push(block)
     this.byHash.set(block.hashKey, block)
     for (const tx of block.transactions) this.txIndex.set(toKey(tx.hash), { block, tx })
@@ -586,7 +750,8 @@ export class Chain extends EventEmitter {
       const p = await this.computePending()
       return { ctx: this.nextContext(), root: p.header.stateRoot }
     }
-    return { ctx: this.contextOf(block), root: block.header.stateRoot }
+    // the head's state is the live one, which includes in-place changes (setBalance, …)
+    return { ctx: this.contextOf(block), root: block === this.head ? this.executor.stateRoot : block.header.stateRoot }
   }
 }
 

@@ -152,10 +152,10 @@ export class FilterManager {
     return f
   }
 
-  /** Drops filters not polled within the timeout. */
+  /** Drops filters not used within the timeout (reference Filter.hasExpired: accessTime + timeout <= now). */
   expire(): void {
-    const deadline = this.clock() - this.timeoutMs
-    for (const [id, f] of this.filters) if (f.lastPoll < deadline) this.filters.delete(id)
+    const now = this.clock()
+    for (const [id, f] of this.filters) if (f.lastPoll + this.timeoutMs <= now) this.filters.delete(id)
   }
 
   private onBlock(block: BlockRecord, removed: boolean): void {

@@ -260,6 +260,26 @@ export class Executor {
   }
 
   /**
+   * Applies an out-of-transaction state change to the live state and commits it.
+   * @param change receives the live state manager inside a checkpoint
+   * @returns the new state root
+   */
+  async modify(change: (sm: MerkleStateManager) => Promise<void>): Promise<Uint8Array> {
+    const sm = this.stateManager
+    await sm.checkpoint()
+    try {
+      await change(sm)
+      await sm.commit()
+    } catch (err) {
+      await sm.revert()
+      sm.clearCaches()
+      throw err
+    }
+    this.root = await sm.getStateRoot()
+    return this.root
+  }
+
+  /**
    * Makes `root` the live state again (after a snapshot revert or reset). Clears caches.
    * @param root a state root produced earlier by this executor
    */

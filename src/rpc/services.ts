@@ -2,6 +2,8 @@
  * What the method handlers need from the domain, and block-reference resolution shared by them.
  */
 import type { AccountStore } from '../accounts/dev-accounts.js'
+import type { Impersonation } from '../accounts/impersonation.js'
+import type { Miner } from '../miner/miner.js'
 import type { Chain } from '../chain/chain.js'
 import { ErrorCode, RpcError } from '../chain/errors.js'
 import type { BlockRecord } from '../chain/types.js'
@@ -16,8 +18,14 @@ export interface Services {
   network: number
   /** web3_clientVersion. */
   clientVersion: string
-  /** Whether the miner is running (eth_mining). */
-  mining(): boolean
+  /** Mining mode controller. */
+  miner: Miner
+  /** Addresses that may send without a key. */
+  impersonation: Impersonation
+  /** Turns the request log on/off (anvil_setLoggingEnabled). */
+  setLogging(on: boolean): void
+  /** Random id of this node instance (hardhat_metadata.instanceId). */
+  instanceId: string
 }
 
 /**

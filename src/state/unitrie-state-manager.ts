@@ -36,6 +36,9 @@
  * `getStateRoot()` inside a checkpoint returns the root of the current (uncommitted) state WITHOUT
  * flushing anything, so a later `revert()` is exact (no @ethereumjs "pitfall 1").
  *
+ * For reference-exact roots the VM must also follow the reference's account rules (no EIP-161
+ * clearing, no marker for creation transactions with empty data): see {@link applyReferenceStateRules}.
+ *
  * Not safe for concurrent use (same as every @ethereumjs state manager).
  */
 import type { AccountFields, Common, StateManagerInterface, StorageDump, StorageRange } from '@ethereumjs/common'

@@ -8,6 +8,7 @@ import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
 import type { BlockRecord } from '../../chain/types.js'
 import { executionError } from '../../chain/revert.js'
 import { keccak256 } from '../../execution/crypto.js'
+import { impersonatedTransaction } from '../../accounts/impersonation.js'
 import { queryLogs } from '../../events/log-query.js'
 import { quantity, toHex } from '../../util/bytes.js'
 import { formatBlock, formatLog, formatReceipt, formatTransaction } from '../format.js'
@@ -52,6 +53,34 @@ export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
   return tx
 }
 
+/**
+ * Builds and submits a transaction from `obj.from` with the spec's defaults (gas 90 000, gasPrice 0, value 0,
+ * nonce = next pending nonce; an explicit nonce replaces an own pending transaction): signed when the node
+ * holds the key, unsigned when the sender is impersonated (or `unsigned` is set: eth_sendUnsignedTransaction).
+ * @returns the transaction hash
+ * @throws RpcError -32602 "from is null" / "Could not find account for address: …"; -32010; -32015
+ */
+export async function sendFrom(s: Services, obj: TxObject, unsigned: boolean): Promise<Uint8Array> {
+  const { chain } = s
+  // Both are -32602 in the reference (EthModuleTransactionBase.sendTransaction).
+  if (!obj.from) throw invalidParams('from is null')
+  const account = unsigned ? undefined : s.accounts.get(obj.from)
+  const impersonated = unsigned || (!account && s.impersonation.has(obj.from))
+  if (!account && !impersonated) throw invalidParams(`Could not find account for address: ${toHex(obj.from)}`)
+  const data: LegacyTxData = {
+    nonce: obj.nonce ?? (await chain.pendingNonce(obj.from)),
+    gasPrice: obj.gasPrice ?? 0n,
+    gasLimit: obj.gas ?? DEFAULT_SEND_GAS,
+    to: obj.to,
+    value: obj.value ?? 0n,
+    data: obj.data,
+  }
+  const tx = account
+    ? s.accounts.signTransaction(obj.from, data, chain.common)
+    : impersonatedTransaction(obj.from, data, chain.common)
+  return (await chain.submit(tx, obj.from, { allowMissingSender: impersonated })).hash
+}
+
 function callRequest(o: TxObject) {
   return { from: o.from, to: o.to, gas: o.gas, gasPrice: o.gasPrice, value: o.value, data: o.data }
 }
@@ -79,7 +108,7 @@ export function ethMethods(s: Services): MethodSpec[] {
     method('eth_protocolVersion', 'eth', 'protocol version', [], () => PROTOCOL_VERSION),
     method('eth_syncing', 'eth', 'false: a local node is never syncing', [], () => false),
     method('eth_coinbase', 'eth', 'miner coinbase address', [], () => toHex(chain.nextContext().coinbase)),
-    method('eth_mining', 'eth', 'whether the miner is running', [], () => s.mining()),
+    method('eth_mining', 'eth', 'whether the miner is running', [], () => s.miner.isMining()),
     method('eth_hashrate', 'eth', 'local hash rate (0)', [], () => '0x0'),
     method('eth_gasPrice', 'eth', 'minimumGasPrice of the best block × 1.1', [], () =>
       quantity((chain.head.header.minimumGasPrice * 110n) / 100n),
@@ -125,23 +154,9 @@ export function ethMethods(s: Services): MethodSpec[] {
       const tx = decodeRawTransaction(raw, s)
       return toHex((await chain.submit(tx, tx.getSenderAddress().bytes)).hash)
     }),
-    method('eth_sendTransaction', 'eth', 'signs with an unlocked account and submits', [P.tx()], async (_c, obj) => {
-      // Both are -32602 in the reference (EthModuleTransactionBase.sendTransaction).
-      if (!obj.from) throw invalidParams('from is null')
-      const account = s.accounts.get(obj.from)
-      if (!account) throw invalidParams(`Could not find account for address: ${toHex(obj.from)}`)
-      const nonce = obj.nonce ?? (await chain.pendingNonce(obj.from))
-      const data: LegacyTxData = {
-        nonce,
-        gasPrice: obj.gasPrice ?? 0n,
-        gasLimit: obj.gas ?? DEFAULT_SEND_GAS,
-        to: obj.to,
-        value: obj.value ?? 0n,
-        data: obj.data,
-      }
-      const tx = s.accounts.signTransaction(obj.from, data, chain.common)
-      return toHex((await chain.submit(tx, obj.from)).hash)
-    }),
+    method('eth_sendTransaction', 'eth', 'signs with an unlocked account and submits', [P.tx()], async (_c, obj) =>
+      toHex(await sendFrom(s, obj, false)),
+    ),
 
     method('eth_getTransactionByHash', 'eth', 'transaction or null', [P.hash('transactionHash')], (_c, hash) => {
       const loc = chain.transaction(hash)

@@ -1,0 +1,42 @@
+/**
+ * Sending as an address without its key (anvil_/hardhat_impersonateAccount, anvil_autoImpersonateAccount,
+ * eth_sendUnsignedTransaction). The transaction carries a placeholder signature (v 27, r = the sender,
+ * s = 1 — unique hashes per sender and nonce) and reports the given sender (Hardhat's fake-sender pattern,
+ * ethereumjs-v10.md §7).
+ */
+import type { Common } from '@ethereumjs/common'
+import { createLegacyTx, type LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
+import { Address } from '@ethereumjs/util'
+import { bytesToBigInt, toKey } from '../util/bytes.js'
+
+/**
+ * A legacy transaction from `from` with a placeholder signature.
+ * @param from 20-byte sender
+ */
+export function impersonatedTransaction(from: Uint8Array, data: LegacyTxData, common: Common): LegacyTx {
+  const tx = createLegacyTx({ ...data, v: 27n, r: bytesToBigInt(from), s: 1n }, { common, freeze: false })
+  const sender = new Address(from)
+  tx.getSenderAddress = () => sender
+  tx.verifySignature = () => true
+  return tx
+}
+
+/** Which addresses may send without a key. */
+export class Impersonation {
+  private readonly addresses = new Set<string>()
+  /** anvil_autoImpersonateAccount: every address may. */
+  auto = false
+
+  add(address: Uint8Array): void {
+    this.addresses.add(toKey(address))
+  }
+
+  remove(address: Uint8Array): void {
+    this.addresses.delete(toKey(address))
+  }
+
+  /** Whether `address` may send without a key. */
+  has(address: Uint8Array): boolean {
+    return this.auto || this.addresses.has(toKey(address))
+  }
+}
