@@ -98,7 +98,13 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const gasLimit = config.gasLimit ?? preset.genesis.gasLimit
   const chain = await Chain.create({
     common,
-    genesis: { ...preset.genesis, difficulty: bytesToBigInt(preset.genesis.difficultyBytes), gasLimit },
+    genesis: {
+      ...preset.genesis,
+      difficulty: bytesToBigInt(preset.genesis.difficultyBytes),
+      gasLimit,
+      bitcoinMergedMining: Uint8Array.of(0),
+    },
+    network: network as 30 | 31 | 32 | 33,
     alloc,
     coinbase: minerAddress,
     targetGasLimit: config.gasLimit ?? preset.targetGasLimit,

@@ -15,21 +15,22 @@ import {
 } from '../execution/executor.js'
 import type { Common } from '@ethereumjs/common'
 import { SerialQueue } from '../util/serial-queue.js'
-import { toKey, ZERO_HASH } from '../util/bytes.js'
+import { bigIntToBytes, toKey, ZERO_HASH } from '../util/bytes.js'
 import { ErrorCode, RpcError, txRejected } from './errors.js'
 import { executionError } from './revert.js'
 import {
   blockSize,
   EMPTY_TRIE_ROOT,
   EMPTY_UNCLES_HASH,
-  encodeReceipt,
   hashForMergedMining,
   headerHash,
-  indexedTrieRoot,
+  receiptsTrieRoot,
+  transactionsTrieRoot,
 } from './seal.js'
 import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
+import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 
 /** A transaction of a block being mined could not be applied (index into the block's list). */
 class PoolApplyError extends RpcError {
@@ -52,7 +53,13 @@ export interface ChainOptions {
     difficulty: bigint
     coinbase: Uint8Array
     minimumGasPrice: bigint
+    /** Difficulty bytes as the genesis file has them. */
+    difficultyBytes: Uint8Array
+    /** The merged-mining fields of the genesis file (0x00 in every reference genesis). */
+    bitcoinMergedMining: Uint8Array
   }
+  /** Network number (30-33): selects the genesis precompile rules of the state. */
+  network: 30 | 31 | 32 | 33
   /** Genesis allocation: 0x-address → wei. */
   alloc: Record<string, bigint>
   /** Coinbase of mined blocks (20 bytes). */
@@ -130,6 +137,7 @@ export class Chain extends EventEmitter {
     const executor = await Executor.create({
       common: opts.common,
       alloc: opts.alloc,
+      network: opts.network,
       blockHash: (n) => chain?.blockByNumber(n)?.hash,
     })
     chain = new Chain(executor, opts)
@@ -151,9 +159,11 @@ export class Chain extends EventEmitter {
       paidFees: 0n,
       minimumGasPrice: g.minimumGasPrice,
       uncleCount: 0,
-      bitcoinMergedMiningHeader: new Uint8Array(0),
-      bitcoinMergedMiningMerkleProof: new Uint8Array(0),
-      bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
+      bitcoinMergedMiningHeader: g.bitcoinMergedMining,
+      bitcoinMergedMiningMerkleProof: g.bitcoinMergedMining,
+      bitcoinMergedMiningCoinbaseTransaction: g.bitcoinMergedMining,
+      rawDifficulty: g.difficultyBytes,
+      rawGasLimit: bigIntToBytes(g.gasLimit),
     }
     chain.append(chain.seal(header, [], g.difficulty))
     return chain
@@ -343,7 +353,7 @@ export class Chain extends EventEmitter {
    * mined; reads at `latest` and the next block see it.
    * @param change receives the live state manager (inside a checkpoint that is committed)
    */
-  modifyState(change: (sm: import('@ethereumjs/statemanager').MerkleStateManager) => Promise<void>): Promise<void> {
+  modifyState(change: (sm: UnitrieStateManager) => Promise<void>): Promise<void> {
     return this.queue.run(async () => {
       await this.executor.modify(change)
       this.pendingCache = undefined
@@ -587,8 +597,8 @@ export class Chain extends EventEmitter {
       unclesHash: EMPTY_UNCLES_HASH,
       coinbase: ctx.coinbase,
       stateRoot: applied.stateRoot,
-      transactionsRoot: await indexedTrieRoot(records.map((r) => r.tx.serialize())),
-      receiptsRoot: await indexedTrieRoot(records.map((r) => encodeReceipt(r.receipt))),
+      transactionsRoot: transactionsTrieRoot(records.map((r) => r.tx.serialize())),
+      receiptsRoot: receiptsTrieRoot(records.map((r) => r.receipt)),
       logsBloom: bloom,
       difficulty: ctx.difficulty,
       number: ctx.number,

@@ -1,86 +1,108 @@
 /**
- * Sealing a block: transaction/receipt trie roots, the header hash, the block size and hashForMergedMining.
+ * Sealing a block the way the reference node builds it (reference-node-facts.md §1-§2): Unitrie
+ * transaction and receipt roots keyed by RLP(index), the RSK header encoding and hash (V0 genesis, V2 from
+ * block 1 as regtest), the block RLP whose length is `size`, and hashForMergedMining.
  */
-import { RLP } from '@ethereumjs/rlp'
-import { createMPT } from '@ethereumjs/mpt'
-import { keccak256 } from '../execution/crypto.js'
-import { bigIntToBytes } from '../util/bytes.js'
-import type { HeaderFields } from './types.js'
+import {
+  encodeBlock,
+  hashForMergedMining as rskHashForMergedMining,
+  headerHash as rskHeaderHash,
+  javaBigIntegerBytes,
+  type RskHeader,
+} from '../rsk/header.js'
+import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../rsk/keccak.js'
+import { encodeReceipt as encodeRskReceipt, receiptsRoot, transactionsRoot } from '../rsk/receipt-rlp.js'
+import type { HeaderFields, ReceiptRecord } from './types.js'
 
-/** keccak256(RLP("")): the root of an empty trie. */
-export const EMPTY_TRIE_ROOT = keccak256(Uint8Array.of(0x80))
+/** The root of an empty trie (Unitrie and MPT agree): keccak256(0x80). */
+export const EMPTY_TRIE_ROOT = EMPTY_TRIE_HASH
 /** keccak256(RLP([])): the uncles hash of a block without uncles. */
-export const EMPTY_UNCLES_HASH = keccak256(Uint8Array.of(0xc0))
+export const EMPTY_UNCLES_HASH = EMPTY_LIST_HASH
 
 /**
- * Root of a trie keyed by RLP(index) holding `values` in order (transactionsRoot / receiptsRoot).
- * @param values encoded items (signed tx RLP, receipt RLP)
+ * Unitrie root of the signed transactions in block order (reference BlockHashesHelper).
+ * @param signedTxs serialized transactions
  */
-export async function indexedTrieRoot(values: Uint8Array[]): Promise<Uint8Array> {
-  if (values.length === 0) return EMPTY_TRIE_ROOT
-  const trie = await createMPT()
-  for (let i = 0; i < values.length; i++) await trie.put(RLP.encode(i), values[i]!)
-  return trie.root()
+export function transactionsTrieRoot(signedTxs: readonly Uint8Array[]): Uint8Array {
+  return signedTxs.length === 0 ? EMPTY_TRIE_ROOT : transactionsRoot(signedTxs)
 }
 
-function headerList(h: HeaderFields, mm: boolean): Uint8Array[] {
-  const fields: Uint8Array[] = [
-    h.parentHash,
-    h.unclesHash,
-    h.coinbase,
-    h.stateRoot,
-    h.transactionsRoot,
-    h.receiptsRoot,
-    h.logsBloom,
-    bigIntToBytes(h.difficulty),
-    bigIntToBytes(h.number),
-    bigIntToBytes(h.gasLimit),
-    bigIntToBytes(h.gasUsed),
-    bigIntToBytes(h.timestamp),
-    h.extraData,
-    bigIntToBytes(h.paidFees),
-    bigIntToBytes(h.minimumGasPrice),
-    bigIntToBytes(BigInt(h.uncleCount)),
-  ]
-  if (mm) fields.push(h.bitcoinMergedMiningHeader)
-  return fields
-}
-
-/** keccak256 of the header encoding: the block hash. */
-export function headerHash(h: HeaderFields): Uint8Array {
-  return keccak256(RLP.encode(headerList(h, true)))
-}
-
-/** keccak256 of the header encoding without merged-mining fields: what a merged miner commits to. */
-export function hashForMergedMining(h: HeaderFields): Uint8Array {
-  return keccak256(RLP.encode(headerList(h, false)))
+/** Unitrie root of the receipts (reference RLP) in block order. */
+export function receiptsTrieRoot(receipts: readonly ReceiptRecord[]): Uint8Array {
+  return receipts.length === 0 ? EMPTY_TRIE_ROOT : receiptsRoot(receipts.map(encodeReceipt))
 }
 
 /**
- * Length in bytes of the block RLP [header, transactions, uncles] (the JSON `size`).
+ * A receipt in the reference RLP (J/org/ethereum/core/TransactionReceipt.java `getEncoded`).
+ */
+export function encodeReceipt(r: ReceiptRecord): Uint8Array {
+  return encodeRskReceipt({
+    status: r.status === 1,
+    cumulativeGasUsed: r.cumulativeGasUsed,
+    gasUsed: r.gasUsed,
+    logsBloom: r.logsBloom,
+    logs: r.logs,
+  })
+}
+
+function orNull(b: Uint8Array): Uint8Array | null {
+  return b.length === 0 ? null : b
+}
+
+/**
+ * The reference header of our header fields: block 0 is a V0 genesis header (difficulty and gasLimit as the
+ * genesis file has them); later blocks are V2 with an empty ummRoot, empty edges and baseEvent, gasLimit and
+ * difficulty as Java BigInteger bytes (J/co/rsk/mine/BlockToMineBuilder.java).
+ */
+export function toRskHeader(h: HeaderFields): RskHeader {
+  const genesis = h.number === 0n
+  return {
+    parentHash: h.parentHash,
+    unclesHash: h.unclesHash,
+    coinbase: h.coinbase,
+    stateRoot: h.stateRoot,
+    txTrieRoot: h.transactionsRoot,
+    receiptTrieRoot: h.receiptsRoot,
+    logsBloom: h.logsBloom,
+    difficulty: h.rawDifficulty ?? h.difficulty,
+    number: h.number,
+    gasLimit: h.rawGasLimit ?? javaBigIntegerBytes(h.gasLimit),
+    gasUsed: h.gasUsed,
+    timestamp: h.timestamp,
+    extraData: h.extraData,
+    paidFees: h.paidFees,
+    minimumGasPrice: h.minimumGasPrice,
+    uncleCount: h.uncleCount,
+    ummRoot: genesis ? null : new Uint8Array(0),
+    version: genesis ? 0 : 2,
+    edges: genesis ? null : [],
+    baseEvent: genesis ? null : new Uint8Array(0),
+    bitcoinMergedMiningHeader: orNull(h.bitcoinMergedMiningHeader),
+    bitcoinMergedMiningMerkleProof: orNull(h.bitcoinMergedMiningMerkleProof),
+    bitcoinMergedMiningCoinbaseTransaction: orNull(h.bitcoinMergedMiningCoinbaseTransaction),
+    useRskip92Encoding: true,
+  }
+}
+
+/** The block hash: keccak256 of the compressed hash encoding (reference BlockHeader.getHash). */
+export function headerHash(h: HeaderFields): Uint8Array {
+  return rskHeaderHash(toRskHeader(h))
+}
+
+/**
+ * hashForMergedMining: what a merged miner commits to in the Bitcoin coinbase. Fork-detection data
+ * (RSKIP110, from block 449) is taken from the block's own coinbase when it has merged-mining fields;
+ * blocks without them carry the base value.
+ */
+export function hashForMergedMining(h: HeaderFields): Uint8Array {
+  const rsk = toRskHeader(h)
+  return rskHashForMergedMining(rsk, rsk.bitcoinMergedMiningCoinbaseTransaction ? {} : { includeForkDetectionData: false })
+}
+
+/**
+ * Length in bytes of the block RLP [full header, transactions, uncles] (the JSON `size`).
  * @param signedTxs serialized transactions in block order
  */
-export function blockSize(h: HeaderFields, signedTxs: Uint8Array[]): number {
-  return RLP.encode([
-    [...headerList(h, true), h.bitcoinMergedMiningMerkleProof, h.bitcoinMergedMiningCoinbaseTransaction],
-    signedTxs,
-    [],
-  ]).length
-}
-
-/**
- * A receipt in the reference RLP layout (J/org/ethereum/core/TransactionReceipt.java `getEncoded`):
- * [postTxState (0x01, or empty when failed), cumulativeGas, bloom, logs [[address, [topics], data]], gasUsed,
- * status (0x01, or empty when failed)]; zero gas encodes as 0x80.
- */
-export function encodeReceipt(r: import('./types.js').ReceiptRecord): Uint8Array {
-  const ok = r.status === 1 ? Uint8Array.of(1) : new Uint8Array(0)
-  return RLP.encode([
-    ok,
-    bigIntToBytes(r.cumulativeGasUsed),
-    r.logsBloom,
-    r.logs.map((l) => [l.address, l.topics, l.data]),
-    bigIntToBytes(r.gasUsed),
-    ok,
-  ])
+export function blockSize(h: HeaderFields, signedTxs: readonly Uint8Array[]): number {
+  return encodeBlock(toRskHeader(h), signedTxs, []).length
 }

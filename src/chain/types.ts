@@ -70,9 +70,14 @@ export interface HeaderFields {
   /** Minimum gas price (wei) a transaction needs to be included. */
   minimumGasPrice: bigint
   uncleCount: number
+  /** Merged-mining fields; empty = absent (the genesis has 0x00 in each, from its file). */
   bitcoinMergedMiningHeader: Uint8Array
   bitcoinMergedMiningMerkleProof: Uint8Array
   bitcoinMergedMiningCoinbaseTransaction: Uint8Array
+  /** Genesis only: difficulty bytes exactly as the genesis file has them (hashed raw by the reference). */
+  rawDifficulty?: Uint8Array
+  /** Genesis only: gasLimit bytes as the reference stores them (leading zeros stripped). */
+  rawGasLimit?: Uint8Array
 }
 
 /** A sealed block with everything the RPC needs to answer about it. */

@@ -7,13 +7,13 @@
  */
 import { createBlock, type Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager'
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
 import { Account, Address, createAddressFromString } from '@ethereumjs/util'
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm'
 import type { LogRecord, ReceiptRecord } from '../chain/types.js'
 import { bytesToBigInt, padLeft } from '../util/bytes.js'
 import { rskOpcodes } from './opcodes.js'
+import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
 
 /** The block context transactions run in (COINBASE, NUMBER, TIMESTAMP, GASLIMIT, DIFFICULTY, BASEFEE). */
 export interface BlockContext {
@@ -101,6 +101,8 @@ export interface ExecutorOptions {
   common: Common
   /** Genesis allocation: 20-byte hex address (0x…) → balance in wei. */
   alloc: Record<string, bigint>
+  /** Network (30-33): which precompile accounts the genesis state holds (reference GenesisLoaderImpl). */
+  network: 30 | 31 | 32 | 33
   /** BLOCKHASH source. */
   blockHash: BlockHashLookup
 }
@@ -110,12 +112,12 @@ export interface ExecutorOptions {
  */
 export class Executor {
   private minimumGasPrice = 0n
-  private readonly historical = new Map<string, MerkleStateManager>()
+  private readonly historical = new Map<string, UnitrieStateManager>()
 
   private constructor(
     readonly common: Common,
     readonly vm: VM,
-    readonly stateManager: MerkleStateManager,
+    readonly stateManager: UnitrieStateManager,
     /** The root of the committed state the live state manager is at. */
     private root: Uint8Array,
   ) {}
@@ -126,12 +128,8 @@ export class Executor {
    */
   static async create(opts: ExecutorOptions): Promise<Executor> {
     const { common } = opts
-    const caches = new Caches({
-      account: { type: CacheType.LRU, size: 100_000 },
-      storage: { type: CacheType.LRU, size: 100_000 },
-      code: { type: CacheType.LRU, size: 20_000 },
-    })
-    const stateManager = new MerkleStateManager({ common, caches })
+    // The reference's state layout: genesis accounts plus the precompile accounts and storage markers
+    const stateManager = UnitrieStateManager.fromGenesis(opts.alloc, opts.network, { common })
     let executor: Executor | undefined
     const blockchain = {
       async getBlock(n: number | bigint) {
@@ -149,11 +147,7 @@ export class Executor {
       blockchain: blockchain as never,
       evmOpts: { customOpcodes: rskOpcodes(() => executor?.minimumGasPrice ?? 0n) },
     })
-    for (const [address, balance] of Object.entries(opts.alloc)) {
-      await stateManager.putAccount(createAddressFromString(address), new Account(0n, balance))
-    }
-    await stateManager.checkpoint()
-    await stateManager.commit()
+    applyReferenceStateRules(vm)
     const root = await stateManager.getStateRoot()
     executor = new Executor(common, vm, stateManager, root)
     return executor
@@ -264,7 +258,7 @@ export class Executor {
    * @param change receives the live state manager inside a checkpoint
    * @returns the new state root
    */
-  async modify(change: (sm: MerkleStateManager) => Promise<void>): Promise<Uint8Array> {
+  async modify(change: (sm: UnitrieStateManager) => Promise<void>): Promise<Uint8Array> {
     const sm = this.stateManager
     await sm.checkpoint()
     try {
@@ -293,12 +287,12 @@ export class Executor {
    * A state manager positioned at `root` for reads; the live one when `root` is the latest.
    * Historical managers are cached per root (a few), since tools read the same old block repeatedly.
    */
-  async stateAt(root: Uint8Array): Promise<MerkleStateManager> {
+  async stateAt(root: Uint8Array): Promise<UnitrieStateManager> {
     if (bytesEqualAddr(root, this.root)) return this.stateManager
     const key = Buffer.from(root).toString('hex')
     let sm = this.historical.get(key)
     if (sm === undefined) {
-      sm = this.stateManager.shallowCopy(false) as MerkleStateManager
+      sm = this.stateManager.shallowCopy()
       await sm.setStateRoot(root)
       if (this.historical.size >= 8) this.historical.delete(this.historical.keys().next().value!)
       this.historical.set(key, sm)
@@ -402,6 +396,7 @@ export class Executor {
     let vm = this.vms.get(key)
     if (vm === undefined) {
       vm = await this.vm.shallowCopy(false)
+      applyReferenceStateRules(vm)
       await vm.stateManager.setStateRoot(root)
       if (this.vms.size >= 4) this.vms.delete(this.vms.keys().next().value!)
       this.vms.set(key, vm)
@@ -442,7 +437,7 @@ export class Executor {
   }
 }
 
-async function moveBalance(sm: MerkleStateManager, from: Address, to: Address, amount: bigint): Promise<void> {
+async function moveBalance(sm: UnitrieStateManager, from: Address, to: Address, amount: bigint): Promise<void> {
   const src = (await sm.getAccount(from)) ?? new Account()
   src.balance -= amount
   await sm.putAccount(from, src)
