@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module'
 import type { CustomCrypto } from '@ethereumjs/common'
-import { keccak_256 } from '@noble/hashes/sha3'
+import { KECCAK_IMPLEMENTATION, keccak256 } from '../rsk/keccak.js'
 
 const require = createRequire(import.meta.url)
 
@@ -16,7 +16,6 @@ interface NativeSecp256k1 {
   ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number }
   publicKeyCreate(seckey: Uint8Array, compressed?: boolean): Uint8Array
 }
-type KeccakFactory = (algorithm: 'keccak256') => { update(data: Buffer): { digest(): Buffer } }
 
 function tryRequire<T>(name: string): T | undefined {
   try {
@@ -26,28 +25,17 @@ function tryRequire<T>(name: string): T | undefined {
   }
 }
 
-// `keccak` and `secp256k1` pick their native binding at require time and fall back to JS themselves;
-// we only use them when the native binding is the one loaded.
-const nativeKeccak = tryRequire<KeccakFactory>('keccak/bindings')
+// `secp256k1` picks its native binding at require time and falls back to JS itself; we only use it when
+// the native binding is the one loaded. Keccak comes from ../rsk/keccak.ts (native addon, self-tested).
 const nativeSecp = tryRequire<NativeSecp256k1>('secp256k1/bindings')
 
 /** True when the native keccak binding is in use. */
-export const hasNativeKeccak = nativeKeccak !== undefined
+export const hasNativeKeccak = KECCAK_IMPLEMENTATION === 'native'
 /** True when the native secp256k1 binding is in use. */
 export const hasNativeSecp256k1 = nativeSecp !== undefined
 
-/**
- * Keccak-256 of `data` (32-byte result). Native when available, else @noble/hashes.
- * @param data bytes to hash
- */
-export const keccak256: (data: Uint8Array) => Uint8Array = nativeKeccak
-  ? (data) => {
-      const out = nativeKeccak('keccak256')
-        .update(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
-        .digest()
-      return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
-    }
-  : (data) => keccak_256(data)
+/** Keccak-256 (re-exported for the execution layer). */
+export { keccak256 }
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 

@@ -23,6 +23,7 @@
  *   10 000 000 is 00 98 96 80; the genesis strips leading zeros).
  * - A single 0x00 byte is emitted raw (standard RLP for bytes < 0x80).
  */
+import { concat as concatBytes } from '../util/bytes.js'
 import { createHash } from 'node:crypto'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from './keccak.js'
@@ -39,15 +40,7 @@ function lengthPrefix(len: number, offset: number): Uint8Array {
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
-  let n = 0
-  for (const p of parts) n += p.length
-  const out = new Uint8Array(n)
-  let o = 0
-  for (const p of parts) {
-    out.set(p, o)
-    o += p.length
-  }
-  return out
+  return concatBytes(...parts)
 }
 
 /**
