@@ -236,9 +236,9 @@ export class Executor {
         })
       }
       if (!commit) {
-        // A preview (the `pending` block): flush to get its root — the trie nodes stay readable — then undo.
-        // revert() after a flush inside a checkpoint leaves stale caches (ethereumjs-v10.md §3 pitfall 1).
-        const previewRoot = await sm.getStateRoot()
+        // A preview (the `pending` block): register the root of the uncommitted view so it stays readable
+        // through stateAt (reads, calls and estimates at `pending`), then undo the level.
+        const previewRoot = sm.registerCurrentView()
         await sm.revert()
         sm.clearCaches()
         return { stateRoot: previewRoot, gasUsed, paidFees, txs: applied }

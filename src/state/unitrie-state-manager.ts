@@ -719,6 +719,17 @@ export class UnitrieStateManager implements StateManagerInterface {
   }
 
   /**
+   * Registers the trie of the current view (committed + uncommitted levels) as a readable root without
+   * flushing or committing anything, so a later revert stays exact. For previews such as the `pending`
+   * block, built inside a checkpoint that is then reverted, whose root must stay readable through
+   * setStateRoot / shallow copies. @returns the root hash
+   */
+  registerCurrentView(): Uint8Array {
+    if (this.levels.length === 0) this.flush()
+    return this.db.register(this.currentTrie())
+  }
+
+  /**
    * Switch to a previously produced root (any root registered by getStateRoot/fromGenesis in this
    * manager or its copies, or present in the node store). Drops the caches.
    * @throws when there are open checkpoints or the root is unknown

@@ -144,7 +144,10 @@ describe('map forms {blockHash} / {blockNumber} on state reads and eth_getBlockB
 })
 
 describe('the pending tag with transactions waiting in the pool (automine off)', () => {
-  it('eth_getBlockByNumber, counts, by-index, eth_getBalance, eth_getCode, eth_getTransactionCount', async () => {
+  /** Turns automine off, queues a payment to COW1 and a Probe deployment from COW, runs `check`, mines them. */
+  async function withPendingTxs(
+    check: (p: { pay: string; create: string; created: string; nonce: bigint; cow1Latest: bigint; latest: any }) => Promise<void>,
+  ) {
     const from = COW.address
     const nonce = BigInt(await rpc(url, 'eth_getTransactionCount', [from, 'latest']))
     const cow1Latest = BigInt(await rpc(url, 'eth_getBalance', [COW1.address, 'latest']))
@@ -155,40 +158,57 @@ describe('the pending tag with transactions waiting in the pool (automine off)',
       const create = await rpc<string>(url, 'eth_sendTransaction', [{ from, data: Probe.bytecode, gas: '0x5b8d80' }])
       const created = getCreateAddress({ from, nonce: nonce + 1n }).toLowerCase()
       expect(await rpc(url, 'eth_getBlockByNumber', ['latest', false])).toEqual(latest) // nothing mined
+      await check({ pay, create, created, nonce, cow1Latest, latest })
+    } finally {
+      await node.chain.mineBlock()
+      node.chain.automine = true
+    }
+    const mined = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
+    expect(mined.transactions).toHaveLength(2)
+    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['pending'])).toBe('0x0')
+  }
 
+  it('eth_getBlockByNumber, the counts and by-index lookups see the pool', async () => {
+    let pendingRoot = ''
+    await withPendingTxs(async ({ pay, create, latest }) => {
       const pending = await rpc(url, 'eth_getBlockByNumber', ['pending', false])
       expectKeys(pending, BLOCK_FIELDS)
       expect(pending).toMatchObject({ number: null, hash: null, logsBloom: null, miner: null, parentHash: latest.hash })
       expect(pending.transactions).toEqual([pay, create])
+      pendingRoot = pending.stateRoot
       const full = await rpc(url, 'eth_getBlockByNumber', ['pending', true])
       expect(full.transactions.map((t: any) => [t.hash, t.blockHash, t.blockNumber, t.transactionIndex])).toEqual([
         [pay, null, null, null],
         [create, null, null, null],
       ])
-
       expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['pending'])).toBe('0x2')
       expect(await rpc(url, 'eth_getUncleCountByBlockNumber', ['pending'])).toBe('0x0')
+      expect(await rpc(url, 'eth_getUncleByBlockNumberAndIndex', ['pending', '0x0'])).toBeNull()
       const second = await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x1'])
       expectKeys(second, TX_FIELDS)
-      expect(second).toMatchObject({ hash: create, from, to: null, blockHash: null, blockNumber: null, transactionIndex: null })
+      expect(second).toMatchObject({ hash: create, from: COW.address, to: null, blockHash: null, blockNumber: null, transactionIndex: null })
       expect(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x2'])).toBeNull()
+    })
+    // the mined block is what pending showed
+    expect((await rpc(url, 'eth_getBlockByNumber', ['latest', false])).stateRoot).toBe(pendingRoot)
+  })
 
-      expect(await rpc(url, 'eth_getBalance', [COW1.address, 'pending'])).toBe(q(cow1Latest + 1000n))
+  // Was a node bug (fixed): the preview root of the pending block was taken inside a checkpoint that is then
+  // reverted and was never made readable, so every read at `pending` failed with "State trie does not contain
+  // state root" once the pool held an executable transaction (UnitrieStateManager.registerCurrentView now).
+  it('eth_getBalance, eth_getCode, eth_getTransactionCount, eth_call and eth_estimateGas read the pending state', async () => {
+    await withPendingTxs(async ({ created, nonce, cow1Latest }) => {
+      const from = COW.address
       expect(await rpc(url, 'eth_getBalance', [COW1.address, 'latest'])).toBe(q(cow1Latest))
-      expect(await rpc(url, 'eth_getCode', [created, 'pending'])).toBe(Probe.deployedBytecode)
       expect(await rpc(url, 'eth_getCode', [created, 'latest'])).toBe('0x')
-      expect(await rpc(url, 'eth_getTransactionCount', [from, 'pending'])).toBe(q(nonce + 2n))
       expect(await rpc(url, 'eth_getTransactionCount', [from, 'latest'])).toBe(q(nonce))
-
-      // mined: the block matches what pending showed
-      await node.chain.mineBlock()
-      const mined = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
-      expect(mined.transactions).toEqual([pay, create])
-      expect(mined.stateRoot).toBe(pending.stateRoot)
-      expect(await rpc(url, 'eth_getCode', [created, 'latest'])).toBe(Probe.deployedBytecode)
-      expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['pending'])).toBe('0x0')
-    } finally {
-      node.chain.automine = true
-    }
+      expect(await rpc(url, 'eth_getTransactionCount', [from, 'pending'])).toBe(q(nonce + 2n)) // pool-based, works
+      expect(await rpc(url, 'eth_getBalance', [COW1.address, 'pending'])).toBe(q(cow1Latest + 1000n))
+      expect(await rpc(url, 'eth_getCode', [created, 'pending'])).toBe(Probe.deployedBytecode)
+      const chainIdCall = { to: created, data: '0x9a8a0592' } // Probe.chainId()
+      expect(BigInt(await rpc(url, 'eth_call', [chainIdCall, 'pending']))).toBe(33n)
+      expect(await rpc(url, 'eth_call', [chainIdCall, 'latest'])).toBe('0x')
+      expect(BigInt(await rpc(url, 'eth_estimateGas', [{ from, ...chainIdCall }]))).toBeGreaterThan(21_000n)
+    })
   })
 })

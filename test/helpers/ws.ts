@@ -1,0 +1,78 @@
+/**
+ * Test helper: a raw JSON-RPC WebSocket client that keeps every frame it receives (requests, responses and
+ * eth_subscription notifications), and a polling wait.
+ */
+import WebSocket from 'ws'
+
+/** Resolves when `check` returns a value other than undefined (polled every 5 ms), or fails after `ms`. */
+export async function until<T>(check: () => T | undefined, what: string, ms = 3000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = check()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+/** A raw JSON-RPC WebSocket client. */
+export class WsClient {
+  /** Every text frame received, parsed, in arrival order. */
+  readonly messages: any[] = []
+  private nextId = 1
+  private readonly waiting = new Map<number, (msg: any) => void>()
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const msg = JSON.parse(data.toString())
+      this.messages.push(msg)
+      if (msg.id !== undefined && this.waiting.has(msg.id)) {
+        this.waiting.get(msg.id)!(msg)
+        this.waiting.delete(msg.id)
+      }
+    })
+  }
+
+  static open(url: string): Promise<WsClient> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url)
+      ws.once('open', () => resolve(new WsClient(ws)))
+      ws.once('error', reject)
+    })
+  }
+
+  /** Sends a request; resolves with `result`, rejects with the JSON-RPC error. */
+  call<T = any>(method: string, params: unknown[] = []): Promise<T> {
+    const id = this.nextId++
+    return new Promise<any>((resolve) => {
+      this.waiting.set(id, resolve)
+      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
+    }).then((msg) => {
+      if (msg.error) throw Object.assign(new Error(msg.error.message), msg.error)
+      return msg.result as T
+    })
+  }
+
+  /** Results of one subscription's notifications, in arrival order. */
+  results(sub: string): any[] {
+    return this.messages
+      .filter((m) => m.method === 'eth_subscription' && m.params?.subscription === sub)
+      .map((m) => m.params.result)
+  }
+
+  /** Waits until the subscription has at least `n` notifications; returns them all. */
+  waitResults(sub: string, n: number): Promise<any[]> {
+    return until(() => {
+      const r = this.results(sub)
+      return r.length >= n ? r : undefined
+    }, `${n} notification(s) of ${sub}`)
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.ws.readyState === WebSocket.CLOSED) return resolve()
+      this.ws.once('close', () => resolve())
+      this.ws.close()
+    })
+  }
+}
