@@ -135,7 +135,11 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     instanceId: '0x' + randomBytes(32).toString('hex'),
   }
   const filters = new FilterManager(chain, { keccak: keccak256, clock: config.clock })
-  const subscriptions = new SubscriptionManager(chain, { head: formatHead, log: formatFilterLog })
+  const subscriptions = new SubscriptionManager(
+    chain,
+    { head: formatHead, log: formatFilterLog },
+    (from) => accounts.get(from) !== undefined,
+  )
   const methods = [
     ...web3NetMethods(services),
     ...ethMethods(services),

@@ -428,7 +428,7 @@ export class Chain extends EventEmitter {
         allowMissingSender: opts.allowMissingSender,
       })
       this.pool.add(tx, hash, from)
-      this.emit('pendingTransaction', hash)
+      this.emit('pendingTransaction', hash, from)
       if (!this.automine) return { hash }
       let mined: MinedSubmission | undefined
       let failure: RpcError | undefined

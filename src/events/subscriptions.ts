@@ -41,15 +41,21 @@ export class SubscriptionManager {
   private readonly subs = new Map<string, Subscription>()
   private readonly bySubscriber = new Map<Subscriber, Set<string>>()
 
+  /**
+   * @param isLocal whether a sender's key is held by the node: `newPendingTransactions` notifies only those
+   *   transactions (spec §6)
+   */
   constructor(
     chain: Chain,
     private readonly format: NotificationFormatter,
+    private readonly isLocal: (from: Uint8Array) => boolean = () => true,
   ) {
     chain.on('block', (b: BlockRecord) => this.onBlock(b, false))
     chain.on('removedBlocks', (blocks: BlockRecord[]) => {
       for (const b of blocks) this.onBlock(b, true)
     })
-    chain.on('pendingTransaction', (hash: Uint8Array) => {
+    chain.on('pendingTransaction', (hash: Uint8Array, from: Uint8Array) => {
+      if (!this.isLocal(from)) return
       const hex = '0x' + Buffer.from(hash).toString('hex')
       for (const s of this.subs.values()) if (s.kind === 'newPendingTransactions') this.notify(s, hex)
     })

@@ -21,7 +21,7 @@ describe('createChainCommon', () => {
     await createVM({ common })
     createBlock({ header: { number: 1n } }, { common })
     for (let i = 0; i < 3; i++) {
-      const tx = createLegacyTx({ gasLimit: 100_000n, to: '0x' + '11'.repeat(20), data: '0xff00ff' }, { common })
+      const tx = createLegacyTx({ gasLimit: 100_000n, to: `0x${'11'.repeat(20)}`, data: '0xff00ff' }, { common })
       expect(tx.getIntrinsicGas()).toBe(21_000n + 16n + 4n + 16n)
     }
     expect(common.param('txDataNonZeroGas')).toBe(16n)

@@ -6,6 +6,7 @@
  * HTTP, and real clients: ethers WebSocketProvider (block and contract events) and viem watchers over
  * webSocket (eth_subscribe) and http (polling, via filters).
  */
+import { Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { Contract, id as eventId, Interface, Network, WebSocketProvider } from 'ethers'
@@ -243,6 +244,18 @@ describe('eth_subscribe over a raw WebSocket', () => {
     expect(c.rawNotifications(sub)[0]).toBe(
       JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: sub, result: mined } }),
     )
+  })
+
+  it('newPendingTransactions: only transactions signed with a key the node holds (spec §6)', async () => {
+    const c = await client()
+    const sub = await c.call<string>('eth_subscribe', ['newPendingTransactions'])
+    const outsider = Wallet.createRandom()
+    await rpc(url, 'anvil_setBalance', [outsider.address, '0xde0b6b3a7640000'])
+    const raw = await outsider.signTransaction({ to: COW1.address, value: 1n, gasLimit: 21000n, gasPrice: 0n, nonce: 0, chainId: 33n, type: 0 })
+    const foreign = await rpc<string>(url, 'eth_sendRawTransaction', [raw])
+    const own = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x1' }])
+    expect(await c.waitResults(sub, 1)).toEqual([own])
+    expect(c.results(sub)).not.toContain(foreign)
   })
 
   it('syncing: returns an id and emits nothing (a local node never syncs)', async () => {
