@@ -11,6 +11,7 @@ import { DEFAULT_CONFIG, resolveModules, type NodeConfig } from './config.js'
 import { createChainCommon } from './execution/common.js'
 import { privateKeyToAddress, keccak256 } from './execution/crypto.js'
 import { Dispatcher } from './rpc/dispatcher.js'
+import { method, type MethodSpec } from './rpc/method-table.js'
 import { ethMethods } from './rpc/methods/eth.js'
 import { web3NetMethods } from './rpc/methods/web3-net.js'
 import { filterMethods, formatFilterLog, formatHead } from './rpc/methods/filters.js'
@@ -63,6 +64,8 @@ export interface Node {
   readonly mining: { mode: 'instant' } | { mode: 'interval'; blockTime: number }
   /** The mining-mode controller (automine, interval, start/stop). */
   readonly miner: Miner
+  /** The method table as served (enabled modules only): name, aliases, module, params and summary. */
+  readonly methods: readonly MethodSpec[]
   /** In-process EIP-1193 provider. */
   readonly provider: Eip1193Provider
   /** The chain (for library users and tests). */
@@ -148,6 +151,13 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     ...nodeInfoMethods(),
     ...devMethods(services),
   ]
+  methods.push(
+    method('rpc_modules', 'eth', 'enabled RPC modules and their versions', [], () =>
+      Object.fromEntries(
+        [...new Set(methods.filter((m) => !disabledModules.has(m.module)).map((m) => m.module)), 'rpc'].map((m) => [m, '1.0']),
+      ),
+    ),
+  )
   const dispatcher = new Dispatcher(methods, {
     maxBatchSize: config.maxBatchSize ?? DEFAULT_CONFIG.maxBatchSize,
     disabledModules,
@@ -178,6 +188,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     accounts: dev.map((a) => ({ address: toHex(a.address), privateKey: toHex(a.privateKey), balance: alloc[toHex(a.address)]! })),
     mining,
     miner,
+    methods: methods.filter((m) => !disabledModules.has(m.module)),
     provider,
     chain,
     close() {
