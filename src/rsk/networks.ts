@@ -6,7 +6,10 @@
  * accounts, miner coinbase, targetgaslimit 7 500 000), genesis files from the reference node
  * (R/genesis/rsk-mainnet.json, orchid-testnet.json, devnet-genesis.json, rsk-dev.json).
  */
-import { readFileSync } from 'node:fs'
+import devnetGenesis from './genesis/devnet-genesis.json' with { type: 'json' }
+import testnetGenesis from './genesis/orchid-testnet.json' with { type: 'json' }
+import mainnetGenesis from './genesis/rsk-mainnet.json' with { type: 'json' }
+import regtestGenesis from './genesis/rsk-dev.json' with { type: 'json' }
 import { keccak256 } from '../execution/crypto.js'
 import { fromHex } from '../util/bytes.js'
 
@@ -53,17 +56,13 @@ export const DEV_ACCOUNT_BALANCE = 10n ** 30n
 
 const COW_SEEDS = ['cow', ...Array.from({ length: 9 }, (_, i) => `cow${i + 1}`)]
 
-function loadGenesis(file: string): GenesisJson {
-  return JSON.parse(readFileSync(new URL(`../../src/rsk/genesis/${file}`, import.meta.url), 'utf8')) as GenesisJson
-}
 
 /** Private key of a seed account: keccak256(utf8(seed)) (reference J/co/rsk/core/Wallet.java). */
 export function seedToPrivateKey(seed: string): Uint8Array {
   return keccak256(new TextEncoder().encode(seed))
 }
 
-function preset(network: number, name: string, file: string): NetworkPreset {
-  const g = loadGenesis(file)
+function preset(network: number, name: string, g: GenesisJson): NetworkPreset {
   const alloc: Record<string, bigint> = {}
   for (const [addr, { balance }] of Object.entries(g.alloc)) {
     alloc['0x' + addr.replace(/^0x/, '').toLowerCase()] = BigInt(balance)
@@ -87,11 +86,12 @@ function preset(network: number, name: string, file: string): NetworkPreset {
   }
 }
 
-const FILES: Record<number, [string, string]> = {
-  30: ['mainnet', 'rsk-mainnet.json'],
-  31: ['testnet', 'orchid-testnet.json'],
-  32: ['devnet', 'devnet-genesis.json'],
-  33: ['regtest', 'rsk-dev.json'],
+/** The reference node's genesis files (R/genesis/*.json), bundled as JSON modules. */
+const FILES: Record<number, [string, GenesisJson]> = {
+  30: ['mainnet', mainnetGenesis],
+  31: ['testnet', testnetGenesis],
+  32: ['devnet', devnetGenesis],
+  33: ['regtest', regtestGenesis],
 }
 
 /** The supported network numbers. */
