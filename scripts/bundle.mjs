@@ -12,7 +12,12 @@ await build({
   target: 'node20',
   legalComments: 'none',
   logLevel: 'warning',
-  external: ['uWebSockets.js', 'keccak', 'secp256k1', 'classic-level', 'level', 'memory-level'],
+  external: [
+    'uWebSockets.js', 'keccak', 'secp256k1', 'classic-level', 'level', 'memory-level',
+    // Loaded lazily (dynamic import) by the accounts code, only for personal_*/signing methods or --mnemonic:
+    // kept out of the bundle so start-up does not parse them.
+    '@ethereumjs/wallet', '@scure/bip39', '@scure/bip32', 'ethers',
+  ],
   // CommonJS dependencies inside an ESM bundle need a `require`.
   banner: { js: "import { createRequire as __nodeCliRequire } from 'node:module'; const require = __nodeCliRequire(import.meta.url);" },
 })

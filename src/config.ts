@@ -19,8 +19,28 @@ export interface NodeConfig {
   gasLimit?: bigint
   /** Seconds between blocks in interval mode; undefined = instant mining. */
   blockTime?: number
-  /** Number of dev accounts listed (1-10 seeded accounts). Default 10. */
+  /** Number of seeded dev accounts ("cow" … "cow9") listed, 1-10. Default 10. */
   accounts?: number
+  /**
+   * BIP-39 mnemonic (English): derive {@link mnemonicAccounts} extra dev accounts along `<hdPath>/i`, fund
+   * each with {@link balance} in the genesis alloc (so the genesis hash differs from the reference's), and list
+   * them right after the seeded accounts. Default: none.
+   */
+  mnemonic?: string
+  /** Number of accounts derived from {@link mnemonic}. Default 10. */
+  mnemonicAccounts?: number
+  /** BIP-32 derivation prefix of the mnemonic accounts; account i is `<hdPath>/i`. Default "m/44'/60'/0'/0". */
+  hdPath?: string
+  /** Genesis balance of each mnemonic account, in wei. Default 10 000 RBTC (10^22 wei). */
+  balance?: bigint
+  /**
+   * Data directory. Today only the keystore lives there: `<db>/keystore/UTC--…--<address>` v3 files of the
+   * accounts created with personal_newAccount / personal_importRawKey, listed (locked) again on restart.
+   * Without it, keystores are kept in memory. (The chain itself is not persisted yet.)
+   */
+  db?: string
+  /** scrypt cost of new keystore files: 'light' (N=4096, p=6; default) or 'standard' (N=262144, p=1). */
+  keystoreKdf?: 'light' | 'standard'
   /** Target minimumGasPrice in wei (reference miner.minGasPrice). Default 0. */
   minGasPrice?: bigint
   /**
@@ -48,6 +68,9 @@ export const DEFAULT_CONFIG = {
   host: '127.0.0.1',
   port: 4444,
   accounts: 10,
+  mnemonicAccounts: 10,
+  /** 10 000 RBTC in wei. */
+  balance: 10_000n * 10n ** 18n,
   minGasPrice: 0n,
   maxBatchSize: 50,
 } as const

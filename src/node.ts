@@ -4,7 +4,10 @@
  */
 import { createRequire } from 'node:module'
 import os from 'node:os'
-import { AccountStore, seededAccounts } from './accounts/dev-accounts.js'
+import path from 'node:path'
+import { AccountStore, mnemonicAccounts, seededAccounts } from './accounts/dev-accounts.js'
+import { DirectoryKeystore, MemoryKeystore } from './accounts/keystore.js'
+import { Wallet } from './accounts/wallet.js'
 import { Chain } from './chain/chain.js'
 import { RpcError } from './chain/errors.js'
 import { DEFAULT_CONFIG, resolveModules, type NodeConfig } from './config.js'
@@ -18,6 +21,8 @@ import { filterMethods, formatFilterLog, formatHead } from './rpc/methods/filter
 import { nodeInfoMethods } from './rpc/methods/node-info.js'
 import { txpoolMethods } from './rpc/methods/txpool.js'
 import { devMethods } from './rpc/methods/dev.js'
+import { extMethods } from './rpc/methods/ext.js'
+import { personalMethods, signingMethods } from './rpc/methods/personal.js'
 import { Miner } from './miner/miner.js'
 import { Impersonation } from './accounts/impersonation.js'
 import { randomBytes } from 'node:crypto'
@@ -26,6 +31,7 @@ import { SubscriptionManager } from './events/subscriptions.js'
 import type { Services } from './rpc/services.js'
 import { DEV_ACCOUNT_BALANCE, networkPreset } from './rsk/networks.js'
 import { startServer } from './server/index.js'
+import { minerExtraData } from './chain/consensus.js'
 import type { Connection, RunningServer } from './server/types.js'
 import { bytesToBigInt, toHex } from './util/bytes.js'
 
@@ -59,8 +65,11 @@ export interface Node {
   readonly network: number
   /** Which transport serves: uWebSockets.js or node:http + ws. */
   readonly transport: 'uws' | 'node'
-  /** The dev accounts (address, private key) in eth_accounts order. */
-  readonly accounts: readonly { address: string; privateKey: string; balance: bigint }[]
+  /**
+   * The funded dev accounts in eth_accounts order: the seeded ones, then the --mnemonic ones. `origin` is the
+   * seed ("cow", "cow1", …) or "mnemonic".
+   */
+  readonly accounts: readonly { address: string; privateKey: string; balance: bigint; origin: string }[]
   readonly mining: { mode: 'instant' } | { mode: 'interval'; blockTime: number }
   /** The mining-mode controller (automine, interval, start/stop). */
   readonly miner: Miner
@@ -86,18 +95,29 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const chainId = config.chainId ?? preset.chainId
   const common = createChainCommon(chainId)
 
-  const accounts = new AccountStore()
-  const dev = seededAccounts(preset.devAccountSeeds).slice(0, config.accounts ?? DEFAULT_CONFIG.accounts)
+  // Keyring order (eth_accounts): seeded dev accounts, --mnemonic accounts, miner, then run-time/keystore accounts.
+  const accounts = new AccountStore(config.clock)
+  const seeded = seededAccounts(preset.devAccountSeeds).slice(0, config.accounts ?? DEFAULT_CONFIG.accounts)
+  const derived = config.mnemonic
+    ? await mnemonicAccounts(config.mnemonic, config.mnemonicAccounts ?? DEFAULT_CONFIG.mnemonicAccounts, config.hdPath)
+    : []
+  const dev = [...seeded, ...derived]
   for (const a of dev) accounts.add(a)
   const minerKey = keccak256(new TextEncoder().encode(preset.minerSecret))
   const minerAddress = privateKeyToAddress(minerKey)
   accounts.add({ address: minerAddress, privateKey: minerKey, origin: 'miner' })
+  const wallet = new Wallet({
+    accounts,
+    storage: config.db ? new DirectoryKeystore(path.join(config.db, 'keystore')) : new MemoryKeystore(),
+    kdf: config.keystoreKdf,
+  })
 
   const alloc: Record<string, bigint> = { ...preset.alloc }
-  for (const a of dev) {
+  for (const a of seeded) {
     const key = toHex(a.address)
     if (alloc[key] === undefined || alloc[key] === 0n) alloc[key] = DEV_ACCOUNT_BALANCE
   }
+  for (const a of derived) alloc[toHex(a.address)] = config.balance ?? DEFAULT_CONFIG.balance
   const gasLimit = config.gasLimit ?? preset.genesis.gasLimit
   const chain = await Chain.create({
     common,
@@ -111,7 +131,8 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     alloc,
     coinbase: minerAddress,
     targetGasLimit: config.gasLimit ?? preset.targetGasLimit,
-    extraData: new TextEncoder().encode(`node-cli-${VERSION}`),
+    // reference MinerServerImpl.buildExtraData: RLP[version 0x01, "<identity>"]
+    extraData: minerExtraData(`node-cli-${VERSION}`),
     minGasPrice: config.minGasPrice ?? DEFAULT_CONFIG.minGasPrice,
     clock: config.clock,
   })
@@ -128,6 +149,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const services: Services = {
     chain,
     accounts,
+    wallet,
     network,
     clientVersion: `node-cli/v${VERSION}/${os.platform()}-${os.arch()}/Node${process.versions.node.split('.')[0]}`,
     miner,
@@ -141,7 +163,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const subscriptions = new SubscriptionManager(
     chain,
     { head: formatHead, log: formatFilterLog },
-    (from) => accounts.get(from) !== undefined,
+    (from) => accounts.has(from),
   )
   const methods = [
     ...web3NetMethods(services),
@@ -150,6 +172,9 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     ...txpoolMethods(services),
     ...nodeInfoMethods(),
     ...devMethods(services),
+    ...extMethods(services),
+    ...personalMethods(services),
+    ...signingMethods(services),
   ]
   methods.push(
     method('rpc_modules', 'eth', 'enabled RPC modules and their versions', [], () =>
@@ -185,7 +210,12 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     chainId,
     network,
     transport: server.transport,
-    accounts: dev.map((a) => ({ address: toHex(a.address), privateKey: toHex(a.privateKey), balance: alloc[toHex(a.address)]! })),
+    accounts: dev.map((a) => ({
+      address: toHex(a.address),
+      privateKey: toHex(a.privateKey),
+      balance: alloc[toHex(a.address)]!,
+      origin: a.origin,
+    })),
     mining,
     miner,
     methods: methods.filter((m) => !disabledModules.has(m.module)),

@@ -31,6 +31,17 @@ import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
+// consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
+import {
+  blockTransactions,
+  forkDetectionDataFor,
+  mergeMine,
+  StaleWorkError,
+  workHashForMergedMining,
+  type MergedMiningSource,
+  type MiningWork,
+} from './consensus.js'
+import type { MergedMiningFields } from '../rsk/merged-mining.js'
 
 /** A transaction of a block being mined could not be applied (index into the block's list). */
 class PoolApplyError extends RpcError {
@@ -139,6 +150,10 @@ export class Chain extends EventEmitter {
       alloc: opts.alloc,
       network: opts.network,
       blockHash: (n) => chain?.blockByNumber(n)?.hash,
+      processingBlock: (n) => {
+        const b = chain?.blockByNumber(n)
+        return b && { hash: b.hash, coinbase: b.header.coinbase, paidFees: b.header.paidFees }
+      },
     })
     chain = new Chain(executor, opts)
     const g = opts.genesis
@@ -212,6 +227,10 @@ export class Chain extends EventEmitter {
     const parent = this.head.header
     const now = this.now()
     let timestamp = now > parent.timestamp ? now : parent.timestamp + 1n
+    // evm_increaseTime moves the next block at least that far past its parent (reference regtest MinerClock:
+    // parent + adjustment), also when the head is ahead of the wall clock (after an interval anvil_mine or
+    // evm_setNextBlockTimestamp)
+    if (this.timeOffset > 0n && timestamp < parent.timestamp + this.timeOffset) timestamp = parent.timestamp + this.timeOffset
     if (this.nextTimestamp !== undefined) timestamp = this.nextTimestamp
     return {
       number: parent.number + 1n,
@@ -363,6 +382,68 @@ export class Chain extends EventEmitter {
   /** Removes a pool transaction (anvil_dropTransaction). @returns true when it was in the pool */
   dropTransaction(hash: Uint8Array): Promise<boolean> {
     return this.queue.run(() => this.pool.remove(hash) !== undefined)
+  }
+
+  // ---- consensus: merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*), see src/chain/merged-mining-work.ts ----
+
+  /** Bumped whenever the pool changes (cache keys). */
+  get poolVersion(): number {
+    return this.pool.version
+  }
+
+  /**
+   * Builds the block a merged miner works on: the next block from the pool (as {@link mineBlock} picks it),
+   * executed without committing, with its hashForMergedMining (RSKIP110 fork detection data from block 449).
+   */
+  buildWork(): Promise<MiningWork> {
+    return this.queue.run(async () => {
+      const ctx = this.nextContext()
+      let picked = await this.pickForBlock(ctx)
+      for (;;) {
+        const txs = picked.map((p) => ({ tx: p.tx, from: p.from }))
+        try {
+          const { block, applied } = await this.buildBlock(ctx, txs, false)
+          const included = picked.filter((_, i) => !applied[i]?.skipped)
+          return {
+            block,
+            hashForMergedMining: workHashForMergedMining(block.header, forkDetectionDataFor(ctx.number, (n) => this.blockByNumber(n))),
+            parentHash: this.head.hash,
+            ctx,
+            txs: included.map((p) => ({ tx: p.tx, from: p.from })),
+            poolHashes: included.map((p) => p.hash),
+            stateRoot: this.executor.stateRoot,
+          }
+        } catch (err) {
+          if (!(err instanceof PoolApplyError)) throw err
+          picked = picked.filter((_, i) => i !== err.index)
+        }
+      }
+    })
+  }
+
+  /**
+   * Mines a work's block with a merged miner's fields (already validated against its hashForMergedMining).
+   * @throws StaleWorkError when the best block or its state changed since the work was built
+   */
+  submitWork(work: MiningWork, mm: MergedMiningFields): Promise<BlockRecord> {
+    return this.queue.run(async () => {
+      if (toKey(this.head.hash) !== toKey(work.parentHash) || toKey(this.executor.stateRoot) !== toKey(work.stateRoot)) {
+        throw new StaleWorkError('the best block changed since the work was built')
+      }
+      let result
+      try {
+        result = await this.mineWith(work.ctx, work.txs, (h) => {
+          if (toKey(h) !== toKey(work.hashForMergedMining)) throw new StaleWorkError('the block re-executed differently')
+          return mm
+        })
+      } catch (err) {
+        // the state was committed before sealing failed: go back to the parent's
+        if (err instanceof StaleWorkError) await this.executor.resetTo(work.stateRoot)
+        throw err
+      }
+      for (const h of work.poolHashes) this.pool.remove(h)
+      return result.block
+    })
   }
 
   /** Context of an existing block (calls "at" a past block run in that block's context). */
@@ -537,7 +618,10 @@ export class Chain extends EventEmitter {
           ctx,
           txs.map((p) => ({ tx: p.tx, from: p.from })),
         )
-        for (const p of txs) this.pool.remove(p.hash)
+        // a transaction no RSKIP144 sublist had room for stays in the pool
+        txs.forEach((p, i) => {
+          if (!result.applied[i]?.skipped) this.pool.remove(p.hash)
+        })
         return result
       } catch (err) {
         if (!(err instanceof PoolApplyError)) throw err
@@ -557,8 +641,9 @@ export class Chain extends EventEmitter {
   private async mineWith(
     ctx: BlockContext,
     txs: { tx: LegacyTx; from: Uint8Array }[],
+    mm?: MergedMiningSource,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
-    const result = await this.buildBlock(ctx, txs, true)
+    const result = await this.buildBlock(ctx, txs, true, mm)
     this.append(result.block)
     return result
   }
@@ -571,6 +656,7 @@ export class Chain extends EventEmitter {
     ctx: BlockContext,
     txs: { tx: LegacyTx; from: Uint8Array }[],
     commit: boolean,
+    mm?: MergedMiningSource,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     let applied
     try {
@@ -579,13 +665,8 @@ export class Chain extends EventEmitter {
       if (err instanceof TxApplyError) throw new PoolApplyError(normalizeApplyError(err.message), err.index)
       throw err
     }
-    const records: TxRecord[] = applied.txs.map((a, i) => ({
-      tx: txs[i]!.tx,
-      hash: txs[i]!.tx.hash(),
-      from: txs[i]!.from,
-      index: i,
-      receipt: a.receipt,
-    }))
+    // consensus: block order (RSKIP144 sublists) with the Remasc transaction last
+    const records: TxRecord[] = blockTransactions(ctx.number, txs, applied, this.opts.common)
     const bloom = new Uint8Array(256)
     for (const r of records) {
       const b = r.receipt.logsBloom
@@ -612,8 +693,11 @@ export class Chain extends EventEmitter {
       bitcoinMergedMiningHeader: new Uint8Array(0),
       bitcoinMergedMiningMerkleProof: new Uint8Array(0),
       bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
+      edges: applied.edges,
     }
-    const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty)
+    // consensus: a mined block is merge-mined (the pending preview has no merged-mining fields)
+    const hfmm = commit ? mergeMine(header, (n) => this.blockByNumber(n), mm) : undefined
+    const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
     return { block, applied: applied.txs }
   }
 
@@ -674,13 +758,13 @@ export class Chain extends EventEmitter {
     return picked
   }
 
-  private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint): BlockRecord {
+  private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint, hfmm?: Uint8Array): BlockRecord {
     const hash = headerHash(header)
     return {
       header,
       hash,
       hashKey: toKey(hash),
-      hashForMergedMining: hashForMergedMining(header),
+      hashForMergedMining: hfmm ?? hashForMergedMining(header),
       size: blockSize(
         header,
         txs.map((t) => t.tx.serialize()),

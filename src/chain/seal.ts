@@ -75,7 +75,7 @@ export function toRskHeader(h: HeaderFields): RskHeader {
     uncleCount: h.uncleCount,
     ummRoot: genesis ? null : new Uint8Array(0),
     version: genesis ? 0 : 2,
-    edges: genesis ? null : [],
+    edges: genesis ? null : (h.edges ?? []),
     baseEvent: genesis ? null : new Uint8Array(0),
     bitcoinMergedMiningHeader: orNull(h.bitcoinMergedMiningHeader),
     bitcoinMergedMiningMerkleProof: orNull(h.bitcoinMergedMiningMerkleProof),

@@ -74,6 +74,8 @@ export interface HeaderFields {
   bitcoinMergedMiningHeader: Uint8Array
   bitcoinMergedMiningMerkleProof: Uint8Array
   bitcoinMergedMiningCoinbaseTransaction: Uint8Array
+  /** RSKIP144 tx execution sublist edges (cumulative end indexes of the parallel sublists); absent = []. */
+  edges?: number[]
   /** Genesis only: difficulty bytes exactly as the genesis file has them (hashed raw by the reference). */
   rawDifficulty?: Uint8Array
   /** Genesis only: gasLimit bytes as the reference stores them (leading zeros stripped). */

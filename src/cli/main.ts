@@ -1,6 +1,7 @@
 /**
  * The `node-cli` command: flags → NodeConfig, startup banner, request log, clean shutdown on SIGINT/SIGTERM.
  */
+import path from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import chalk from 'chalk'
 import { createNode, VERSION, type Node } from '../node.js'
@@ -26,12 +27,26 @@ function bigint(name: string) {
   }
 }
 
+/** Parses an amount of RBTC (decimal, up to 18 fractional digits) into wei. */
+function rbtc(name: string) {
+  return (value: string): bigint => {
+    const m = /^(\d+)(?:\.(\d{1,18}))?$/.exec(value.trim())
+    if (!m) throw new InvalidArgumentError(`${name} must be a non-negative amount of RBTC, e.g. 10000 or 0.5`)
+    return BigInt(m[1]!) * 10n ** 18n + BigInt((m[2] ?? '').padEnd(18, '0'))
+  }
+}
+
 /** Options as commander parses them. */
 interface CliOptions {
   network: number
   host: string
   port: number
-  accounts: number
+  accounts?: number
+  mnemonic?: string
+  hdPath?: string
+  balance?: bigint
+  db?: string
+  keystoreKdf?: string
   blockTime?: number
   chainId?: number
   gasLimit?: bigint
@@ -51,7 +66,12 @@ export function buildProgram(): Command {
     .option('-n, --network <id>', 'network preset: 33 local/regtest, 32 dev, 31 test, 30 main', int('--network', 30, 33), 33)
     .option('-h, --host <host>', 'interface to bind', '127.0.0.1')
     .option('-p, --port <port>', 'port for HTTP and WebSocket (0 picks a free port)', int('--port', 0, 65535), 4444)
-    .option('-a, --accounts <n>', 'number of dev accounts to list (1-10)', int('--accounts', 1, 10), 10)
+    .option('-a, --accounts <n>', 'seeded dev accounts to list (1-10, default 10); with --mnemonic: accounts to derive (default 10)', int('--accounts', 1, 1000))
+    .option('-m, --mnemonic <words>', 'BIP-39 mnemonic: derive --accounts extra funded accounts, listed after the seeded ones')
+    .option('--hd-path <path>', "BIP-32 derivation prefix of the mnemonic accounts (account i is <path>/i)", "m/44'/60'/0'/0")
+    .option('--balance <rbtc>', 'genesis balance of each mnemonic account, in RBTC (default 10000)', rbtc('--balance'))
+    .option('--db <dir>', 'data directory; keeps the keystore (<dir>/keystore) of personal_newAccount/importRawKey accounts across restarts')
+    .option('--keystore-kdf <cost>', 'scrypt cost of new keystore files: light (N=4096, default) or standard (N=262144)')
     .option('-b, --block-time <seconds>', 'mine a block every N seconds (default: instant mining, one block per tx)', int('--block-time', 1, 86400))
     .option('--chain-id <id>', 'override the EIP-155 chain id', int('--chain-id', 1, 2 ** 32))
     .option('--gas-limit <gas>', 'block gas limit (default: the genesis limit, stepping toward 7,500,000)', bigint('--gas-limit'))
@@ -63,13 +83,16 @@ export function buildProgram(): Command {
     .helpOption('--help', 'display help')
 }
 
-function banner(node: Node): string {
+function banner(node: Node, o: CliOptions): string {
   const lines: string[] = []
   const title = chalk.bold(`node-cli v${VERSION}`)
   lines.push(`${title}  ${chalk.dim('network')} ${node.network}  ${chalk.dim('chain id')} ${node.chainId} (0x${node.chainId.toString(16)})`)
   lines.push('')
   lines.push(chalk.bold('Dev accounts') + chalk.dim(' (unlocked; keys are keccak256 of "cow", "cow1" … "cow9")'))
   node.accounts.forEach((a, i) => {
+    if (a.origin === 'mnemonic' && node.accounts[i - 1]?.origin !== 'mnemonic') {
+      lines.push(chalk.bold('Mnemonic accounts') + chalk.dim(` (unlocked; derived along ${o.hdPath}/i)`))
+    }
     const bal = (a.balance / 10n ** 18n).toString()
     lines.push(`  (${i}) ${a.address}  ${bal} RBTC`)
     lines.push(chalk.dim(`      ${a.privateKey}`))
@@ -78,6 +101,7 @@ function banner(node: Node): string {
   const mode = node.mining.mode === 'instant' ? 'instant (one block per transaction)' : `every ${node.mining.blockTime}s`
   lines.push(`${chalk.dim('Mining')}     ${mode}`)
   lines.push(`${chalk.dim('Transport')}  ${node.transport === 'uws' ? 'uWebSockets.js' : 'node:http + ws'}`)
+  lines.push(`${chalk.dim('Keystore')}   ${o.db ? path.join(o.db, 'keystore') : 'in memory (use --db <dir> to keep it)'}`)
   lines.push('')
   lines.push(urlLine(node))
   return lines.join('\n')
@@ -99,11 +123,25 @@ export async function main(argv: string[]): Promise<void> {
   if (o.transport !== undefined && o.transport !== 'uws' && o.transport !== 'node') {
     program.error('error: --transport must be uws or node')
   }
+  if (o.keystoreKdf !== undefined && o.keystoreKdf !== 'light' && o.keystoreKdf !== 'standard') {
+    program.error('error: --keystore-kdf must be light or standard')
+  }
+  if (o.mnemonic === undefined) {
+    if (o.accounts !== undefined && o.accounts > 10) program.error('error: --accounts must be an integer from 1 to 10 (more need --mnemonic)')
+    if (o.balance !== undefined) program.error('error: --balance applies to --mnemonic accounts; give --mnemonic too')
+    if (program.getOptionValueSource('hdPath') === 'cli') program.error('error: --hd-path applies to --mnemonic accounts; give --mnemonic too')
+  }
   const config: NodeConfig = {
     network: o.network,
     host: o.host,
     port: o.port,
-    accounts: o.accounts,
+    accounts: o.mnemonic === undefined ? o.accounts : undefined,
+    mnemonic: o.mnemonic,
+    mnemonicAccounts: o.mnemonic === undefined ? undefined : o.accounts,
+    hdPath: o.hdPath,
+    balance: o.balance,
+    db: o.db,
+    keystoreKdf: o.keystoreKdf as NodeConfig['keystoreKdf'],
     blockTime: o.blockTime,
     chainId: o.chainId,
     gasLimit: o.gasLimit,
@@ -131,7 +169,7 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = 1
     return
   }
-  console.log(o.silent ? node.url : banner(node))
+  console.log(o.silent ? node.url : banner(node, o))
   let stopping = false
   const stop = (signal: string) => {
     if (stopping) return

@@ -14,6 +14,16 @@ import type { LogRecord, ReceiptRecord } from '../chain/types.js'
 import { bytesToBigInt, padLeft } from '../util/bytes.js'
 import { rskOpcodes } from './opcodes.js'
 import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
+// consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
+import { KeyTracker, SublistScheduler } from './parallel-sublists.js'
+import {
+  GENESIS_FEDERATORS,
+  processMinersFees,
+  REMASC_CONFIGS,
+  REMASC_SENDER_KEY_BYTES,
+  type ProcessingBlock,
+} from '../rsk/remasc.js'
+import { logsBloom } from '../rsk/receipt-rlp.js'
 
 /** The block context transactions run in (COINBASE, NUMBER, TIMESTAMP, GASLIMIT, DIFFICULTY, BASEFEE). */
 export interface BlockContext {
@@ -46,6 +56,8 @@ export interface AppliedTx {
   error?: string
   /** Fees paid (gasUsed·gasPrice, wei). */
   fee: bigint
+  /** The transaction did not fit any RSKIP144 sublist and was left out of the block (state unchanged). */
+  skipped?: boolean
 }
 
 /** Result of {@link Executor.applyBlock}. */
@@ -54,7 +66,14 @@ export interface AppliedBlock {
   gasUsed: bigint
   /** Σ fees (wei), credited to the Remasc contract. */
   paidFees: bigint
+  /** Outcomes in the order the transactions were given (receipts carry per-sublist cumulative gas). */
   txs: AppliedTx[]
+  /** Block order of the included transactions: indexes into `txs` (parallel sublists first, RSKIP144). */
+  order: number[]
+  /** The header's tx execution sublist edges (RSKIP144). */
+  edges: number[]
+  /** The Remasc transaction's outcome (last in the block). */
+  remasc: AppliedTx
 }
 
 /** A call or estimate request (eth_call / eth_estimateGas call object, decoded). */
@@ -96,6 +115,18 @@ export class CallPreconditionError extends Error {}
 /** The Remasc contract (fees of every block are credited to it; reference BlockExecutor.java). */
 export const REMASC_ADDRESS = createAddressFromString('0x0000000000000000000000000000000001000008')
 
+/** An outcome for a transaction left out of the block (no sublist had room for it). */
+function skippedTx(): AppliedTx {
+  return {
+    receipt: { status: 0, cumulativeGasUsed: 0n, gasUsed: 0n, logs: [], logsBloom: new Uint8Array(256) },
+    returnValue: new Uint8Array(0),
+    fee: 0n,
+    skipped: true,
+  }
+}
+
+const REMASC_HEX = '0000000000000000000000000000000001000008'
+
 /** Options for {@link Executor.create}. */
 export interface ExecutorOptions {
   common: Common
@@ -105,7 +136,12 @@ export interface ExecutorOptions {
   network: 30 | 31 | 32 | 33
   /** BLOCKHASH source. */
   blockHash: BlockHashLookup
+  /** Canonical block `n` for the Remasc contract (hash, coinbase, paidFees of block N − maturity). */
+  processingBlock?: (number: bigint) => ProcessingBlock | undefined
 }
+
+/** Contracts whose callers go to the sequential sublist (RskSystemProperties.concurrentContractsDisallowed): Remasc, Bridge. */
+const SEQUENTIAL_ONLY_CONTRACTS = new Set(['0000000000000000000000000000000001000008', '0000000000000000000000000000000001000006'])
 
 /**
  * Owns the VM and the state manager.
@@ -113,6 +149,13 @@ export interface ExecutorOptions {
 export class Executor {
   private minimumGasPrice = 0n
   private readonly historical = new Map<string, UnitrieStateManager>()
+  /** The COINBASE of the block being executed (the EVM's own block coinbase is the Remasc contract). */
+  private coinbase: Uint8Array = new Uint8Array(20)
+  /** Set when the running transaction calls the Remasc or Bridge contract. */
+  private calledSequentialOnly = false
+  private network: 30 | 31 | 32 | 33 = 33
+  private processingBlock: (number: bigint) => ProcessingBlock | undefined = () => undefined
+  private keyTracker: KeyTracker | undefined
 
   private constructor(
     readonly common: Common,
@@ -145,11 +188,24 @@ export class Executor {
       common,
       stateManager,
       blockchain: blockchain as never,
-      evmOpts: { customOpcodes: rskOpcodes(() => executor?.minimumGasPrice ?? 0n) },
+      evmOpts: {
+        customOpcodes: rskOpcodes(
+          () => executor?.minimumGasPrice ?? 0n,
+          () => executor?.coinbase ?? new Uint8Array(20),
+        ),
+      },
     })
     applyReferenceStateRules(vm)
     const root = await stateManager.getStateRoot()
     executor = new Executor(common, vm, stateManager, root)
+    executor.network = opts.network
+    if (opts.processingBlock) executor.processingBlock = opts.processingBlock
+    const ex = executor
+    vm.evm.events?.on('beforeMessage', (m: { to?: Address; codeAddress?: Address }) => {
+      // (Message.codeAddress throws for creations, which have no `to`)
+      const a = m.to === undefined ? undefined : m.codeAddress
+      if (a !== undefined && SEQUENTIAL_ONLY_CONTRACTS.has(Buffer.from(a.bytes).toString('hex'))) ex.calledSequentialOnly = true
+    })
     return executor
   }
 
@@ -161,12 +217,14 @@ export class Executor {
   /** A header-only @ethereumjs block for the EVM's block context. */
   private contextBlock(ctx: BlockContext): Block {
     this.minimumGasPrice = ctx.minimumGasPrice
+    this.coinbase = ctx.coinbase
     return createBlock(
       {
         header: {
           number: ctx.number,
           timestamp: ctx.timestamp,
-          coinbase: new Address(ctx.coinbase),
+          // fees go to the Remasc contract (reference BlockExecutor); COINBASE is answered from ctx.coinbase
+          coinbase: REMASC_ADDRESS,
           gasLimit: ctx.gasLimit,
           difficulty: ctx.difficulty,
         },
@@ -191,11 +249,26 @@ export class Executor {
     const applied: AppliedTx[] = []
     let gasUsed = 0n
     let paidFees = 0n
-    let logIndex = 0
+    // consensus: RSKIP144 sublists (placement needs the state keys each transaction touched when there are
+    // several transactions; a lone one only needs its gas and the contracts it called)
+    const scheduler = new SublistScheduler(ctx.gasLimit, this.network === 33 ? 6_800_000n : 10_000_000n)
+    const tracker = txs.length > 1 ? (this.keyTracker ??= new KeyTracker(sm, REMASC_HEX)) : undefined
+    const none = new Set<string>()
     await sm.checkpoint()
     try {
+      tracker?.install()
       for (let i = 0; i < txs.length; i++) {
-        const { tx } = txs[i]!
+        const { tx, from } = txs[i]!
+        // TransactionExecutor.gasIsValid while mining: gas limit + sequential gas used ≤ max(sublist limits)
+        if (tx.gasLimit + scheduler.sequentialGasUsed > scheduler.maxSublistGas) {
+          applied.push(skippedTx())
+          continue
+        }
+        // a transaction may only be left out when the sequential sublist is full: undo it then
+        const mayLeaveOut = !scheduler.sequentialHasRoom(tx.gasLimit)
+        if (mayLeaveOut) await sm.checkpoint()
+        tracker?.reset()
+        this.calledSequentialOnly = false
         let result: RunTxResult
         try {
           result = await runTx(this.vm, {
@@ -206,25 +279,39 @@ export class Executor {
             skipBlockGasLimitValidation: true,
           })
         } catch (err) {
+          if (mayLeaveOut) await sm.revert()
           throw new TxApplyError(cleanVmMessage(err), i)
         }
+        const sublistGas = scheduler.add(
+          i,
+          from,
+          tx.gasLimit,
+          result.totalGasSpent,
+          tracker?.reads ?? none,
+          tracker?.writes ?? none,
+          this.calledSequentialOnly || (tx.to !== undefined && SEQUENTIAL_ONLY_CONTRACTS.has(Buffer.from(tx.to.bytes).toString('hex'))),
+        )
+        if (sublistGas === undefined) {
+          if (!mayLeaveOut) throw new Error('sublist placement failed with room in the sequential sublist')
+          await sm.revert()
+          applied.push(skippedTx())
+          continue
+        }
+        if (mayLeaveOut) await sm.commit()
         gasUsed += result.totalGasSpent
         const fee = result.totalGasSpent * tx.gasPrice
         paidFees += fee
-        if (result.minerValue > 0n && !bytesEqualAddr(ctx.coinbase, REMASC_ADDRESS.bytes)) {
-          await moveBalance(sm, new Address(ctx.coinbase), REMASC_ADDRESS, result.minerValue)
-        }
         const failed = result.execResult.exceptionError !== undefined
         const logs: LogRecord[] = (result.execResult.logs ?? []).map(([address, topics, data]) => ({
           address,
           topics,
           data,
-          logIndex: logIndex++,
+          logIndex: 0,
         }))
         applied.push({
           receipt: {
             status: failed ? 0 : 1,
-            cumulativeGasUsed: gasUsed,
+            cumulativeGasUsed: sublistGas,
             gasUsed: result.totalGasSpent,
             logs,
             logsBloom: result.bloom.bitvector,
@@ -235,22 +322,86 @@ export class Executor {
           fee,
         })
       }
+      tracker?.uninstall()
+      const remasc = await this.executeRemasc(ctx, scheduler.addRemasc(txs.length))
+      const order = scheduler.order().filter((i) => i < txs.length)
+      // log indexes count across the block in block order (BlockExecutor.updateReceipts), Remasc last
+      let logIndex = 0
+      for (const i of order) for (const l of applied[i]!.receipt.logs) l.logIndex = logIndex++
+      for (const l of remasc.receipt.logs) l.logIndex = logIndex++
+      const out = { gasUsed, paidFees, txs: applied, order, edges: scheduler.edges(), remasc }
       if (!commit) {
         // A preview (the `pending` block): register the root of the uncommitted view so it stays readable
         // through stateAt (reads, calls and estimates at `pending`), then undo the level.
         const previewRoot = sm.registerCurrentView()
         await sm.revert()
         sm.clearCaches()
-        return { stateRoot: previewRoot, gasUsed, paidFees, txs: applied }
+        return { stateRoot: previewRoot, ...out }
       }
       await sm.commit()
       this.root = await sm.getStateRoot()
+      return { stateRoot: this.root, ...out }
     } catch (err) {
+      tracker?.uninstall()
       await sm.revert()
       sm.clearCaches()
       throw err
     }
-    return { stateRoot: this.root, gasUsed, paidFees, txs: applied }
+  }
+
+  /**
+   * The Remasc transaction at the end of a block (reference RemascTransaction executed by
+   * TransactionExecutor): the special sender's nonce goes up by one, then Remasc.processMinersFees runs.
+   * Inside applyBlock's checkpoint. @param cumulativeGas the sequential sublist's gas (its receipt's)
+   */
+  private async executeRemasc(ctx: BlockContext, cumulativeGas: bigint): Promise<AppliedTx> {
+    const sm = this.stateManager
+    const sender = REMASC_SENDER_KEY_BYTES as unknown as Address
+    const acct = (await sm.getAccount(sender)) ?? new Account()
+    await sm.putAccount(sender, new Account(acct.nonce + 1n, acct.balance))
+    const remasc = REMASC_ADDRESS
+    const logs = await processMinersFees(
+      {
+        getStorageBytes: (key) => sm.getStorageBytes(remasc, key),
+        putStorageBytes: (key, value) => sm.putStorageBytes(remasc, key, value),
+        addBalance: async (address, delta) => {
+          const a = new Address(address)
+          const cur = await sm.getAccount(a)
+          if (cur === undefined || delta !== 0n) await sm.putAccount(a, new Account(cur?.nonce ?? 0n, (cur?.balance ?? 0n) + delta))
+        },
+      },
+      {
+        blockNumber: ctx.number,
+        minimumGasPrice: ctx.minimumGasPrice,
+        config: REMASC_CONFIGS[this.network],
+        federators: GENESIS_FEDERATORS[this.network],
+        processing: this.processingBlock,
+      },
+    )
+    return {
+      receipt: {
+        status: 1,
+        cumulativeGasUsed: cumulativeGas,
+        gasUsed: 0n,
+        logs: logs.map((l) => ({ ...l, logIndex: 0 })),
+        logsBloom: this.remascBloom(logs),
+      },
+      returnValue: new Uint8Array(0),
+      fee: 0n,
+    }
+  }
+
+  /** Blooms of Remasc payment logs by payees (the bloom covers addresses and topics only, which repeat). */
+  private readonly remascBlooms = new Map<string, Uint8Array>()
+  private remascBloom(logs: Parameters<typeof logsBloom>[0]): Uint8Array {
+    const key = logs.map((l) => Buffer.from(l.topics[1]!).toString('hex')).join()
+    let bloom = this.remascBlooms.get(key)
+    if (bloom === undefined) {
+      bloom = logsBloom(logs)
+      if (this.remascBlooms.size > 64) this.remascBlooms.clear()
+      this.remascBlooms.set(key, bloom)
+    }
+    return bloom.slice()
   }
 
   /**
@@ -435,15 +586,6 @@ export class Executor {
     }
     return { gas: hi }
   }
-}
-
-async function moveBalance(sm: UnitrieStateManager, from: Address, to: Address, amount: bigint): Promise<void> {
-  const src = (await sm.getAccount(from)) ?? new Account()
-  src.balance -= amount
-  await sm.putAccount(from, src)
-  const dst = (await sm.getAccount(to)) ?? new Account()
-  dst.balance += amount
-  await sm.putAccount(to, dst)
 }
 
 function bytesEqualAddr(a: Uint8Array, b: Uint8Array): boolean {

@@ -16,9 +16,25 @@ export type MinimumGasPriceSource = () => bigint
 /**
  * Builds the custom opcode list for `createEVM({ customOpcodes })`.
  * @param minimumGasPrice read at each BASEFEE execution (the executor sets it per block context)
+ * @param coinbase read at each COINBASE execution (20 bytes)
  */
-export function rskOpcodes(minimumGasPrice: MinimumGasPriceSource): CustomOpcode[] {
+export function rskOpcodes(minimumGasPrice: MinimumGasPriceSource, coinbase?: () => Uint8Array): CustomOpcode[] {
+  const extra: CustomOpcode[] = []
+  if (coinbase) {
+    // COINBASE (0x41, 2 gas) from the block being executed: the executor gives the EVM the Remasc contract as
+    // its block coinbase so that fees land there (reference BlockExecutor), and the real miner comes from here
+    extra.push({
+      opcode: 0x41,
+      opcodeName: 'COINBASE',
+      baseFee: 2,
+      logicFunction: (runState: RunState) => {
+        const b = coinbase()
+        runState.stack.push(b.length === 0 ? 0n : BigInt('0x' + Buffer.from(b).toString('hex')))
+      },
+    })
+  }
   return [
+    ...extra,
     {
       opcode: 0x46,
       opcodeName: 'CHAINID',

@@ -27,7 +27,8 @@ export function formatTransaction(
     gasPrice: quantity(tx.gasPrice),
     value: quantity(tx.value),
     input: toHex(tx.data),
-    v: '0x' + (tx.v ?? 0n).toString(16).padStart(2, '0'),
+    // the unsigned Remasc transaction shows "0x0" for v, r and s (reference rpc.zeroSignatureIfRemasc)
+    v: tx.v === undefined ? '0x0' : '0x' + tx.v.toString(16).padStart(2, '0'),
     r: quantity(tx.r ?? 0n),
     s: quantity(tx.s ?? 0n),
     type: '0x0',
@@ -106,7 +107,8 @@ export function formatBlock(block: BlockRecord, full: boolean, pending = false):
     hashForMergedMining: toHex(block.hashForMergedMining),
     paidFees: quantity(h.paidFees),
     cumulativeDifficulty: quantity(block.cumulativeDifficulty),
-    rskPteEdges: null,
+    // RSKIP144 sublist edges (a number array from block 1 on; null for the genesis, which has none)
+    rskPteEdges: h.number === 0n ? null : (h.edges ?? []),
     baseEvent: null,
   }
 }

@@ -3,6 +3,7 @@
  */
 import type { AccountStore } from '../accounts/dev-accounts.js'
 import type { Impersonation } from '../accounts/impersonation.js'
+import type { Wallet } from '../accounts/wallet.js'
 import type { Miner } from '../miner/miner.js'
 import type { Chain } from '../chain/chain.js'
 import { ErrorCode, RpcError } from '../chain/errors.js'
@@ -14,6 +15,8 @@ import type { BlockRef } from './params.js'
 export interface Services {
   chain: Chain
   accounts: AccountStore
+  /** Passphrase-protected accounts, unlock/lock, and the account checks of the signing methods. */
+  wallet: Wallet
   /** Network number (30-33), answered by net_version. */
   network: number
   /** web3_clientVersion. */

@@ -139,7 +139,8 @@ class Rec {
   listed = false
 
   constructor(readonly address: Uint8Array) {
-    const k = new Uint8Array(31)
+    // 31 bytes for a 20-byte address; the Remasc sender's key is built from the single byte 0x00 (12 bytes)
+    const k = new Uint8Array(1 + SECURE_KEY_SIZE + address.length)
     k.set(keccak256(address).subarray(0, SECURE_KEY_SIZE), 1)
     k.set(address, 1 + SECURE_KEY_SIZE)
     this.key = k
@@ -420,7 +421,29 @@ export class UnitrieStateManager implements StateManagerInterface {
     const a = this.loadAcct(r)
     if (a === null) return undefined
     const c = this.loadCode(r)
+    if (this.senderCodeMask !== undefined && this.senderCodeMask === address.toString()) {
+      this.senderCodeMask = undefined
+      return new Account(a.nonce, a.balance, KECCAK256_RLP, KECCAK256_NULL)
+    }
     return new Account(a.nonce, a.balance, KECCAK256_RLP, c === null ? KECCAK256_NULL : c.hash)
+  }
+
+  /** See {@link maskSenderCodeOnce}. */
+  private senderCodeMask: string | undefined
+
+  /**
+   * Makes the next getAccount of `address` report no code. @ethereumjs runTx rejects senders with code
+   * (EIP-3607) unconditionally, reading the sender with exactly one getAccount before the check; the reference
+   * node has no such rule, and impersonated contracts and eth_call/estimate `from` a contract need it gone.
+   * putAccount ignores codeHash, so the code itself is untouched.
+   */
+  maskSenderCodeOnce(address: Address): void {
+    this.senderCodeMask = address.toString()
+  }
+
+  /** Drops a mask {@link maskSenderCodeOnce} left unused (call after the transaction ran or failed). */
+  clearSenderCodeMask(): void {
+    this.senderCodeMask = undefined
   }
 
   /**
@@ -522,6 +545,38 @@ export class UnitrieStateManager implements StateManagerInterface {
       this.setMarker(r, true)
     }
     const v = unpad(value)
+    const hex = hexOf(key)
+    const prev = r.storage.get(hex)
+    if (prev !== undefined && bytesEqual(prev, v)) return
+    this.touch(r, U_SLOT, hex, prev, 0)
+    if (prev === undefined) this.cachedSlots++
+    r.storage.set(hex, v)
+    let ds = r.dirtySlots
+    if (ds === undefined) ds = r.dirtySlots = new Map()
+    if (!ds.has(hex)) ds.set(hex, key.slice())
+  }
+
+  /**
+   * rskj Repository.getStorageBytes: the raw bytes of a storage cell (may exceed 32 bytes, may be a single
+   * 0x00), empty when unset. `address` may also be raw key bytes (see {@link putStorageBytes}).
+   */
+  async getStorageBytes(address: Address | Uint8Array, key: Uint8Array): Promise<Uint8Array> {
+    return this.getStorage(address as Address, key)
+  }
+
+  /**
+   * rskj Repository.addStorageBytes: writes raw bytes into a storage cell (no stripping, any length);
+   * empty deletes the cell. A missing account is created with its storage marker. Used by native
+   * contracts (Remasc) that store non-word values.
+   */
+  async putStorageBytes(address: Address | Uint8Array, key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
+    const r = this.rec(address)
+    if (this.loadAcct(r) === null) {
+      this.ensureAccount(r)
+      this.setMarker(r, true)
+    }
+    const v = value.slice()
     const hex = hexOf(key)
     const prev = r.storage.get(hex)
     if (prev !== undefined && bytesEqual(prev, v)) return

@@ -181,12 +181,22 @@ describe('ethers JsonRpcProvider + Wallet', () => {
     const block = (await provider.getBlock('latest'))!
     expect(block.number).toBe(receipt.blockNumber)
     expect(block.hash).toBe(receipt.blockHash)
-    expect(block.transactions).toEqual([tx.hash])
+    // every block ends with the Remasc transaction (reference-node-facts §2)
+    expect(block.transactions).toHaveLength(2)
+    expect(block.transactions[0]).toBe(tx.hash)
     expect(block.baseFeePerGas).toBeNull()
     expect(block.gasUsed).toBe(receipt.gasUsed)
     expect(block.parentHash).toBe((await provider.getBlock(block.number - 1))!.hash)
     const full = (await provider.getBlock(block.hash!, true))!
-    expect(full.prefetchedTransactions.map((t) => t.hash)).toEqual([tx.hash])
+    expect(full.prefetchedTransactions.map((t) => t.hash)).toEqual(block.transactions)
+    // ethers parses the unsigned Remasc transaction (v, r, s "0x0")
+    const remasc = full.prefetchedTransactions[1]!
+    expect(remasc.from).toBe('0x0000000000000000000000000000000000000000')
+    expect(remasc.to).toBe('0x0000000000000000000000000000000001000008')
+    expect(remasc.gasLimit).toBe(0n)
+    expect(remasc.nonce).toBe(block.number - 1)
+    expect((await provider.getTransaction(remasc.hash))!.blockNumber).toBe(block.number)
+    expect((await provider.getTransactionReceipt(remasc.hash))!.status).toBe(1)
     expect(await provider.getBlockNumber()).toBe(block.number)
 
     const got = (await provider.getTransaction(tx.hash))!

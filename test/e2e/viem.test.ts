@@ -264,7 +264,11 @@ describe('viem public + wallet client (local account)', () => {
     expect(block.number).toBe(receipt.blockNumber)
     expect(block.hash).toBe(receipt.blockHash)
     expect(block.baseFeePerGas).toBeNull()
-    expect(block.transactions).toHaveLength(1)
+    // every block ends with the Remasc transaction (reference-node-facts §2); viem parses it (v, r, s "0x0")
+    expect(block.transactions).toHaveLength(2)
+    expect(block.transactions[1]!.from).toBe('0x0000000000000000000000000000000000000000')
+    expect(block.transactions[1]!.to).toBe('0x0000000000000000000000000000000001000008')
+    expect(block.transactions[1]!.gas).toBe(0n)
     const t = block.transactions[0]!
     expect(t.hash).toBe(hash)
     expect(t.type).toBe('legacy')
@@ -272,7 +276,7 @@ describe('viem public + wallet client (local account)', () => {
     expect(t.to).toBe(cow1.toLowerCase())
     expect(await publicClient.getBlockNumber({ cacheTime: 0 })).toBe(block.number)
     const byHash = await publicClient.getBlock({ blockHash: block.hash })
-    expect(byHash.transactions).toEqual([hash])
+    expect(byHash.transactions).toEqual([hash, block.transactions[1]!.hash])
     expect((await publicClient.getTransactionReceipt({ hash })).transactionHash).toBe(hash)
   })
 

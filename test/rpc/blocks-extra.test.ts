@@ -34,23 +34,25 @@ beforeAll(async () => {
   transferHash = r.transactionHash
   b1 = await rpc(url, 'eth_getBlockByNumber', ['0x1', false])
   b2 = await rpc(url, 'eth_getBlockByNumber', ['0x2', false])
-  expect(b2.transactions).toEqual([transferHash])
+  // every block ends with the Remasc transaction (reference-node-facts §2)
+  expect(b2.transactions).toHaveLength(2)
+  expect(b2.transactions[0]).toBe(transferHash)
 })
 afterAll(() => node?.close())
 
 describe('eth_getBlockTransactionCountByHash / ByNumber', () => {
   it('by hash: the count; null for an unknown block', async () => {
-    expect(await rpc(url, 'eth_getBlockTransactionCountByHash', [b2.hash])).toBe('0x1')
+    expect(await rpc(url, 'eth_getBlockTransactionCountByHash', [b2.hash])).toBe('0x2') // + Remasc
     const genesis = await rpc(url, 'eth_getBlockByNumber', ['0x0', false])
     expect(await rpc(url, 'eth_getBlockTransactionCountByHash', [genesis.hash])).toBe('0x0')
     expect(await rpc(url, 'eth_getBlockTransactionCountByHash', [UNKNOWN_HASH])).toBeNull()
   })
 
   it('by number and tag; -32600 "Block … not found" for an unknown number', async () => {
-    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['0x1'])).toBe('0x1')
+    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['0x1'])).toBe('0x2') // + Remasc
     expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['earliest'])).toBe('0x0')
-    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['latest'])).toBe('0x1')
-    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['pending'])).toBe('0x0') // empty pool
+    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['latest'])).toBe('0x2')
+    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['pending'])).toBe('0x1') // empty pool: Remasc only
     const e = await rpcError(url, 'eth_getBlockTransactionCountByNumber', [FAR])
     expect(e.code).toBe(-32600)
     expect(e.message).toMatch(/^Block .*not found$/)
@@ -58,8 +60,8 @@ describe('eth_getBlockTransactionCountByHash / ByNumber', () => {
   })
 
   it('map forms {blockHash} and {blockNumber}', async () => {
-    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', [{ blockNumber: '0x2' }])).toBe('0x1')
-    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', [{ blockHash: b1.hash }])).toBe('0x1')
+    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', [{ blockNumber: '0x2' }])).toBe('0x2')
+    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', [{ blockHash: b1.hash }])).toBe('0x2')
   })
 })
 
@@ -100,12 +102,12 @@ describe('eth_getTransactionByBlockHashAndIndex / ByBlockNumberAndIndex', () => 
   })
 
   it('out of range → null; unknown block → null', async () => {
-    expect(await rpc(url, 'eth_getTransactionByBlockHashAndIndex', [b2.hash, '0x1'])).toBeNull()
+    expect(await rpc(url, 'eth_getTransactionByBlockHashAndIndex', [b2.hash, '0x2'])).toBeNull() // 0x1 is Remasc
     expect(await rpc(url, 'eth_getTransactionByBlockHashAndIndex', [UNKNOWN_HASH, '0x0'])).toBeNull()
-    expect(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['0x2', '0x1'])).toBeNull()
+    expect(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['0x2', '0x2'])).toBeNull()
     expect(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['earliest', '0x0'])).toBeNull()
     expect(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', [FAR, '0x0'])).toBeNull()
-    expect(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x0'])).toBeNull() // empty pool
+    expect(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x1'])).toBeNull() // empty pool: Remasc at 0x0
   })
 
   it('a malformed index → -32602', async () => {
@@ -164,8 +166,8 @@ describe('the pending tag with transactions waiting in the pool (automine off)',
       node.chain.automine = true
     }
     const mined = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
-    expect(mined.transactions).toHaveLength(2)
-    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['pending'])).toBe('0x0')
+    expect(mined.transactions).toHaveLength(3) // + Remasc
+    expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['pending'])).toBe('0x1')
   }
 
   it('eth_getBlockByNumber, the counts and by-index lookups see the pool', async () => {
@@ -174,20 +176,21 @@ describe('the pending tag with transactions waiting in the pool (automine off)',
       const pending = await rpc(url, 'eth_getBlockByNumber', ['pending', false])
       expectKeys(pending, BLOCK_FIELDS)
       expect(pending).toMatchObject({ number: null, hash: null, logsBloom: null, miner: null, parentHash: latest.hash })
-      expect(pending.transactions).toEqual([pay, create])
+      expect(pending.transactions.slice(0, 2)).toEqual([pay, create])
+      expect(pending.transactions).toHaveLength(3) // + Remasc
       pendingRoot = pending.stateRoot
       const full = await rpc(url, 'eth_getBlockByNumber', ['pending', true])
-      expect(full.transactions.map((t: any) => [t.hash, t.blockHash, t.blockNumber, t.transactionIndex])).toEqual([
+      expect(full.transactions.slice(0, 2).map((t: any) => [t.hash, t.blockHash, t.blockNumber, t.transactionIndex])).toEqual([
         [pay, null, null, null],
         [create, null, null, null],
       ])
-      expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['pending'])).toBe('0x2')
+      expect(await rpc(url, 'eth_getBlockTransactionCountByNumber', ['pending'])).toBe('0x3')
       expect(await rpc(url, 'eth_getUncleCountByBlockNumber', ['pending'])).toBe('0x0')
       expect(await rpc(url, 'eth_getUncleByBlockNumberAndIndex', ['pending', '0x0'])).toBeNull()
       const second = await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x1'])
       expectKeys(second, TX_FIELDS)
       expect(second).toMatchObject({ hash: create, from: COW.address, to: null, blockHash: null, blockNumber: null, transactionIndex: null })
-      expect(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x2'])).toBeNull()
+      expect(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x3'])).toBeNull()
     })
     // the mined block is what pending showed
     expect((await rpc(url, 'eth_getBlockByNumber', ['latest', false])).stateRoot).toBe(pendingRoot)

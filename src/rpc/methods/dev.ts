@@ -3,6 +3,7 @@
  * the anvil_ / hardhat_ methods test tools call (one handler, both prefixes where peers have both), the
  * ganache-style evm_setAccount* names viem's test client uses in ganache mode, and eth_sendUnsignedTransaction.
  */
+import { randomBytes } from 'node:crypto'
 import { Account, Address } from '@ethereumjs/util'
 import { invalidParams } from '../../chain/errors.js'
 import { bigIntToBytes, quantity, toHex } from '../../util/bytes.js'
@@ -50,13 +51,22 @@ const mineOptions = () =>
 export function devMethods(s: Services): MethodSpec[] {
   const { chain, miner } = s
 
-  /** Mines `count` blocks, `interval` seconds apart (the first from the pool as evm_mine does). Linear in count. */
+  /**
+   * Mines `count` blocks, `interval` seconds apart (the first from the pool as evm_mine does). Linear in count.
+   * An interval of 0 (viem's default `0x0`) means the block clock, as no interval: timestamps must still rise.
+   */
   const mineMany = async (count: bigint, interval?: bigint, timestamp?: bigint) => {
     for (let i = 0n; i < count; i++) {
       if (i === 0n && timestamp !== undefined) chain.setNextBlockTimestamp(timestamp)
-      else if (i > 0n && interval !== undefined) chain.setNextBlockTimestamp(chain.head.header.timestamp + interval)
+      else if (i > 0n && interval !== undefined && interval > 0n) chain.setNextBlockTimestamp(chain.head.header.timestamp + interval)
       await chain.mineBlock()
     }
+  }
+
+  /** Back to genesis; a new instanceId, as hardhat_reset documents (hardhat_metadata). */
+  const reset = async () => {
+    await chain.reset()
+    s.instanceId = '0x' + randomBytes(32).toString('hex')
   }
 
   const setAccount = (address: Uint8Array, f: (a: Account) => void) =>
@@ -115,7 +125,7 @@ export function devMethods(s: Services): MethodSpec[] {
       chain.revertTo(id),
     ),
     method('evm_reset', 'evm', 'back to genesis', [], async () => {
-      await chain.reset()
+      await reset()
       return null
     }),
     method('evm_mine', 'evm', 'mines a block from the pool (optionally at a timestamp)', [optional(mineOptions(), {} as { timestamp?: bigint; blocks?: bigint })], async (_c, o) => {
@@ -223,10 +233,12 @@ export function devMethods(s: Services): MethodSpec[] {
       forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
     })),
     method('anvil_reset', 'anvil', 'back to genesis (no forking)', [optional(P.any('options'), undefined)], async (_c, opts) => {
-      if (opts && typeof opts === 'object' && 'forking' in (opts as object)) {
+      // viem's reset() always sends { forking: { blockNumber } } (null when not given): only a fork URL is refused
+      const forking = opts && typeof opts === 'object' ? (opts as { forking?: unknown }).forking : undefined
+      if (forking && typeof forking === 'object' && (forking as { jsonRpcUrl?: unknown }).jsonRpcUrl != null) {
         throw invalidParams('forking is not supported')
       }
-      await chain.reset()
+      await reset()
       return null
     }, ['hardhat_reset']),
     method('eth_sendUnsignedTransaction', 'eth', 'sends from any address without a signature', [P.tx()], async (_c, obj) =>

@@ -9,6 +9,8 @@ import type { BlockRecord } from '../../chain/types.js'
 import { executionError } from '../../chain/revert.js'
 import { keccak256 } from '../../execution/crypto.js'
 import { impersonatedTransaction } from '../../accounts/impersonation.js'
+import { signLegacyTransaction, type LocalAccount } from '../../accounts/dev-accounts.js'
+import { lockedAccount, unknownAccount } from '../../accounts/wallet.js'
 import { queryLogs } from '../../events/log-query.js'
 import { quantity, toHex } from '../../util/bytes.js'
 import { formatBlock, formatLog, formatReceipt, formatTransaction } from '../format.js'
@@ -54,29 +56,40 @@ export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
 }
 
 /**
- * Builds and submits a transaction from `obj.from` with the spec's defaults (gas 90 000, gasPrice 0, value 0,
- * nonce = next pending nonce; an explicit nonce replaces an own pending transaction): signed when the node
- * holds the key, unsigned when the sender is impersonated (or `unsigned` is set: eth_sendUnsignedTransaction).
- * @returns the transaction hash
- * @throws RpcError -32602 "from is null" / "Could not find account for address: …"; -32010; -32015
+ * The legacy transaction fields for `obj` with the spec's defaults (gas 90 000, gasPrice 0, value 0,
+ * nonce = next pending nonce of `obj.from`) — shared by eth_sendTransaction and eth_signTransaction.
+ * @param obj a decoded transaction object with `from` set
  */
-export async function sendFrom(s: Services, obj: TxObject, unsigned: boolean): Promise<Uint8Array> {
-  const { chain } = s
-  // Both are -32602 in the reference (EthModuleTransactionBase.sendTransaction).
-  if (!obj.from) throw invalidParams('from is null')
-  const account = unsigned ? undefined : s.accounts.get(obj.from)
-  const impersonated = unsigned || (!account && s.impersonation.has(obj.from))
-  if (!account && !impersonated) throw invalidParams(`Could not find account for address: ${toHex(obj.from)}`)
-  const data: LegacyTxData = {
-    nonce: obj.nonce ?? (await chain.pendingNonce(obj.from)),
+export async function txDataFrom(s: Services, obj: TxObject & { from: Uint8Array }): Promise<LegacyTxData> {
+  return {
+    nonce: obj.nonce ?? (await s.chain.pendingNonce(obj.from)),
     gasPrice: obj.gasPrice ?? 0n,
     gasLimit: obj.gas ?? DEFAULT_SEND_GAS,
     to: obj.to,
     value: obj.value ?? 0n,
     data: obj.data,
   }
+}
+
+/**
+ * Builds and submits a transaction from `obj.from` with the spec's defaults (gas 90 000, gasPrice 0, value 0,
+ * nonce = next pending nonce; an explicit nonce replaces an own pending transaction): signed when the node
+ * holds the key unlocked (or with `signer`, the key personal_sendTransaction decrypted with its passphrase),
+ * unsigned when the sender is impersonated (or `unsigned` is set: eth_sendUnsignedTransaction).
+ * @returns the transaction hash
+ * @throws RpcError -32602 "from is null" / "Could not find account for address: …" / "account … is locked…";
+ *   -32010; -32015
+ */
+export async function sendFrom(s: Services, obj: TxObject, unsigned: boolean, signer?: LocalAccount): Promise<Uint8Array> {
+  const { chain } = s
+  // Both are -32602 in the reference (EthModuleTransactionBase.sendTransaction).
+  if (!obj.from) throw invalidParams('from is null')
+  const account = signer ?? (unsigned ? undefined : s.accounts.get(obj.from))
+  const impersonated = !account && (unsigned || s.impersonation.has(obj.from))
+  if (!account && !impersonated) throw s.accounts.has(obj.from) ? lockedAccount(obj.from) : unknownAccount(obj.from)
+  const data = await txDataFrom(s, { ...obj, from: obj.from })
   const tx = account
-    ? s.accounts.signTransaction(obj.from, data, chain.common)
+    ? signLegacyTransaction(account.privateKey, data, chain.common)
     : impersonatedTransaction(obj.from, data, chain.common)
   return (await chain.submit(tx, obj.from, { allowMissingSender: impersonated })).hash
 }

@@ -105,7 +105,7 @@ export function filterMethods(s: Services, filters: FilterManager, subs: Subscri
 
     method('eth_pendingTransactions', 'eth', 'pool transactions sent from the node\'s accounts', [], async () => {
       const { pending, queued } = await chain.poolContent()
-      return [...pending, ...queued].filter((p) => s.accounts.get(p.from)).map((p) => formatTransaction(p, undefined))
+      return [...pending, ...queued].filter((p) => s.accounts.has(p.from)).map((p) => formatTransaction(p, undefined))
     }),
   ]
 }

@@ -1,0 +1,191 @@
+/**
+ * The wallet behind personal_* and the signing methods: passphrase-protected accounts (created with
+ * personal_newAccount or imported with personal_importRawKey) kept as v3 keystores, unlock/lock with expiry by
+ * the node's clock, and the checks every signing method makes (unknown account, locked account, wrong
+ * passphrase). Behaviour follows the reference node (rskj co/rsk/core/Wallet.java,
+ * co/rsk/rpc/modules/personal/PersonalModuleWalletEnabled.java) where it is useful; where it differs it is said.
+ *
+ * Errors (JSON-RPC codes):
+ * - unknown account → -32602 "Could not find account for address: 0x…" (the reference's send error; it also
+ *   answers -32602 for a locked account, since a locked key is simply absent there)
+ * - locked account → -32602 "account 0x… is locked; unlock it with personal_unlockAccount"
+ * - wrong passphrase → -32000 "wrong passphrase for account 0x…" (the reference fails decryption with
+ *   -32603 "Internal server error")
+ * - bad private key → -32602 (the key itself is never echoed, unlike the reference's message)
+ * None of them changes anything.
+ */
+import { randomBytes } from 'node:crypto'
+import { ErrorCode, invalidParams, RpcError } from '../chain/errors.js'
+import { privateKeyToAddress } from '../execution/crypto.js'
+import { seedToPrivateKey } from '../rsk/networks.js'
+import { bytesToBigInt, toHex } from '../util/bytes.js'
+import type { AccountStore, LocalAccount } from './dev-accounts.js'
+import { decryptKeystore, encryptKeystore, WrongPassphraseError, type KeystoreKdf, type KeystoreStorage } from './keystore.js'
+
+/** Default unlock duration: 30 minutes (reference PersonalModuleWalletEnabled.unlockAccount). */
+export const DEFAULT_UNLOCK_MS = 30 * 60 * 1000
+
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+
+/** True when `key` is 32 bytes and 0 < key < n (a usable secp256k1 private key). */
+export function isValidPrivateKey(key: Uint8Array): boolean {
+  if (key.length !== 32) return false
+  const k = bytesToBigInt(key)
+  return k > 0n && k < SECP256K1_N
+}
+
+/** -32602 "Could not find account for address: 0x…" (reference TransactionArgumentsUtil wording). */
+export function unknownAccount(address: Uint8Array): RpcError {
+  return invalidParams(`Could not find account for address: ${toHex(address)}`)
+}
+
+/** -32602 for a keystore-backed account that is locked (or whose unlock expired). */
+export function lockedAccount(address: Uint8Array): RpcError {
+  return invalidParams(`account ${toHex(address)} is locked; unlock it with personal_unlockAccount`)
+}
+
+/** -32000 for a passphrase that does not decrypt the account's keystore. */
+export function wrongPassphrase(address: Uint8Array): RpcError {
+  return new RpcError(ErrorCode.Server, `wrong passphrase for account ${toHex(address)}`)
+}
+
+/** Options of {@link Wallet}. */
+export interface WalletOptions {
+  /** The keyring (also holds the permanent accounts). */
+  accounts: AccountStore
+  /** Where keystores live: memory, or `<db>/keystore`. */
+  storage: KeystoreStorage
+  /** scrypt cost of new keystores. Default 'light'. */
+  kdf?: KeystoreKdf
+}
+
+/** Passphrase-protected accounts and the account checks of the signing methods. */
+export class Wallet {
+  private readonly accounts: AccountStore
+  private readonly storage: KeystoreStorage
+  private readonly kdf: KeystoreKdf
+
+  /**
+   * Lists every keystore of `storage` in the keyring, locked (restart with the same `--db`).
+   */
+  constructor(opts: WalletOptions) {
+    this.accounts = opts.accounts
+    this.storage = opts.storage
+    this.kdf = opts.kdf ?? 'light'
+    for (const { address } of this.storage.list()) this.accounts.addLocked(address)
+  }
+
+  /**
+   * personal_newAccount: a random key, stored encrypted with `passphrase`, unlocked for 30 minutes
+   * (as the reference).
+   * @returns the 20-byte address
+   * @throws Error when the keystore cannot be written (-32603 at the RPC layer)
+   */
+  async newAccount(passphrase: string): Promise<Uint8Array> {
+    let key: Uint8Array
+    do key = new Uint8Array(randomBytes(32))
+    while (!isValidPrivateKey(key))
+    return this.store(key, passphrase)
+  }
+
+  /**
+   * personal_importRawKey: stores `privateKey` encrypted with `passphrase` and unlocks it for 30 minutes.
+   * Importing a key the keystore already holds replaces its keystore (new passphrase), as the reference
+   * overwrites its entry. Importing the key of a permanent account (seeded, mnemonic, miner) changes nothing.
+   * @param privateKey 32 bytes
+   * @returns the 20-byte address
+   * @throws RpcError -32602 for a key outside 1 … n-1; Error when the keystore cannot be written
+   */
+  async importRawKey(privateKey: Uint8Array, passphrase: string): Promise<Uint8Array> {
+    if (!isValidPrivateKey(privateKey)) throw invalidParams('invalid argument 0: not a valid secp256k1 private key (must be 1 … n-1)')
+    const address = privateKeyToAddress(privateKey)
+    if (this.accounts.info(address)?.permanent) return address
+    return this.store(privateKey, passphrase)
+  }
+
+  private async store(privateKey: Uint8Array, passphrase: string): Promise<Uint8Array> {
+    const address = privateKeyToAddress(privateKey)
+    const json = await encryptKeystore(privateKey, passphrase, this.kdf)
+    await this.storage.put(address, json)
+    this.accounts.addLocked(address)
+    this.accounts.unlock(address, privateKey, DEFAULT_UNLOCK_MS)
+    return address
+  }
+
+  /**
+   * personal_newAccountWithSeed: key = keccak256(utf8(seed)), a permanent account (no passphrase, not
+   * persisted), as the reference's seeded accounts.
+   * @returns the 20-byte address
+   */
+  newAccountWithSeed(seed: string): Uint8Array {
+    const privateKey = seedToPrivateKey(seed)
+    const address = privateKeyToAddress(privateKey)
+    this.accounts.add({ address, privateKey, origin: 'seed' })
+    return address
+  }
+
+  /**
+   * personal_unlockAccount. Permanent accounts have no passphrase and are always unlocked: any passphrase
+   * answers true for them.
+   * @param durationMs undefined = until personal_lockAccount or restart
+   * @returns true
+   * @throws RpcError -32602 unknown account; -32000 wrong passphrase
+   */
+  async unlock(address: Uint8Array, passphrase: string, durationMs: number | undefined): Promise<boolean> {
+    const key = await this.decrypt(address, passphrase)
+    if (key) this.accounts.unlock(address, key, durationMs)
+    return true
+  }
+
+  /**
+   * personal_lockAccount.
+   * @returns true for a keystore-backed account (locked now), false for a permanent one (never locked)
+   * @throws RpcError -32602 unknown account
+   */
+  lock(address: Uint8Array): boolean {
+    if (!this.accounts.has(address)) throw unknownAccount(address)
+    return this.accounts.lock(address)
+  }
+
+  /**
+   * The account's key for signing without a passphrase: permanent, or unlocked and not expired.
+   * @throws RpcError -32602 unknown account / locked account
+   */
+  requireUnlocked(address: Uint8Array): LocalAccount {
+    const account = this.accounts.get(address)
+    if (account) return account
+    throw this.accounts.has(address) ? lockedAccount(address) : unknownAccount(address)
+  }
+
+  /**
+   * The account's key for a call that carries a passphrase (personal_sendTransaction, personal_sign with a
+   * third argument): a keystore-backed account is decrypted with it (its lock state is left unchanged, as the
+   * reference); a permanent account has no passphrase and signs whatever is given.
+   * @throws RpcError -32602 unknown account; -32000 wrong passphrase
+   */
+  async withPassphrase(address: Uint8Array, passphrase: string): Promise<LocalAccount> {
+    const key = await this.decrypt(address, passphrase)
+    if (key) return { address, privateKey: key, origin: 'keystore' }
+    return this.requireUnlocked(address)
+  }
+
+  /** Decrypts a keystore-backed account's key; undefined for a permanent account. */
+  private async decrypt(address: Uint8Array, passphrase: string): Promise<Uint8Array | undefined> {
+    const info = this.accounts.info(address)
+    if (!info) throw unknownAccount(address)
+    if (info.permanent) return undefined
+    const json = this.storage.get(address)
+    if (!json) throw unknownAccount(address)
+    let key: Uint8Array
+    try {
+      key = await decryptKeystore(json, passphrase)
+    } catch (err) {
+      if (err instanceof WrongPassphraseError) throw wrongPassphrase(address)
+      throw err
+    }
+    if (toHex(privateKeyToAddress(key)) !== toHex(address)) {
+      throw new Error(`the keystore of ${toHex(address)} (${this.storage.location}) holds the key of another address`)
+    }
+    return key
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * Chain-specific consensus-data methods (spec §4; the reference's rsk_ module is named ext_ here), the
+ * merged-mining methods (mnr_) and the eth_ mining/bridge/proof rows:
+ * - ext_getRawBlockHeaderByHash / ByNumber: the uncompressed header RLP (BlockHeader.getEncoded(); for
+ *   V1/V2 headers keccak(raw) ≠ block hash, the hash is over the compressed form);
+ * - ext_getRawTransactionReceiptByHash: the reference receipt RLP;
+ * - ext_getTransactionReceiptNodesByHash(blockHash, txHash): the receipts-trie Unitrie nodes of the receipt,
+ *   leaf first, root last (RskModuleImpl); null when the transaction is not in that block;
+ * - ext_getStorageBytesAt(address, key, block): a storage cell's raw bytes (may exceed 32 bytes), "0x0" when
+ *   unset (Web3Impl.rsk_getStorageBytesAt);
+ * - mnr_getWork / mnr_submitBitcoinBlock / …Transactions / …PartialMerkle (src/chain/merged-mining-work.ts);
+ * - eth_getWork: [hashForMergedMining, zero seed hash, target] — the spec's work array over the merged-mining
+ *   work (the reference has no eth_getWork); eth_submitWork: always false (blocks are merge-mined: submit
+ *   Bitcoin solutions with mnr_submitBitcoinBlock*; the reference throws "Not implemented");
+ *   eth_submitHashrate: true, ignored (the reference throws);
+ * - eth_bridgeState: {rskTxsWaitingForSignatures: [], btcBlockchainBestChainHeight: 0} (a fresh bridge);
+ * - eth_getProof (spec shape; not in the reference): accountProof / storageProof are the Unitrie nodes on the
+ *   path to the account / storage key, LEAF FIRST, ROOT LAST (as ext_getTransactionReceiptNodesByHash);
+ *   for an absent key, the nodes down to where its path leaves the trie. keccak(last node) is the block's
+ *   stateRoot. storageHash is the hash of the account's storage-root node (the node at the storage marker
+ *   key; it covers the marker), the empty-trie hash without storage; codeHash is keccak(code) (keccak of
+ *   empty for an account without code, zero hash for a missing account, as RSKIP169 getCodeHashStandard).
+ */
+import { ErrorCode, RpcError } from '../../chain/errors.js'
+import { MergedMiningWorkServer } from '../../chain/merged-mining-work.js'
+import { encodeReceipt, toRskHeader } from '../../chain/seal.js'
+import type { BlockRecord } from '../../chain/types.js'
+import { keccak256 } from '../../execution/crypto.js'
+import { rawHeader } from '../../rsk/header.js'
+import { EMPTY_TRIE_HASH } from '../../rsk/keccak.js'
+import { receiptNodes } from '../../rsk/receipt-rlp.js'
+import { accountKey, storageKey, storagePrefixKey } from '../../rsk/trie-keys.js'
+import { bytesToBits, type Unitrie } from '../../rsk/unitrie.js'
+import { targetBytes } from '../../rsk/merged-mining.js'
+import { padLeft, quantity, toHex, ZERO_HASH } from '../../util/bytes.js'
+import { method, type MethodSpec } from '../method-table.js'
+import { decodeData, param, P } from '../params.js'
+import { requireBlock, resolveBlock, type Services } from '../services.js'
+
+const KECCAK_EMPTY = keccak256(new Uint8Array(0))
+
+/**
+ * The messages of the Unitrie nodes on the path to `key`, leaf first, root last. For a key without a node
+ * of its own, the nodes down to where the path leaves the trie (an exclusion proof). Empty for the empty trie.
+ */
+export function proofNodes(trie: Unitrie, key: Uint8Array): Uint8Array[] {
+  const path = []
+  let n = trie.root
+  let k = bytesToBits(key)
+  while (n) {
+    path.push(n)
+    let common = 0
+    while (common < n.path.length && common < k.length && n.path[common] === k[common]) common++
+    if (common < n.path.length || common === k.length) break
+    const next = n.child(k[common]!)
+    k = k.subarray(common + 1)
+    n = next
+  }
+  return path.reverse().map((x) => x.message())
+}
+
+/** A hex string param (mnr_ arguments are plain strings in the reference). */
+const str = (name: string) =>
+  param(name, (v, i) => {
+    if (typeof v !== 'string') throw new RpcError(ErrorCode.InvalidParams, `invalid argument ${i}: a string is expected`)
+    return v
+  })
+
+/** ext_, mnr_ and the eth_ mining / bridge / proof methods. */
+export function extMethods(s: Services): MethodSpec[] {
+  const chain = s.chain
+  const mining = new MergedMiningWorkServer(chain)
+
+  const blockOrPending = async (ref: Parameters<typeof resolveBlock>[1]): Promise<BlockRecord | undefined> => {
+    const b = resolveBlock(chain, ref)
+    return b === 'pending' ? chain.pendingBlock() : b
+  }
+  /** The state root to read at a resolved block (the head's is the live state, with in-place changes). */
+  const rootOf = async (ref: Parameters<typeof requireBlock>[1]): Promise<Uint8Array> => {
+    const b = requireBlock(chain, ref)
+    if (b === 'pending') return (await chain.pendingBlock()).header.stateRoot
+    return b === chain.head ? chain.executor.stateRoot : b.header.stateRoot
+  }
+
+  return [
+    method('ext_getRawBlockHeaderByHash', 'ext', 'uncompressed header RLP, or null', [P.hash('blockHash')], (_c, hash) => {
+      const b = chain.blockByHash(hash)
+      return b ? toHex(rawHeader(toRskHeader(b.header))) : null
+    }),
+    method('ext_getRawBlockHeaderByNumber', 'ext', 'uncompressed header RLP, or null', [P.block('blockNumber')], async (_c, ref) => {
+      const b = await blockOrPending(ref)
+      return b ? toHex(rawHeader(toRskHeader(b.header))) : null
+    }),
+    method('ext_getRawTransactionReceiptByHash', 'ext', 'receipt RLP, or null', [P.hash('transactionHash')], (_c, hash) => {
+      const loc = chain.transaction(hash)
+      return loc ? toHex(encodeReceipt(loc.tx.receipt)) : null
+    }),
+    method(
+      'ext_getTransactionReceiptNodesByHash',
+      'ext',
+      'receipts-trie nodes of a receipt (leaf first), or null',
+      [P.hash('blockHash'), P.hash('transactionHash')],
+      (_c, blockHash, txHash) => {
+        const b = chain.blockByHash(blockHash)
+        if (!b) return null
+        const i = b.transactions.findIndex((t) => Buffer.compare(t.hash, txHash) === 0)
+        if (i < 0) return null
+        return (receiptNodes(b.transactions.map((t) => encodeReceipt(t.receipt)), i) ?? []).map(toHex)
+      },
+    ),
+    method(
+      'ext_getStorageBytesAt',
+      'ext',
+      'raw bytes of a storage cell (may exceed 32 bytes)',
+      [P.address(), param('key', decodeData), P.block()],
+      async (_c, address, key, ref) => {
+        if (key.length > 32) throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 1: a storage key has at most 32 bytes')
+        const root = await rootOf(ref)
+        const bytes = await chain.queue.run(async () => (await chain.executor.stateAt(root)).getStorageBytes(address, padLeft(key, 32)))
+        return bytes.length === 0 ? '0x0' : toHex(bytes)
+      },
+    ),
+
+    method('mnr_getWork', 'mnr', 'merged-mining work for the next block', [], () => mining.getWork()),
+    method('mnr_submitBitcoinBlock', 'mnr', 'submit a Bitcoin block merge-mining the work', [str('bitcoinBlockHex')], (_c, hex) =>
+      mining.submitBitcoinBlock(hex),
+    ),
+    method(
+      'mnr_submitBitcoinBlockTransactions',
+      'mnr',
+      'submit a Bitcoin header, coinbase and transaction ids',
+      [str('blockHashHex'), str('blockHeaderHex'), str('coinbaseHex'), str('txnHashesHex')],
+      (_c, hash, header, coinbase, txs) => mining.submitBitcoinBlockTransactions(hash, header, coinbase, txs),
+    ),
+    method(
+      'mnr_submitBitcoinBlockPartialMerkle',
+      'mnr',
+      'submit a Bitcoin header, coinbase and the coinbase merkle branch',
+      [str('blockHashHex'), str('blockHeaderHex'), str('coinbaseHex'), str('merkleHashesHex'), str('blockTxnCountHex')],
+      (_c, hash, header, coinbase, hashes, count) => mining.submitBitcoinBlockPartialMerkle(hash, header, coinbase, hashes, count),
+    ),
+
+    method('eth_getWork', 'eth', '[hashForMergedMining, seed hash, target] of the merged-mining work', [], async () => {
+      const work = await mining.work()
+      return [toHex(work.hashForMergedMining), toHex(ZERO_HASH), toHex(targetBytes(work.block.header.difficulty))]
+    }),
+    method(
+      'eth_submitWork',
+      'eth',
+      'always false: blocks are merge-mined (use mnr_submitBitcoinBlock)',
+      [param('nonce', decodeData), P.hash('powHash'), P.hash('mixDigest')],
+      () => false,
+    ),
+    method('eth_submitHashrate', 'eth', 'accepted and ignored', [param('hashrate', decodeData), param('id', decodeData)], () => true),
+    method('eth_bridgeState', 'eth', 'bridge state summary', [], () => ({
+      rskTxsWaitingForSignatures: [],
+      btcBlockchainBestChainHeight: 0,
+    })),
+    method(
+      'eth_getProof',
+      'eth',
+      'account and storage proofs (Unitrie nodes, leaf first)',
+      [P.address(), param('storageKeys', (v, i) => {
+        if (!Array.isArray(v)) throw new RpcError(ErrorCode.InvalidParams, `invalid argument ${i}: an array of storage keys is expected`)
+        return v.map((k) => P.slot().decode(k, i))
+      }), P.block()],
+      async (_c, address, keys, ref) => {
+        const root = await rootOf(ref)
+        return chain.queue.run(async () => {
+          const sm = await chain.executor.stateAt(root)
+          const trie = sm.getTrie()
+          const acctKey = accountKey(address)
+          const exists = trie.getValueLength(acctKey) > 0
+          const acct = await chain.executor.getAccount(address, root)
+          const code = exists ? trie.getValueHash(new Uint8Array([...acctKey, 0x80])) : undefined
+          const storageRoot = trie.findNode(storagePrefixKey(address))
+          return {
+            address: toHex(address),
+            accountProof: proofNodes(trie, acctKey).map(toHex),
+            balance: quantity(acct.balance),
+            codeHash: toHex(!exists ? ZERO_HASH : (code ?? KECCAK_EMPTY)),
+            nonce: quantity(acct.nonce),
+            storageHash: toHex(storageRoot ? storageRoot.hash() : EMPTY_TRIE_HASH),
+            storageProof: keys.map((slot) => {
+              const stored = trie.get(storageKey(address, slot))
+              return {
+                key: toHex(slot),
+                value: quantity(stored && stored.length > 0 ? BigInt(toHex(stored)) : 0n),
+                proof: proofNodes(trie, storageKey(address, slot)).map(toHex),
+              }
+            }),
+          }
+        })
+      },
+    ),
+  ]
+}
