@@ -4,6 +4,7 @@
  */
 import { ErrorCode, RpcError } from '../chain/errors.js'
 import type { Connection, HandlerResponse, RequestHandler } from '../server/types.js'
+import { RawJson } from './format.js'
 import { UNAVAILABLE_METHODS, type CallContext, type MethodSpec, type ModuleName } from './method-table.js'
 
 /** Options for {@link Dispatcher}. */
@@ -105,7 +106,8 @@ export class Dispatcher implements RequestHandler {
    */
   async call(methodName: string, params: unknown[], connection: Connection): Promise<unknown> {
     const spec = this.lookup(methodName)
-    return spec.handler({ connection }, this.decode(spec, params))
+    const result = await spec.handler({ connection }, this.decode(spec, params))
+    return result instanceof RawJson ? JSON.parse(result.json) : result
   }
 
   private lookup(name: string): MethodSpec {
@@ -165,7 +167,8 @@ export class Dispatcher implements RequestHandler {
     try {
       const spec = this.lookup(methodName)
       const result = await spec.handler(ctx, this.decode(spec, params))
-      body = '{"jsonrpc":"2.0","id":' + JSON.stringify(id ?? null) + ',"result":' + JSON.stringify(result ?? null) + '}'
+      const json = result instanceof RawJson ? result.json : JSON.stringify(result ?? null)
+      body = '{"jsonrpc":"2.0","id":' + JSON.stringify(id ?? null) + ',"result":' + json + '}'
       this.opts.onRequest?.(methodName, performance.now() - start)
     } catch (err) {
       let e: RpcError

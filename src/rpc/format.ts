@@ -49,6 +49,29 @@ export function formatLog(log: LogRecord, t: TxRecord, block: BlockRecord): Reco
   }
 }
 
+const logJsonCache = new WeakMap<LogRecord, string>()
+
+/**
+ * {@link formatLog} already serialized, cached per log (a mined log never changes; a reverted block's logs
+ * are dropped with it): eth_getLogs over many blocks then costs string joins instead of re-formatting.
+ */
+export function logJson(log: LogRecord, t: TxRecord, block: BlockRecord): string {
+  let json = logJsonCache.get(log)
+  if (json === undefined) {
+    json = JSON.stringify(formatLog(log, t, block))
+    logJsonCache.set(log, json)
+  }
+  return json
+}
+
+/**
+ * A result that is already JSON text: the dispatcher writes it as is instead of serializing a value.
+ * The in-process provider parses it back.
+ */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
 /** Receipt JSON (TransactionReceiptDTO). */
 export function formatReceipt(t: TxRecord, block: BlockRecord): Record<string, unknown> {
   const r = t.receipt

@@ -13,7 +13,7 @@ import { signLegacyTransaction, type LocalAccount } from '../../accounts/dev-acc
 import { lockedAccount, unknownAccount } from '../../accounts/wallet.js'
 import { queryLogs } from '../../events/log-query.js'
 import { quantity, toHex } from '../../util/bytes.js'
-import { formatBlock, formatLog, formatReceipt, formatTransaction } from '../format.js'
+import { formatBlock, formatReceipt, formatTransaction, logJson, RawJson } from '../format.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { LATEST, optional, P, type BlockRef, type TxObject } from '../params.js'
 import { requireBlock, resolveBlock, type Services } from '../services.js'
@@ -276,7 +276,7 @@ export function ethMethods(s: Services): MethodSpec[] {
         if (to > head) to = head
         if (from > to) return []
       }
-      return queryLogs(chain, from, to, f, keccak256).map((m) => formatLog(m.log, m.tx, m.block))
+      return new RawJson('[' + queryLogs(chain, from, to, f, keccak256).map((m) => logJson(m.log, m.tx, m.block)).join(',') + ']')
     }),
   ]
 }
