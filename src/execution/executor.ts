@@ -12,7 +12,7 @@ import { Account, Address, createAddressFromString } from '@ethereumjs/util'
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm'
 import type { LogRecord, ReceiptRecord } from '../chain/types.js'
 import { bytesToBigInt, padLeft } from '../util/bytes.js'
-import { rskOpcodes } from './opcodes.js'
+import { captureInterpreter, rskOpcodes } from './opcodes.js'
 import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
 // consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
 import { KeyTracker, SublistScheduler } from './parallel-sublists.js'
@@ -196,6 +196,9 @@ export class Executor {
       },
     })
     applyReferenceStateRules(vm)
+    // Hand the interpreter to the jump-analysis cache (see opcodes.ts): run one CHAINID.
+    captureInterpreter()
+    await vm.evm.runCode({ code: Uint8Array.of(0x46, 0x00), gasLimit: 100n })
     const root = await stateManager.getStateRoot()
     executor = new Executor(common, vm, stateManager, root)
     executor.network = opts.network
@@ -218,7 +221,10 @@ export class Executor {
   private contextBlock(ctx: BlockContext): Block {
     this.minimumGasPrice = ctx.minimumGasPrice
     this.coinbase = ctx.coinbase
-    return createBlock(
+    // Calls and estimates at the same block reuse one context block (building it costs more than a simple call).
+    const key = `${ctx.number}:${ctx.timestamp}:${ctx.gasLimit}:${ctx.difficulty}`
+    if (this.lastContext?.key === key) return this.lastContext.block
+    const block = createBlock(
       {
         header: {
           number: ctx.number,
@@ -231,7 +237,11 @@ export class Executor {
       },
       { common: this.common, skipConsensusFormatValidation: true, freeze: false },
     )
+    this.lastContext = { key, block }
+    return block
   }
+
+  private lastContext: { key: string; block: Block } | undefined
 
   /**
    * Applies transactions in order on top of the latest state and commits (one block's worth).
@@ -556,8 +566,8 @@ export class Executor {
   }
 
   /**
-   * Finds the lowest gas limit with which the call succeeds (binary search like geth), between the
-   * intrinsic gas and `cap`.
+   * Finds a gas limit with which the call succeeds, at most 1.5% above the lowest one (binary search with
+   * geth's error ratio), between the gas used and `cap`.
    * @returns the estimate, or the failed result at `cap` (the caller turns it into -32015 / -32000)
    */
   async estimateGas(
@@ -569,6 +579,11 @@ export class Executor {
     const hi0 = req.gas !== undefined && req.gas < cap ? req.gas : cap
     const top = await this.simulate(req, ctx, root, hi0)
     if (top.error !== undefined) return { failure: top }
+    // A plain value transfer to an account without code needs exactly its intrinsic gas.
+    const sm = bytesEqualAddr(root, this.root) ? this.stateManager : await this.stateAt(root)
+    if (req.to !== undefined && (req.data?.length ?? 0) === 0 && (await sm.getCode(new Address(req.to))).length === 0) {
+      return { gas: top.gasUsed }
+    }
     // Optimistic first probe: gas used plus the stipend headroom, scaled for the 63/64 rule.
     let lo = top.gasUsed - 1n
     let hi = hi0
@@ -578,7 +593,9 @@ export class Executor {
       if (r.error === undefined) hi = optimistic
       else lo = optimistic
     }
-    while (lo + 1n < hi) {
+    // Bisect until the bracket is within 1.5% of the answer (geth's estimateGasErrorRatio): `hi` always
+    // succeeded, so the result is a limit the transaction succeeds with, at most 1.5% above the minimum.
+    while (lo + 1n < hi && (hi - lo) * 1000n > hi * 15n) {
       const mid = (lo + hi) / 2n
       const r = await this.simulate(req, ctx, root, mid)
       if (r.error === undefined) hi = mid

@@ -40,6 +40,7 @@ export function rskOpcodes(minimumGasPrice: MinimumGasPriceSource, coinbase?: ()
       opcodeName: 'CHAINID',
       baseFee: 2,
       logicFunction: (runState: RunState) => {
+        maybeCapture(runState)
         runState.stack.push(runState.interpreter.getChainId())
       },
     },
@@ -60,4 +61,53 @@ export function rskOpcodes(minimumGasPrice: MinimumGasPriceSource, coinbase?: ()
       },
     },
   ]
+}
+
+/** What the jump-destination analysis of @ethereumjs's interpreter returns for a bytecode. */
+type JumpAnalysis = { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: unknown[] }
+interface InterpreterLike {
+  _evm: object
+  _getValidJumpDestinations(code: Uint8Array): JumpAnalysis
+}
+
+let analysisCachePatched = false
+
+/**
+ * Memoizes the interpreter's jump-destination analysis per bytecode (and EVM instance). @ethereumjs redoes
+ * it for every message, ~8% of an eth_call/estimate; the result depends only on the code and the EVM's opcode
+ * table, and the state manager hands out the same code array while the account is cached, so a WeakMap on
+ * the array is enough. The Interpreter class is not exported: the prototype is reached from a `runState` our
+ * custom opcodes receive (see {@link captureInterpreter}).
+ */
+function patchJumpAnalysis(proto: InterpreterLike): void {
+  if (analysisCachePatched) return
+  analysisCachePatched = true
+  const original = proto._getValidJumpDestinations
+  const perEvm = new WeakMap<object, WeakMap<Uint8Array, JumpAnalysis>>()
+  proto._getValidJumpDestinations = function (this: InterpreterLike, code: Uint8Array): JumpAnalysis {
+    let cache = perEvm.get(this._evm)
+    if (!cache) perEvm.set(this._evm, (cache = new WeakMap()))
+    let analysis = cache.get(code)
+    if (!analysis) {
+      analysis = original.call(this, code)
+      cache.set(code, analysis)
+    }
+    return analysis
+  }
+}
+
+/** One-shot hook: the next CHAINID executed hands its interpreter to {@link patchJumpAnalysis}. */
+let capture = false
+
+/** Arms the capture; run a CHAINID (e.g. `evm.runCode({ code: 0x46 00 })`) afterwards. */
+export function captureInterpreter(): void {
+  capture = !analysisCachePatched
+}
+
+/** Called from the CHAINID handler. */
+function maybeCapture(runState: unknown): void {
+  if (!capture) return
+  capture = false
+  const interpreter = (runState as { interpreter: object }).interpreter
+  patchJumpAnalysis(Object.getPrototypeOf(interpreter) as InterpreterLike)
 }

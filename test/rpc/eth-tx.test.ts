@@ -469,7 +469,11 @@ describe('eth_estimateGas', () => {
     expect(e.message).toBe("transaction's basic cost is above the gas limit")
   })
 
-  it('a contract deploy: succeeds with the estimate, fails (all gas used) with one less', async () => {
+  // The estimate is a limit the transaction succeeds with, at most 1.5% above the minimum (geth's error
+  // ratio): below estimate / 1.015 it must fail.
+  const belowMinimum = (gas: bigint) => (gas * 1000n) / 1015n - 1n
+
+  it('a contract deploy: succeeds with the estimate, fails (all gas used) below the 1.5% band', async () => {
     const req = { from: COW.address, data: Probe.bytecode }
     const gas = BigInt(await rpc(url, 'eth_estimateGas', [req]))
     expect(gas).toBeGreaterThan(53_000n)
@@ -477,13 +481,13 @@ describe('eth_estimateGas', () => {
     expect(ok.status).toBe('0x1')
     expect(ok.contractAddress).toMatch(ADDR)
     expect(BigInt(ok.gasUsed)).toBeLessThanOrEqual(gas)
-    const bad = await sendWithGas({ data: Probe.bytecode }, gas - 1n)
+    const bad = await sendWithGas({ data: Probe.bytecode }, belowMinimum(gas))
     expect(bad.status).toBe('0x0')
     expect(bad.contractAddress).toBeNull()
-    expect(BigInt(bad.gasUsed)).toBe(gas - 1n)
+    expect(BigInt(bad.gasUsed)).toBe(belowMinimum(gas))
   })
 
-  it('Probe.burn(n): succeeds with the estimate, runs out of gas with one less', async () => {
+  it('Probe.burn(n): succeeds with the estimate, runs out of gas below the 1.5% band', async () => {
     const data = probe.encodeFunctionData('burn', [40])
     const gas = BigInt(await rpc(url, 'eth_estimateGas', [{ from: COW.address, to: probeAddress, data }]))
     expect(gas).toBeGreaterThan(21_000n)
@@ -492,9 +496,9 @@ describe('eth_estimateGas', () => {
     expect(ok.logs).toHaveLength(1)
     // the state changed (burnCount went up), so estimate again for the second run
     const gas2 = BigInt(await rpc(url, 'eth_estimateGas', [{ from: COW.address, to: probeAddress, data }]))
-    const bad = await sendWithGas({ to: probeAddress, data }, gas2 - 1n)
+    const bad = await sendWithGas({ to: probeAddress, data }, belowMinimum(gas2))
     expect(bad.status).toBe('0x0')
-    expect(BigInt(bad.gasUsed)).toBe(gas2 - 1n)
+    expect(BigInt(bad.gasUsed)).toBe(belowMinimum(gas2))
     expect(await rpc(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('burnCount') }, 'latest'])).toBe(
       abi.encode(['uint256'], [40]),
     )
