@@ -96,6 +96,8 @@ export interface CallResult {
   error?: string
   /** Created address when `to` was absent. */
   createdAddress?: Uint8Array
+  /** Gas refunded at the end (so the run consumed gasUsed + refund before it). */
+  refund?: bigint
 }
 
 /** Thrown by {@link Executor.applyBlock} when a transaction cannot be applied at all (invalid nonce, funds, …). */
@@ -539,6 +541,7 @@ export class Executor {
       return {
         returnValue: result.execResult.returnValue,
         gasUsed: result.totalGasSpent,
+        refund: result.gasRefund,
         error: result.execResult.exceptionError?.error,
         createdAddress: result.createdAddress?.bytes,
       }
@@ -584,14 +587,19 @@ export class Executor {
     if (req.to !== undefined && (req.data?.length ?? 0) === 0 && (await sm.getCode(new Address(req.to))).length === 0) {
       return { gas: top.gasUsed }
     }
-    // Optimistic first probe: gas used plus the stipend headroom, scaled for the 63/64 rule.
+    // No limit below the gas used can work. Probe what the run consumed before refunds: without calls that
+    // need headroom it succeeds, and without refunds it is then exactly the answer (two runs in all). Else
+    // an optimistic probe with the stipend headroom scaled for the 63/64 rule, as geth.
     let lo = top.gasUsed - 1n
     let hi = hi0
-    const optimistic = ((top.gasUsed + 2300n) * 64n) / 63n
-    if (optimistic < hi) {
-      const r = await this.simulate(req, ctx, root, optimistic)
-      if (r.error === undefined) hi = optimistic
-      else lo = optimistic
+    for (const probe of [top.gasUsed + (top.refund ?? 0n), ((top.gasUsed + (top.refund ?? 0n) + 2300n) * 64n) / 63n]) {
+      if (probe >= hi || probe <= lo) continue
+      const r = await this.simulate(req, ctx, root, probe)
+      if (r.error === undefined) {
+        hi = probe
+        break
+      }
+      lo = probe
     }
     // Bisect until the bracket is within 1.5% of the answer (geth's estimateGasErrorRatio): `hi` always
     // succeeded, so the result is a limit the transaction succeeds with, at most 1.5% above the minimum.
