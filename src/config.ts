@@ -54,6 +54,17 @@ export interface NodeConfig {
   transport?: 'uws' | 'node'
   /** Interval-mining timers (tests inject fake ones). */
   timers?: import('./miner/miner.js').Timers
+  /**
+   * Number of recent blocks whose state stays readable for historical reads (older reads answer -32600
+   * "State not found…"); genesis and snapshot states are always kept. Default 500 (Anvil keeps 500 in
+   * memory); 0 keeps every state (memory then grows with every block).
+   */
+  stateHistory?: number
+  /**
+   * Overrides web3_clientVersion. Tools that only run against development networks check it: e.g.
+   * `HardhatNetwork/2.22.0/node-cli` lets @nomicfoundation/hardhat-network-helpers accept the node.
+   */
+  clientVersion?: string
   /** Wall clock in ms (tests inject one). */
   clock?: () => number
   /** Called for each RPC request (method, ms, error) — the CLI's request log. */

@@ -135,6 +135,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     extraData: minerExtraData(`node-cli-${VERSION}`),
     minGasPrice: config.minGasPrice ?? DEFAULT_CONFIG.minGasPrice,
     clock: config.clock,
+    stateHistory: config.stateHistory,
   })
 
   const mining = config.blockTime ? { mode: 'interval' as const, blockTime: config.blockTime } : { mode: 'instant' as const }
@@ -151,7 +152,8 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     accounts,
     wallet,
     network,
-    clientVersion: `node-cli/v${VERSION}/${os.platform()}-${os.arch()}/Node${process.versions.node.split('.')[0]}`,
+    clientVersion:
+      config.clientVersion ?? `node-cli/v${VERSION}/${os.platform()}-${os.arch()}/Node${process.versions.node.split('.')[0]}`,
     miner,
     impersonation: new Impersonation(),
     setLogging: (on) => {

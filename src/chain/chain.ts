@@ -87,7 +87,16 @@ export interface ChainOptions {
   callGasCap?: bigint
   /** eth_estimateGas cap (reference rpc.gasEstimationCap). */
   gasEstimationCap?: bigint
+  /**
+   * States of this many most recent blocks stay readable for historical reads (eth_getBalance at an old
+   * block, eth_call at an old block); older ones are forgotten so memory stays flat, like Anvil's in-memory
+   * state history. Genesis and snapshot states are always kept. Default 500; 0 = keep all.
+   */
+  stateHistory?: number
 }
+
+/** Default number of recent block states kept readable (see {@link ChainOptions.stateHistory}). */
+export const DEFAULT_STATE_HISTORY = 500
 
 /** What evm_snapshot records. */
 interface ChainSnapshot {
@@ -156,6 +165,10 @@ export class Chain extends EventEmitter {
       },
     })
     chain = new Chain(executor, opts)
+    const history = opts.stateHistory ?? DEFAULT_STATE_HISTORY
+    // one committed root per block, plus a few in-place changes and pending previews
+    executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
+    executor.stateManager.db.pin(executor.stateRoot)
     const g = opts.genesis
     const header: HeaderFields = {
       parentHash: ZERO_HASH,
@@ -308,6 +321,7 @@ export class Chain extends EventEmitter {
   snapshot(): Promise<number> {
     return this.queue.run(() => {
       const id = this.nextSnapshotId++
+      this.executor.stateManager.db.pin(this.executor.stateRoot)
       this.snapshots.set(id, {
         blockNumber: this.head.header.number,
         stateRoot: this.executor.stateRoot,
@@ -329,7 +343,11 @@ export class Chain extends EventEmitter {
     return this.queue.run(async () => {
       const snap = this.snapshots.get(id)
       if (!snap) return false
-      for (const later of [...this.snapshots.keys()]) if (later > id) this.snapshots.delete(later)
+      for (const [later, s] of [...this.snapshots]) {
+        if (later <= id) continue
+        this.executor.stateManager.db.unpin(s.stateRoot)
+        this.snapshots.delete(later)
+      }
       this.nextSnapshotId = id + 1
       await this.rewind(snap.blockNumber, snap.stateRoot)
       this.pool.clear()
@@ -345,6 +363,7 @@ export class Chain extends EventEmitter {
     return this.queue.run(async () => {
       await this.rewind(0n, this.blocks[0]!.header.stateRoot)
       this.pool.clear()
+      for (const snap of this.snapshots.values()) this.executor.stateManager.db.unpin(snap.stateRoot)
       this.snapshots.clear()
       this.nextSnapshotId = 1
       this.timeOffset = 0n
@@ -845,7 +864,12 @@ export class Chain extends EventEmitter {
       return { ctx: this.nextContext(), root: p.header.stateRoot }
     }
     // the head's state is the live one, which includes in-place changes (setBalance, …)
-    return { ctx: this.contextOf(block), root: block === this.head ? this.executor.stateRoot : block.header.stateRoot }
+    const root = block === this.head ? this.executor.stateRoot : block.header.stateRoot
+    if (this.executor.stateManager.db.lookup(root) === undefined) {
+      // older than --state-history (reference stateNotFound, -32600)
+      throw new RpcError(ErrorCode.InvalidRequest, `State not found for block with hash 0x${block.hashKey}`)
+    }
+    return { ctx: this.contextOf(block), root }
   }
 }
 

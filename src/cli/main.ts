@@ -51,6 +51,8 @@ interface CliOptions {
   chainId?: number
   gasLimit?: bigint
   batchLimit: number
+  stateHistory: number
+  clientVersion?: string
   rpcModules?: string
   transport?: 'uws' | 'node'
   verbose?: boolean
@@ -75,6 +77,8 @@ export function buildProgram(): Command {
     .option('-b, --block-time <seconds>', 'mine a block every N seconds (default: instant mining, one block per tx)', int('--block-time', 1, 86400))
     .option('--chain-id <id>', 'override the EIP-155 chain id', int('--chain-id', 1, 2 ** 32))
     .option('--gas-limit <gas>', 'block gas limit (default: the genesis limit, stepping toward 7,500,000)', bigint('--gas-limit'))
+    .option('--state-history <blocks>', 'recent block states kept for historical reads; 0 keeps all', int('--state-history', 0, 10_000_000), 500)
+    .option('--client-version <text>', 'override web3_clientVersion (e.g. HardhatNetwork/2.22.0/node-cli for hardhat-network-helpers)')
     .option('--batch-limit <n>', 'maximum requests per JSON-RPC batch (reference: 50)', int('--batch-limit', 1, 100000), 50)
     .option('--rpc-modules <list>', 'comma-separated RPC modules to enable (e.g. eth,net,web3), or -name to disable one (default: all)')
     .option('--transport <name>', 'force the HTTP/WS server: uws or node (default: uws when available)')
@@ -146,6 +150,8 @@ export async function main(argv: string[]): Promise<void> {
     chainId: o.chainId,
     gasLimit: o.gasLimit,
     maxBatchSize: o.batchLimit,
+    stateHistory: o.stateHistory,
+    clientVersion: o.clientVersion,
     rpcModules: o.rpcModules?.split(',').map((m) => m.trim()).filter(Boolean),
     transport: o.transport,
     onRequest: o.verbose

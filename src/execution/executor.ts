@@ -282,6 +282,8 @@ export class Executor {
         tracker?.reset()
         this.calledSequentialOnly = false
         let result: RunTxResult
+        // no EIP-3607 on this chain: impersonated contracts may send (see maskSenderCodeOnce)
+        sm.maskSenderCodeOnce(new Address(from))
         try {
           result = await runTx(this.vm, {
             tx,
@@ -293,6 +295,8 @@ export class Executor {
         } catch (err) {
           if (mayLeaveOut) await sm.revert()
           throw new TxApplyError(cleanVmMessage(err), i)
+        } finally {
+          sm.clearSenderCodeMask()
         }
         const sublistGas = scheduler.add(
           i,
@@ -529,6 +533,9 @@ export class Executor {
       throw new CallPreconditionError('insufficient funds for transfer')
     }
     await sm.checkpoint()
+    // no EIP-3607 on this chain: calls and estimates `from` a contract work (see maskSenderCodeOnce)
+    const usm = sm as UnitrieStateManager
+    usm.maskSenderCodeOnce(from)
     try {
       const result = await runTx(vm, {
         tx,
@@ -550,6 +557,7 @@ export class Executor {
       if (/enough funds|insufficient/i.test(msg)) throw new CallPreconditionError('insufficient funds for transfer')
       throw new CallPreconditionError(msg)
     } finally {
+      usm.clearSenderCodeMask()
       await sm.revert()
     }
   }

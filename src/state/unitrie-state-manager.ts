@@ -209,11 +209,41 @@ export class UnitrieStateDB {
     readonly store?: TrieNodeStore,
   ) {}
 
-  /** Remember `trie` as a readable root; returns its hash. */
+  /**
+   * How many roots are kept readable (oldest unpinned ones are forgotten first, so their nodes can be
+   * garbage-collected). Infinity = all. The chain sets it from `--state-history`.
+   */
+  maxRoots = Number.POSITIVE_INFINITY
+  /** Pinned roots (hex → pin count): never forgotten (genesis, snapshot roots). */
+  private readonly pins = new Map<string, number>()
+
+  /** Remember `trie` as a readable root; returns its hash. Forgets the oldest unpinned roots past {@link maxRoots}. */
   register(trie: Unitrie): Uint8Array {
     const h = trie.hash()
-    this.roots.set(hexOf(h), trie)
+    const hex = hexOf(h)
+    this.roots.delete(hex)
+    this.roots.set(hex, trie)
+    if (this.roots.size > this.maxRoots) {
+      for (const key of this.roots.keys()) {
+        if (this.roots.size <= this.maxRoots) break
+        if (key !== hex && !this.pins.has(key)) this.roots.delete(key)
+      }
+    }
     return h
+  }
+
+  /** Keeps `root` readable regardless of {@link maxRoots} until as many {@link unpin} calls. */
+  pin(root: Uint8Array): void {
+    const hex = hexOf(root)
+    this.pins.set(hex, (this.pins.get(hex) ?? 0) + 1)
+  }
+
+  /** Releases one {@link pin} of `root`. */
+  unpin(root: Uint8Array): void {
+    const hex = hexOf(root)
+    const n = this.pins.get(hex) ?? 0
+    if (n <= 1) this.pins.delete(hex)
+    else this.pins.set(hex, n - 1)
   }
 
   /** The trie for `root`, or undefined when unknown (neither registered nor in the store). */

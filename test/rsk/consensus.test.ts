@@ -259,6 +259,24 @@ describe('blocks with several transactions (manual mining)', () => {
     const other = await block(1, false)
     expect(await rpc(url, 'ext_getTransactionReceiptNodesByHash', [other.hash, b.transactions[0].hash])).toBeNull()
   })
+
+  it('transactions touching the same account share a sublist (state-key conflicts)', async () => {
+    const same = '0x00000000000000000000000000000000000000c3'
+    expect(await rpc(url, 'evm_setAutomine', [false])).toBeNull()
+    let h: string[]
+    try {
+      const send = (from: string, to: string) => rpc<string>(url, 'eth_sendTransaction', [{ from, to, value: '0x1' }])
+      const accounts = await rpc<string[]>(url, 'eth_accounts')
+      h = [await send(accounts[2]!, same), await send(accounts[3]!, '0x00000000000000000000000000000000000000c4'), await send(accounts[4]!, same)]
+      await rpc(url, 'evm_mine')
+    } finally {
+      await rpc(url, 'evm_setAutomine', [true])
+    }
+    const m = await block('latest')
+    // 1st and 3rd both pay `same`: sublist 0; the 2nd is independent: sublist 1
+    expect(m.transactions.slice(0, 3)).toEqual([h[0], h[2], h[1]])
+    expect(m.rskPteEdges).toEqual([2, 3])
+  })
 })
 
 describe('BLOCKHASH inside the EVM', () => {
@@ -441,3 +459,29 @@ function buildBitcoinBlock(hashForMergedMining: string, target: bigint, others: 
   const proof = others.length > 0 ? reversed(txids[1]!) : new Uint8Array(0)
   return { header: Uint8Array.from(header), coinbase: Uint8Array.from(coinbase), txids, block: Uint8Array.from(block), proof }
 }
+
+describe('RSKIP110 fork detection data (from block 449)', () => {
+  it('hashForMergedMining ends with the 12 bytes computed from the ancestors’ Bitcoin headers, as the coinbase commits', async () => {
+    while (BigInt(await rpc(url, 'eth_blockNumber')) < 449n) await node.chain.mineEmpty()
+    const b449 = await block(449)
+    const b448 = await block(448)
+    // below 449 the hash is the plain keccak of the header without merged-mining fields (no fork data)
+    expect(b448.hashForMergedMining.slice(-24)).not.toBe('0'.repeat(24))
+    // commit-to-parents: the last byte of the Bitcoin block hash of blocks 448, 384, …, 64 (best = 448, 448 mod 64 = 0)
+    const expected = new Uint8Array(12)
+    for (let i = 0; i < 7; i++) {
+      const ancestor = await block(448 - 64 * i)
+      expected[i] = reversed(sha256d(bytes(ancestor.bitcoinMergedMiningHeader))).at(-1)!
+    }
+    expected[7] = 0 // uncles in the last 32 blocks
+    new DataView(expected.buffer).setUint32(8, 449)
+    expect(b449.hashForMergedMining.slice(-24)).toBe(hex(expected).slice(2))
+    const tail = Buffer.from(bytes(b449.bitcoinMergedMiningCoinbaseTransaction).subarray(40))
+    expect(tail.includes(Buffer.concat([TAG, bytes(b449.hashForMergedMining)]))).toBe(true)
+    expect(verifyHash(await rpc(url, 'ext_getRawBlockHeaderByHash', [b449.hash]))).toBe(b449.hash)
+    // and the work for the next block carries it too
+    const work = await rpc(url, 'mnr_getWork')
+    const best = Number(await rpc(url, 'eth_blockNumber'))
+    expect(Number(BigInt('0x' + work.blockHashForMergedMining.slice(-8)))).toBe(best + 1)
+  })
+})
