@@ -9,6 +9,7 @@ import { AccountStore, mnemonicAccounts, seededAccounts } from './accounts/dev-a
 import { DirectoryKeystore, MemoryKeystore } from './accounts/keystore.js'
 import { Wallet } from './accounts/wallet.js'
 import { Chain } from './chain/chain.js'
+import { ChainStorage } from './chain/storage.js'
 import { RpcError } from './chain/errors.js'
 import { DEFAULT_CONFIG, resolveModules, type NodeConfig } from './config.js'
 import { createChainCommon } from './execution/common.js'
@@ -119,24 +120,33 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   }
   for (const a of derived) alloc[toHex(a.address)] = config.balance ?? DEFAULT_CONFIG.balance
   const gasLimit = config.gasLimit ?? preset.genesis.gasLimit
-  const chain = await Chain.create({
-    common,
-    genesis: {
-      ...preset.genesis,
-      difficulty: bytesToBigInt(preset.genesis.difficultyBytes),
-      gasLimit,
-      bitcoinMergedMining: Uint8Array.of(0),
-    },
-    network: network as 30 | 31 | 32 | 33,
-    alloc,
-    coinbase: minerAddress,
-    targetGasLimit: config.gasLimit ?? preset.targetGasLimit,
-    // reference MinerServerImpl.buildExtraData: RLP[version 0x01, "<identity>"]
-    extraData: minerExtraData(`node-cli-${VERSION}`),
-    minGasPrice: config.minGasPrice ?? DEFAULT_CONFIG.minGasPrice,
-    clock: config.clock,
-    stateHistory: config.stateHistory,
-  })
+  // --db: the chain lives in <db>/chain (level); without it, in memory
+  const storage = config.db ? await ChainStorage.openDirectory(path.join(config.db, 'chain'), { label: `--db ${config.db}` }) : undefined
+  let chain: Chain
+  try {
+    chain = await Chain.create({
+      common,
+      genesis: {
+        ...preset.genesis,
+        difficulty: bytesToBigInt(preset.genesis.difficultyBytes),
+        gasLimit,
+        bitcoinMergedMining: Uint8Array.of(0),
+      },
+      network: network as 30 | 31 | 32 | 33,
+      alloc,
+      coinbase: minerAddress,
+      targetGasLimit: config.gasLimit ?? preset.targetGasLimit,
+      // reference MinerServerImpl.buildExtraData: RLP[version 0x01, "<identity>"]
+      extraData: minerExtraData(`node-cli-${VERSION}`),
+      minGasPrice: config.minGasPrice ?? DEFAULT_CONFIG.minGasPrice,
+      clock: config.clock,
+      stateHistory: config.stateHistory,
+      storage,
+    })
+  } catch (err) {
+    await storage?.close()
+    throw err
+  }
 
   const mining = config.blockTime ? { mode: 'interval' as const, blockTime: config.blockTime } : { mode: 'instant' as const }
   const miner = new Miner(chain, {
@@ -193,11 +203,18 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   })
 
   const host = config.host ?? DEFAULT_CONFIG.host
-  const server: RunningServer = await startServer(dispatcher, {
-    host,
-    port: config.port ?? DEFAULT_CONFIG.port,
-    transport: config.transport,
-  })
+  let server: RunningServer
+  try {
+    server = await startServer(dispatcher, {
+      host,
+      port: config.port ?? DEFAULT_CONFIG.port,
+      transport: config.transport,
+    })
+  } catch (err) {
+    miner.close()
+    await chain.close()
+    throw err
+  }
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
 
   const localConnection: Connection = { id: 0, transport: 'http', push() {}, onClose() {} }
@@ -227,7 +244,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
       closed ??= (async () => {
         miner.close()
         await server.close()
-        await chain.queue.run(() => undefined)
+        await chain.close()
       })()
       return closed
     },

@@ -15,6 +15,7 @@ import {
 } from '../execution/executor.js'
 import type { Common } from '@ethereumjs/common'
 import { SerialQueue } from '../util/serial-queue.js'
+import { LRUCache } from 'lru-cache'
 import { bigIntToBytes, toKey, ZERO_HASH } from '../util/bytes.js'
 import { ErrorCode, RpcError, txRejected } from './errors.js'
 import { executionError } from './revert.js'
@@ -31,6 +32,7 @@ import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
+import { ChainStorage, decodeStoredBlock, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
 import {
   blockTransactions,
@@ -93,10 +95,39 @@ export interface ChainOptions {
    * state history. Genesis and snapshot states are always kept. Default 500; 0 = keep all.
    */
   stateHistory?: number
+  /**
+   * Where blocks, receipts, the head and the states are stored (src/chain/storage.ts; `--db`). A database
+   * that already holds a chain is continued: its blocks are reloaded and mining goes on from its head.
+   * Without it the chain lives in memory only.
+   */
+  storage?: ChainStorage
 }
 
 /** Default number of recent block states kept readable (see {@link ChainOptions.stateHistory}). */
 export const DEFAULT_STATE_HISTORY = 500
+
+/**
+ * The memo key of an execution: every input that can change its result (the caller prepends the context
+ * block's hash, which covers the ancestors BLOCKHASH can read).
+ */
+function executionKey(root: Uint8Array, ctx: BlockContext, req: CallRequest): string {
+  const hex = (b: Uint8Array | undefined) => (b === undefined ? '' : toKey(b))
+  return [
+    toKey(root),
+    ctx.number,
+    ctx.timestamp,
+    hex(ctx.coinbase),
+    ctx.gasLimit,
+    ctx.difficulty,
+    ctx.minimumGasPrice,
+    hex(req.from),
+    hex(req.to),
+    req.gas ?? '',
+    req.gasPrice ?? '',
+    req.value ?? '',
+    hex(req.data),
+  ].join('|')
+}
 
 /** What evm_snapshot records. */
 interface ChainSnapshot {
@@ -138,11 +169,15 @@ export class Chain extends EventEmitter {
   readonly callGasCap: bigint
   readonly gasEstimationCap: bigint
 
+  /** The chain's database, if persistent. */
+  private readonly database: ChainStorage | undefined
+
   private constructor(
     readonly executor: Executor,
     private readonly opts: ChainOptions,
   ) {
     super()
+    this.database = opts.storage
     this.setMaxListeners(0)
     this.clock = opts.clock ?? Date.now
     this.callGasCap = opts.callGasCap ?? 10_000_000n
@@ -150,7 +185,8 @@ export class Chain extends EventEmitter {
   }
 
   /**
-   * Creates the chain with its genesis block.
+   * Creates the chain with its genesis block, or continues the chain held by `opts.storage`.
+   * @throws StorageMismatchError when the storage holds a chain of another genesis or chain id
    */
   static async create(opts: ChainOptions): Promise<Chain> {
     let chain: Chain | undefined
@@ -163,6 +199,7 @@ export class Chain extends EventEmitter {
         const b = chain?.blockByNumber(n)
         return b && { hash: b.hash, coinbase: b.header.coinbase, paidFees: b.header.paidFees }
       },
+      store: opts.storage?.trieStore,
     })
     chain = new Chain(executor, opts)
     const history = opts.stateHistory ?? DEFAULT_STATE_HISTORY
@@ -193,8 +230,65 @@ export class Chain extends EventEmitter {
       rawDifficulty: g.difficultyBytes,
       rawGasLimit: bigIntToBytes(g.gasLimit),
     }
-    chain.append(chain.seal(header, [], g.difficulty))
+    const genesis = chain.seal(header, [], g.difficulty)
+    if (opts.storage) await chain.restore(opts.storage, genesis)
+    else chain.append(genesis)
     return chain
+  }
+
+  /**
+   * Continues the chain stored in `storage` (blocks, indexes, head, live state), or starts it with `genesis`.
+   * @throws StorageMismatchError when it holds another genesis or chain id; StorageCorruptError when inconsistent
+   */
+  private async restore(storage: ChainStorage, genesis: BlockRecord): Promise<void> {
+    const sm = this.executor.stateManager
+    sm.db.loadRoot = (root) => storage.loadRoot(root)
+    const meta: StoredMeta = {
+      format: STORAGE_FORMAT,
+      network: this.opts.network,
+      chainId: Number(this.chainId),
+      genesisHash: genesis.hashKey,
+    }
+    const stored = await storage.read()
+    if (stored === undefined) {
+      await storage.init(meta, genesis, sm.getTrie())
+      this.append(genesis)
+      return
+    }
+    const m = stored.meta
+    if (m.format !== STORAGE_FORMAT) {
+      throw new StorageMismatchError(`${storage.label} holds a chain in storage format ${m.format}; this version reads format ${STORAGE_FORMAT}`)
+    }
+    if (m.genesisHash !== meta.genesisHash) {
+      throw new StorageMismatchError(
+        `${storage.label} holds a chain with a different genesis (network ${m.network}, genesis 0x${m.genesisHash}); ` +
+          `this configuration has network ${meta.network}, genesis 0x${meta.genesisHash}. ` +
+          'Use another directory, or the --network, --gas-limit, --mnemonic and --balance it was created with',
+      )
+    }
+    if (m.chainId !== meta.chainId) {
+      throw new StorageMismatchError(
+        `${storage.label} holds a chain with chain id ${m.chainId}; this configuration has chain id ${meta.chainId}`,
+      )
+    }
+    this.index(genesis)
+    for await (const { rlp, extra } of stored.blocks) {
+      const block = decodeStoredBlock(rlp, extra, this.common)
+      if (toKey(block.header.parentHash) !== this.head.hashKey) {
+        throw new StorageCorruptError(`${storage.label}: block ${block.header.number} does not follow block ${this.head.header.number}`)
+      }
+      this.index(block)
+    }
+    if (this.head.header.number !== stored.head) throw new StorageCorruptError(`${storage.label}: head ${stored.head} is missing`)
+    if ((await sm.db.load(stored.liveRoot)) === undefined) {
+      throw new StorageCorruptError(`${storage.label}: the state 0x${toKey(stored.liveRoot)} of the head is missing`)
+    }
+    await this.executor.resetTo(stored.liveRoot)
+  }
+
+  /** Stops using the chain's database (after the queue drains). Idempotent. */
+  close(): Promise<void> {
+    return this.queue.run(() => this.database?.close())
   }
 
   /** The EIP-155 chain id. */
@@ -375,6 +469,8 @@ export class Chain extends EventEmitter {
 
   /** Removes blocks above `number` and sets the state to `stateRoot`. Inside the queue. */
   private async rewind(number: bigint, stateRoot: Uint8Array): Promise<void> {
+    // the stored chain first (one batch): a failure leaves both as they were
+    await this.database?.rewind(number, this.head.header.number, stateRoot)
     const removed = this.blocks.splice(Number(number) + 1)
     for (const b of removed) {
       this.byHash.delete(b.hashKey)
@@ -393,8 +489,17 @@ export class Chain extends EventEmitter {
    */
   modifyState(change: (sm: UnitrieStateManager) => Promise<void>): Promise<void> {
     return this.queue.run(async () => {
+      const before = this.executor.stateRoot
       await this.executor.modify(change)
       this.pendingCache = undefined
+      if (this.database) {
+        try {
+          await this.database.writeLiveState(this.executor.stateManager.getTrie())
+        } catch (err) {
+          await this.executor.resetTo(before)
+          throw err
+        }
+      }
     })
   }
 
@@ -662,7 +767,17 @@ export class Chain extends EventEmitter {
     txs: { tx: LegacyTx; from: Uint8Array }[],
     mm?: MergedMiningSource,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
+    const parentState = this.executor.stateRoot
     const result = await this.buildBlock(ctx, txs, true, mm)
+    if (this.database) {
+      // one batch per block (block, receipts, state nodes, head) before anyone sees the block
+      try {
+        await this.database.writeBlock(result.block, this.executor.stateManager.getTrie())
+      } catch (err) {
+        await this.executor.resetTo(parentState)
+        throw err
+      }
+    }
     this.append(result.block)
     return result
   }
@@ -801,10 +916,15 @@ export class Chain extends EventEmitter {
     this.nextTimestamp = undefined
     this.nextMinGasPriceOverride = undefined
     this.nextGasLimitOverride = undefined
+    this.index(block)
+    this.emit('block', block)
+  }
+
+  /** Adds a block to the canonical chain and its indexes. */
+  private index(block: BlockRecord): void {
     this.blocks.push(block)
     this.byHash.set(block.hashKey, block)
     for (const tx of block.transactions) this.txIndex.set(toKey(tx.hash), { block, tx })
-    this.emit('block', block)
   }
 
   /**
@@ -814,8 +934,13 @@ export class Chain extends EventEmitter {
   call(req: CallRequest, block: BlockRecord | 'pending'): Promise<CallResult> {
     return this.queue.run(async () => {
       const { ctx, root } = await this.stateFor(block)
+      const key = 'c' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req)
+      const cached = this.executionMemo.get(key)
+      if (cached !== undefined) return cached as CallResult
       try {
-        return await this.executor.call(req, ctx, root, this.callGasCap)
+        const result = await this.executor.call(req, ctx, root, this.callGasCap)
+        this.executionMemo.set(key, result)
+        return result
       } catch (err) {
         if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
         throw err
@@ -830,9 +955,13 @@ export class Chain extends EventEmitter {
   estimateGas(req: CallRequest, block: BlockRecord | 'pending'): Promise<bigint> {
     return this.queue.run(async () => {
       const { ctx, root } = await this.stateFor(block)
-      let outcome
+      const key = 'e' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req)
+      let outcome = this.executionMemo.get(key) as Awaited<ReturnType<Executor['estimateGas']>> | undefined
       try {
-        outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap)
+        if (outcome === undefined) {
+          outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap)
+          this.executionMemo.set(key, outcome)
+        }
       } catch (err) {
         if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
         throw err
@@ -841,6 +970,13 @@ export class Chain extends EventEmitter {
       return outcome.gas
     })
   }
+
+  /**
+   * Results of eth_call and eth_estimateGas by (state root, block context, request): both are pure functions
+   * of those, so an identical request against unchanged state (a UI or test polling `balanceOf`) is answered
+   * without running the EVM again. Bounded; entries of old roots simply age out.
+   */
+  private readonly executionMemo = new LRUCache<string, object>({ max: 2048 })
 
   /** Account fields at a block (inside the queue). */
   account(address: Uint8Array, block: BlockRecord | 'pending') {
@@ -865,7 +1001,8 @@ export class Chain extends EventEmitter {
     }
     // the head's state is the live one, which includes in-place changes (setBalance, …)
     const root = block === this.head ? this.executor.stateRoot : block.header.stateRoot
-    if (this.executor.stateManager.db.lookup(root) === undefined) {
+    // (with --db an old state not in memory any more is loaded from the database)
+    if ((await this.executor.stateManager.db.load(root)) === undefined) {
       // older than --state-history (reference stateNotFound, -32600)
       throw new RpcError(ErrorCode.InvalidRequest, `State not found for block with hash 0x${block.hashKey}`)
     }

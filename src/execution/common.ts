@@ -9,7 +9,8 @@
  * opcode EIPs the reference has: PUSH0 (3855), TSTORE/TLOAD (1153), MCOPY (5656), the init-code limit and
  * its 2 gas/word (3860, RSKIP438), and the 0xEF code prefix rejection (3541). CHAINID, SELFBALANCE and
  * BASEFEE (= the block's minimumGasPrice) come as custom opcodes (see ./opcodes.ts); the Istanbul
- * 16 gas/non-zero calldata byte (RSKIP400) and bn254 prices are set through `params`.
+ * 16 gas/non-zero calldata byte (RSKIP400), bn254 prices and the call depth limit 400 (RSKIP150) are set
+ * through `params`; the CALL/CREATE/SELFDESTRUCT gas rules (no 63/64 rule, …) are custom gas functions too.
  */
 import { paramsBlock } from '@ethereumjs/block'
 import { Common, type ChainConfig } from '@ethereumjs/common'
@@ -32,10 +33,13 @@ const FORKS = [
 /**
  * Parameter overrides keyed by EIP number (merged over @ethereumjs defaults).
  * - 1 (frontier) txDataNonZeroGas 16: RSKIP400 calldata pricing (4/16 per zero/non-zero byte).
+ * - 1 (frontier) stackLimit 400: the call depth limit (RSKIP150, rskj Program.getMaxDepth). @ethereumjs reads
+ *   this parameter only for the depth of the CALL and CREATE ops (a frame at depth 400 cannot call or create: the op
+ *   pushes 0); its operand stack keeps its own fixed 1 024-item limit.
  * - 609 (byzantium) bn254 add/mul/pairing 150/6 000/45 000 + 34 000·k (reference PrecompiledContracts.java).
  */
 const PARAMS = {
-  1: { txDataNonZeroGas: 16 },
+  1: { txDataNonZeroGas: 16, stackLimit: 400 },
   609: { bn254AddGas: 150, bn254MulGas: 6000, bn254PairingGas: 45000, bn254PairingWordGas: 34000 },
 }
 

@@ -14,6 +14,7 @@ import type { LogRecord, ReceiptRecord } from '../chain/types.js'
 import { bytesToBigInt, padLeft } from '../util/bytes.js'
 import { captureInterpreter, rskOpcodes } from './opcodes.js'
 import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
+import type { TrieNodeStore } from '../rsk/unitrie.js'
 // consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
 import { KeyTracker, SublistScheduler } from './parallel-sublists.js'
 import {
@@ -140,6 +141,8 @@ export interface ExecutorOptions {
   blockHash: BlockHashLookup
   /** Canonical block `n` for the Remasc contract (hash, coinbase, paidFees of block N − maturity). */
   processingBlock?: (number: bigint) => ProcessingBlock | undefined
+  /** Node store of the state (the chain's database when persistent, src/chain/storage.ts). */
+  store?: TrieNodeStore
 }
 
 /** Contracts whose callers go to the sequential sublist (RskSystemProperties.concurrentContractsDisallowed): Remasc, Bridge. */
@@ -174,7 +177,7 @@ export class Executor {
   static async create(opts: ExecutorOptions): Promise<Executor> {
     const { common } = opts
     // The reference's state layout: genesis accounts plus the precompile accounts and storage markers
-    const stateManager = UnitrieStateManager.fromGenesis(opts.alloc, opts.network, { common })
+    const stateManager = UnitrieStateManager.fromGenesis(opts.alloc, opts.network, { common, store: opts.store })
     let executor: Executor | undefined
     const blockchain = {
       async getBlock(n: number | bigint) {
@@ -459,6 +462,8 @@ export class Executor {
     const key = Buffer.from(root).toString('hex')
     let sm = this.historical.get(key)
     if (sm === undefined) {
+      // a root no longer in memory may still be in the chain's database (--db)
+      await this.stateManager.db.load(root)
       sm = this.stateManager.shallowCopy()
       await sm.setStateRoot(root)
       if (this.historical.size >= 8) this.historical.delete(this.historical.keys().next().value!)

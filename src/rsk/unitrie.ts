@@ -527,6 +527,45 @@ export function decodeNode(message: Uint8Array, store?: TrieNodeStore): TrieNode
   return node
 }
 
+/**
+ * What a stored node message refers to outside itself: the hashes of its children kept by hash (nodes,
+ * to fetch and decode in turn) and the hashes of the long values of the node and of its embedded children
+ * (raw values, stored under keccak256(value)). Lets an asynchronous loader fetch a whole trie from a
+ * database before reading it synchronously (src/chain/storage.ts).
+ */
+export function nodeReferences(message: Uint8Array): { nodes: Uint8Array[]; values: Uint8Array[] } {
+  const out: { nodes: Uint8Array[]; values: Uint8Array[] } = { nodes: [], values: [] }
+  const visit = (n: TrieNode): void => {
+    if (n.hasLongValue) out.values.push(n._valueHash!)
+    for (const c of [n.left, n.right]) {
+      if (c === undefined) continue
+      if (c instanceof HashRef) out.nodes.push(c.hash)
+      else visit(c)
+    }
+  }
+  visit(decodeNode(message))
+  return out
+}
+
+/**
+ * Brings every node and long value of `trie` into memory (children known only by hash are fetched from
+ * the trie's store now), so that later reads never touch the store. @returns the number of nodes visited
+ */
+export function loadAllNodes(trie: Unitrie): number {
+  let count = 0
+  const stack: TrieNode[] = trie.root ? [trie.root] : []
+  while (stack.length > 0) {
+    const n = stack.pop()!
+    count++
+    if (n.hasLongValue) n.getValue()
+    for (const bit of [0, 1]) {
+      const c = n.child(bit)
+      if (c) stack.push(c)
+    }
+  }
+  return count
+}
+
 /** The serialized RSKIP107 message of a node (alias of `node.message()`). */
 export function nodeMessage(node: TrieNode): Uint8Array {
   return node.message()

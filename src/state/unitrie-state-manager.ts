@@ -246,6 +246,21 @@ export class UnitrieStateDB {
     else this.pins.set(hex, n - 1)
   }
 
+  /**
+   * Optional asynchronous source of roots that are neither registered nor in the synchronous store (the
+   * chain's database, src/chain/storage.ts): returns the root's trie with every node in memory, or undefined.
+   */
+  loadRoot: ((root: Uint8Array) => Promise<Unitrie | undefined>) | undefined
+
+  /** {@link lookup}, then the {@link loadRoot} source; a loaded root is registered as the newest one. */
+  async load(root: Uint8Array): Promise<Unitrie | undefined> {
+    const t = this.lookup(root)
+    if (t !== undefined || this.loadRoot === undefined || root.length !== 32) return t
+    const loaded = await this.loadRoot(root)
+    if (loaded !== undefined) this.register(loaded)
+    return loaded
+  }
+
   /** The trie for `root`, or undefined when unknown (neither registered nor in the store). */
   lookup(root: Uint8Array): Unitrie | undefined {
     if (root.length !== 32) return undefined

@@ -425,7 +425,10 @@ describe('no private key in the logs', () => {
       await rpc(url, 'personal_importRawKey', [imported.privateKey.slice(0, 40), 'pw']).catch(() => undefined)
       const address = await rpc<string>(url, 'personal_importRawKey', [imported.privateKey, 'pw'])
       expect(await rpc(url, 'personal_dumpRawKey', [address])).toBe(imported.privateKey)
-      await new Promise((r) => setTimeout(r, 100))
+      // the request log is written asynchronously: wait for its lines instead of a fixed delay
+      for (const deadline = Date.now() + 10_000; !/personal_dumpRawKey/.test(out) && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 20))
+      }
       expect(out).toMatch(/personal_importRawKey .*-32602/)
       expect(out).toMatch(/personal_dumpRawKey/)
       expect(out).toContain(COW.privateKey) // the banner shows the dev keys (allowed)

@@ -1,0 +1,423 @@
+/**
+ * Chain storage (design.md principle 5): blocks, receipts, the head and the Unitrie nodes of every block's
+ * state in one key-value database — `level` at `<db>/chain` with `--db <dir>`. Every mined block is written as
+ * ONE atomic batch, so a crash never leaves a partly written block and the head never points past what is on
+ * disk.
+ *
+ * Layout (keys are bytes; numbers are 8-byte big-endian):
+ *   'm'              JSON {format, network, chainId, genesisHash}   what the directory holds
+ *   'h'              head block number
+ *   'l'              the live state root (the head's, or the one after in-place changes such as anvil_setBalance)
+ *   'b' ‖ number     the block RLP exactly as the reference node encodes it (Block.getEncoded): a byte-faithful archive
+ *   'x' ‖ number     RLP[hash, hashForMergedMining, totalDifficulty, [[from, contractAddress, receipt RLP, first logIndex] per tx]]
+ *   'n' ‖ hash       Unitrie node message, or long value, under its keccak256 (rskj TrieStoreImpl's content addressing)
+ *
+ * The Unitrie reads its store synchronously ({@link TrieNodeStore}); the database is asynchronous. So:
+ * - writes: {@link WriteBackTrieStore} collects the nodes `Unitrie.save` puts (only the paths a block changed)
+ *   and they go into the block's batch;
+ * - reads: a state whose trie is in memory (recent blocks, --state-history) is read as before; any other root
+ *   (the head on restart, a block older than --state-history) is loaded by {@link ChainStorage.loadRoot}: all its
+ *   nodes are fetched asynchronously (breadth first, one `getMany` per level), then decoded into memory at once,
+ *   so the synchronous trie never misses. It then counts as a recent root (evicted again past --state-history).
+ *   Loading costs O(size of that state), which is small on a development chain; no node cache is kept beside
+ *   the tries, so memory stays what --state-history allows.
+ *
+ * Not kept: the pool, snapshots (evm_snapshot ids), the clock offset and one-shot overrides. Blocks removed by
+ * evm_revert / evm_reset are deleted with the head change in one batch; their trie nodes stay (content
+ * addressed and possibly shared) as unreferenced garbage.
+ */
+import { RLP } from '@ethereumjs/rlp'
+import type { Common } from '@ethereumjs/common'
+import { createLegacyTxFromRLP } from '@ethereumjs/tx'
+import type { AbstractLevel } from 'abstract-level'
+import { decodeBlock, encodeBlock, type RskHeader } from '../rsk/header.js'
+import { decodeReceipt } from '../rsk/receipt-rlp.js'
+import { remascTransactionRlp } from '../rsk/remasc.js'
+import { loadAllNodes, nodeReferences, Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
+import { bigIntToBytes, bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
+import { remascTxRecord } from './consensus.js'
+import { encodeReceipt, headerHash, toRskHeader } from './seal.js'
+import type { BlockRecord, HeaderFields, ReceiptRecord, TxRecord } from './types.js'
+
+/** The database the chain is stored in: any abstract-level database with byte keys and values (level, memory-level). */
+export type ChainDatabase = AbstractLevel<string | Buffer | Uint8Array, Uint8Array, Uint8Array>
+
+/** Version of the layout above; a directory with another version is refused. */
+export const STORAGE_FORMAT = 1
+
+/** What a chain directory holds (the 'm' record). */
+export interface StoredMeta {
+  format: number
+  network: number
+  chainId: number
+  /** Genesis block hash, lowercase hex without 0x. */
+  genesisHash: string
+}
+
+/** The database holds a chain that this configuration cannot continue (other genesis, chain id or format). */
+export class StorageMismatchError extends Error {}
+
+/** The stored data is inconsistent (a block does not decode, does not link to its parent, a state is missing). */
+export class StorageCorruptError extends Error {}
+
+const META = Uint8Array.of(0x6d) // 'm'
+const HEAD = Uint8Array.of(0x68) // 'h'
+const LIVE = Uint8Array.of(0x6c) // 'l'
+const BLOCK = 0x62 // 'b'
+const EXTRA = 0x78 // 'x'
+const NODE = 0x6e // 'n'
+
+function numberKey(prefix: number, n: bigint): Uint8Array {
+  const k = new Uint8Array(9)
+  k[0] = prefix
+  new DataView(k.buffer).setBigUint64(1, n, false)
+  return k
+}
+
+function u64(n: bigint): Uint8Array {
+  const b = new Uint8Array(8)
+  new DataView(b.buffer).setBigUint64(0, n, false)
+  return b
+}
+
+function readU64(b: Uint8Array): bigint {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(0, false)
+}
+
+function nodeKey(hash: Uint8Array): Uint8Array {
+  const k = new Uint8Array(1 + hash.length)
+  k[0] = NODE
+  k.set(hash, 1)
+  return k
+}
+
+type PutOp = { type: 'put'; key: Uint8Array; value: Uint8Array }
+type DelOp = { type: 'del'; key: Uint8Array }
+
+/**
+ * The synchronous {@link TrieNodeStore} in front of the database: `put` collects the nodes of the state being
+ * saved until {@link ChainStorage} writes them with the block; `get` answers from those and, while a root is
+ * being loaded, from the nodes fetched for it. Anything else is not in memory: roots are loaded whole by
+ * {@link ChainStorage.loadRoot} before they are read, so the trie never asks for a node this store lacks.
+ */
+export class WriteBackTrieStore implements TrieNodeStore {
+  private pending = new Map<string, PutOp>()
+  /** Nodes fetched for the root being loaded (hex → bytes); set only during {@link ChainStorage.loadRoot}. */
+  loading: Map<string, Uint8Array> | undefined
+
+  get(hash: Uint8Array): Uint8Array | undefined {
+    const k = toKey(hash)
+    return this.pending.get(k)?.value ?? this.loading?.get(k)
+  }
+
+  put(hash: Uint8Array, data: Uint8Array): void {
+    const k = toKey(hash)
+    if (!this.pending.has(k)) this.pending.set(k, { type: 'put', key: nodeKey(hash), value: data })
+  }
+
+  /** The collected writes as batch operations; the store starts collecting anew. */
+  take(): PutOp[] {
+    const ops = [...this.pending.values()]
+    this.pending = new Map()
+    return ops
+  }
+}
+
+/** The block RLP of a record (reference Block.getEncoded: full header, transactions, no uncles). */
+export function blockRlp(block: BlockRecord): Uint8Array {
+  return encodeBlock(
+    toRskHeader(block.header),
+    block.transactions.map((t) => t.tx.serialize()),
+    [],
+  )
+}
+
+/** The 'x' record of a block: what the block RLP does not hold (see the module documentation). */
+function blockExtra(block: BlockRecord): Uint8Array {
+  return RLP.encode([
+    block.hash,
+    block.hashForMergedMining,
+    bigIntToBytes(block.totalDifficulty),
+    block.transactions.map((t) => [
+      t.from,
+      t.receipt.contractAddress ?? new Uint8Array(0),
+      encodeReceipt(t.receipt),
+      bigIntToBytes(BigInt(t.receipt.logs[0]?.logIndex ?? 0)),
+    ]),
+  ])
+}
+
+/** Header fields of a decoded block header (mined blocks: V2, merged-mining fields present or empty). */
+function headerFields(h: RskHeader): HeaderFields {
+  const empty = new Uint8Array(0)
+  return {
+    parentHash: h.parentHash,
+    unclesHash: h.unclesHash,
+    coinbase: h.coinbase,
+    stateRoot: h.stateRoot,
+    transactionsRoot: h.txTrieRoot,
+    receiptsRoot: h.receiptTrieRoot,
+    logsBloom: h.logsBloom,
+    difficulty: typeof h.difficulty === 'bigint' ? h.difficulty : bytesToBigInt(h.difficulty),
+    number: h.number,
+    gasLimit: bytesToBigInt(h.gasLimit),
+    gasUsed: h.gasUsed,
+    timestamp: h.timestamp,
+    extraData: h.extraData,
+    paidFees: h.paidFees,
+    minimumGasPrice: h.minimumGasPrice ?? 0n,
+    uncleCount: h.uncleCount,
+    bitcoinMergedMiningHeader: h.bitcoinMergedMiningHeader ?? empty,
+    bitcoinMergedMiningMerkleProof: h.bitcoinMergedMiningMerkleProof ?? empty,
+    bitcoinMergedMiningCoinbaseTransaction: h.bitcoinMergedMiningCoinbaseTransaction ?? empty,
+    edges: h.edges ?? [],
+  }
+}
+
+/**
+ * Rebuilds a mined block's record from its 'b' and 'x' records.
+ * @throws StorageCorruptError when they do not decode or the header does not hash to the stored hash
+ */
+export function decodeStoredBlock(rlp: Uint8Array, extra: Uint8Array, common: Common): BlockRecord {
+  const { header: rsk, txsRlp } = decodeBlock(rlp)
+  const header = headerFields(rsk)
+  const [hash, hfmm, td, txExtras] = RLP.decode(extra) as unknown as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]]
+  if (!bytesEqual(headerHash(header), hash)) {
+    throw new StorageCorruptError(`block ${header.number}: the stored header does not hash to 0x${toKey(hash)}`)
+  }
+  if (txExtras.length !== txsRlp.length) throw new StorageCorruptError(`block ${header.number}: receipts do not match the transactions`)
+  const transactions: TxRecord[] = txsRlp.map((txRlp, index) => {
+    const [from, contractAddress, receiptRlp, firstLogIndex] = txExtras[index]!
+    const decoded = decodeReceipt(receiptRlp!)
+    let logIndex = Number(bytesToBigInt(firstLogIndex!))
+    const receipt: ReceiptRecord = {
+      status: decoded.status ? 1 : 0,
+      cumulativeGasUsed: decoded.cumulativeGasUsed,
+      gasUsed: decoded.gasUsed,
+      logs: decoded.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: logIndex++ })),
+      logsBloom: decoded.logsBloom,
+      contractAddress: contractAddress!.length === 0 ? undefined : contractAddress,
+    }
+    // the Remasc transaction (last in every mined block) is the reference's unsigned one
+    if (index === txsRlp.length - 1 && bytesEqual(txRlp, remascTransactionRlp(header.number))) {
+      return remascTxRecord(header.number, index, receipt, common)
+    }
+    const tx = createLegacyTxFromRLP(txRlp, { common })
+    return { tx, hash: tx.hash(), from: from!, index, receipt }
+  })
+  return {
+    header,
+    hash,
+    hashKey: toKey(hash),
+    hashForMergedMining: hfmm,
+    size: rlp.length,
+    totalDifficulty: bytesToBigInt(td),
+    cumulativeDifficulty: header.difficulty,
+    transactions,
+    uncles: [],
+  }
+}
+
+/** Options of {@link ChainStorage.open}. */
+export interface ChainStorageOptions {
+  /** How errors name the store, e.g. "--db ./data". Default "the chain database". */
+  label?: string
+}
+
+/** A stored chain as {@link ChainStorage.read} returns it. */
+export interface StoredChain {
+  meta: StoredMeta
+  head: bigint
+  liveRoot: Uint8Array
+  /** 'b' and 'x' records of blocks 1 … head, in order. */
+  blocks: AsyncIterable<{ number: bigint; rlp: Uint8Array; extra: Uint8Array }>
+}
+
+/**
+ * The chain's database. Every method must run inside the chain's queue (one writer).
+ */
+export class ChainStorage {
+  readonly trieStore = new WriteBackTrieStore()
+  /** Set when a write failed: later writes fail with it too (the node must be restarted). */
+  private failure: unknown
+  private closed = false
+
+  private constructor(
+    readonly db: ChainDatabase,
+    readonly label: string,
+  ) {}
+
+  /** Opens storage over a database (opened here if needed). */
+  static async open(db: ChainDatabase, opts: ChainStorageOptions = {}): Promise<ChainStorage> {
+    await db.open()
+    return new ChainStorage(db, opts.label ?? 'the chain database')
+  }
+
+  /**
+   * Opens (creating if needed) a LevelDB directory.
+   * @throws Error naming the directory when it cannot be opened (e.g. another node holds its lock)
+   */
+  static async openDirectory(dir: string, opts: ChainStorageOptions = {}): Promise<ChainStorage> {
+    // loaded on demand: runs without --db do not pay for the native binding
+    const { Level } = await import('level')
+    const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' })
+    try {
+      return await ChainStorage.open(db, opts)
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause
+      const why = cause?.code === 'LEVEL_LOCKED' ? 'it is in use by another process' : (err as Error).message
+      throw new Error(`cannot open ${opts.label ?? dir} (${dir}): ${why}`, { cause: err })
+    }
+  }
+
+  /** In-memory storage (memory-level): the same code path without a directory (tests, measurements). */
+  static async memory(opts: ChainStorageOptions = {}): Promise<ChainStorage> {
+    const { MemoryLevel } = await import('memory-level')
+    return ChainStorage.open(new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' }), opts)
+  }
+
+  /** The stored chain, or undefined for an empty database. */
+  async read(): Promise<StoredChain | undefined> {
+    const [meta, head, live] = await this.db.getMany([META, HEAD, LIVE])
+    if (meta === undefined) return undefined
+    if (head === undefined || live === undefined) throw new StorageCorruptError(`${this.label} has no head`)
+    const headNumber = readU64(head)
+    const db = this.db
+    return {
+      meta: JSON.parse(Buffer.from(meta).toString('utf8')) as StoredMeta,
+      head: headNumber,
+      liveRoot: live,
+      blocks: (async function* () {
+        const range = { gte: numberKey(BLOCK, 1n), lte: numberKey(BLOCK, headNumber) }
+        const extras = db.iterator({ gte: numberKey(EXTRA, 1n), lte: numberKey(EXTRA, headNumber) })
+        try {
+          let expected = 1n
+          for await (const [key, rlp] of db.iterator(range)) {
+            const number = readU64(key.subarray(1))
+            const x = await extras.next()
+            if (number !== expected || x === undefined || readU64(x[0].subarray(1)) !== number) {
+              throw new StorageCorruptError(`block ${expected} is missing`)
+            }
+            yield { number, rlp, extra: x[1] }
+            expected++
+          }
+          if (expected !== headNumber + 1n) throw new StorageCorruptError(`block ${expected} is missing`)
+        } finally {
+          await extras.close()
+        }
+      })(),
+    }
+  }
+
+  /**
+   * Starts an empty database: meta, the genesis block and its state, head 0.
+   * @param state the genesis state trie
+   */
+  async init(meta: StoredMeta, genesis: BlockRecord, state: Unitrie): Promise<void> {
+    state.save(this.trieStore)
+    await this.write([
+      { type: 'put', key: META, value: Buffer.from(JSON.stringify(meta), 'utf8') },
+      ...this.blockOps(genesis),
+      { type: 'put', key: LIVE, value: state.hash() },
+    ])
+  }
+
+  /**
+   * Writes a mined block in one batch: its RLP, receipts and senders, the new nodes of its state, the head.
+   * @param state the trie of the block's state (the live state after it)
+   */
+  writeBlock(block: BlockRecord, state: Unitrie): Promise<void> {
+    state.save(this.trieStore)
+    return this.write([...this.blockOps(block), { type: 'put', key: LIVE, value: state.hash() }])
+  }
+
+  /** Records an in-place change of the live state (anvil_setBalance, …): its new nodes and root. */
+  writeLiveState(state: Unitrie): Promise<void> {
+    state.save(this.trieStore)
+    return this.write([{ type: 'put', key: LIVE, value: state.hash() }])
+  }
+
+  /**
+   * Back to block `number` (evm_revert, evm_reset): deletes blocks number+1 … `oldHead` and sets the head
+   * and the live state root, in one batch. `liveRoot` must be a state stored before (a block's or a snapshot's).
+   */
+  rewind(number: bigint, oldHead: bigint, liveRoot: Uint8Array): Promise<void> {
+    const ops: (PutOp | DelOp)[] = []
+    for (let n = number + 1n; n <= oldHead; n++) ops.push({ type: 'del', key: numberKey(BLOCK, n) }, { type: 'del', key: numberKey(EXTRA, n) })
+    ops.push({ type: 'put', key: HEAD, value: u64(number) }, { type: 'put', key: LIVE, value: liveRoot })
+    return this.write(ops)
+  }
+
+  /**
+   * Loads the state trie of `root` from the database, every node in memory (see the module documentation).
+   * @returns the trie, or undefined when the database does not hold that state
+   */
+  async loadRoot(root: Uint8Array): Promise<Unitrie | undefined> {
+    if (this.closed) return undefined
+    const nodes = new Map<string, Uint8Array>()
+    let frontier: { hash: Uint8Array; node: boolean }[] = [{ hash: root, node: true }]
+    while (frontier.length > 0) {
+      const want = frontier.filter((r) => !nodes.has(toKey(r.hash)))
+      const values = await this.db.getMany(want.map((r) => nodeKey(r.hash)))
+      const next: typeof frontier = []
+      for (let i = 0; i < want.length; i++) {
+        const ref = want[i]!
+        const value = values[i] ?? this.trieStore.get(ref.hash)
+        if (value === undefined) return undefined
+        nodes.set(toKey(ref.hash), value)
+        if (!ref.node) continue
+        const refs = nodeReferences(value)
+        for (const h of refs.nodes) next.push({ hash: h, node: true })
+        for (const h of refs.values) next.push({ hash: h, node: false })
+      }
+      frontier = next
+    }
+    this.trieStore.loading = nodes
+    try {
+      const trie = Unitrie.fromRootHash(root, this.trieStore)
+      loadAllNodes(trie)
+      return trie
+    } finally {
+      this.trieStore.loading = undefined
+    }
+  }
+
+  /** Closes the database (idempotent). */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.db.close()
+  }
+
+  private blockOps(block: BlockRecord): PutOp[] {
+    const n = block.header.number
+    return [
+      { type: 'put', key: numberKey(BLOCK, n), value: blockRlp(block) },
+      { type: 'put', key: numberKey(EXTRA, n), value: blockExtra(block) },
+      { type: 'put', key: HEAD, value: u64(n) },
+    ]
+  }
+
+  /** One atomic batch: the trie nodes collected so far plus `ops`. */
+  private async write(ops: (PutOp | DelOp)[]): Promise<void> {
+    const nodes = this.trieStore.take()
+    if (this.failure !== undefined) throw this.failure
+    try {
+      await this.db.batch(nodes.length === 0 ? ops : [...nodes, ...ops])
+    } catch (err) {
+      // the nodes of this batch count as saved in memory: no later write may assume they are on disk
+      this.failure = new Error(`${this.label}: write failed, restart the node (${(err as Error).message})`, { cause: err })
+      throw this.failure
+    }
+  }
+}
+
+/** The record keys (for tests and tools). */
+export const storageKeys = {
+  block: (n: bigint): Uint8Array => numberKey(BLOCK, n),
+  extra: (n: bigint): Uint8Array => numberKey(EXTRA, n),
+  node: nodeKey,
+  head: HEAD,
+  live: LIVE,
+  meta: META,
+}
