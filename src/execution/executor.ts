@@ -503,7 +503,50 @@ export class Executor {
    */
   async call(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasCap: bigint): Promise<CallResult> {
     const gasLimit = req.gas !== undefined && req.gas < gasCap ? req.gas : gasCap
-    return this.simulate(req, ctx, root, gasLimit)
+    if (req.to === undefined) return this.simulate(req, ctx, root, gasLimit)
+    return this.message(req, ctx, root, gasLimit)
+  }
+
+  /**
+   * eth_call of an existing address as a bare message (evm.runCall): the same execution as {@link simulate}
+   * minus the transaction bookkeeping (receipt, bloom, sender account updates) an eth_call does not report.
+   * Intrinsic gas is charged up front so the gas available to the code is the same. Reverts all changes.
+   * @throws CallPreconditionError when the sender cannot pay `value`
+   */
+  private async message(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
+    const live = bytesEqualAddr(root, this.root)
+    const vm = live ? this.vm : await this.vmAt(root)
+    const sm = vm.stateManager
+    const block = this.contextBlock(ctx)
+    const caller = new Address(req.from ?? new Uint8Array(20))
+    const data = req.data ?? new Uint8Array(0)
+    let intrinsic = this.common.param('txGas')
+    const zero = this.common.param('txDataZeroGas')
+    const nonZero = this.common.param('txDataNonZeroGas')
+    for (let i = 0; i < data.length; i++) intrinsic += data[i] === 0 ? zero : nonZero
+    if (intrinsic > gasLimit) return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
+    const value = req.value ?? 0n
+    if (value > 0n && ((await sm.getAccount(caller))?.balance ?? 0n) < value) {
+      throw new CallPreconditionError('insufficient funds for transfer')
+    }
+    await sm.checkpoint()
+    try {
+      const r = await vm.evm.runCall({
+        caller,
+        origin: caller,
+        to: new Address(req.to!),
+        data,
+        value,
+        gasLimit: gasLimit - intrinsic,
+        gasPrice: req.gasPrice ?? 0n,
+        block,
+        skipBalance: true,
+      })
+      const e = r.execResult
+      return { returnValue: e.returnValue, gasUsed: intrinsic + e.executionGasUsed, error: e.exceptionError?.error }
+    } finally {
+      await sm.revert()
+    }
   }
 
   /**
