@@ -17,6 +17,8 @@ export async function until<T>(check: () => T | undefined, what: string, ms = 30
 
 /** A raw JSON-RPC WebSocket client. */
 export class WsClient {
+  /** Every text frame received, raw, in arrival order. */
+  readonly frames: string[] = []
   /** Every text frame received, parsed, in arrival order. */
   readonly messages: any[] = []
   private nextId = 1
@@ -24,7 +26,9 @@ export class WsClient {
 
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const msg = JSON.parse(data.toString())
+      const text = data.toString()
+      this.frames.push(text)
+      const msg = JSON.parse(text)
       this.messages.push(msg)
       if (msg.id !== undefined && this.waiting.has(msg.id)) {
         this.waiting.get(msg.id)!(msg)
@@ -41,15 +45,27 @@ export class WsClient {
     })
   }
 
-  /** Sends a request; resolves with `result`, rejects with the JSON-RPC error. */
-  call<T = any>(method: string, params: unknown[] = []): Promise<T> {
+  /** Sends a request; resolves with the whole response envelope. */
+  request(method: string, params: unknown[] = []): Promise<any> {
     const id = this.nextId++
-    return new Promise<any>((resolve) => {
+    return new Promise((resolve) => {
       this.waiting.set(id, resolve)
       this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
-    }).then((msg) => {
-      if (msg.error) throw Object.assign(new Error(msg.error.message), msg.error)
-      return msg.result as T
+    })
+  }
+
+  /** Sends a request; resolves with `result`, rejects with the JSON-RPC error. */
+  async call<T = any>(method: string, params: unknown[] = []): Promise<T> {
+    const msg = await this.request(method, params)
+    if (msg.error) throw Object.assign(new Error(msg.error.message), msg.error)
+    return msg.result as T
+  }
+
+  /** Raw notification frames of one subscription. */
+  rawNotifications(sub: string): string[] {
+    return this.frames.filter((_, i) => {
+      const m = this.messages[i]
+      return m.method === 'eth_subscription' && m.params?.subscription === sub
     })
   }
 

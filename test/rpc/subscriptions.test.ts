@@ -9,6 +9,7 @@
 import { Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
+import { until, WsClient } from '../helpers/ws.js'
 import { Contract, id as eventId, Interface, Network, WebSocketProvider } from 'ethers'
 import { createPublicClient, getAddress, http, webSocket, type Address, type Hex } from 'viem'
 import type { Node } from '../../src/index.js'
@@ -38,89 +39,6 @@ const HEAD_FIELDS = [
   'transactionsRoot',
   'hash',
 ]
-
-/** Resolves when `check` returns a value other than undefined (polled every 5 ms), or fails after `ms`. */
-async function until<T>(check: () => T | undefined, what: string, ms = 3000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = check()
-    if (v !== undefined) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
-
-/** A raw JSON-RPC WebSocket client that keeps every message it receives. */
-class WsClient {
-  /** Every text frame received, raw. */
-  readonly frames: string[] = []
-  private nextId = 1
-  private readonly waiting = new Map<number, (msg: any) => void>()
-  private constructor(private readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const text = data.toString()
-      this.frames.push(text)
-      const msg = JSON.parse(text)
-      if (msg.id !== undefined && this.waiting.has(msg.id)) {
-        this.waiting.get(msg.id)!(msg)
-        this.waiting.delete(msg.id)
-      }
-    })
-  }
-
-  static open(url: string): Promise<WsClient> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url)
-      ws.once('open', () => resolve(new WsClient(ws)))
-      ws.once('error', reject)
-    })
-  }
-
-  /** Sends a request; resolves with the whole response envelope. */
-  request(method: string, params: unknown[] = []): Promise<any> {
-    const id = this.nextId++
-    return new Promise((resolve) => {
-      this.waiting.set(id, resolve)
-      this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
-    })
-  }
-
-  /** Sends a request; resolves with `result`, rejects with the JSON-RPC error. */
-  async call<T = any>(method: string, params: unknown[] = []): Promise<T> {
-    const msg = await this.request(method, params)
-    if (msg.error) throw Object.assign(new Error(msg.error.message), msg.error)
-    return msg.result as T
-  }
-
-  /** Raw notification frames of one subscription. */
-  rawNotifications(sub: string): string[] {
-    return this.frames.filter((f) => {
-      const m = JSON.parse(f)
-      return m.method === 'eth_subscription' && m.params?.subscription === sub
-    })
-  }
-
-  /** Results of one subscription's notifications, in arrival order. */
-  results(sub: string): any[] {
-    return this.rawNotifications(sub).map((f) => JSON.parse(f).params.result)
-  }
-
-  /** Waits until the subscription has at least `n` notifications; returns their results. */
-  waitResults(sub: string, n: number): Promise<any[]> {
-    return until(() => {
-      const r = this.results(sub)
-      return r.length >= n ? r : undefined
-    }, `${n} notification(s) of ${sub}`)
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.ws.readyState === WebSocket.CLOSED) return resolve()
-      this.ws.once('close', () => resolve())
-      this.ws.close()
-    })
-  }
-}
 
 /** Every request the node handled (method, error code). */
 const seen: { method: string; code?: number }[] = []
