@@ -584,21 +584,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
-    const r = this.rec(address)
-    if (this.loadAcct(r) === null) {
-      this.ensureAccount(r)
-      this.setMarker(r, true)
-    }
-    const v = unpad(value)
-    const hex = hexOf(key)
-    const prev = r.storage.get(hex)
-    if (prev !== undefined && bytesEqual(prev, v)) return
-    this.touch(r, U_SLOT, hex, prev, 0)
-    if (prev === undefined) this.cachedSlots++
-    r.storage.set(hex, v)
-    let ds = r.dirtySlots
-    if (ds === undefined) ds = r.dirtySlots = new Map()
-    if (!ds.has(hex)) ds.set(hex, key.slice())
+    this.writeCell(address, key, unpad(value))
   }
 
   /**
@@ -616,12 +602,19 @@ export class UnitrieStateManager implements StateManagerInterface {
    */
   async putStorageBytes(address: Address | Uint8Array, key: Uint8Array, value: Uint8Array): Promise<void> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
-    const r = this.rec(address)
+    this.writeCell(address, key, value.slice())
+  }
+
+  /**
+   * Writes a storage cell (journaled): a missing account is created with its storage marker (rskj
+   * addStorageBytes); an empty value deletes the cell.
+   */
+  private writeCell(address: Address | Uint8Array, key: Uint8Array, v: Uint8Array): void {
+    const r = this.rec(address as Address)
     if (this.loadAcct(r) === null) {
       this.ensureAccount(r)
       this.setMarker(r, true)
     }
-    const v = value.slice()
     const hex = hexOf(key)
     const prev = r.storage.get(hex)
     if (prev !== undefined && bytesEqual(prev, v)) return
