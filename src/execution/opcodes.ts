@@ -89,6 +89,7 @@ function stockLogic(opcode: number): Logic {
   }
 }
 
+/** Exceptional halt of the frame (all its gas is lost), as @ethereumjs's own (unexported) `trap`. */
 function halt(error: keyof typeof EVMError.errorMessages): never {
   throw new EVMError(EVMError.errorMessages[error])
 }

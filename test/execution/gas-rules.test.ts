@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Interface, Wallet } from 'ethers'
 import type { Node } from '../../src/index.js'
 import { Token } from '../../fixtures/index.js'
-import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, COW1, rpc, rpcError, rpcRaw, startNode } from '../helpers/node.js'
 import { deploy, sendTx } from '../rpc/shapes.js'
 
 let node: Node
@@ -51,18 +51,22 @@ async function send(to: string, data: string, status = '0x1', extra: Record<stri
 const GAS_REPORTER = code('5a 5f 52 60 20 5f f3')
 
 /**
- * CALL(gas = calldata[1], to = calldata[0], value = CALLVALUE, in 0/0, out 32/32); returns
- * [gasleft() just before, callee's return word]. From the GAS to the CALL: 31 gas (PUSH0 2, MSTORE 3 + 3 memory,
- * PUSH1 3, PUSH1 3, PUSH0 2, PUSH0 2, CALLVALUE 2, PUSH0 2 + CALLDATALOAD 3, PUSH1 3 + CALLDATALOAD 3), then the
- * CALL: 700 + 3 (memory to 2 words) + 9 000 with a value.
+ * CALL (or CALLCODE; DELEGATECALL and STATICCALL without the value operand) with gas = calldata[1],
+ * to = calldata[0], value = CALLVALUE, in 0/0, out 32/32; returns [gasleft() just before, callee's return word].
+ * From the GAS to the op: 31 gas (PUSH0 2, MSTORE 3 + 3 memory, PUSH1 3, PUSH1 3, PUSH0 2, PUSH0 2, CALLVALUE 2,
+ * PUSH0 2 + CALLDATALOAD 3, PUSH1 3 + CALLDATALOAD 3; 29 without CALLVALUE), then the op: 700 + 3 (memory to 2
+ * words) + 9 000 with a value.
  */
-const CALLER = code(
-  '5a 5f 52', // GAS PUSH0 MSTORE
-  '60 20 60 20 5f 5f 34', // outLen 32, outOff 32, inLen 0, inOff 0, value CALLVALUE
-  '5f 35 60 20 35', // to = calldata[0], gas = calldata[1]
-  'f1 50', // CALL POP
-  '60 40 5f f3', // RETURN mem[0..64]
-)
+const callerFor = (op: 'f1' | 'f2' | 'f4' | 'fa'): string =>
+  code(
+    '5a 5f 52', // GAS PUSH0 MSTORE
+    '60 20 60 20 5f 5f', // outLen 32, outOff 32, inLen 0, inOff 0
+    op === 'f1' || op === 'f2' ? '34' : '', // value CALLVALUE
+    '5f 35 60 20 35', // to = calldata[0], gas = calldata[1]
+    op, '50', // CALL… POP
+    '60 40 5f f3', // RETURN mem[0..64]
+  )
+const CALLER = callerFor('f1')
 const BEFORE_CALL = 31n
 const CALL_BASE = 703n
 
@@ -128,6 +132,23 @@ describe('CALL passes min(gas left, requested + stipend): no 63/64 rule', () => 
     expect(seen).toBe(g0 - BEFORE_CALL - CALL_BASE - 2n)
   })
 
+  for (const [name, op, before] of [
+    ['CALLCODE', 'f2', 31n],
+    ['DELEGATECALL', 'f4', 29n],
+    ['STATICCALL', 'fa', 29n],
+  ] as const) {
+    it(`${name} too`, async () => {
+      const { address } = await deploy(url, initCode(callerFor(op)))
+      const [g0, seen] = words(await call(address, code(w(reporter), w(MAX))))
+      expect(seen).toBe(g0 - before - CALL_BASE - 2n)
+      if (op === 'f2') {
+        // CALLCODE with a value: 9 000 more, the stipend inside the callee gas
+        const [g1, seen1] = words(await call(address, code(w(reporter), w(MAX)), { value: '0x1' }))
+        expect(seen1).toBe(g1 - before - CALL_BASE - 9_000n - 2n)
+      }
+    })
+  }
+
   it('requested gas below the gas left: the callee gets exactly it', async () => {
     const [, seen] = words(await call(caller, code(w(reporter), w(10_000n))))
     expect(seen).toBe(10_000n - 2n)
@@ -139,6 +160,20 @@ describe('CALL passes min(gas left, requested + stipend): no 63/64 rule', () => 
     expect(seen).toBe(g0 - BEFORE_CALL - CALL_BASE - 9_000n - 2n)
     const [, small] = words(await call(caller, code(w(reporter), w(1_000n)), { value: '0x1' }))
     expect(small).toBe(1_000n + 2_300n - 2n)
+  })
+
+  it('with a value, out of gas unless the stipend is left after the CALL charge', async () => {
+    const data = code(w(reporter), w(MAX))
+    // tx gas = intrinsic + GAS 2 + 31 + CALL 9 703 + what is left for the callee
+    const at = (left: bigint) =>
+      rpcRaw<string>(url, 'eth_call', [
+        { from: COW.address, to: caller, data, value: '0x1', gas: '0x' + (intrinsic(data) + 2n + BEFORE_CALL + CALL_BASE + 9_000n + left).toString(16) },
+        'latest',
+      ])
+    const ok = await at(2_300n)
+    expect(words(ok.body.result!)[1]).toBe(2_300n - 2n) // the callee gets the 2 300 (uses 15; 7 left for the caller)
+    const short = await at(2_299n) // Ethereum would still run the callee with 2 299·63/64 + 2 300
+    expect(short.body.result === undefined || short.body.result === '0x').toBe(true)
   })
 
   it('the caller pays the CALL charge plus what the callee used: a value CALL costs 9 700 + used', async () => {
@@ -164,7 +199,7 @@ describe('CALL to an account that does not exist costs 25 000 more, even with no
     expect(await exec(fresh)).toBe(existing)
   })
 
-  it('STATICCALL (and DELEGATECALL, CALLCODE) to a missing account: no new-account charge', async () => {
+  it('STATICCALL to a missing account: no new-account charge (only CALL has it)', async () => {
     const exec = async (to: string) => {
       const data = code(w(to))
       return BigInt((await send(pokeStaticcall, data)).gasUsed) - intrinsic(data)
