@@ -34,9 +34,13 @@ export interface NodeConfig {
   /** Genesis balance of each mnemonic account, in wei. Default 10 000 RBTC (10^22 wei). */
   balance?: bigint
   /**
-   * Data directory. Today only the keystore lives there: `<db>/keystore/UTC--…--<address>` v3 files of the
-   * accounts created with personal_newAccount / personal_importRawKey, listed (locked) again on restart.
-   * Without it, keystores are kept in memory. (The chain itself is not persisted yet.)
+   * Data directory: the chain in `<db>/chain` (LevelDB: blocks as the reference encodes them, receipts, the
+   * head and the Unitrie state of every block, one atomic batch per block; see src/chain/storage.ts) and the
+   * keystore in `<db>/keystore` (`UTC--…--<address>` v3 files of the accounts created with personal_newAccount /
+   * personal_importRawKey, listed (locked) again on restart). A directory that already holds a chain is
+   * continued from its head (states of all its blocks stay readable, beyond {@link stateHistory}); one that
+   * holds another genesis or chain id is refused. The pool, snapshots and clock offsets are not kept.
+   * Without it, everything lives in memory.
    */
   db?: string
   /** scrypt cost of new keystore files: 'light' (N=4096, p=6; default) or 'standard' (N=262144, p=1). */
@@ -56,7 +60,8 @@ export interface NodeConfig {
   timers?: import('./miner/miner.js').Timers
   /**
    * Number of recent blocks whose state stays readable for historical reads (older reads answer -32600
-   * "State not found…"); genesis and snapshot states are always kept. Default 500 (Anvil keeps 500 in
+   * "State not found…"); genesis and snapshot states are always kept. With {@link db}, older states are read
+   * back from the database instead (this then only bounds the states held in memory). Default 500 (Anvil keeps 500 in
    * memory); 0 keeps every state (memory then grows with every block).
    */
   stateHistory?: number

@@ -20,7 +20,7 @@ import { bigIntToBytes, toKey, ZERO_HASH } from '../util/bytes.js'
 import { ErrorCode, RpcError, txRejected } from './errors.js'
 import { executionError } from './revert.js'
 import {
-  blockSize,
+  blockEncoding,
   EMPTY_TRIE_ROOT,
   EMPTY_UNCLES_HASH,
   hashForMergedMining,
@@ -32,7 +32,7 @@ import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
-import { ChainStorage, decodeStoredBlock, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
+import { ChainStorage, decodeStoredBlock, encodedBlocks, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
 import {
   blockTransactions,
@@ -894,20 +894,24 @@ export class Chain extends EventEmitter {
 
   private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint, hfmm?: Uint8Array): BlockRecord {
     const hash = headerHash(header)
-    return {
+    const rlp = blockEncoding(
+      header,
+      txs.map((t) => t.tx.serialize()),
+    )
+    const block: BlockRecord = {
       header,
       hash,
       hashKey: toKey(hash),
       hashForMergedMining: hfmm ?? hashForMergedMining(header),
-      size: blockSize(
-        header,
-        txs.map((t) => t.tx.serialize()),
-      ),
+      size: rlp.length,
       totalDifficulty,
       cumulativeDifficulty: header.difficulty,
       transactions: txs,
       uncles: [],
     }
+    // the storage writes this encoding as it is (no second encoding per mined block)
+    if (this.database) encodedBlocks.set(block, rlp)
+    return block
   }
 
   private append(block: BlockRecord): void {
@@ -1002,7 +1006,8 @@ export class Chain extends EventEmitter {
     // the head's state is the live one, which includes in-place changes (setBalance, …)
     const root = block === this.head ? this.executor.stateRoot : block.header.stateRoot
     // (with --db an old state not in memory any more is loaded from the database)
-    if ((await this.executor.stateManager.db.load(root)) === undefined) {
+    const states = this.executor.stateManager.db
+    if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {
       // older than --state-history (reference stateNotFound, -32600)
       throw new RpcError(ErrorCode.InvalidRequest, `State not found for block with hash 0x${block.hashKey}`)
     }

@@ -32,17 +32,27 @@ export function receiptsTrieRoot(receipts: readonly ReceiptRecord[]): Uint8Array
   return receipts.length === 0 ? EMPTY_TRIE_ROOT : receiptsRoot(receipts.map(encodeReceipt))
 }
 
+/** Receipt encodings by record: a sealed receipt never changes, and the receipts root, the chain's database and
+ * ext_getRawTransactionReceiptByHash all need the same bytes. */
+const receiptEncodings = new WeakMap<ReceiptRecord, Uint8Array>()
+
 /**
- * A receipt in the reference RLP (J/org/ethereum/core/TransactionReceipt.java `getEncoded`).
+ * A receipt in the reference RLP (J/org/ethereum/core/TransactionReceipt.java `getEncoded`). Cached per record
+ * (do not mutate the result).
  */
 export function encodeReceipt(r: ReceiptRecord): Uint8Array {
-  return encodeRskReceipt({
-    status: r.status === 1,
-    cumulativeGasUsed: r.cumulativeGasUsed,
-    gasUsed: r.gasUsed,
-    logsBloom: r.logsBloom,
-    logs: r.logs,
-  })
+  let encoded = receiptEncodings.get(r)
+  if (encoded === undefined) {
+    encoded = encodeRskReceipt({
+      status: r.status === 1,
+      cumulativeGasUsed: r.cumulativeGasUsed,
+      gasUsed: r.gasUsed,
+      logsBloom: r.logsBloom,
+      logs: r.logs,
+    })
+    receiptEncodings.set(r, encoded)
+  }
+  return encoded
 }
 
 function orNull(b: Uint8Array): Uint8Array | null {
@@ -104,5 +114,13 @@ export function hashForMergedMining(h: HeaderFields): Uint8Array {
  * @param signedTxs serialized transactions in block order
  */
 export function blockSize(h: HeaderFields, signedTxs: readonly Uint8Array[]): number {
-  return encodeBlock(toRskHeader(h), signedTxs, []).length
+  return blockEncoding(h, signedTxs).length
+}
+
+/**
+ * The block RLP (reference Block.getEncoded): [full header, transactions, uncles (none)].
+ * @param signedTxs serialized transactions in block order
+ */
+export function blockEncoding(h: HeaderFields, signedTxs: readonly Uint8Array[]): Uint8Array {
+  return encodeBlock(toRskHeader(h), signedTxs, [])
 }

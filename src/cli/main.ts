@@ -72,7 +72,7 @@ export function buildProgram(): Command {
     .option('-m, --mnemonic <words>', 'BIP-39 mnemonic: derive --accounts extra funded accounts, listed after the seeded ones')
     .option('--hd-path <path>', "BIP-32 derivation prefix of the mnemonic accounts (account i is <path>/i)", "m/44'/60'/0'/0")
     .option('--balance <rbtc>', 'genesis balance of each mnemonic account, in RBTC (default 10000)', rbtc('--balance'))
-    .option('--db <dir>', 'data directory; keeps the keystore (<dir>/keystore) of personal_newAccount/importRawKey accounts across restarts')
+    .option('--db <dir>', 'data directory: keeps the chain (<dir>/chain) and the keystore (<dir>/keystore) across restarts')
     .option('--keystore-kdf <cost>', 'scrypt cost of new keystore files: light (N=4096, default) or standard (N=262144)')
     .option('-b, --block-time <seconds>', 'mine a block every N seconds (default: instant mining, one block per tx)', int('--block-time', 1, 86400))
     .option('--chain-id <id>', 'override the EIP-155 chain id', int('--chain-id', 1, 2 ** 32))
@@ -105,6 +105,7 @@ function banner(node: Node, o: CliOptions): string {
   const mode = node.mining.mode === 'instant' ? 'instant (one block per transaction)' : `every ${node.mining.blockTime}s`
   lines.push(`${chalk.dim('Mining')}     ${mode}`)
   lines.push(`${chalk.dim('Transport')}  ${node.transport === 'uws' ? 'uWebSockets.js' : 'node:http + ws'}`)
+  lines.push(`${chalk.dim('Chain')}      ${o.db ? `${path.join(o.db, 'chain')} (head #${node.chain.head.header.number})` : 'in memory (use --db <dir> to keep it)'}`)
   lines.push(`${chalk.dim('Keystore')}   ${o.db ? path.join(o.db, 'keystore') : 'in memory (use --db <dir> to keep it)'}`)
   lines.push('')
   lines.push(urlLine(node))

@@ -463,7 +463,7 @@ export class Executor {
     let sm = this.historical.get(key)
     if (sm === undefined) {
       // a root no longer in memory may still be in the chain's database (--db)
-      await this.stateManager.db.load(root)
+      if (this.stateManager.db.lookup(root) === undefined) await this.stateManager.db.load(root)
       sm = this.stateManager.shallowCopy()
       await sm.setStateRoot(root)
       if (this.historical.size >= 8) this.historical.delete(this.historical.keys().next().value!)
