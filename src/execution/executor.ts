@@ -545,6 +545,8 @@ export class Executor {
       const e = r.execResult
       return { returnValue: e.returnValue, gasUsed: intrinsic + e.executionGasUsed, error: e.exceptionError?.error }
     } finally {
+      // runTx ends with this; a bare runCall does not, and the journal would keep every call's diff
+      await vm.evm.journal.cleanup()
       await sm.revert()
     }
   }

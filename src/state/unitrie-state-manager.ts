@@ -291,9 +291,9 @@ export interface UnitrieStateManagerOpts {
   db?: UnitrieStateDB
   /** Kept for API parity with MerkleStateManager (not needed for execution). */
   common?: Common
-  /** Cached address records kept after a flush before the cache is dropped (default 100 000). */
+  /** Cached address records kept after a flush before the cache is dropped (default 50 000). */
   maxCachedAccounts?: number
-  /** Cached storage cells kept after a flush before the cache is dropped (default 500 000). */
+  /** Cached storage cells kept after a flush before the cache is dropped (default 10 000). */
   maxCachedSlots?: number
 }
 
@@ -331,8 +331,8 @@ export class UnitrieStateManager implements StateManagerInterface {
     this.common = opts.common
     this.base = opts.trie ?? Unitrie.empty(this.db.store)
     this.db.register(this.base)
-    this.maxCachedAccounts = opts.maxCachedAccounts ?? 100_000
-    this.maxCachedSlots = opts.maxCachedSlots ?? 500_000
+    this.maxCachedAccounts = opts.maxCachedAccounts ?? 50_000
+    this.maxCachedSlots = opts.maxCachedSlots ?? 10_000
     this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this))
   }
 
@@ -739,7 +739,8 @@ export class UnitrieStateManager implements StateManagerInterface {
     undo.length = start
     this.version++
     if (this.levels.length === 0) {
-      if (this.dirtyRecs.length > 0) this.flush()
+      // flush() also trims the read cache; read-only work (eth_call, estimates) ends here, never in a commit
+      this.flush()
       this.originalStorageCache.clear()
     }
   }

@@ -78,3 +78,26 @@ describe('execution memo', () => {
     expect(await balanceOf(COW1.address)).toBe(start)
   })
 })
+
+describe('eth_call leaves nothing behind', () => {
+  it('the EVM journal does not grow with distinct calls (regression: a bare runCall skipped the journal cleanup)', async () => {
+    const node = await startNode()
+    try {
+      const deploy = await new ContractFactory(Token.abi, Token.bytecode).getDeployTransaction('T', 'T', 1000n)
+      const raw = await wallet.signTransaction({ data: deploy.data, gasLimit: 3_000_000, nonce: 0, gasPrice: 0, chainId: 33, type: 0 })
+      const receipt = await rpc(node.url, 'eth_getTransactionReceipt', [await rpc<string>(node.url, 'eth_sendRawTransaction', [raw])])
+      const journal = (node.chain.executor.vm.evm as unknown as { journal: { journalDiff: unknown[] } }).journal
+      const call = (i: number) =>
+        node.provider.request({
+          method: 'eth_call',
+          params: [{ to: receipt.contractAddress, data: token.encodeFunctionData('balanceOf', ['0x' + (0xb0000000 + i).toString(16).padStart(40, '0')]) }, 'latest'],
+        })
+      await call(0)
+      const after1 = journal.journalDiff.length
+      for (let i = 1; i <= 300; i++) await call(i)
+      expect(journal.journalDiff.length).toBe(after1)
+    } finally {
+      await node.close()
+    }
+  })
+})
