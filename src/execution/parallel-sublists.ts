@@ -250,16 +250,17 @@ export class KeyTracker {
       write('a' + addrHex(address), addrHex(address))
       return proto.deleteAccount.call(sm, address)
     }
-    self.getCode = (address: Address) => {
+    const codeRead = (address: Address) => {
       const h = addrHex(address)
       read('a' + h, h)
       read('c' + h, h)
+    }
+    self.getCode = (address: Address) => {
+      codeRead(address)
       return proto.getCode.call(sm, address)
     }
     self.getCodeSize = (address: Address) => {
-      const h = addrHex(address)
-      read('a' + h, h)
-      read('c' + h, h)
+      codeRead(address)
       return proto.getCodeSize.call(sm, address)
     }
     self.putCode = (address: Address, code: Uint8Array) => {

@@ -49,22 +49,23 @@ export function accountKey(address: Uint8Array): Uint8Array {
   return k
 }
 
-/** Storage root key (32 B): accountKey ‖ 0x00 — holds the 0x01 marker (getAccountStoragePrefixKey). */
-export function storagePrefixKey(address: Uint8Array): Uint8Array {
+/** accountKey ‖ one suffix byte. */
+function accountSubKey(address: Uint8Array, suffix: number): Uint8Array {
   const a = accountKey(address)
   const k = new Uint8Array(a.length + 1)
   k.set(a)
-  k[a.length] = STORAGE_PREFIX
+  k[a.length] = suffix
   return k
+}
+
+/** Storage root key (32 B): accountKey ‖ 0x00 — holds the 0x01 marker (getAccountStoragePrefixKey). */
+export function storagePrefixKey(address: Uint8Array): Uint8Array {
+  return accountSubKey(address, STORAGE_PREFIX)
 }
 
 /** Code key (32 B): accountKey ‖ 0x80 (TrieKeyMapper.getCodeKey). */
 export function codeKey(address: Uint8Array): Uint8Array {
-  const a = accountKey(address)
-  const k = new Uint8Array(a.length + 1)
-  k.set(a)
-  k[a.length] = CODE_PREFIX
-  return k
+  return accountSubKey(address, CODE_PREFIX)
 }
 
 /** A storage slot as a 32-byte word; bigints are converted (0 ≤ slot < 2^256). */
