@@ -31,6 +31,7 @@ import {
 import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
+import { orBlooms } from '../rsk/receipt-rlp.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import { ChainStorage, decodeStoredBlock, encodedBlocks, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
@@ -801,11 +802,7 @@ export class Chain extends EventEmitter {
     }
     // consensus: block order (RSKIP144 sublists) with the Remasc transaction last
     const records: TxRecord[] = blockTransactions(ctx.number, txs, applied, this.opts.common)
-    const bloom = new Uint8Array(256)
-    for (const r of records) {
-      const b = r.receipt.logsBloom
-      for (let i = 0; i < 256; i++) bloom[i]! |= b[i]!
-    }
+    const bloom = orBlooms(records.map((r) => r.receipt.logsBloom))
     const parent = this.head
     const header: HeaderFields = {
       parentHash: parent.hash,

@@ -110,15 +110,8 @@ export function hashForMergedMining(h: HeaderFields): Uint8Array {
 }
 
 /**
- * Length in bytes of the block RLP [full header, transactions, uncles] (the JSON `size`).
- * @param signedTxs serialized transactions in block order
- */
-export function blockSize(h: HeaderFields, signedTxs: readonly Uint8Array[]): number {
-  return blockEncoding(h, signedTxs).length
-}
-
-/**
- * The block RLP (reference Block.getEncoded): [full header, transactions, uncles (none)].
+ * The block RLP (reference Block.getEncoded): [full header, transactions, uncles (none)]; its length is the
+ * JSON `size`.
  * @param signedTxs serialized transactions in block order
  */
 export function blockEncoding(h: HeaderFields, signedTxs: readonly Uint8Array[]): Uint8Array {

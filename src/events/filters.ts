@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { Chain } from '../chain/chain.js'
 import { RpcError, ErrorCode } from '../chain/errors.js'
 import type { BlockRecord } from '../chain/types.js'
-import { collect, logMatches, queryLogs, type LogCriteria, type LogMatch } from './log-query.js'
+import { blockLogs, collect, queryLogs, type LogCriteria, type LogMatch } from './log-query.js'
 
 /** How long (ms) a filter lives without a poll. */
 export const FILTER_TIMEOUT_MS = 5 * 60 * 1000
@@ -172,11 +172,7 @@ export class FilterManager {
           if (spec.from !== 'head' && n < spec.from) continue
           if (spec.to !== 'head' && n > spec.to) continue
         }
-        for (const tx of block.transactions) {
-          for (const log of tx.receipt.logs) {
-            if (logMatches(log, spec)) f.changes.push({ kind: 'log', match: { log, tx, block }, removed })
-          }
-        }
+        for (const match of blockLogs(block, spec)) f.changes.push({ kind: 'log', match, removed })
       }
     }
   }

@@ -90,15 +90,24 @@ export function queryLogs(
   return out
 }
 
-/** Appends the matching logs of one block to `out`. @throws RpcError -32012 past the log limit */
-export function collect(block: BlockRecord, c: LogCriteria, out: LogMatch[]): void {
+/**
+ * The logs of one block that match `c` (all of them when `c` is undefined), in block order: the one walk
+ * queries, filters and subscriptions share.
+ */
+export function* blockLogs(block: BlockRecord, c: LogCriteria | undefined): Generator<LogMatch> {
   for (const tx of block.transactions) {
     for (const log of tx.receipt.logs) {
-      if (!logMatches(log, c)) continue
-      out.push({ log, tx, block })
-      if (out.length > MAX_LOGS_TO_RETURN) {
-        throw new RpcError(ErrorCode.LogsLimit, `Filter returned more than ${MAX_LOGS_TO_RETURN} logs.`)
-      }
+      if (c === undefined || logMatches(log, c)) yield { log, tx, block }
+    }
+  }
+}
+
+/** Appends the matching logs of one block to `out`. @throws RpcError -32012 past the log limit */
+export function collect(block: BlockRecord, c: LogCriteria, out: LogMatch[]): void {
+  for (const match of blockLogs(block, c)) {
+    out.push(match)
+    if (out.length > MAX_LOGS_TO_RETURN) {
+      throw new RpcError(ErrorCode.LogsLimit, `Filter returned more than ${MAX_LOGS_TO_RETURN} logs.`)
     }
   }
 }

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Chain } from '../chain/chain.js'
 import type { BlockRecord } from '../chain/types.js'
-import { logMatches, type LogCriteria, type LogMatch } from './log-query.js'
+import { blockLogs, type LogCriteria, type LogMatch } from './log-query.js'
 
 /** The subscription kinds of spec §4. */
 export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions' | 'syncing'
@@ -115,11 +115,7 @@ export class SubscriptionManager {
         head ??= this.format.head(block)
         this.notify(s, head)
       } else if (s.kind === 'logs') {
-        for (const tx of block.transactions) {
-          for (const log of tx.receipt.logs) {
-            if (!s.criteria || logMatches(log, s.criteria)) this.notify(s, this.format.log({ log, tx, block }, removed))
-          }
-        }
+        for (const match of blockLogs(block, s.criteria)) this.notify(s, this.format.log(match, removed))
       }
     }
   }

@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module'
 import type { CustomCrypto } from '@ethereumjs/common'
-import { KECCAK_IMPLEMENTATION, keccak256 } from '../rsk/keccak.js'
+import { keccak256 } from '../rsk/keccak.js'
 
 const require = createRequire(import.meta.url)
 
@@ -29,15 +29,11 @@ function tryRequire<T>(name: string): T | undefined {
 // the native binding is the one loaded. Keccak comes from ../rsk/keccak.ts (native addon, self-tested).
 const nativeSecp = tryRequire<NativeSecp256k1>('secp256k1/bindings')
 
-/** True when the native keccak binding is in use. */
-export const hasNativeKeccak = KECCAK_IMPLEMENTATION === 'native'
-/** True when the native secp256k1 binding is in use. */
-export const hasNativeSecp256k1 = nativeSecp !== undefined
+
 
 /** Keccak-256 (re-exported for the execution layer). */
 export { keccak256 }
 
-const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 
 function leftPad32(bytes: Uint8Array): Uint8Array {
   if (bytes.length === 32) return bytes
@@ -127,11 +123,6 @@ export function privateKeyToAddress(privateKey: Uint8Array): Uint8Array {
     ? nativeSecp.publicKeyCreate(privateKey, false)
     : requireNoble().getPublicKey(privateKey, false)
   return keccak256(pub.subarray(1)).subarray(12)
-}
-
-/** True when `s` is in the lower half of the curve order (EIP-2; the reference rejects high-s). */
-export function isLowS(s: bigint): boolean {
-  return s > 0n && s <= SECP256K1_N / 2n
 }
 
 /** The `customCrypto` handed to every @ethereumjs Common of this node. */

@@ -6,12 +6,13 @@
  * principle 4), which is what {@link Chain} does.
  */
 import { createBlock, type Block } from '@ethereumjs/block'
-import type { Common } from '@ethereumjs/common'
+import type { Common, StateManagerInterface } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
 import { Account, Address, createAddressFromString } from '@ethereumjs/util'
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm'
 import type { LogRecord, ReceiptRecord } from '../chain/types.js'
-import { bytesToBigInt, padLeft } from '../util/bytes.js'
+import { bytesEqual, padLeft, toKey } from '../util/bytes.js'
+import { LRUCache } from 'lru-cache'
 import { captureInterpreter, rskOpcodes } from './opcodes.js'
 import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { TrieNodeStore } from '../rsk/unitrie.js'
@@ -153,7 +154,8 @@ const SEQUENTIAL_ONLY_CONTRACTS = new Set(['000000000000000000000000000000000100
  */
 export class Executor {
   private minimumGasPrice = 0n
-  private readonly historical = new Map<string, UnitrieStateManager>()
+  /** State managers positioned at recent historical roots (tools read the same old block repeatedly). */
+  private readonly historical = new LRUCache<string, UnitrieStateManager>({ max: 8 })
   /** The COINBASE of the block being executed (the EVM's own block coinbase is the Remasc contract). */
   private coinbase: Uint8Array = new Uint8Array(20)
   /** Set when the running transaction calls the Remasc or Bridge contract. */
@@ -458,15 +460,14 @@ export class Executor {
    * Historical managers are cached per root (a few), since tools read the same old block repeatedly.
    */
   async stateAt(root: Uint8Array): Promise<UnitrieStateManager> {
-    if (bytesEqualAddr(root, this.root)) return this.stateManager
-    const key = Buffer.from(root).toString('hex')
+    if (bytesEqual(root, this.root)) return this.stateManager
+    const key = toKey(root)
     let sm = this.historical.get(key)
     if (sm === undefined) {
       // a root no longer in memory may still be in the chain's database (--db)
       if (this.stateManager.db.lookup(root) === undefined) await this.stateManager.db.load(root)
       sm = this.stateManager.shallowCopy()
       await sm.setStateRoot(root)
-      if (this.historical.size >= 8) this.historical.delete(this.historical.keys().next().value!)
       this.historical.set(key, sm)
     }
     return sm
@@ -514,8 +515,7 @@ export class Executor {
    * @throws CallPreconditionError when the sender cannot pay `value`
    */
   private async message(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
-    const live = bytesEqualAddr(root, this.root)
-    const vm = live ? this.vm : await this.vmAt(root)
+    const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
     const caller = new Address(req.from ?? new Uint8Array(20))
@@ -526,9 +526,7 @@ export class Executor {
     for (let i = 0; i < data.length; i++) intrinsic += data[i] === 0 ? zero : nonZero
     if (intrinsic > gasLimit) return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
     const value = req.value ?? 0n
-    if (value > 0n && ((await sm.getAccount(caller))?.balance ?? 0n) < value) {
-      throw new CallPreconditionError('insufficient funds for transfer')
-    }
+    await requireValueCovered(sm, caller, value)
     await sm.checkpoint()
     try {
       const r = await vm.evm.runCall({
@@ -555,8 +553,7 @@ export class Executor {
    * Simulates the call as a transaction (intrinsic gas, refunds) with the given gas limit, reverting all changes.
    */
   private async simulate(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
-    const live = bytesEqualAddr(root, this.root)
-    const vm = live ? this.vm : await this.vmAt(root)
+    const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
     const from = new Address(req.from ?? new Uint8Array(20))
@@ -577,11 +574,7 @@ export class Executor {
     if (intrinsic > gasLimit) {
       return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
     }
-    // The reference runs calls and estimates as local calls without charging gas up front (TransactionExecutor
-    // skips its balance check), so only the value needs covering; gasPrice·gas is not required.
-    if (tx.value > 0n && ((await sm.getAccount(from))?.balance ?? 0n) < tx.value) {
-      throw new CallPreconditionError('insufficient funds for transfer')
-    }
+    await requireValueCovered(sm, from, tx.value)
     await sm.checkpoint()
     // no EIP-3607 on this chain: calls and estimates `from` a contract work (see maskSenderCodeOnce)
     const usm = sm as UnitrieStateManager
@@ -612,15 +605,18 @@ export class Executor {
     }
   }
 
-  private readonly vms = new Map<string, VM>()
+  /** VM copies positioned at recent historical roots (for calls and estimates at old blocks). */
+  private readonly vms = new LRUCache<string, VM>({ max: 4 })
+
+  /** The VM to execute at `root`: the live one for the latest state, else a (cached) copy at that root. */
   private async vmAt(root: Uint8Array): Promise<VM> {
-    const key = Buffer.from(root).toString('hex')
+    if (bytesEqual(root, this.root)) return this.vm
+    const key = toKey(root)
     let vm = this.vms.get(key)
     if (vm === undefined) {
       vm = await this.vm.shallowCopy(false)
       applyReferenceStateRules(vm)
       await vm.stateManager.setStateRoot(root)
-      if (this.vms.size >= 4) this.vms.delete(this.vms.keys().next().value!)
       this.vms.set(key, vm)
     }
     return vm
@@ -641,7 +637,7 @@ export class Executor {
     const top = await this.simulate(req, ctx, root, hi0)
     if (top.error !== undefined) return { failure: top }
     // A plain value transfer to an account without code needs exactly its intrinsic gas.
-    const sm = bytesEqualAddr(root, this.root) ? this.stateManager : await this.stateAt(root)
+    const sm = await this.stateAt(root)
     if (req.to !== undefined && (req.data?.length ?? 0) === 0 && (await sm.getCode(new Address(req.to))).length === 0) {
       return { gas: top.gasUsed }
     }
@@ -671,10 +667,15 @@ export class Executor {
   }
 }
 
-function bytesEqualAddr(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
+/**
+ * Calls and estimates run as local calls without charging gas up front (the reference's TransactionExecutor
+ * skips its balance check for them), so only the transferred value must be covered by the sender.
+ * @throws CallPreconditionError "insufficient funds for transfer" (-32000 at the RPC)
+ */
+async function requireValueCovered(sm: StateManagerInterface, from: Address, value: bigint): Promise<void> {
+  if (value > 0n && ((await sm.getAccount(from))?.balance ?? 0n) < value) {
+    throw new CallPreconditionError('insufficient funds for transfer')
+  }
 }
 
 /** Strips @ethereumjs's debug postfix (" (tx type=0 hash=… )") and block context from an error message. */
@@ -683,7 +684,3 @@ export function cleanVmMessage(err: unknown): string {
   return msg.replace(/\s*\(?-?\s*(tx type|block number|hf=|Block:).*$/s, '').trim()
 }
 
-/** Reads a QUANTITY from revert-free return data (helper for tests and tools). */
-export function returnToBigInt(data: Uint8Array): bigint {
-  return bytesToBigInt(data)
-}

@@ -23,7 +23,7 @@
  *   10 000 000 is 00 98 96 80; the genesis strips leading zeros).
  * - A single 0x00 byte is emitted raw (standard RLP for bytes < 0x80).
  */
-import { concat as concatBytes } from '../util/bytes.js'
+import { bytesToBigInt, concat } from '../util/bytes.js'
 import { createHash } from 'node:crypto'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from './keccak.js'
@@ -39,9 +39,6 @@ function lengthPrefix(len: number, offset: number): Uint8Array {
   return Uint8Array.from([offset + 55 + lenBytes.length, ...lenBytes])
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  return concatBytes(...parts)
-}
 
 /**
  * RLP-encode a byte string (RLP.encodeElement): empty/null → 0x80; one byte < 0x80 (including
@@ -50,14 +47,14 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
 export function rlpBytes(data: Uint8Array | null | undefined): Uint8Array {
   if (!data || data.length === 0) return Uint8Array.of(0x80)
   if (data.length === 1 && data[0]! < 0x80) return Uint8Array.of(data[0]!)
-  return concat([lengthPrefix(data.length, 0x80), data])
+  return concat(lengthPrefix(data.length, 0x80), data)
 }
 
 /** RLP list of ALREADY-ENCODED items (RLP.encodeList): list prefix ‖ items concatenated. */
 export function rlpList(encodedItems: readonly Uint8Array[]): Uint8Array {
   let n = 0
   for (const p of encodedItems) n += p.length
-  return concat([lengthPrefix(n, 0xc0), ...encodedItems])
+  return concat(lengthPrefix(n, 0xc0), ...encodedItems)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -83,7 +80,7 @@ export function javaBigIntegerBytes(value: bigint | number): Uint8Array {
   if (v < 0n) throw new Error('javaBigIntegerBytes: negative values are not supported')
   if (v === 0n) return Uint8Array.of(0)
   const u = unsignedBytes(v)
-  return u[0]! & 0x80 ? concat([Uint8Array.of(0), u]) : u
+  return u[0]! & 0x80 ? concat(Uint8Array.of(0), u) : u
 }
 
 /** RLP.encodeBigInteger: minimal big-endian, zero → 0x80. */
@@ -97,11 +94,6 @@ export function rlpSignedCoin(value: bigint | null | undefined): Uint8Array {
   return rlpBytes(javaBigIntegerBytes(value))
 }
 
-/** Big-endian minimal bytes → bigint (empty → 0). */
-export function bytesToBigInt(b: Uint8Array): bigint {
-  if (b.length === 0) return 0n
-  return BigInt('0x' + Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex'))
-}
 
 // ---------------------------------------------------------------------------------------------
 // Header model

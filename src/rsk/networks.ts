@@ -94,8 +94,6 @@ const FILES: Record<number, [string, GenesisJson]> = {
   33: ['regtest', regtestGenesis],
 }
 
-/** The supported network numbers. */
-export const NETWORKS = [30, 31, 32, 33] as const
 
 /**
  * The preset of a network: its own genesis header fields and allocation. (The node funds the dev accounts on

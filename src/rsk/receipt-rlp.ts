@@ -22,7 +22,8 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from './keccak.js'
-import { bytesToBigInt, rlpBytes, rlpList, unsignedBytes } from './header.js'
+import { bytesToBigInt } from '../util/bytes.js'
+import { rlpBytes, rlpList, unsignedBytes } from './header.js'
 import { Unitrie } from './unitrie.js'
 
 /** A log entry: 20-byte address, 32-byte topics, arbitrary data. */

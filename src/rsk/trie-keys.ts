@@ -17,7 +17,8 @@
  *   code key     = accountKey ‖ 0x80                                       (32)
  */
 import { keccak256 } from './keccak.js'
-import { javaBigIntegerBytes, rlpBytes, rlpList, unsignedBytes, bytesToBigInt } from './header.js'
+import { bytesToBigInt } from '../util/bytes.js'
+import { javaBigIntegerBytes, rlpBytes, rlpList, unsignedBytes } from './header.js'
 
 /** Bytes of keccak256 prefix used to "secure" account and storage keys (TrieKeyMapper.SECURE_KEY_SIZE). */
 export const SECURE_KEY_SIZE = 10

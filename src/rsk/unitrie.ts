@@ -25,6 +25,7 @@
  */
 import { bytesToHex } from '@ethereumjs/util'
 import { EMPTY_TRIE_HASH, keccak256 } from './keccak.js'
+import { bytesEqual } from '../util/bytes.js'
 
 // ---------------------------------------------------------------------------------------------
 // Constants (Trie.java)
@@ -133,6 +134,11 @@ function commonPrefixLength(a: Uint8Array, b: Uint8Array): number {
   return i
 }
 
+/** Equal values, where undefined (no value) equals only undefined. */
+function sameValue(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && bytesEqual(a, b))
+}
+
 function concatBits(a: Uint8Array, bit: number, b: Uint8Array): Uint8Array {
   const out = new Uint8Array(a.length + 1 + b.length)
   out.set(a, 0)
@@ -141,12 +147,6 @@ function concatBits(a: Uint8Array, bit: number, b: Uint8Array): Uint8Array {
   return out
 }
 
-function bytesEqual(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  if (a === b) return true
-  if (!a || !b || a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
 
 // ---------------------------------------------------------------------------------------------
 // VarInt (bitcoinj VarInt = Bitcoin CompactSize, little-endian payload)
@@ -566,11 +566,6 @@ export function loadAllNodes(trie: Unitrie): number {
   return count
 }
 
-/** The serialized RSKIP107 message of a node (alias of `node.message()`). */
-export function nodeMessage(node: TrieNode): Uint8Array {
-  return node.message()
-}
-
 // ---------------------------------------------------------------------------------------------
 // Put / delete (Trie.put, internalPut, split)
 // ---------------------------------------------------------------------------------------------
@@ -628,7 +623,7 @@ function internalPut(n: TrieNode, key: Uint8Array, value: Uint8Array | undefined
   }
   if (n.path.length >= key.length) {
     // the key ends exactly at this node
-    if (n.valueLength === (value?.length ?? 0) && bytesEqual(n.getValue(), value)) return n
+    if (n.valueLength === (value?.length ?? 0) && sameValue(n.getValue(), value)) return n
     if (recursiveDelete) return undefined
     if (value === undefined && n.isTerminal) return undefined
     const c = new TrieNode(n.path, value, value?.length ?? 0, undefined, n.left, n.right, n._childrenSize, n.store)

@@ -48,26 +48,12 @@ import { EMPTY_TRIE_HASH, keccak256 } from '../rsk/keccak.js'
 import { genesisStateTrie, type GenesisAlloc, type RskNetworkId } from '../rsk/genesis-state.js'
 import { decodeAccountState, encodeAccountState, slotFromStorageKey } from '../rsk/trie-keys.js'
 import { Unitrie, type TrieNode, type TrieNodeStore } from '../rsk/unitrie.js'
+import { bytesEqual, toKey } from '../util/bytes.js'
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 // ---------------------------------------------------------------------------------------------
 
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
-
-/** Lowercase hex without prefix (map keys; faster than Buffer for 20/32-byte inputs). */
-function hexOf(b: Uint8Array): string {
-  let s = ''
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]!]
-  return s
-}
-
-function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a === b) return true
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
 
 /** Strip leading zero bytes; an all-zero or empty input gives an empty array. */
 function unpad(v: Uint8Array): Uint8Array {
@@ -220,7 +206,7 @@ export class UnitrieStateDB {
   /** Remember `trie` as a readable root; returns its hash. Forgets the oldest unpinned roots past {@link maxRoots}. */
   register(trie: Unitrie): Uint8Array {
     const h = trie.hash()
-    const hex = hexOf(h)
+    const hex = toKey(h)
     this.roots.delete(hex)
     this.roots.set(hex, trie)
     if (this.roots.size > this.maxRoots) {
@@ -234,13 +220,13 @@ export class UnitrieStateDB {
 
   /** Keeps `root` readable regardless of {@link maxRoots} until as many {@link unpin} calls. */
   pin(root: Uint8Array): void {
-    const hex = hexOf(root)
+    const hex = toKey(root)
     this.pins.set(hex, (this.pins.get(hex) ?? 0) + 1)
   }
 
   /** Releases one {@link pin} of `root`. */
   unpin(root: Uint8Array): void {
-    const hex = hexOf(root)
+    const hex = toKey(root)
     const n = this.pins.get(hex) ?? 0
     if (n <= 1) this.pins.delete(hex)
     else this.pins.set(hex, n - 1)
@@ -264,7 +250,7 @@ export class UnitrieStateDB {
   /** The trie for `root`, or undefined when unknown (neither registered nor in the store). */
   lookup(root: Uint8Array): Unitrie | undefined {
     if (root.length !== 32) return undefined
-    const hex = hexOf(root)
+    const hex = toKey(root)
     const t = this.roots.get(hex)
     if (t) return t
     if (bytesEqual(root, EMPTY_TRIE_HASH)) return Unitrie.empty(this.store)
@@ -357,7 +343,7 @@ export class UnitrieStateManager implements StateManagerInterface {
 
   private rec(address: Address | Uint8Array): Rec {
     const bytes = address instanceof Uint8Array ? address : address.bytes
-    const k = hexOf(bytes)
+    const k = toKey(bytes)
     let r = this.recs.get(k)
     if (r === undefined) {
       r = new Rec(bytes.slice())
@@ -566,7 +552,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
     const r = this.rec(address)
-    const hex = hexOf(key)
+    const hex = toKey(key)
     let v = r.storage.get(hex)
     if (v !== undefined) return v
     if (r.storageWiped) v = EMPTY
@@ -615,7 +601,7 @@ export class UnitrieStateManager implements StateManagerInterface {
       this.ensureAccount(r)
       this.setMarker(r, true)
     }
-    const hex = hexOf(key)
+    const hex = toKey(key)
     const prev = r.storage.get(hex)
     if (prev !== undefined && bytesEqual(prev, v)) return
     this.touch(r, U_SLOT, hex, prev, 0)
@@ -662,7 +648,7 @@ export class UnitrieStateManager implements StateManagerInterface {
     const prefixLen = r.storagePrefix.length
     for (const [k, v] of t.entries(r.storagePrefix)) {
       if (k.length <= prefixLen + SECURE_KEY_SIZE) continue // the marker itself
-      out['0x' + hexOf(slotFromStorageKey(k))] = '0x' + hexOf(v)
+      out['0x' + toKey(slotFromStorageKey(k))] = '0x' + toKey(v)
     }
     return out
   }

@@ -47,6 +47,7 @@ export function padLeft(bytes: Uint8Array, length: number): Uint8Array {
 
 /** Byte-wise equality. */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true
   if (a.length !== b.length) return false
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true
