@@ -7,7 +7,7 @@ import { txRejected } from '../chain/errors.js'
 
 /** Maximum init code size (bytes) of a creation (EIP-3860 limit, as the reference). */
 export const MAX_INIT_CODE_SIZE = 49_152
-/** Maximum serialized transaction size (bytes). */
+/** Maximum serialized transaction size (bytes; reference TxPendingValidator.TX_MAX_SIZE, 128 KB). */
 export const MAX_TX_SIZE = 128 * 1024
 /** Nonces at most this far ahead of the account's are accepted into the pool (reference: [state, state+16)). */
 export const MAX_NONCE_GAP = 16n
@@ -52,6 +52,10 @@ export function validateTransaction(tx: LegacyTx, ctx: ValidationContext): void 
   const isCreate = tx.to === undefined
   if (isCreate && tx.data.length > MAX_INIT_CODE_SIZE) {
     throw txRejected("transaction's init code size is invalid")
+  }
+  const size = tx.serialize().length
+  if (size > MAX_TX_SIZE) {
+    throw txRejected(`transaction's size is higher than defined maximum: ${size} > ${MAX_TX_SIZE}`)
   }
   const maxGas = maxTransactionGas(ctx.blockGasLimit)
   if (tx.gasLimit > maxGas) {

@@ -222,6 +222,18 @@ describe('eth_sendRawTransaction', () => {
       await rejects(await signed({ nonce: nonce + 100 }), 'transaction nonce too high')
     })
 
+    it("init code over 49 152 bytes: the reference's init-code rule", async () => {
+      const data = '0x' + '00'.repeat(49_153)
+      await rejects(await signed({ to: null, value: 0, data, gasLimit: 1_000_000 }), "transaction's init code size is invalid")
+    })
+
+    it('a transaction over 128 KB (reference TX_MAX_SIZE), checked before gas and nonce', async () => {
+      const data = '0x' + '00'.repeat(131_072)
+      const raw = await signed({ value: 0, data, gasLimit: 1_000_000 })
+      const size = (raw.length - 2) / 2
+      await rejects(raw, `transaction's size is higher than defined maximum: ${size} > 131072`)
+    })
+
     it('insufficient funds (balance < gasPrice · gasLimit)', async () => {
       await rejects(await signed({ gasPrice: 10n ** 30n, value: 0 }), 'insufficient funds')
     })

@@ -47,7 +47,8 @@ export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
   }
   let tx: LegacyTx
   try {
-    tx = createTxFromRLP(raw, { common: s.chain.common }) as LegacyTx
+    // the init-code limit is a pool rule in the reference (-32010, txpool/validation.ts), not a decoding error
+    tx = createTxFromRLP(raw, { common: s.chain.common, allowUnlimitedInitCodeSize: true }) as LegacyTx
     tx.getSenderAddress()
   } catch (err) {
     throw invalidParams(`Invalid input: ${(err as Error).message.replace(/\s*\(tx type.*$/s, '')}`)
