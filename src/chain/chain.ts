@@ -16,7 +16,7 @@ import {
 import type { Common } from '@ethereumjs/common'
 import { SerialQueue } from '../util/serial-queue.js'
 import { LRUCache } from 'lru-cache'
-import { bigIntToBytes, toKey, ZERO_HASH } from '../util/bytes.js'
+import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
 import { ErrorCode, RpcError, txRejected } from './errors.js'
 import { executionError } from './revert.js'
 import {
@@ -641,7 +641,7 @@ export class Chain extends EventEmitter {
       for (;;) {
         const next = (await this.orderedPool())[0]
         if (!next) break
-        const ours = Buffer.compare(next.hash, hash) === 0
+        const ours = bytesEqual(next.hash, hash)
         let result
         try {
           result = await this.mineFromPool(this.nextContext(), [next], false)

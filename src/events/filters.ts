@@ -10,6 +10,7 @@ import type { Chain } from '../chain/chain.js'
 import { RpcError, ErrorCode } from '../chain/errors.js'
 import type { BlockRecord } from '../chain/types.js'
 import { blockLogs, collect, queryLogs, type LogCriteria, type LogMatch } from './log-query.js'
+import { bytesEqual } from '../util/bytes.js'
 
 /** How long (ms) a filter lives without a poll. */
 export const FILTER_TIMEOUT_MS = 5 * 60 * 1000
@@ -167,7 +168,7 @@ export class FilterManager {
       } else if (f.kind === 'log') {
         const { spec } = f
         if (spec.blockHash) {
-          if (Buffer.compare(spec.blockHash, block.hash) !== 0) continue
+          if (!bytesEqual(spec.blockHash, block.hash)) continue
         } else {
           if (spec.from !== 'head' && n < spec.from) continue
           if (spec.to !== 'head' && n > spec.to) continue

@@ -95,10 +95,6 @@ export async function sendFrom(s: Services, obj: TxObject, unsigned: boolean, si
   return (await chain.submit(tx, obj.from, { allowMissingSender: impersonated })).hash
 }
 
-function callRequest(o: TxObject) {
-  return { from: o.from, to: o.to, gas: o.gas, gasPrice: o.gasPrice, value: o.value, data: o.data }
-}
-
 /** The eth_ methods of this module. */
 export function ethMethods(s: Services): MethodSpec[] {
   const { chain } = s
@@ -155,13 +151,13 @@ export function ethMethods(s: Services): MethodSpec[] {
     ),
 
     method('eth_call', 'eth', 'runs a call without a transaction', [P.tx(), optional(P.block(), LATEST)], async (_c, obj, ref) => {
-      const r = await chain.call(callRequest(obj), stateBlock(ref))
+      const r = await chain.call(obj, stateBlock(ref))
       // Reverts are -32015 with data; other failures (out of gas, …) return the return data (reference).
       if (r.error === 'revert') throw executionError(r.error, r.returnValue)
       return toHex(r.returnValue)
     }),
     method('eth_estimateGas', 'eth', 'gas limit with which the call succeeds', [P.tx(), optional(P.block(), { kind: 'tag', tag: 'pending' } as BlockRef)], async (_c, obj, ref) =>
-      quantity(await chain.estimateGas(callRequest(obj), stateBlock(ref))),
+      quantity(await chain.estimateGas(obj, stateBlock(ref))),
     ),
 
     method('eth_sendRawTransaction', 'eth', 'submits a signed legacy transaction', [P.data('transaction')], async (_c, raw) => {

@@ -32,7 +32,7 @@ import { receiptNodes } from '../../rsk/receipt-rlp.js'
 import { accountKey, storageKey, storagePrefixKey } from '../../rsk/trie-keys.js'
 import { bytesToBits, type Unitrie } from '../../rsk/unitrie.js'
 import { targetBytes } from '../../rsk/merged-mining.js'
-import { padLeft, quantity, toHex, ZERO_HASH } from '../../util/bytes.js'
+import { bytesEqual, padLeft, quantity, toHex, ZERO_HASH } from '../../util/bytes.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { decodeData, param, P } from '../params.js'
 import { requireBlock, resolveBlock, type Services } from '../services.js'
@@ -103,7 +103,7 @@ export function extMethods(s: Services): MethodSpec[] {
       (_c, blockHash, txHash) => {
         const b = chain.blockByHash(blockHash)
         if (!b) return null
-        const i = b.transactions.findIndex((t) => Buffer.compare(t.hash, txHash) === 0)
+        const i = b.transactions.findIndex((t) => bytesEqual(t.hash, txHash))
         if (i < 0) return null
         return (receiptNodes(b.transactions.map((t) => encodeReceipt(t.receipt)), i) ?? []).map(toHex)
       },
