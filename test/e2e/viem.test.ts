@@ -203,8 +203,8 @@ describe('viem public + wallet client (local account)', () => {
     expect(reverted!.reason).toBe('Token: transfer to zero address')
   })
 
-  // Fails for the same reason as above (-32015 instead of 3).
-  it.fails('simulateContract of a custom error → ContractFunctionRevertedError with errorName and args', async () => {
+  /** cow1 simulates a token transfer of one more than its balance (InsufficientBalance). */
+  const overBalanceTransfer = async () => {
     const bal = await cow1TokenBalance()
     const err = await rejection(() =>
       publicClient.simulateContract({
@@ -215,6 +215,12 @@ describe('viem public + wallet client (local account)', () => {
         account: cow1,
       }),
     )
+    return { bal, err }
+  }
+
+  // Fails for the same reason as above (-32015 instead of 3).
+  it.fails('simulateContract of a custom error → ContractFunctionRevertedError with errorName and args', async () => {
+    const { bal, err } = await overBalanceTransfer()
     const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null
     expect(reverted).toBeInstanceOf(ContractFunctionRevertedError)
     expect(reverted!.data?.errorName).toBe('InsufficientBalance')
@@ -222,16 +228,7 @@ describe('viem public + wallet client (local account)', () => {
   })
 
   it('a custom error is decodable from the RpcRequestError data', async () => {
-    const bal = await cow1TokenBalance()
-    const err = await rejection(() =>
-      publicClient.simulateContract({
-        address: token,
-        abi: Token.abi,
-        functionName: 'transfer',
-        args: [account.address, bal + 1n],
-        account: cow1,
-      }),
-    )
+    const { bal, err } = await overBalanceTransfer()
     const rpcErr = err.walk((e) => e instanceof RpcRequestError) as RpcRequestError
     expect(rpcErr.code).toBe(-32015)
     const decoded = decodeErrorResult({ abi: Token.abi, data: rpcErr.data as Hex })

@@ -11,6 +11,19 @@ import {
   type TrieNodeStore,
 } from '../../src/rsk/unitrie.js'
 
+/** A node store that counts reads of `store`. */
+function countingStore(store: TrieNodeStore): TrieNodeStore & { gets: number } {
+  const counting = {
+    gets: 0,
+    get: (h: Uint8Array) => {
+      counting.gets++
+      return store.get(h)
+    },
+    put: (h: Uint8Array, d: Uint8Array) => store.put(h, d),
+  }
+  return counting
+}
+
 /** Small deterministic PRNG (mulberry32) so failures are reproducible. */
 function rng(seed: number): () => number {
   let a = seed >>> 0
@@ -342,16 +355,9 @@ describe('Unitrie persistence', () => {
     const store = new MemoryTrieNodeStore()
     const root = t.save(store)
     expect(root).toEqual(t.hash())
-    let gets = 0
-    const counting: TrieNodeStore = {
-      get: (h) => {
-        gets++
-        return store.get(h)
-      },
-      put: (h, d) => store.put(h, d),
-    }
+    const counting = countingStore(store)
     const loaded = Unitrie.fromRootHash(root, counting)
-    expect(gets).toBe(1) // only the root so far
+    expect(counting.gets).toBe(1) // only the root so far
     expect(loaded.hash()).toEqual(root)
     // same entries
     expect([...loaded.entries()].map(([k, v]) => hex(k) + hex(v))).toEqual(
@@ -388,20 +394,13 @@ describe('Unitrie persistence', () => {
     for (let i = 0; i < 2000; i++) t = t.put(randomBytes(r, 32), randomBytes(r, 20))
     const store = new MemoryTrieNodeStore()
     t.save(store)
-    let gets = 0
-    const counting: TrieNodeStore = {
-      get: (h) => {
-        gets++
-        return store.get(h)
-      },
-      put: (h, d) => store.put(h, d),
-    }
+    const counting = countingStore(store)
     const l = Unitrie.fromRootHash(t.hash(), counting)
     const k = randomBytes(r, 32)
     const l2 = l.put(k, b(1, 2, 3))
     expect(hex(l2.hash())).toBe(hex(t.put(k, b(1, 2, 3)).hash()))
     // depth of a 2000-key binary trie is ~11-20; never anywhere near loading the whole trie
-    expect(gets).toBeLessThan(60)
+    expect(counting.gets).toBeLessThan(60)
   })
 
   it('long values are saved under their hash and fetched on demand', () => {
