@@ -32,27 +32,19 @@ export function receiptsTrieRoot(receipts: readonly ReceiptRecord[]): Uint8Array
   return receipts.length === 0 ? EMPTY_TRIE_ROOT : receiptsRoot(receipts.map(encodeReceipt))
 }
 
-/** Receipt encodings by record: a sealed receipt never changes, and the receipts root, the chain's database and
- * ext_getRawTransactionReceiptByHash all need the same bytes. */
-const receiptEncodings = new WeakMap<ReceiptRecord, Uint8Array>()
-
 /**
- * A receipt in the reference RLP (J/org/ethereum/core/TransactionReceipt.java `getEncoded`). Cached per record
- * (do not mutate the result).
+ * A receipt in the reference RLP (J/org/ethereum/core/TransactionReceipt.java `getEncoded`). Not cached: a
+ * cache kept alive with every receipt cost ~0.5 KB per mined transaction, and re-encoding is cheap (a few µs)
+ * for the rare readers after sealing (the database write, ext_getRawTransactionReceiptByHash).
  */
 export function encodeReceipt(r: ReceiptRecord): Uint8Array {
-  let encoded = receiptEncodings.get(r)
-  if (encoded === undefined) {
-    encoded = encodeRskReceipt({
-      status: r.status === 1,
-      cumulativeGasUsed: r.cumulativeGasUsed,
-      gasUsed: r.gasUsed,
-      logsBloom: r.logsBloom,
-      logs: r.logs,
-    })
-    receiptEncodings.set(r, encoded)
-  }
-  return encoded
+  return encodeRskReceipt({
+    status: r.status === 1,
+    cumulativeGasUsed: r.cumulativeGasUsed,
+    gasUsed: r.gasUsed,
+    logsBloom: r.logsBloom,
+    logs: r.logs,
+  })
 }
 
 function orNull(b: Uint8Array): Uint8Array | null {

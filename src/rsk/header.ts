@@ -209,7 +209,34 @@ export function extensionHash(h: Pick<RskHeader, 'version' | 'logsBloom' | 'base
  */
 export function extensionData(h: RskHeader): Uint8Array {
   if (h.version === 0) return h.logsBloom
-  return rlpList([rlpBytes(Uint8Array.of(h.version)), rlpBytes(extensionHash(h))])
+  const cached = extensionDataCache.get(h.logsBloom)
+  if (cached && cached.version === h.version && edgesEqual(cached.edges, h.edges) && bytesOrNullEqual(cached.baseEvent, h.baseEvent)) {
+    return cached.data
+  }
+  const data = rlpList([rlpBytes(Uint8Array.of(h.version)), rlpBytes(extensionHash(h))])
+  extensionDataCache.set(h.logsBloom, { version: h.version, edges: h.edges && [...h.edges], baseEvent: h.baseEvent, data })
+  return data
+}
+
+/**
+ * extensionData by bloom object: a mined block's header is encoded three times (hashForMergedMining, hash,
+ * block RLP) from the same fields, and each compressed encoding would hash the 256-byte bloom again.
+ */
+const extensionDataCache = new WeakMap<
+  Uint8Array,
+  { version: HeaderVersion; edges: readonly number[] | null; baseEvent: Uint8Array | null; data: Uint8Array }
+>()
+
+function edgesEqual(a: readonly number[] | null, b: readonly number[] | null): boolean {
+  if (a === null || b === null) return a === b
+  return a.length === b.length && a.every((x, i) => x === b[i])
+}
+
+function bytesOrNullEqual(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  if (a === null || b === null) return a === b
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /**

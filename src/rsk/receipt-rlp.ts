@@ -68,11 +68,34 @@ export function logsBloom(logs: readonly RskLog[]): Uint8Array {
   return bloom
 }
 
-/** OR several 256-byte blooms (block logsBloom = OR of the receipts' blooms; BlockExecutor.calculateLogsBloom). */
+/**
+ * OR several 256-byte blooms (block logsBloom = OR of the receipts' blooms; BlockExecutor.calculateLogsBloom).
+ * Blooms are read-only values: when at most one input has a bit set, that input (or the shared
+ * {@link ZERO_BLOOM}) is returned instead of a new array, so a typical block (one transaction with logs, the
+ * Remasc transaction without) keeps one bloom instead of three (memory per mined block, issue 6).
+ */
 export function orBlooms(blooms: readonly Uint8Array[]): Uint8Array {
+  let only: Uint8Array | undefined
+  let count = 0
+  for (const b of blooms) {
+    if (isZeroBloom(b)) continue
+    only = b
+    if (++count > 1) break
+  }
+  if (count === 0) return ZERO_BLOOM
+  if (count === 1) return only!
   const out = new Uint8Array(256)
   for (const b of blooms) for (let i = 0; i < 256; i++) out[i]! |= b[i]!
   return out
+}
+
+/** The empty bloom (256 zero bytes), shared: never mutate it. */
+export const ZERO_BLOOM: Uint8Array = new Uint8Array(256)
+
+/** Whether a bloom has no bit set. */
+export function isZeroBloom(b: Uint8Array): boolean {
+  for (let i = 0; i < b.length; i++) if (b[i] !== 0) return false
+  return true
 }
 
 /** TransactionReceipt.getEncoded (see module doc for the field rules). */

@@ -18,11 +18,16 @@ export function quantity(value: bigint | number): string {
   return '0x' + value.toString(16)
 }
 
-/** Bytes of an even-length hex string with or without `0x` (caller validates). */
+/**
+ * Bytes of an even-length hex string with or without `0x` (caller validates). The result owns its memory:
+ * `Buffer.from(hex)` would hand out a view into Node's shared 8 KB allocation pool, and anything the chain
+ * keeps (a transaction's fields are views into its decoded bytes) would pin a whole pool slab.
+ */
 export function fromHex(hex: string): Uint8Array {
   const s = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex
-  const b = Buffer.from(s.length % 2 ? '0' + s : s, 'hex')
-  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength)
+  const out = new Uint8Array((s.length + 1) >>> 1)
+  Buffer.from(out.buffer).write(s.length % 2 ? '0' + s : s, 'hex')
+  return out
 }
 
 /** Big-endian unsigned integer of bytes (empty → 0n). */
