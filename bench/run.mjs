@@ -6,6 +6,7 @@
 //   npm run bench -- --quick            # smoke run: N=500, 2 s per load test, no warm-up
 //   npm run bench -- --only node-cli,anvil
 //   npm run bench -- --long             # + 100k-transfer memory-growth run on node-cli
+//   npm run bench -- --sustain 10       # + 10 min sustained mixed load on node-cli, RSS every 15 s
 //
 // The peers and the load client live in bench/package.json (exact pins) and are
 // installed on first use with `npm ci --prefix bench`.
@@ -21,18 +22,24 @@ const benchDir = dirname(fileURLToPath(import.meta.url))
 const root = resolve(benchDir, '..')
 
 // ---------------------------------------------------------------- options
-const USAGE = `usage: npm run bench -- [--quick] [--long] [--only a,b] [--n N] [--duration S] [--connections C]
+const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN]] [--only a,b] [--n N] [--duration S] [--connections C]
   --only LIST        peers to run, from: node-cli, anvil, hardhat, ganache (default: all)
   --quick            smoke run: N=500 transfers, 2 s per load test, no warm-up
   --long             also run 100k transfers on node-cli, RSS every 10k (several minutes)
   --long-n N         transfers for --long (default 100000; RSS sampled every N/10)
+  --sustain [MIN]    after the main run, MIN minutes (default 10) of sustained mixed load on a fresh
+                     node-cli: reads from --connections clients + a steady stream of ERC-20 transfers;
+                     RSS, req/s and chain height every 15 s, and a verdict: flat = every sample after
+                     the warm-up (1 min; a quarter of the run when shorter than 4 min) within ±10% of their median
+  --sustain-peers L  also run the sustained load on these peers (e.g. anvil,hardhat); implies --sustain
+  --sustain-tps R    transfer rate of the sustained load, tx/s (default 20)
   --n N              sequential transfers per peer (default 2000; 500 with --quick)
   --duration S       seconds per load test (default 5; 2 with --quick)
   --connections C    concurrent keep-alive connections for the load tests (default 16)
   --out FILE         results file (default bench/results.json)`
 
 function parseArgs(argv) {
-  const o = { quick: false, long: false, longN: 100_000, only: null, n: null, duration: null, connections: 16, out: join(benchDir, 'results.json') }
+  const o = { quick: false, long: false, longN: 100_000, sustain: null, sustainPeers: [], sustainTps: 20, only: null, n: null, duration: null, connections: 16, out: join(benchDir, 'results.json') }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const val = () => {
@@ -49,6 +56,14 @@ function parseArgs(argv) {
     if (flag === '--quick') o.quick = true
     else if (flag === '--long') o.long = true
     else if (flag === '--long-n') o.longN = Math.max(10, Math.floor(num(val(), 10)))
+    else if (flag === '--sustain') {
+      // optional value: `--sustain`, `--sustain 5`, `--sustain=0.5`
+      const next = argv[i + 1]
+      if (a.includes('=')) o.sustain = num(val(), 0.1)
+      else if (next !== undefined && !next.startsWith('--')) o.sustain = num(argv[++i], 0.1)
+      else o.sustain = 10
+    } else if (flag === '--sustain-peers') o.sustainPeers = val().split(',').map((s) => s.trim()).filter(Boolean)
+    else if (flag === '--sustain-tps') o.sustainTps = num(val(), 0.1)
     else if (flag === '--only') o.only = val().split(',').map((s) => s.trim()).filter(Boolean)
     else if (flag === '--n') o.n = Math.floor(num(val(), 1))
     else if (flag === '--duration') o.duration = num(val(), 0.5)
@@ -59,6 +74,7 @@ function parseArgs(argv) {
       process.exit(0)
     } else die(`unknown option ${a}\n${USAGE}`)
   }
+  if (o.sustainPeers.length) o.sustain ??= 10
   o.n ??= o.quick ? 500 : 2000
   o.duration ??= o.quick ? 2 : 5
   o.warmup = o.quick ? 0 : 1
@@ -107,6 +123,7 @@ const { installCleanup, spawnChild, freePort, rssMiB, childPids, median, sleep }
 const { Rpc, body, hex } = await import('./lib/rpc.mjs')
 const { loadToken, cancunOpcodes } = await import('./lib/token.mjs')
 const { definePeers, JUNK_MNEMONIC } = await import('./lib/peers.mjs')
+const { analyze: analyzeSustain, report: sustainReport, verdict: sustainVerdict, fmtMin } = await import('./lib/sustain.mjs')
 installCleanup()
 
 const benchRequire = createRequire(join(benchDir, 'package.json'))
@@ -141,6 +158,13 @@ const TRANSFER_TOPIC = iface.getEvent('Transfer').topicHash
 const topicAddr = (a) => zeroPadValue(a, 32).toLowerCase()
 const balanceOfData = (a) => iface.encodeFunctionData('balanceOf', [a])
 const transferData = (to, amount) => iface.encodeFunctionData('transfer', [to, amount])
+/** A distinct, never-funded address per i (the varied eth_call balanceOf). */
+const someAddress = (i) => '0x' + (0xb0000000 + i).toString(16).padStart(40, '0')
+/**
+ * The varied eth_estimateGas amount: one non-zero byte in every amount (at most 2^72, below every balance), so
+ * the calldata gas stays the same; 2286 distinct amounts cycle, more than node-cli's 2048-entry result memo.
+ */
+const variedAmount = (i) => BigInt((i % 254) + 2) << BigInt(8 * (Math.floor(i / 254) % 9))
 const junkKey = HDNodeWallet.fromPhrase(JUNK_MNEMONIC, undefined, "m/44'/60'/0'/0/0").privateKey
 
 const PEERS = definePeers({ root, benchDir, benchRequire, junkKey })
@@ -150,6 +174,12 @@ if (opts.only) {
   if (bad.length) die(`--only: unknown peer(s) ${bad.join(', ')} (known: ${NAMES.join(', ')})`)
 }
 const selected = PEERS.filter((p) => !opts.only || opts.only.includes(p.name))
+{
+  const bad = opts.sustainPeers.filter((n) => !NAMES.includes(n))
+  if (bad.length) die(`--sustain-peers: unknown peer(s) ${bad.join(', ')} (known: ${NAMES.join(', ')})`)
+}
+// node-cli always, then the --sustain-peers in the usual order
+const sustainSelected = opts.sustain == null ? [] : PEERS.filter((p) => p.name === 'node-cli' || opts.sustainPeers.includes(p.name))
 
 // ---------------------------------------------------------------- metrics
 /** key, label, unit, direction (higher|lower is better), digits */
@@ -346,6 +376,59 @@ async function preflight(rpc, b, check, what) {
 
 const evenly = (xs, k) => (xs.length <= k ? xs : Array.from({ length: k }, (_, i) => xs[Math.floor((i * xs.length) / k)]))
 
+/** The peer's funded dev account: { wallet, sender, chainId, gasPrice } (throws when it has no balance). */
+async function devAccount(peer, rpc) {
+  const wallet = new Wallet(peer.key)
+  const sender = wallet.address
+  const chainId = BigInt(await rpc.call('eth_chainId'))
+  const gasPrice = peer.gasPrice === 'zero' ? 0n : BigInt(await rpc.call('eth_gasPrice'))
+  const ethBalance = BigInt(await rpc.call('eth_getBalance', [sender, 'latest']))
+  if (ethBalance === 0n) throw new Error(`dev key ${sender} has no balance on this node`)
+  return { wallet, sender, chainId, gasPrice }
+}
+
+/**
+ * Deploys the bench ERC-20 (the Cancun fixture; the Token.sol build for the peer's `maxEvm` when the
+ * fixture fails there and uses Cancun opcodes) and checks its code, name() and balanceOf(deployer).
+ * Returns { token, block, info (for results.json), note (the fallback, or null) }.
+ */
+async function deployToken(peer, rpc, { wallet, chainId, gasPrice }) {
+  const sender = wallet.address
+  const getNonce = async () => Number(BigInt(await rpc.call('eth_getTransactionCount', [sender, 'latest'])))
+  let nonce = await getNonce()
+  const tryDeploy = async (evm) => {
+    const art = loadToken(root, benchDir, evm)
+    const ctor = AbiCoder.defaultAbiCoder().encode(['string', 'string', 'uint256'], ['Bench Token', 'BENCH', SUPPLY]).slice(2)
+    const raw = await wallet.signTransaction({ type: 0, chainId, nonce, gasPrice, gasLimit: DEPLOY_GAS, data: art.bytecode + ctor, value: 0n })
+    try {
+      const { receipt } = await sendAndWait(rpc, raw)
+      if (receipt.status !== '0x1') throw new Error(`deploy receipt status ${receipt.status}`)
+      const addr = getAddress(receipt.contractAddress)
+      if ((await rpc.call('eth_getCode', [addr, 'latest'])) === '0x') throw new Error('no code at the contract address')
+      const name = iface.decodeFunctionResult('name', await rpc.call('eth_call', [{ to: addr, data: iface.encodeFunctionData('name') }, 'latest']))[0]
+      const bal = BigInt(await rpc.call('eth_call', [{ to: addr, data: balanceOfData(sender) }, 'latest']))
+      if (name !== 'Bench Token' || bal !== SUPPLY) throw new Error(`token sanity: name ${name}, balance ${bal}`)
+      return { addr, art, block: Number(BigInt(receipt.blockNumber)) }
+    } finally {
+      nonce = await getNonce()
+    }
+  }
+  try {
+    const d = await tryDeploy('cancun')
+    return { token: d.addr, block: d.block, info: { artifact: 'fixtures/contracts/Token.json', evmVersion: 'cancun' }, note: null }
+  } catch (err) {
+    const cancunOps = cancunOpcodes(loadToken(root, benchDir, 'cancun').bytecode)
+    if (peer.maxEvm === 'cancun' || cancunOps.length === 0) throw new Error(`token deploy failed: ${err.message}`)
+    const d = await tryDeploy(peer.maxEvm)
+    return {
+      token: d.addr,
+      block: d.block,
+      info: { artifact: `bench/contracts/Token.${peer.maxEvm}.json`, evmVersion: peer.maxEvm, cancunFixtureError: err.message },
+      note: `Cancun Token.json fails here (${err.message.slice(0, 120)}; it uses ${cancunOps.join(', ')}): used Token compiled with evmVersion ${peer.maxEvm}${d.art.compiledNow ? ' (compiled now)' : ''}`,
+    }
+  }
+}
+
 // ---------------------------------------------------------------- one peer
 async function runPeer(peer) {
   const res = { name: peer.name, version: null, status: 'ok', error: null, metrics: {}, checks: [], notes: [], clientBound: [], details: {} }
@@ -408,49 +491,18 @@ async function workload(peer, res, ctx) {
   const rpc = new Rpc(inst.url)
   const others = foreignCpu(inst.pid)
   try {
-    const wallet = new Wallet(peer.key)
-    const sender = wallet.address
-    const chainId = BigInt(await rpc.call('eth_chainId'))
-    const gasPrice = peer.gasPrice === 'zero' ? 0n : BigInt(await rpc.call('eth_gasPrice'))
+    const { wallet, sender, chainId, gasPrice } = await devAccount(peer, rpc)
     res.details.gasPrice = gasPrice.toString()
     res.details.sender = sender
-    const ethBalance = BigInt(await rpc.call('eth_getBalance', [sender, 'latest']))
-    if (ethBalance === 0n) throw new Error(`dev key ${sender} has no balance on this node`)
     const getNonce = async () => Number(BigInt(await rpc.call('eth_getTransactionCount', [sender, 'latest'])))
-    let nonce = await getNonce()
     const callBalance = async (who) => BigInt(await rpc.call('eth_call', [{ to: token, data: balanceOfData(who) }, 'latest']))
 
     // deploy the token (the Cancun fixture; a shanghai build where the peer lacks Cancun opcodes)
-    let token = null
-    const tryDeploy = async (evm) => {
-      const art = loadToken(root, benchDir, evm)
-      const ctor = AbiCoder.defaultAbiCoder().encode(['string', 'string', 'uint256'], ['Bench Token', 'BENCH', SUPPLY]).slice(2)
-      const raw = await wallet.signTransaction({ type: 0, chainId, nonce, gasPrice, gasLimit: DEPLOY_GAS, data: art.bytecode + ctor, value: 0n })
-      try {
-        const { receipt } = await sendAndWait(rpc, raw)
-        if (receipt.status !== '0x1') throw new Error(`deploy receipt status ${receipt.status}`)
-        const addr = getAddress(receipt.contractAddress)
-        if ((await rpc.call('eth_getCode', [addr, 'latest'])) === '0x') throw new Error('no code at the contract address')
-        const name = iface.decodeFunctionResult('name', await rpc.call('eth_call', [{ to: addr, data: iface.encodeFunctionData('name') }, 'latest']))[0]
-        const bal = BigInt(await rpc.call('eth_call', [{ to: addr, data: balanceOfData(sender) }, 'latest']))
-        if (name !== 'Bench Token' || bal !== SUPPLY) throw new Error(`token sanity: name ${name}, balance ${bal}`)
-        return { addr, art }
-      } finally {
-        nonce = await getNonce()
-      }
-    }
-    try {
-      const d = await tryDeploy('cancun')
-      token = d.addr
-      res.details.token = { artifact: 'fixtures/contracts/Token.json', evmVersion: 'cancun' }
-    } catch (err) {
-      const cancunOps = cancunOpcodes(loadToken(root, benchDir, 'cancun').bytecode)
-      if (peer.maxEvm === 'cancun' || cancunOps.length === 0) throw new Error(`token deploy failed: ${err.message}`)
-      const d = await tryDeploy(peer.maxEvm)
-      token = d.addr
-      res.details.token = { artifact: `bench/contracts/Token.${peer.maxEvm}.json`, evmVersion: peer.maxEvm, cancunFixtureError: err.message }
-      res.notes.push(`Cancun Token.json fails here (${err.message.slice(0, 120)}; it uses ${cancunOps.join(', ')}): used Token compiled with evmVersion ${peer.maxEvm}${d.art.compiledNow ? ' (compiled now)' : ''}`)
-    }
+    const dep = await deployToken(peer, rpc, { wallet, chainId, gasPrice })
+    const token = dep.token
+    res.details.token = dep.info
+    if (dep.note) res.notes.push(dep.note)
+    let nonce = await getNonce()
     step(`token ${token} (${res.details.token.evmVersion}), gas price ${gasPrice} wei`)
 
     // 2. read-only load: eth_blockNumber, eth_call, eth_estimateGas
@@ -481,7 +533,6 @@ async function workload(peer, res, ctx) {
     ])
     res.details.transferEstimate = Number(estimate)
     // the same two reads with a different request every time: raw execution speed, no result reuse possible
-    const someAddress = (i) => '0x' + (0xb0000000 + i).toString(16).padStart(40, '0')
     await loadMetric('callVariedRps', 'eth_call balanceOf (varied)', [
       {
         ...(await preflight(rpc, body('eth_call', [{ to: token, data: balanceOfData(someAddress(0)) }, 'latest']), (r) => BigInt(r) === 0n, 'eth_call varied')),
@@ -500,9 +551,7 @@ async function workload(peer, res, ctx) {
             return false
           }
         },
-        // one non-zero byte in every amount (at most 2^72, below every balance), so the calldata gas stays the
-        // same; 2286 distinct requests cycle, more than node-cli's 2048-entry result memo
-        vary: (i) => body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, BigInt((i % 254) + 2) << BigInt(8 * (Math.floor(i / 254) % 9))) }]),
+        vary: (i) => body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, variedAmount(i)) }]),
       },
     ])
 
@@ -701,6 +750,370 @@ async function runLong(peer) {
   return out
 }
 
+// ---------------------------------------------------------------- 8. --sustain: sustained mixed load, RSS over time
+const SUSTAIN_SAMPLE_S = 15
+const SUSTAIN_LOGS_EVERY_S = 5
+const SUSTAIN_FLAT_PCT = 10
+/** Transfer i of the sustained load goes to a fresh address (state grows like a test suite's), never one the reads use. */
+const sustainRecipient = (i) => '0x' + (0xc0000000 + i).toString(16).padStart(40, '0')
+const sustainAmount = (i) => BigInt((i % 1000) + 1)
+
+/** Resolves at performance.now() >= `at`, or early (false) once `stopped()` says so. */
+async function sleepUntil(at, stopped) {
+  for (;;) {
+    if (stopped()) return false
+    const left = at - performance.now()
+    if (left <= 0) return true
+    await sleep(Math.min(left, 250))
+  }
+}
+
+/**
+ * A fresh instance of `peer`: deploy the token, seed LOAD_SAMPLES transfers, then for opts.sustain minutes
+ * (a) autocannon on opts.connections connections cycling eth_blockNumber, eth_call balanceOf (new address
+ * each), eth_estimateGas (new amount each), eth_getBlockByNumber(full) and eth_getTransactionReceipt (over
+ * the seeded transfers), every response checked; (b) sequential ERC-20 transfers signed on the fly at
+ * opts.sustainTps, every receipt checked; (c) eth_getLogs over the last 1000 blocks every 5 s, checked
+ * against the transfers sent. RSS, req/s, tx/s and height every 15 s.
+ */
+async function runSustain(peer) {
+  const totalS = opts.sustain * 60
+  const out = {
+    name: peer.name,
+    version: null,
+    status: 'ok',
+    error: null,
+    minutes: opts.sustain,
+    targetTps: opts.sustainTps,
+    connections: opts.connections,
+    rssIdleMiB: null,
+    samples: [],
+    requests: {},
+    transfers: null,
+    getLogs: null,
+    analysis: null,
+    verdict: null,
+    checks: [],
+    notes: [],
+  }
+  try {
+    out.version = peer.version()
+  } catch {}
+  const why = peer.unavailable()
+  if (why) {
+    out.status = 'skipped'
+    out.error = why
+    log(`\n== --sustain ${peer.name}: skipped — ${why}`)
+    return out
+  }
+  log(`\n== --sustain: ${fmtMin(opts.sustain)} of sustained mixed load on ${peer.name} ${out.version ?? ''} (${opts.connections} read connections + ${opts.sustainTps} transfers/s, RSS every ${SUSTAIN_SAMPLE_S} s)`)
+  const check = (what, ok, detail) => {
+    out.checks.push({ what, ok: !!ok, detail: detail ?? null })
+    if (!ok) log(`   CHECK FAILED [sustain ${peer.name}] ${what}${detail ? `: ${detail}` : ''}`)
+  }
+  const step = (s) => log(`   ${s}`)
+  const ctx = { instance: null }
+  let timedOut = false
+  const watchdog = setTimeout(() => {
+    timedOut = true
+    ctx.instance?.stop(500)
+  }, totalS * 1000 + PEER_TIMEOUT_MS)
+  const rpcs = []
+  const newRpc = (url) => {
+    const r = new Rpc(url)
+    rpcs.push(r)
+    return r
+  }
+  try {
+    const inst = await start(peer, ctx)
+    await sleep(opts.settleMs)
+    out.rssIdleMiB = rssMiB(inst.pid)
+    const rpc = newRpc(inst.url) // setup, final checks
+    const txRpc = newRpc(inst.url) // the transfer loop
+    const logsRpc = newRpc(inst.url) // the eth_getLogs loop
+    const { wallet, sender, chainId, gasPrice } = await devAccount(peer, rpc)
+    const dep = await deployToken(peer, rpc, { wallet, chainId, gasPrice })
+    const token = dep.token
+    out.token = { address: token, ...dep.info }
+    if (dep.note) out.notes.push(dep.note)
+    let nonce = Number(BigInt(await rpc.call('eth_getTransactionCount', [sender, 'latest'])))
+    step(`started in ${fmtMs(inst.startupMs)} (pid ${inst.pid}), RSS idle ${out.rssIdleMiB?.toFixed(1)} MiB; token ${token} (${dep.info.evmVersion}) in block ${dep.block}`)
+
+    // --- transfers (seed and sustained): signed on the fly, each awaited, each receipt checked
+    const transfers = [] // { block, hash, to, amount } in order
+    let head = dep.block // highest block known to be mined (a transfer's receipt)
+    let badReceipts = 0
+    let firstBad = null
+    let extraPolls = 0
+    const sendTransfer = async () => {
+      const i = transfers.length
+      const to = sustainRecipient(i)
+      const amount = sustainAmount(i)
+      const raw = await wallet.signTransaction({ type: 0, chainId, nonce: nonce++, gasPrice, gasLimit: TRANSFER_GAS, to: token, data: transferData(to, amount), value: 0n })
+      const { receipt: r, polls } = await sendAndWait(txRpc, raw) // checks the returned hash = keccak256(raw)
+      extraPolls += polls
+      const l = r.logs?.[0]
+      const ok =
+        r.status === '0x1' &&
+        r.logs.length === 1 &&
+        l.address.toLowerCase() === token.toLowerCase() &&
+        l.topics[0] === TRANSFER_TOPIC &&
+        l.topics[1].toLowerCase() === topicAddr(sender) &&
+        l.topics[2].toLowerCase() === topicAddr(to) &&
+        BigInt(l.data) === amount
+      if (!ok) {
+        badReceipts++
+        firstBad ??= `#${i}: ${JSON.stringify(r).slice(0, 300)}`
+      }
+      const block = Number(BigInt(r.blockNumber))
+      transfers.push({ block, hash: r.transactionHash.toLowerCase(), to, amount })
+      if (block > head) head = block
+      return r
+    }
+
+    // --- seed: LOAD_SAMPLES transfers whose blocks and receipts the read load cycles through
+    const seeds = []
+    for (let k = 0; k < LOAD_SAMPLES; k++) {
+      const r = await sendTransfer()
+      const t = transfers[transfers.length - 1]
+      const blk = await preflight(
+        rpc,
+        body('eth_getBlockByNumber', [r.blockNumber, true]),
+        (b) =>
+          b.number === r.blockNumber &&
+          b.transactions.every((x) => typeof x === 'object' && x !== null) &&
+          b.transactions.some((x) => x.hash.toLowerCase() === t.hash && x.input === transferData(t.to, t.amount)),
+        `eth_getBlockByNumber ${r.blockNumber}`,
+      )
+      const rcp = await preflight(
+        rpc,
+        body('eth_getTransactionReceipt', [r.transactionHash]),
+        (x) => x.status === '0x1' && x.transactionHash === r.transactionHash && x.logs.length === 1,
+        `eth_getTransactionReceipt ${r.transactionHash}`,
+      )
+      seeds.push({ blk, rcp })
+    }
+    // a rough per-transfer size of the chain data: its block (full) + receipt as JSON
+    const chainBytesPerTx = seeds.reduce((a, s) => a + s.blk.expect.length + s.rcp.expect.length, 0) / seeds.length
+    let estimate = null
+    await preflight(
+      rpc,
+      body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, variedAmount(0)) }]),
+      (r) => {
+        estimate = BigInt(r)
+        return estimate > 21000n && estimate <= TRANSFER_GAS
+      },
+      'eth_estimateGas',
+    )
+    await preflight(rpc, body('eth_call', [{ to: token, data: balanceOfData(someAddress(0)) }, 'latest']), (r) => BigInt(r) === 0n, 'eth_call balanceOf')
+    step(`seeded ${LOAD_SAMPLES} transfers (head ${head}); transfer estimate ${estimate} gas; chain data ≈ ${(chainBytesPerTx / 1024).toFixed(2)} KiB per transfer (JSON of block + receipt)`)
+
+    // --- the read mix: one request of each kind per cycle on every connection, every answer checked
+    let callN = 1
+    let estN = 1
+    let blkN = 0
+    let rcpN = 0
+    const kinds = [
+      {
+        name: 'eth_blockNumber',
+        // the head moves: the answer lies between the head known when the request was built and the head known now + 1 (a transfer in flight)
+        build: (c) => {
+          c.minHead = head
+          return body('eth_blockNumber')
+        },
+        check: (res, c) => /^0x[0-9a-f]+$/.test(res) && Number(BigInt(res)) >= c.minHead && Number(BigInt(res)) <= head + 1,
+      },
+      {
+        name: 'eth_call balanceOf (new address each)',
+        build: () => body('eth_call', [{ to: token, data: balanceOfData(someAddress(callN++)) }, 'latest']),
+        check: (res) => BigInt(res) === 0n,
+      },
+      {
+        name: 'eth_estimateGas transfer (new amount each)',
+        build: () => body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, variedAmount(estN++)) }]),
+        // within 5% of the validated estimate (calldata bytes, search precision), as in the main run
+        check: (res) => {
+          const g = BigInt(res)
+          return g * 100n >= estimate * 95n && g * 100n <= estimate * 105n
+        },
+      },
+      {
+        name: 'eth_getBlockByNumber(full)',
+        build: (c) => {
+          c.k = blkN++ % seeds.length
+          return seeds[c.k].blk.body
+        },
+        check: (res, c, text) => text === seeds[c.k].blk.expect || sameResult(text, seeds[c.k].blk.resultJson),
+      },
+      {
+        name: 'eth_getTransactionReceipt',
+        build: (c) => {
+          c.k = rcpN++ % seeds.length
+          return seeds[c.k].rcp.body
+        },
+        check: (res, c, text) => text === seeds[c.k].rcp.expect || sameResult(text, seeds[c.k].rcp.resultJson),
+      },
+    ]
+    const counts = Object.fromEntries(kinds.map((k) => [k.name, { ok: 0, bad: 0, sample: null }]))
+    let okTotal = 0
+    const requests = kinds.map((k) => ({
+      method: 'POST',
+      path: '/',
+      headers: { 'content-type': 'application/json' },
+      body: k.build({}),
+      setupRequest: (req, c) => ({ ...req, body: k.build(c) }),
+      onResponse: (status, text, c) => {
+        const n = counts[k.name]
+        let ok = false
+        if (status === 200) {
+          try {
+            const j = JSON.parse(text)
+            ok = j.error === undefined && j.result !== undefined && k.check(j.result, c, text)
+          } catch {}
+        }
+        if (ok) {
+          n.ok++
+          okTotal++
+        } else {
+          n.bad++
+          n.sample ??= `HTTP ${status}: ${String(text).slice(0, 200)}`
+        }
+      },
+    }))
+
+    // --- run: the read load, the transfer loop, the eth_getLogs loop and the sampler, side by side
+    let stopping = false
+    let failure = null
+    const stopped = () => stopping
+    const fail = (what, err) => {
+      failure ??= `${what}: ${err.message}`
+      stopping = true
+    }
+    const t0 = performance.now()
+    const client0 = process.cpuUsage()
+    const tracker = autocannon({ url: inst.url, connections: opts.connections, pipelining: 1, timeout: 10, duration: totalS + 30, requests })
+    const acDone = Promise.resolve(tracker).catch((err) => fail('autocannon', err))
+
+    const seedCount = transfers.length
+    const txLoop = (async () => {
+      let next = t0
+      while (!stopping) {
+        if (!(await sleepUntil(next, stopped))) break
+        await sendTransfer()
+        // steady rate; after a stall, at most 1 s of missed transfers is caught up
+        next = Math.max(next + 1000 / opts.sustainTps, performance.now() - 1000)
+      }
+    })().catch((err) => fail('transfer loop', err))
+
+    const logsRuns = { ok: 0, bad: 0, sample: null, ms: [] }
+    const logsLoop = (async () => {
+      for (let k = 1; ; k++) {
+        if (!(await sleepUntil(t0 + k * SUSTAIN_LOGS_EVERY_S * 1000, stopped))) break
+        const to = head
+        const from = Math.max(dep.block + 1, to - Number(LOG_RANGE) + 1) // not the deploy block (its mint log)
+        const want = new Map(transfers.filter((x) => x.block >= from && x.block <= to).map((x) => [x.hash, x]))
+        const t = performance.now()
+        let ok = false
+        let detail = null
+        try {
+          const text = await logsRpc.raw(body('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: token, topics: [TRANSFER_TOPIC] }]), { timeoutMs: 60_000 })
+          logsRuns.ms.push(performance.now() - t)
+          const j = JSON.parse(text)
+          const logs = j.result
+          ok =
+            Array.isArray(logs) &&
+            logs.length === want.size &&
+            new Set(logs.map((l) => l.transactionHash.toLowerCase())).size === want.size &&
+            logs.every((l) => {
+              const x = want.get(l.transactionHash.toLowerCase())
+              return x && l.topics[0] === TRANSFER_TOPIC && l.topics[2].toLowerCase() === topicAddr(x.to) && BigInt(l.data) === x.amount
+            })
+          if (!ok) detail = j.error ? JSON.stringify(j.error) : `blocks ${from}-${to}: got ${Array.isArray(logs) ? logs.length : typeof logs} logs, want ${want.size}`
+        } catch (err) {
+          detail = `blocks ${from}-${to}: ${err.message}`
+        }
+        if (ok) logsRuns.ok++
+        else {
+          logsRuns.bad++
+          logsRuns.sample ??= detail
+        }
+      }
+    })().catch((err) => fail('eth_getLogs loop', err))
+
+    // sampler: t = 0 (before any load), every 15 s, and at the end
+    const at = [0]
+    for (let s = SUSTAIN_SAMPLE_S; s < totalS - 1e-6; s += SUSTAIN_SAMPLE_S) at.push(s)
+    at.push(totalS)
+    let prev = null
+    for (const s of at) {
+      if (!(await sleepUntil(t0 + s * 1000, stopped))) break
+      if (!inst.isAlive()) {
+        fail('node', new Error(`exited during the sustained load:\n${inst.tail()}`))
+        break
+      }
+      const now = performance.now()
+      const cpu = cpuSeconds(inst.pid)
+      const cur = { t: s, wall: now, ok: okTotal, txs: transfers.length - seedCount, cpu }
+      const dt = prev ? (now - prev.wall) / 1000 : null
+      const sample = {
+        t: s,
+        minute: +(s / 60).toFixed(2),
+        rssMiB: rssMiB(inst.pid),
+        reqPerSec: prev ? +((cur.ok - prev.ok) / dt).toFixed(1) : null,
+        txPerSec: prev ? +((cur.txs - prev.txs) / dt).toFixed(1) : null,
+        height: head,
+        txs: transfers.length,
+        nodeCpuPct: prev && cpu != null && prev.cpu != null ? Math.round(((cpu - prev.cpu) / dt) * 100) : null,
+      }
+      out.samples.push(sample)
+      prev = cur
+      step(
+        `${(s / 60).toFixed(2).padStart(5)} min: RSS ${sample.rssMiB?.toFixed(1)} MiB` +
+          (s > 0 ? `, ${sample.reqPerSec.toFixed(0)} req/s, ${sample.txPerSec.toFixed(1)} tx/s, node CPU ${sample.nodeCpuPct}%` : '') +
+          `, height ${head}`,
+      )
+    }
+    stopping = true
+    tracker.stop()
+    const ac = await acDone
+    await txLoop
+    await logsLoop
+    const wall = (performance.now() - t0) / 1000
+    const client = process.cpuUsage(client0)
+    if (failure) throw new Error(failure)
+
+    // --- checks: every read response, every receipt, every eth_getLogs, the final balances
+    out.requests = Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, { ...v, perSec: +(v.ok / wall).toFixed(1) }]))
+    for (const [name, n] of Object.entries(counts)) check(`${name}: every response correct`, n.bad === 0 && n.ok > 0, `${n.ok} ok, ${n.bad} wrong${n.sample ? `; e.g. ${n.sample}` : ''}`)
+    check('load generator: no socket errors or timeouts', ac && ac.errors === 0 && ac.timeouts === 0, ac ? `${ac.errors} errors, ${ac.timeouts} timeouts` : 'no result')
+    const sent = transfers.length - seedCount
+    out.transfers = { seeded: seedCount, sent, txPerSec: +(sent / wall).toFixed(2), extraReceiptPolls: extraPolls }
+    check('every transfer receipt: status 1, one Transfer log with the right from/to/amount', badReceipts === 0 && sent > 0, badReceipts ? `${badReceipts} bad; ${firstBad}` : `${transfers.length} receipts`)
+    if (sent / wall < opts.sustainTps * 0.9) out.notes.push(`transfers ran at ${(sent / wall).toFixed(1)} tx/s, below the ${opts.sustainTps} tx/s asked for (the node or this machine could not keep up)`)
+    out.getLogs = { everyS: SUSTAIN_LOGS_EVERY_S, calls: logsRuns.ok + logsRuns.bad, ok: logsRuns.ok, bad: logsRuns.bad, medianMs: logsRuns.ms.length ? +median(logsRuns.ms).toFixed(1) : null, maxMs: logsRuns.ms.length ? +Math.max(...logsRuns.ms).toFixed(1) : null }
+    check(`eth_getLogs over the last ${LOG_RANGE} blocks every ${SUSTAIN_LOGS_EVERY_S} s: exactly the transfers sent there`, logsRuns.bad === 0 && logsRuns.ok > 0, `${logsRuns.ok} ok, ${logsRuns.bad} wrong${logsRuns.sample ? `; e.g. ${logsRuns.sample}` : ''}`)
+    const sum = transfers.reduce((a, x) => a + x.amount, 0n)
+    const balS = BigInt(await rpc.call('eth_call', [{ to: token, data: balanceOfData(sender) }, 'latest']))
+    const lastT = transfers[transfers.length - 1]
+    const balL = BigInt(await rpc.call('eth_call', [{ to: token, data: balanceOfData(lastT.to) }, 'latest']))
+    check('final balances: sender = supply - all transfers, last recipient = its amount', balS === SUPPLY - sum && balL === lastT.amount, `sender ${balS} (want ${SUPPLY - sum}), last recipient ${balL} (want ${lastT.amount})`)
+    check('the node is still running', inst.isAlive(), inst.isAlive() ? null : inst.tail())
+    out.loadGeneratorCpuPct = Math.round(((client.user + client.system) / 1e6 / wall) * 100)
+    if (out.loadGeneratorCpuPct >= CLIENT_BOUND_PCT) out.notes.push(`this process (autocannon + transfers) used ${out.loadGeneratorCpuPct}% of a core: req/s is bounded by the client`)
+    out.analysis = analyzeSustain(out.samples, { totalS, flatPct: SUSTAIN_FLAT_PCT, chainBytesPerTx })
+  } catch (err) {
+    out.status = 'failed'
+    out.error = timedOut ? `gave up (watchdog) (${err.message})` : err.message
+    log(`   --sustain ${peer.name} FAILED: ${out.error}`)
+  } finally {
+    clearTimeout(watchdog)
+    for (const r of rpcs) r.close()
+    await ctx.instance?.stop()
+  }
+  out.verdict = sustainVerdict(out)
+  return out
+}
+
 // ---------------------------------------------------------------- table
 function fmtVal(key, v) {
   if (v === undefined || v === null || Number.isNaN(v)) return '—'
@@ -781,6 +1194,7 @@ function evaluateTargets(results) {
 // ---------------------------------------------------------------- main
 const t0 = performance.now()
 log(`node-cli bench: ${selected.map((p) => p.name).join(', ')} — N=${opts.n} transfers, ${opts.duration} s per load test${opts.warmup ? ` (+${opts.warmup} s warm-up)` : ''}, ${opts.connections} connections${opts.quick ? ' [quick]' : ''}`)
+if (sustainSelected.length) log(`then --sustain: ${fmtMin(opts.sustain)} of sustained load on each of ${sustainSelected.map((p) => p.name).join(', ')} (${opts.sustainTps} transfers/s)`)
 log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, Linux ${release()}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
 const results = []
 for (const peer of selected) results.push(await runPeer(peer))
@@ -788,6 +1202,11 @@ let long = null
 if (opts.long) {
   const nc = PEERS.find((p) => p.name === 'node-cli')
   long = nc.unavailable() ? { error: nc.unavailable() } : await runLong(nc)
+}
+let sustain = null
+if (sustainSelected.length) {
+  sustain = { minutes: opts.sustain, targetTps: opts.sustainTps, connections: opts.connections, sampleEveryS: SUSTAIN_SAMPLE_S, flatPct: SUSTAIN_FLAT_PCT, peers: [] }
+  for (const peer of sustainSelected) sustain.peers.push(await runSustain(peer))
 }
 
 printTable(results)
@@ -805,17 +1224,48 @@ if (long) {
   log(`--long (node-cli, ${long.n ?? opts.longN} transfers), RSS: ${long.error ? `FAILED: ${long.error}` : long.samples.map((s) => `${s.txs / 1000}k ${s.rssMiB.toFixed(0)} MiB`).join(', ')}`)
   if (long.samples?.length > 1) log(`  tx/s per slice: ${long.samples.slice(1).map((s) => s.txPerSec).join(', ')}; checks: ${long.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.what}`).join('; ')}`)
 }
+if (sustain) {
+  log('')
+  log(`--sustain: ${fmtMin(sustain.minutes)} of mixed reads on ${sustain.connections} connections + ${sustain.targetTps} transfers/s; RSS every ${SUSTAIN_SAMPLE_S} s`)
+  for (const r of sustain.peers) {
+    const v = r.verdict
+    const mark = v === 'flat' ? '✓' : v === 'not flat' || v === 'invalid' || v === 'failed' ? '✗' : '?'
+    log(`${mark} ${r.name} ${r.version ?? ''}: ${v.toUpperCase()}${r.status === 'ok' && r.analysis?.maxDeviationPct != null ? ` (max deviation ${r.analysis.maxDeviationPct}% from the median ${r.analysis.medianMiB} MiB; flat = within ±${SUSTAIN_FLAT_PCT}%)` : ''}`)
+    if (r.status === 'skipped' || r.status === 'failed') {
+      log(`    ${r.status}: ${String(r.error).replace(/\s*\n\s*/g, ' | ').slice(0, 400)}`)
+      continue
+    }
+    for (const l of sustainReport(r)) log(`  ${l}`)
+    const reqs = Object.entries(r.requests).map(([k, n]) => `${k} ${n.ok}${n.bad ? ` (${n.bad} ✗)` : ''}`)
+    log(`    requests: ${reqs.join(', ')}; transfers ${r.transfers?.sent} (${r.transfers?.txPerSec} tx/s); eth_getLogs ${r.getLogs?.ok}/${r.getLogs?.calls} (median ${r.getLogs?.medianMs} ms)`)
+    const fails = r.checks.filter((c) => !c.ok)
+    log(`    ${r.checks.length - fails.length}/${r.checks.length} checks passed`)
+    for (const c of fails) log(`    ✗ ${c.what}: ${c.detail}`)
+    for (const n of r.notes) log(`    note: ${n}`)
+  }
+  // node-cli's level against each peer's (median after the warm-up)
+  const nc = sustain.peers.find((r) => r.name === 'node-cli')
+  for (const r of sustain.peers) {
+    if (r === nc || !nc?.analysis?.medianMiB || !r.analysis?.medianMiB) continue
+    const x = nc.analysis.medianMiB / r.analysis.medianMiB
+    r.nodeCliRssRatio = +x.toFixed(3)
+    log(`  node-cli/${r.name} median RSS under sustained load: ${x.toFixed(2)}x${nc.verdict === 'invalid' || r.verdict === 'invalid' ? ' (a check failed)' : ''}`)
+  }
+}
 const elapsed = (performance.now() - t0) / 1000
 log(`\ntotal ${elapsed.toFixed(0)} s; results in ${opts.out}`)
 
-const anyFail = results.some((r) => r.status === 'failed' || r.checks.some((c) => !c.ok)) || (long && (long.error || long.checks?.some((c) => !c.ok)))
+const anyFail =
+  results.some((r) => r.status === 'failed' || r.checks.some((c) => !c.ok)) ||
+  (long && (long.error || long.checks?.some((c) => !c.ok))) ||
+  (sustain && sustain.peers.some((r) => r.status === 'failed' || r.checks.some((c) => !c.ok)))
 writeFileSync(
   opts.out,
   JSON.stringify(
     {
       date: new Date().toISOString(),
       machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, kernel: release(), loadAverageAtEnd: loadavg() },
-      options: { quick: opts.quick, n: opts.n, durationS: opts.duration, warmupS: opts.warmup, connections: opts.connections, only: opts.only },
+      options: { quick: opts.quick, n: opts.n, durationS: opts.duration, warmupS: opts.warmup, connections: opts.connections, only: opts.only, sustainMin: opts.sustain, sustainPeers: sustainSelected.map((p) => p.name), sustainTps: opts.sustainTps },
       autocannon: benchRequire('autocannon/package.json').version,
       metrics: Object.fromEntries(METRICS.map(([k, label, unit, dir]) => [k, { label, unit, better: dir }])),
       peers: results,
@@ -824,6 +1274,7 @@ writeFileSync(
       ),
       targets,
       long,
+      sustain,
       elapsedS: +elapsed.toFixed(1),
       ok: !anyFail,
     },

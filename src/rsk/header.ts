@@ -32,29 +32,50 @@ import { keccak256 } from './keccak.js'
 // RLP primitives (org/ethereum/util/RLP.java encodeElement / encodeList)
 // ---------------------------------------------------------------------------------------------
 
-function lengthPrefix(len: number, offset: number): Uint8Array {
-  if (len < 56) return Uint8Array.of(offset + len)
-  const lenBytes: number[] = []
-  for (let l = len; l > 0; l = Math.floor(l / 256)) lenBytes.unshift(l & 0xff)
-  return Uint8Array.from([offset + 55 + lenBytes.length, ...lenBytes])
+/** Bytes of an RLP length prefix for a payload of `len` bytes. */
+function prefixSize(len: number): number {
+  if (len < 56) return 1
+  let n = 1
+  for (let l = len; l > 255; l = Math.floor(l / 256)) n++
+  return 1 + n
 }
 
+/** Writes the RLP prefix of a `len`-byte payload (offset 0x80 string / 0xc0 list) at 0; returns its size. */
+function writePrefix(out: Uint8Array, len: number, offset: number): number {
+  if (len < 56) {
+    out[0] = offset + len
+    return 1
+  }
+  const size = prefixSize(len)
+  out[0] = offset + 55 + size - 1
+  for (let i = size - 1, l = len; i >= 1; i--, l = Math.floor(l / 256)) out[i] = l & 0xff
+  return size
+}
 
 /**
  * RLP-encode a byte string (RLP.encodeElement): empty/null → 0x80; one byte < 0x80 (including
- * 0x00) → itself; otherwise length prefix ‖ bytes.
+ * 0x00) → itself; otherwise length prefix ‖ bytes. One allocation (block sealing encodes ~100 items per
+ * mined block: headers three times, receipts, logs).
  */
 export function rlpBytes(data: Uint8Array | null | undefined): Uint8Array {
   if (!data || data.length === 0) return Uint8Array.of(0x80)
   if (data.length === 1 && data[0]! < 0x80) return Uint8Array.of(data[0]!)
-  return concat(lengthPrefix(data.length, 0x80), data)
+  const out = new Uint8Array(prefixSize(data.length) + data.length)
+  out.set(data, writePrefix(out, data.length, 0x80))
+  return out
 }
 
-/** RLP list of ALREADY-ENCODED items (RLP.encodeList): list prefix ‖ items concatenated. */
+/** RLP list of ALREADY-ENCODED items (RLP.encodeList): list prefix ‖ items concatenated (one allocation). */
 export function rlpList(encodedItems: readonly Uint8Array[]): Uint8Array {
   let n = 0
   for (const p of encodedItems) n += p.length
-  return concat(lengthPrefix(n, 0xc0), ...encodedItems)
+  const out = new Uint8Array(prefixSize(n) + n)
+  let pos = writePrefix(out, n, 0xc0)
+  for (const p of encodedItems) {
+    out.set(p, pos)
+    pos += p.length
+  }
+  return out
 }
 
 // ---------------------------------------------------------------------------------------------
