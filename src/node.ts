@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
-import { AccountStore, mnemonicAccounts, seededAccounts } from './accounts/dev-accounts.js'
+import { AccountStore, addressOfKey, mnemonicAccounts, seededAccounts } from './accounts/dev-accounts.js'
 import { DirectoryKeystore, MemoryKeystore } from './accounts/keystore.js'
 import { Wallet } from './accounts/wallet.js'
 import { Chain } from './chain/chain.js'
@@ -13,7 +13,7 @@ import { ChainStorage } from './chain/storage.js'
 import { RpcError } from './chain/errors.js'
 import { DEFAULT_CONFIG, resolveModules, type NodeConfig } from './config.js'
 import { createChainCommon } from './execution/common.js'
-import { privateKeyToAddress, keccak256 } from './execution/crypto.js'
+import { keccak256 } from './execution/crypto.js'
 import { Dispatcher } from './rpc/dispatcher.js'
 import { method, type MethodSpec } from './rpc/method-table.js'
 import { ethMethods } from './rpc/methods/eth.js'
@@ -105,7 +105,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const dev = [...seeded, ...derived]
   for (const a of dev) accounts.add(a)
   const minerKey = keccak256(new TextEncoder().encode(preset.minerSecret))
-  const minerAddress = privateKeyToAddress(minerKey)
+  const minerAddress = addressOfKey(minerKey) // a table lookup: start-up does not load secp256k1
   accounts.add({ address: minerAddress, privateKey: minerKey, origin: 'miner' })
   const wallet = new Wallet({
     accounts,

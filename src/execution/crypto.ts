@@ -27,7 +27,13 @@ function tryRequire<T>(name: string): T | undefined {
 
 // `secp256k1` picks its native binding at require time and falls back to JS itself; we only use it when
 // the native binding is the one loaded. Keccak comes from ../rsk/keccak.ts (native addon, self-tested).
-const nativeSecp = tryRequire<NativeSecp256k1>('secp256k1/bindings')
+// Loaded on first use, not at import: loading the addon takes ~6 ms, and start-up signs and recovers nothing
+// (the dev accounts' addresses are known, see ../accounts/dev-accounts.ts).
+let nativeSecpLoaded: NativeSecp256k1 | null | undefined
+function nativeSecp(): NativeSecp256k1 | null {
+  if (nativeSecpLoaded === undefined) nativeSecpLoaded = tryRequire<NativeSecp256k1>('secp256k1/bindings') ?? null
+  return nativeSecpLoaded
+}
 
 
 
@@ -60,8 +66,9 @@ export function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint
   const sig = new Uint8Array(64)
   sig.set(leftPad32(r), 0)
   sig.set(leftPad32(s), 32)
-  if (nativeSecp) {
-    return nativeSecp.ecdsaRecover(sig, Number(recovery), msgHash, false).subarray(1)
+  const native = nativeSecp()
+  if (native) {
+    return native.ecdsaRecover(sig, Number(recovery), msgHash, false).subarray(1)
   }
   return nobleRecover(sig, Number(recovery), msgHash)
 }
@@ -94,8 +101,9 @@ function requireNoble(): NobleSecp {
  * @throws Error on an invalid private key
  */
 export function ecsign(msgHash: Uint8Array, privateKey: Uint8Array): Uint8Array {
-  if (nativeSecp) {
-    const { signature, recid } = nativeSecp.ecdsaSign(msgHash, privateKey)
+  const native = nativeSecp()
+  if (native) {
+    const { signature, recid } = native.ecdsaSign(msgHash, privateKey)
     const out = new Uint8Array(65)
     out[0] = recid
     out.set(signature, 1)
@@ -119,9 +127,8 @@ export function signHash(msgHash: Uint8Array, privateKey: Uint8Array): { r: Uint
  * @param privateKey 32-byte secp256k1 private key
  */
 export function privateKeyToAddress(privateKey: Uint8Array): Uint8Array {
-  const pub = nativeSecp
-    ? nativeSecp.publicKeyCreate(privateKey, false)
-    : requireNoble().getPublicKey(privateKey, false)
+  const native = nativeSecp()
+  const pub = native ? native.publicKeyCreate(privateKey, false) : requireNoble().getPublicKey(privateKey, false)
   return keccak256(pub.subarray(1)).subarray(12)
 }
 

@@ -41,7 +41,7 @@ export async function startServer(handler: RequestHandler, options: ServerOption
     const uws = await loadUws()
     if (uws !== undefined) {
       const { startUwsServer } = await import('./uws.js')
-      return startUwsServer(handler, options)
+      return startUwsServer(uws, handler, options)
     }
     if (options.transport === 'uws') {
       throw new Error(

@@ -14,8 +14,8 @@
  * neutered when the callback returns, so they are decoded or copied before that.
  */
 import { createServer as createNetServer } from 'node:net'
-import { STATUS_CODES } from 'node:http'
-import * as uws from 'uWebSockets.js'
+import { createRequire } from 'node:module'
+import type * as uws from 'uWebSockets.js'
 import type { HandlerResponse, RequestHandler, RunningServer, ServerOptions } from './types.js'
 import {
   ALLOWED_METHODS,
@@ -32,7 +32,7 @@ import {
   payloadTooLargeText,
   resolveMaxBodyBytes,
   type CodedError,
-} from './node-http.js'
+} from './common.js'
 
 /**
  * Per-socket WebSocket send-buffer limit, in bytes. A client lagging further behind (not reading
@@ -41,8 +41,14 @@ import {
  */
 export const WS_MAX_BACKPRESSURE_BYTES = 64 * 1024 * 1024
 
+/** The uWebSockets.js module (as {@link ./index.ts} `loadUws` resolves it). */
+export type UwsModule = typeof uws
+
 /** Runtime constants the uws-pack typings declare only as types. */
-const uwsConstants = uws as unknown as { DISABLED: number; LIBUS_LISTEN_EXCLUSIVE_PORT: number }
+interface UwsConstants {
+  DISABLED: number
+  LIBUS_LISTEN_EXCLUSIVE_PORT: number
+}
 
 // Header names/values pre-encoded: uWS reads byte views without the UTF-16 -> UTF-8 conversion strings need.
 const enc = (s: string): Buffer => Buffer.from(s, 'latin1')
@@ -61,12 +67,25 @@ const H_ALLOW = enc('Allow')
 const B_METHOD_NOT_ALLOWED = Buffer.from(METHOD_NOT_ALLOWED_TEXT, 'utf8')
 const B_INTERNAL_ERROR = Buffer.from(INTERNAL_ERROR_TEXT, 'utf8')
 
+// The reason phrases this transport writes, so that start-up does not load node:http (~2.5 ms) for its
+// STATUS_CODES table; any other status looks node:http up on first use.
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  204: 'No Content',
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  413: 'Payload Too Large',
+  500: 'Internal Server Error',
+}
+
 const statusLines = new Map<number, Buffer>()
 /** `"200 OK"`-style status line for `writeStatus`, cached per code. */
 function statusLine(status: number): Buffer {
   let line = statusLines.get(status)
   if (line === undefined) {
-    line = enc(`${status} ${STATUS_CODES[status] ?? 'Unknown'}`)
+    const reason =
+      REASONS[status] ?? (createRequire(import.meta.url)('node:http') as typeof import('node:http')).STATUS_CODES[status]
+    line = enc(`${status} ${reason ?? 'Unknown'}`)
     statusLines.set(status, line)
   }
   return line
@@ -130,6 +149,8 @@ async function listenFailure(host: string, port: number): Promise<Error> {
 
 /**
  * Starts the uWebSockets.js transport.
+ * @param uws the loaded uWebSockets.js module ({@link ./index.ts} `loadUws`): taken as an argument rather than
+ *   imported, so that no static import of the ESM-only uws-pack sits in the CLI bundle (see scripts/bundle.mjs)
  * @param handler receives every POST body and WebSocket text/binary message (as UTF-8 text)
  * @param options host, port (0 = any free port), maxBodyBytes (bytes, default 5 MB; also the WS max message size)
  * @returns the running server once it listens
@@ -137,7 +158,8 @@ async function listenFailure(host: string, port: number): Promise<Error> {
  *   when the port is taken; an Error with the errno `code` for other listen failures (e.g. EACCES);
  *   RangeError for an invalid `maxBodyBytes`
  */
-export async function startUwsServer(handler: RequestHandler, options: ServerOptions): Promise<RunningServer> {
+export async function startUwsServer(uws: UwsModule, handler: RequestHandler, options: ServerOptions): Promise<RunningServer> {
+  const uwsConstants = uws as unknown as UwsConstants
   const maxBodyBytes = resolveMaxBodyBytes(options)
   const tooLargeBody = Buffer.from(payloadTooLargeText(maxBodyBytes), 'utf8')
   const { host, port } = options
