@@ -28,38 +28,78 @@ export const MAX_LOGS_TO_RETURN = 20_000
 
 /** True when `log` satisfies the address and topic criteria. */
 export function logMatches(log: LogRecord, c: LogCriteria): boolean {
-  if (c.addresses.length > 0 && !c.addresses.some((a) => bytesEqual(a, log.address))) return false
-  if (c.topics.length > log.topics.length) {
-    // positions beyond the log's topics must be wildcards
-    for (let i = log.topics.length; i < c.topics.length; i++) if (c.topics[i] !== null) return false
-  }
-  for (let i = 0; i < c.topics.length && i < log.topics.length; i++) {
-    const alts = c.topics[i]
+  // plain loops, no `.some` closures: this runs per log of every block in range, and the first eth_getLogs
+  // calls run it interpreted (with blockLogs no longer a generator: warm 1000-block query 1.97 → 1.13 ms)
+  const addresses = c.addresses
+  if (addresses.length > 0 && !anyEqual(addresses, log.address)) return false
+  const topics = c.topics
+  const logTopics = log.topics
+  for (let i = 0; i < topics.length; i++) {
+    const alts = topics[i]
     if (alts === null || alts === undefined) continue
-    const t = log.topics[i]!
-    if (!alts.some((a) => bytesEqual(a, t))) return false
+    // positions beyond the log's topics must be wildcards
+    if (i >= logTopics.length || !anyEqual(alts, logTopics[i]!)) return false
   }
   return true
 }
 
-/** Bloom test for 3 bits of keccak(value) (Ethereum's 2048-bit bloom). */
-function bloomMayContain(bloom: Uint8Array, hash: Uint8Array): boolean {
-  for (let i = 0; i < 6; i += 2) {
-    const bit = ((hash[i]! << 8) | hash[i + 1]!) & 2047
-    if ((bloom[256 - 1 - (bit >> 3)]! & (1 << (bit & 7))) === 0) return false
-  }
-  return true
+/** Whether `b` equals one of `alts`. */
+function anyEqual(alts: readonly Uint8Array[], b: Uint8Array): boolean {
+  for (let i = 0; i < alts.length; i++) if (bytesEqual(alts[i]!, b)) return true
+  return false
 }
 
 /**
- * Whether a block's bloom may contain a match (a cheap pre-check; false positives allowed).
- * @param hashes precomputed keccak of each address and topic alternative
+ * The bloom bits the criteria need, as flat [byte index, bit mask] pairs (3 per value: Ethereum's 2048-bit
+ * bloom of keccak(value)). `all`: the bits of every single-valued criterion, which must all be set;
+ * `any`: per multi-valued position, one pair list per alternative, one of which must be set.
+ * Precomputed once per query, so the per-block check is one flat loop: the first eth_getLogs calls run
+ * interpreted (before TurboFan, a 1000-block query takes 5-12 ms), and per-hash helper calls multiplied that.
  */
-function blockMayMatch(block: BlockRecord, addrHashes: Uint8Array[], topicHashes: (Uint8Array[] | null)[]): boolean {
-  const bloom = block.header.logsBloom
-  if (addrHashes.length > 0 && !addrHashes.some((h) => bloomMayContain(bloom, h))) return false
-  for (const alts of topicHashes) {
-    if (alts !== null && !alts.some((h) => bloomMayContain(bloom, h))) return false
+interface BloomBits {
+  all: number[]
+  any: number[][][]
+}
+
+function bloomPairs(hash: Uint8Array, out: number[] = []): number[] {
+  for (let i = 0; i < 6; i += 2) {
+    const bit = ((hash[i]! << 8) | hash[i + 1]!) & 2047
+    out.push(255 - (bit >> 3), 1 << (bit & 7))
+  }
+  return out
+}
+
+function bloomBits(c: LogCriteria, keccak: (b: Uint8Array) => Uint8Array): BloomBits {
+  const bits: BloomBits = { all: [], any: [] }
+  const add = (alts: Uint8Array[] | null): void => {
+    if (alts === null || alts.length === 0) return // wildcard; an empty list matches nothing (left to logMatches)
+    if (alts.length === 1) bloomPairs(keccak(alts[0]!), bits.all)
+    else bits.any.push(alts.map((v) => bloomPairs(keccak(v))))
+  }
+  add(c.addresses)
+  for (const alts of c.topics) add(alts)
+  return bits
+}
+
+/** Whether a bloom (a block's or a receipt's) may contain a match (false positives allowed). */
+function bloomMayMatch(bloom: Uint8Array, bits: BloomBits): boolean {
+  const all = bits.all
+  for (let k = 0; k < all.length; k += 2) if ((bloom[all[k]!]! & all[k + 1]!) === 0) return false
+  const any = bits.any
+  for (let g = 0; g < any.length; g++) {
+    const alts = any[g]!
+    let found = false
+    for (let a = 0; a < alts.length && !found; a++) {
+      const pairs = alts[a]!
+      found = true
+      for (let k = 0; k < pairs.length; k += 2) {
+        if ((bloom[pairs[k]!]! & pairs[k + 1]!) === 0) {
+          found = false
+          break
+        }
+      }
+    }
+    if (!found) return false
   }
   return true
 }
@@ -78,36 +118,55 @@ export function queryLogs(
   if (to - from > MAX_BLOCKS_TO_QUERY) {
     throw new RpcError(ErrorCode.LogsLimit, `Cannot query more than ${MAX_BLOCKS_TO_QUERY} blocks at once`)
   }
-  const addrHashes = c.addresses.map(keccak)
-  const topicHashes = c.topics.map((alts) => (alts === null ? null : alts.map(keccak)))
+  const bits = bloomBits(c, keccak)
   const out: LogMatch[] = []
   for (let n = from; n <= to; n++) {
     const block = chain.blockByNumber(n)
     if (!block) break
-    if (block.transactions.length === 0 || !blockMayMatch(block, addrHashes, topicHashes)) continue
-    collect(block, c, out)
+    if (block.transactions.length === 0 || !bloomMayMatch(block.header.logsBloom, bits)) continue
+    walkBlock(block, c, bits, out)
+    if (out.length > MAX_LOGS_TO_RETURN) throw logLimitError()
   }
   return out
 }
 
 /**
- * The logs of one block that match `c` (all of them when `c` is undefined), in block order: the one walk
- * queries, filters and subscriptions share.
+ * Appends the logs of `block` matching `c` (all when undefined) to `out`. With `bits`, a multi-log transaction
+ * whose receipt bloom rules the criteria out is skipped unread: every RSK block's Remasc transaction carries
+ * 5 payment logs, so a 1000-block query otherwise compares ~6000 scattered logs (cache misses) for ~1000 hits
+ * (warm query 1.13 → 0.71 ms). A single log is compared directly, which costs no more than its bloom.
  */
-export function* blockLogs(block: BlockRecord, c: LogCriteria | undefined): Generator<LogMatch> {
-  for (const tx of block.transactions) {
-    for (const log of tx.receipt.logs) {
-      if (c === undefined || logMatches(log, c)) yield { log, tx, block }
+function walkBlock(block: BlockRecord, c: LogCriteria | undefined, bits: BloomBits | undefined, out: LogMatch[]): void {
+  const txs = block.transactions
+  for (let i = 0; i < txs.length; i++) {
+    const tx = txs[i]!
+    const receipt = tx.receipt
+    const logs = receipt.logs
+    if (logs.length === 0 || (bits !== undefined && logs.length > 1 && !bloomMayMatch(receipt.logsBloom, bits))) continue
+    for (let j = 0; j < logs.length; j++) {
+      const log = logs[j]!
+      if (c === undefined || logMatches(log, c)) out.push({ log, tx, block })
     }
   }
 }
 
+function logLimitError(): RpcError {
+  return new RpcError(ErrorCode.LogsLimit, `Filter returned more than ${MAX_LOGS_TO_RETURN} logs.`)
+}
+
+/**
+ * The logs of one block that match `c` (all of them when `c` is undefined), in block order: the one walk
+ * queries, filters and subscriptions share. An array, not a generator: a generator object and its resumes per
+ * block were ~0.45 ms of a warm 1000-block eth_getLogs (~2 ms then; scratch/gl-micro.mjs).
+ */
+export function blockLogs(block: BlockRecord, c: LogCriteria | undefined): LogMatch[] {
+  const out: LogMatch[] = []
+  walkBlock(block, c, undefined, out)
+  return out
+}
+
 /** Appends the matching logs of one block to `out`. @throws RpcError -32012 past the log limit */
 export function collect(block: BlockRecord, c: LogCriteria, out: LogMatch[]): void {
-  for (const match of blockLogs(block, c)) {
-    out.push(match)
-    if (out.length > MAX_LOGS_TO_RETURN) {
-      throw new RpcError(ErrorCode.LogsLimit, `Filter returned more than ${MAX_LOGS_TO_RETURN} logs.`)
-    }
-  }
+  walkBlock(block, c, undefined, out)
+  if (out.length > MAX_LOGS_TO_RETURN) throw logLimitError()
 }

@@ -167,8 +167,8 @@ export class Dispatcher implements RequestHandler {
     try {
       const spec = this.lookup(methodName)
       const result = await spec.handler(ctx, this.decode(spec, params))
-      const json = result instanceof RawJson ? result.json : JSON.stringify(result ?? null)
-      body = '{"jsonrpc":"2.0","id":' + JSON.stringify(id ?? null) + ',"result":' + json + '}'
+      const prefix = '{"jsonrpc":"2.0","id":' + JSON.stringify(id ?? null) + ',"result":'
+      body = result instanceof RawJson ? result.wrap(prefix, '}') : prefix + JSON.stringify(result ?? null) + '}'
       this.opts.onRequest?.(methodName, performance.now() - start)
     } catch (err) {
       let e: RpcError

@@ -69,7 +69,33 @@ export function logJson(log: LogRecord, t: TxRecord, block: BlockRecord): string
  * The in-process provider parses it back.
  */
 export class RawJson {
-  constructor(readonly json: string) {}
+  /** @param text the JSON text, or the JSON texts of the elements of an array */
+  constructor(private readonly text: string | string[]) {}
+
+  /** The JSON text. */
+  get json(): string {
+    return this.wrap('', '')
+  }
+
+  /**
+   * `prefix + json + suffix` as one flat string (the dispatcher's response envelope around the result).
+   * For an element list, a single join builds the whole text: wrapping the joined array in the envelope
+   * made a rope the transport then flattened, a second copy of eth_getLogs' ~580 KB (~0.2 ms).
+   */
+  wrap(prefix: string, suffix: string): string {
+    const t = this.text
+    if (typeof t === 'string') return prefix + t + suffix
+    const n = t.length
+    if (n === 0) return prefix + '[]' + suffix
+    const first = t[0]!
+    const last = t[n - 1]!
+    t[0] = prefix + '[' + first
+    t[n - 1] = (n === 1 ? t[0] : last) + ']' + suffix
+    const text = t.join(',')
+    t[0] = first
+    t[n - 1] = last
+    return text
+  }
 }
 
 /** Receipt JSON (TransactionReceiptDTO). */

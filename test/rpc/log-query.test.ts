@@ -1,0 +1,88 @@
+/**
+ * The eth_getLogs fast path at unit level: the block walk with block- and receipt-bloom pre-checks (a
+ * receipt whose bloom rules the criteria out is skipped, everything else still goes through logMatches),
+ * the log limit, and RawJson's single-join envelope.
+ */
+import { describe, expect, it } from 'vitest'
+import type { Chain } from '../../src/chain/chain.js'
+import type { BlockRecord, LogRecord, TxRecord } from '../../src/chain/types.js'
+import { blockLogs, MAX_LOGS_TO_RETURN, queryLogs, type LogCriteria } from '../../src/events/log-query.js'
+import { RawJson } from '../../src/rpc/format.js'
+import { keccak256 } from '../../src/rsk/keccak.js'
+import { logsBloom, orBlooms } from '../../src/rsk/receipt-rlp.js'
+
+const bytes = (n: number, len: number): Uint8Array => new Uint8Array(len).fill(n)
+const A = bytes(0xaa, 20)
+const B = bytes(0xbb, 20)
+const T1 = bytes(1, 32)
+const T2 = bytes(2, 32)
+const T3 = bytes(3, 32)
+
+const log = (address: Uint8Array, topics: Uint8Array[], logIndex: number): LogRecord => ({ address, topics, data: new Uint8Array(0), logIndex })
+
+/** A block from per-transaction log lists; blooms computed as the executor does (or given, to test the pre-check). */
+function block(number: number, txLogs: LogRecord[][], receiptBlooms?: Uint8Array[]): BlockRecord {
+  const txs = txLogs.map(
+    (logs, index) =>
+      ({ index, hash: bytes(index, 32), receipt: { logs, logsBloom: receiptBlooms?.[index] ?? logsBloom(logs) } }) as unknown as TxRecord,
+  )
+  return {
+    hash: bytes(number, 32),
+    header: { number: BigInt(number), logsBloom: orBlooms(txs.map((t) => t.receipt.logsBloom)) },
+    transactions: txs,
+  } as unknown as BlockRecord
+}
+
+const chainOf = (blocks: BlockRecord[]): Chain =>
+  ({ blockByNumber: (n: bigint) => (n >= 0n && n < BigInt(blocks.length) ? blocks[Number(n)] : undefined) }) as unknown as Chain
+
+const where = (addresses: Uint8Array[], topics: (Uint8Array[] | null)[] = []): LogCriteria => ({ addresses, topics })
+const ids = (chain: Chain, c: LogCriteria): string[] =>
+  queryLogs(chain, 0n, 10n, c, keccak256).map((m) => `${m.block.header.number}:${m.tx.index}:${m.log.logIndex}`)
+
+describe('queryLogs', () => {
+  // block 1: a one-log tx of A and a "system" tx with several logs of B (like the Remasc payments)
+  const chain = chainOf([
+    block(0, []),
+    block(1, [[log(A, [T1], 0)], [log(B, [T2], 1), log(B, [T2, T3], 2), log(B, [T3], 3)]]),
+    block(2, [[log(B, [T1], 0), log(A, [T1, T2], 1)]]),
+  ])
+
+  it('matches in chain, transaction and log order', () => {
+    expect(ids(chain, where([]))).toEqual(['1:0:0', '1:1:1', '1:1:2', '1:1:3', '2:0:0', '2:0:1'])
+    expect(ids(chain, where([A]))).toEqual(['1:0:0', '2:0:1'])
+    expect(ids(chain, where([B], [[T2]]))).toEqual(['1:1:1', '1:1:2'])
+    expect(ids(chain, where([A, B], [null, [T3, T2]]))).toEqual(['1:1:2', '2:0:1'])
+    expect(ids(chain, where([], [[T1, T3]]))).toEqual(['1:0:0', '1:1:3', '2:0:0', '2:0:1'])
+    expect(ids(chain, where([], [null, null, null]))).toEqual(['1:0:0', '1:1:1', '1:1:2', '1:1:3', '2:0:0', '2:0:1'])
+    // an empty alternative list matches nothing (the `[null]` topic position after decoding)
+    expect(ids(chain, where([], [[]]))).toEqual([])
+  })
+
+  it('skips a multi-log receipt whose bloom rules the criteria out, unread', () => {
+    // a (deliberately wrong) empty receipt bloom hides B's logs from B queries; the block bloom still lets the block in
+    const lying = chainOf([block(0, []), block(1, [[log(A, [T1], 0)], [log(B, [T2], 1), log(B, [T2], 2)]], [logsBloom([log(A, [T1], 0), log(B, [T2], 0)]), new Uint8Array(256)])])
+    expect(ids(lying, where([B]))).toEqual([])
+    // without criteria there is nothing to check a bloom against: every log
+    expect(ids(lying, where([]))).toEqual(['1:0:0', '1:1:1', '1:1:2'])
+    // filters and subscriptions walk without blooms
+    expect(blockLogs(lying.blockByNumber(1n)!, where([B])).map((m) => m.log.logIndex)).toEqual([1, 2])
+  })
+
+  it('-32012 past the log limit', () => {
+    const many = chainOf([block(0, [Array.from({ length: MAX_LOGS_TO_RETURN + 1 }, (_, i) => log(A, [], i))])])
+    expect(() => queryLogs(many, 0n, 0n, where([A]), keccak256)).toThrow(`Filter returned more than ${MAX_LOGS_TO_RETURN} logs.`)
+  })
+})
+
+describe('RawJson', () => {
+  it('wraps a text or an element list in one string, and can be read again', () => {
+    expect(new RawJson('{"a":1}').wrap('<', '>')).toBe('<{"a":1}>')
+    expect(new RawJson([]).wrap('<', '>')).toBe('<[]>')
+    expect(new RawJson(['1']).wrap('<', '>')).toBe('<[1]>')
+    const r = new RawJson(['1', '{"b":2}', '3'])
+    expect(r.wrap('<', '>')).toBe('<[1,{"b":2},3]>')
+    expect(r.wrap('(', ')')).toBe('([1,{"b":2},3])')
+    expect(JSON.parse(r.json)).toEqual([1, { b: 2 }, 3])
+  })
+})
