@@ -146,6 +146,9 @@ export interface ExecutorOptions {
   store?: TrieNodeStore
 }
 
+/** Spare VMs kept for executions away from the live state (see Executor.vmAt): `pending` and one older block. */
+const SPARE_VMS = 2
+
 /** Contracts whose callers go to the sequential sublist (RskSystemProperties.concurrentContractsDisallowed): Remasc, Bridge. */
 const SEQUENTIAL_ONLY_CONTRACTS = new Set(['0000000000000000000000000000000001000008', '0000000000000000000000000000000001000006'])
 
@@ -612,21 +615,34 @@ export class Executor {
     }
   }
 
-  /** VM copies positioned at recent historical roots (for calls and estimates at old blocks). */
-  private readonly vms = new LRUCache<string, VM>({ max: 4 })
+  /**
+   * Spare VMs for executions at roots other than the live one (calls and estimates at `pending`, the default
+   * block of eth_estimateGas, or at old blocks), least recently used first. A spare is re-pointed to the root
+   * it is needed at instead of a VM being copied per root: `pending` changes with every block, and a VM copy per
+   * block (EVM, opcode tables, Common) kept for a few blocks was both slow and the main source of old-generation
+   * garbage under a mixed load (V8 kept ~3.5× the live heap as fragmented old space; issue 6).
+   */
+  private readonly spareVms: { vm: VM; root: Uint8Array }[] = []
 
-  /** The VM to execute at `root`: the live one for the latest state, else a (cached) copy at that root. */
+  /** The VM to execute at `root`: the live one for the latest state, else a spare positioned at that root. */
   private async vmAt(root: Uint8Array): Promise<VM> {
     if (bytesEqual(root, this.root)) return this.vm
-    const key = toKey(root)
-    let vm = this.vms.get(key)
-    if (vm === undefined) {
-      vm = await this.vm.shallowCopy(false)
+    const found = this.spareVms.findIndex((s) => bytesEqual(s.root, root))
+    let spare: { vm: VM; root: Uint8Array }
+    if (found >= 0) {
+      spare = this.spareVms.splice(found, 1)[0]!
+    } else if (this.spareVms.length < SPARE_VMS) {
+      const vm = await this.vm.shallowCopy(false)
       applyReferenceStateRules(vm)
       await vm.stateManager.setStateRoot(root)
-      this.vms.set(key, vm)
+      spare = { vm, root }
+    } else {
+      spare = this.spareVms.shift()!
+      await spare.vm.stateManager.setStateRoot(root)
+      spare.root = root
     }
-    return vm
+    this.spareVms.push(spare)
+    return spare.vm
   }
 
   /**

@@ -50,6 +50,10 @@ function nativeDigest(state: NativeKeccakState, data: Buffer): Buffer {
 
 const native = loadNative()
 
+/** Inputs up to this size are hashed from a copy in {@link scratch} (Unitrie nodes, headers, transactions). */
+const SCRATCH_SIZE = 4096
+const scratch = Buffer.allocUnsafeSlow(SCRATCH_SIZE)
+
 /** Which implementation is in use: `'native'` (keccak addon) or `'js'` (@noble/hashes). */
 export const KECCAK_IMPLEMENTATION: 'native' | 'js' = native ? 'native' : 'js'
 
@@ -62,9 +66,19 @@ export const KECCAK_IMPLEMENTATION: 'native' | 'js' = native ? 'native' : 'js'
  */
 export const keccak256: (data: Uint8Array) => Uint8Array = native
   ? (data: Uint8Array): Uint8Array => {
-      const buf = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-      const out = nativeDigest(native, buf)
-      return new Uint8Array(out.buffer, out.byteOffset, out.byteLength)
+      // Inputs are copied into a scratch Buffer rather than wrapped (`data.buffer` would move a small typed
+      // array's bytes off the V8 heap for good), and the digest is copied into a 32-byte on-heap array: the
+      // addon's result owns a separately allocated backing store, and hashes are what the chain keeps most of
+      // (node, block and transaction hashes; ~170 B less each, issue 6).
+      let buf: Buffer
+      if (Buffer.isBuffer(data)) buf = data
+      else if (data.length <= SCRATCH_SIZE) {
+        scratch.set(data)
+        buf = scratch.subarray(0, data.length)
+      } else buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+      const out = new Uint8Array(32)
+      out.set(nativeDigest(native, buf))
+      return out
     }
   : (data: Uint8Array): Uint8Array => keccak_256(data)
 

@@ -25,7 +25,7 @@
  */
 import { bytesToHex } from '@ethereumjs/util'
 import { EMPTY_TRIE_HASH, keccak256 } from './keccak.js'
-import { bytesEqual } from '../util/bytes.js'
+import { bytesEqual, toKey } from '../util/bytes.js'
 
 // ---------------------------------------------------------------------------------------------
 // Constants (Trie.java)
@@ -85,7 +85,7 @@ export class MemoryTrieNodeStore implements TrieNodeStore {
 }
 
 function hexKey(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')
+  return toKey(b)
 }
 
 // ---------------------------------------------------------------------------------------------

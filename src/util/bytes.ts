@@ -5,12 +5,23 @@
 
 /** `0x`-prefixed lowercase hex of bytes (DATA). */
 export function toHex(bytes: Uint8Array): string {
-  return '0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
+  return '0x' + toKey(bytes)
 }
 
-/** Lowercase hex of bytes without prefix (map keys). */
+/** Scratch for hex-encoding short arrays (see {@link toKey}). */
+const HEX_SCRATCH = Buffer.allocUnsafeSlow(64)
+
+/**
+ * Lowercase hex of bytes without prefix (map keys). Short arrays (hashes, addresses, keys) are copied into a
+ * scratch Buffer first: wrapping them (`bytes.buffer`) would make V8 move a small typed array's bytes off the
+ * heap into a separately allocated ArrayBuffer (~170 B more per array, for the life of the array), and nearly
+ * every stored hash and address gets hex-encoded at some point (memory per mined transaction, issue 6).
+ */
 export function toKey(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
+  const n = bytes.length
+  if (n > 64) return Buffer.from(bytes.buffer, bytes.byteOffset, n).toString('hex')
+  HEX_SCRATCH.set(bytes)
+  return HEX_SCRATCH.toString('hex', 0, n)
 }
 
 /** Minimal `0x` hex of a non-negative integer (QUANTITY): 0 → "0x0". */

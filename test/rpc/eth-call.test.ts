@@ -201,3 +201,24 @@ describe('eth_call: failures', () => {
     expect(e.status).toBe(400)
   })
 })
+
+describe('eth_call / eth_estimateGas away from the live state (spare VMs re-pointed between roots)', () => {
+  it('interleaved reads at several old blocks and pending each see their own state', async () => {
+    // value(): 0 before block 2 (Probe deployed in 1), 5 from block 2; balance: 1000 wei from block 3
+    const atBlock = async (b: string) => BigInt(await call('value', [], b))
+    const order = ['0x1', '0x2', '0x3', '0x1', 'pending', '0x2', '0x1', '0x3', 'latest', '0x2', 'pending', '0x1']
+    const want: Record<string, bigint> = { '0x1': 0n, '0x2': 5n, '0x3': 5n, latest: 5n, pending: 5n }
+    for (const b of order) expect(await atBlock(b)).toBe(want[b])
+    const balance = (b: string) => rpc<string>(url, 'eth_getBalance', [probeAddress, b])
+    expect(BigInt(await balance('0x2'))).toBe(0n)
+    expect(BigInt(await balance('0x3'))).toBe(1000n)
+    // an estimate at an old block runs against that block's state too (setValue costs more from 0 than from 5)
+    const estimate = (b: string) =>
+      rpc<string>(url, 'eth_estimateGas', [{ from: COW.address, to: probeAddress, data: probe.encodeFunctionData('setValue', [7]) }, b])
+    const fromZero = BigInt(await estimate('0x1'))
+    const fromFive = BigInt(await estimate('0x2'))
+    expect(fromZero).toBeGreaterThan(fromFive)
+    expect(BigInt(await estimate('0x1'))).toBe(fromZero)
+    expect(await atBlock('0x1')).toBe(0n)
+  })
+})

@@ -4,7 +4,9 @@
  * input when it can while still ORing correctly.
  */
 import { describe, expect, it } from 'vitest'
-import { fromHex, toHex } from '../../src/util/bytes.js'
+import { fromHex, toHex, toKey } from '../../src/util/bytes.js'
+import { keccak256 } from '../../src/rsk/keccak.js'
+import { keccak_256 } from '@noble/hashes/sha3'
 import { isZeroBloom, logsBloom, orBlooms, ZERO_BLOOM } from '../../src/rsk/receipt-rlp.js'
 
 describe('fromHex', () => {
@@ -20,6 +22,31 @@ describe('fromHex', () => {
     expect(b.byteOffset).toBe(0)
     expect(b.buffer.byteLength).toBe(110)
     expect(toHex(b)).toBe('0x' + 'ab'.repeat(110))
+  })
+})
+
+describe('toKey / keccak256 on short arrays and views (scratch-buffer paths)', () => {
+  it('hex of every length around the 64-byte scratch limit, and of views with an offset', () => {
+    const big = Uint8Array.from({ length: 200 }, (_, i) => (i * 37 + 11) & 0xff)
+    for (const n of [0, 1, 20, 32, 63, 64, 65, 130]) {
+      const view = big.subarray(5, 5 + n)
+      expect(toKey(view)).toBe(Buffer.from(view).toString('hex'))
+      expect(toHex(view)).toBe('0x' + Buffer.from(view).toString('hex'))
+    }
+  })
+
+  it('keccak256 equals the reference implementation for views, Buffers and inputs past the scratch size', () => {
+    const big = Uint8Array.from({ length: 5000 }, (_, i) => (i * 13 + 7) & 0xff)
+    for (const input of [big.subarray(3, 3), big.subarray(1, 33), big.subarray(100, 4196), big, Buffer.from(big.subarray(0, 77))]) {
+      const h = keccak256(input)
+      expect(h.length).toBe(32)
+      expect(toHex(h)).toBe(toHex(keccak_256(input)))
+    }
+    // consecutive results are independent arrays (the scratch buffer is not shared with callers)
+    const a = keccak256(Uint8Array.of(1))
+    const b = keccak256(Uint8Array.of(2))
+    expect(toHex(a)).toBe(toHex(keccak_256(Uint8Array.of(1))))
+    expect(toHex(b)).not.toBe(toHex(a))
   })
 })
 
