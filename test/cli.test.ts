@@ -11,8 +11,8 @@ import { rpc } from './helpers/node.js'
 const BIN = fileURLToPath(new URL('../bin/node-cli.js', import.meta.url))
 const children: ChildProcess[] = []
 
-function run(args: string[]): { child: ChildProcess; output: () => string; waitFor: (re: RegExp) => Promise<RegExpMatchArray> } {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, FORCE_COLOR: '0' } })
+function run(args: string[], env: Record<string, string> = {}): { child: ChildProcess; output: () => string; waitFor: (re: RegExp) => Promise<RegExpMatchArray> } {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env } })
   children.push(child)
   let out = ''
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = []
@@ -46,6 +46,19 @@ afterEach(() => {
 })
 
 describe('node-cli', () => {
+  it.each(['', '50', '0', 'not-a-number'])('keeps serving once the heap-growth cap is applied (NODE_CLI_HEAP_GROWING_PERCENT=%j)', async (value) => {
+    const p = run(['--port', '0', '--silent'], { NODE_CLI_HEAP_GROWING_PERCENT: value })
+    const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/)
+    expect(await rpc(url!, 'eth_chainId')).toBe('0x21')
+    // the V8 flag is set ~0.2 s after start-up
+    await new Promise((r) => setTimeout(r, 400))
+    const hash = await rpc<string>(url!, 'eth_sendTransaction', [
+      { from: '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826', to: '0x7986b3df570230288501eea3d890bd66948c9b79', value: '0x1' },
+    ])
+    expect((await rpc<{ status: string }>(url!, 'eth_getTransactionReceipt', [hash])).status).toBe('0x1')
+    expect(p.child.exitCode).toBeNull()
+  })
+
   it('prints the banner with chain id, URLs, dev accounts and keys, and serves RPC', async () => {
     const p = run(['--port', '0'])
     const [, url] = await p.waitFor(/Listening on (http:\/\/127\.0\.0\.1:\d+) and ws:\/\/127\.0\.0\.1:\d+/)
