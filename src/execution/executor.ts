@@ -14,6 +14,7 @@ import type { LogRecord, ReceiptRecord } from '../chain/types.js'
 import { bytesEqual, padLeft, toKey } from '../util/bytes.js'
 import { LRUCache } from 'lru-cache'
 import { captureInterpreter, rskOpcodes } from './opcodes.js'
+import { EstimateProbe, type EvmEvents } from './gas-estimation.js'
 import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { TrieNodeStore } from '../rsk/unitrie.js'
 // consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
@@ -98,8 +99,8 @@ export interface CallResult {
   error?: string
   /** Created address when `to` was absent. */
   createdAddress?: Uint8Array
-  /** Gas refunded at the end (so the run consumed gasUsed + refund before it). */
-  refund?: bigint
+  /** Gas the run consumed before refunds, intrinsic gas and code deposit included (simulations only). */
+  gasBeforeRefunds?: bigint
 }
 
 /** Thrown by {@link Executor.applyBlock} when a transaction cannot be applied at all (invalid nonce, funds, …). */
@@ -561,8 +562,15 @@ export class Executor {
 
   /**
    * Simulates the call as a transaction (intrinsic gas, refunds) with the given gas limit, reverting all changes.
+   * @param probe observes the run for eth_estimateGas (attached to the EVM's message events for the run only)
    */
-  private async simulate(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
+  private async simulate(
+    req: CallRequest,
+    ctx: BlockContext,
+    root: Uint8Array,
+    gasLimit: bigint,
+    probe?: EstimateProbe,
+  ): Promise<CallResult> {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
@@ -589,6 +597,8 @@ export class Executor {
     // no EIP-3607 on this chain: calls and estimates `from` a contract work (see maskSenderCodeOnce)
     const usm = sm as UnitrieStateManager
     usm.maskSenderCodeOnce(from)
+    const events = vm.evm.events as EvmEvents | undefined
+    if (probe && events) probe.attach(events)
     try {
       const result = await runTx(vm, {
         tx,
@@ -601,7 +611,7 @@ export class Executor {
       return {
         returnValue: result.execResult.returnValue,
         gasUsed: result.totalGasSpent,
-        refund: result.gasRefund,
+        gasBeforeRefunds: intrinsic + result.execResult.executionGasUsed,
         error: result.execResult.exceptionError?.error,
         createdAddress: result.createdAddress?.bytes,
       }
@@ -610,6 +620,7 @@ export class Executor {
       if (/enough funds|insufficient/i.test(msg)) throw new CallPreconditionError('insufficient funds for transfer')
       throw new CallPreconditionError(msg)
     } finally {
+      if (probe && events) probe.detach(events)
       usm.clearSenderCodeMask()
       await sm.revert()
     }
@@ -646,9 +657,11 @@ export class Executor {
   }
 
   /**
-   * Finds a gas limit with which the call succeeds, at most 1.5% above the lowest one (binary search with
-   * geth's error ratio), between the gas used and `cap`.
-   * @returns the estimate, or the failed result at `cap` (the caller turns it into -32015 / -32000)
+   * eth_estimateGas the reference's way: one run at min(request gas, `cap`), the answer taken from its peak gas
+   * consumption (see ./gas-estimation.ts for the rule and its rskj sources).
+   * @param cap the estimation cap (gas; reference rpc.gasEstimationCap)
+   * @returns the estimate (gas), or the failed result (the caller turns it into -32015 / -32000)
+   * @throws CallPreconditionError when the sender cannot cover the value (-32000 at the RPC)
    */
   async estimateGas(
     req: CallRequest,
@@ -656,37 +669,11 @@ export class Executor {
     root: Uint8Array,
     cap: bigint,
   ): Promise<{ gas: bigint } | { failure: CallResult }> {
-    const hi0 = req.gas !== undefined && req.gas < cap ? req.gas : cap
-    const top = await this.simulate(req, ctx, root, hi0)
-    if (top.error !== undefined) return { failure: top }
-    // A plain value transfer to an account without code needs exactly its intrinsic gas.
-    const sm = await this.stateAt(root)
-    if (req.to !== undefined && (req.data?.length ?? 0) === 0 && (await sm.getCode(new Address(req.to))).length === 0) {
-      return { gas: top.gasUsed }
-    }
-    // No limit below the gas used can work. Probe what the run consumed before refunds: without calls that
-    // need headroom it succeeds, and without refunds it is then exactly the answer (two runs in all). Else
-    // an optimistic probe with the stipend headroom scaled for the 63/64 rule, as geth.
-    let lo = top.gasUsed - 1n
-    let hi = hi0
-    for (const probe of [top.gasUsed + (top.refund ?? 0n), ((top.gasUsed + (top.refund ?? 0n) + 2300n) * 64n) / 63n]) {
-      if (probe >= hi || probe <= lo) continue
-      const r = await this.simulate(req, ctx, root, probe)
-      if (r.error === undefined) {
-        hi = probe
-        break
-      }
-      lo = probe
-    }
-    // Bisect until the bracket is within 1.5% of the answer (geth's estimateGasErrorRatio): `hi` always
-    // succeeded, so the result is a limit the transaction succeeds with, at most 1.5% above the minimum.
-    while (lo + 1n < hi && (hi - lo) * 1000n > hi * 15n) {
-      const mid = (lo + hi) / 2n
-      const r = await this.simulate(req, ctx, root, mid)
-      if (r.error === undefined) hi = mid
-      else lo = mid
-    }
-    return { gas: hi }
+    const limit = req.gas !== undefined && req.gas < cap ? req.gas : cap
+    const probe = new EstimateProbe(limit)
+    const run = await this.simulate(req, ctx, root, limit, probe)
+    if (run.error !== undefined) return { failure: run }
+    return { gas: probe.estimate(run.gasBeforeRefunds ?? run.gasUsed, cap) }
   }
 }
 

@@ -12,6 +12,7 @@
 import type { Common } from '@ethereumjs/common'
 import { EVMError, getOpcodesForHF, type EVMOpts } from '@ethereumjs/evm'
 import { Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
+import { activeEstimate } from './gas-estimation.js'
 
 /** One entry of `EVMOpts.customOpcodes`. */
 type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number]
@@ -157,6 +158,7 @@ function callGas(op: 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL'): Dynam
     if (remaining < stipend) halt('OUT_OF_GAS')
     const wanted = requested + stipend
     const calleeGas = wanted < remaining ? wanted : remaining
+    activeEstimate?.onChildReservation(left, gas, calleeGas, wanted >= remaining, value !== 0n)
     runState.messageGasLimit = calleeGas - stipend
     return gas + stipend
   }
@@ -171,13 +173,17 @@ function callGas(op: 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL'): Dynam
 function createGas(op: 'CREATE' | 'CREATE2'): DynamicGas {
   return async (runState, gas, common) => {
     if (runState.interpreter.isStatic()) halt('STATIC_STATE_CHANGE')
-    const [, offset, length] = runState.stack.peek(3)
+    const [value, offset, length] = runState.stack.peek(3)
     const words = (length + 31n) / 32n
     gas += memoryGas(runState, offset, length, common)
     gas += words * common.param('initCodeWordGas')
     if (op === 'CREATE2') gas += words * common.param('keccak256WordGas')
     const left = runState.interpreter.getGasLeft()
     if (gas > left) halt('OUT_OF_GAS')
+    // the reference reserves the child's gas only once its depth and balance checks passed
+    if (activeEstimate && runState.env.depth < Number(common.param('stackLimit')) && runState.env.contract.balance >= value) {
+      activeEstimate.onChildReservation(left, gas, left - gas, false, false)
+    }
     runState.messageGasLimit = left - gas
     return gas
   }

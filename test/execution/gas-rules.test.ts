@@ -281,3 +281,85 @@ describe('regressions', () => {
     }
   })
 })
+
+/**
+ * eth_estimateGas runs once and answers with the run's peak consumption (rskj EthModule.internalEstimateGas;
+ * src/execution/gas-estimation.ts): the top frame's gas spent including each child's whole reservation; the
+ * gas consumed before refunds when some CALL handed all the caller's gas down; + 2 300 after a value CALL;
+ * capped at 6 800 000. Flags raised in a child frame that reverted do not count.
+ */
+describe('eth_estimateGas: the reference rule (one run, peak consumption)', () => {
+  const estimate = async (req: Record<string, unknown>): Promise<bigint> =>
+    BigInt(await rpc(url, 'eth_estimateGas', [{ from: COW.address, ...req }]))
+  /** CALL(gas = all, to = reporter, value 0, no memory), then REVERT (or STOP). */
+  const passAllThen = (end: 'fd' | '00'): string =>
+    code('5f 5f 5f 5f 5f 73', reporter.slice(2), '5a f1', end === 'fd' ? '5f 5f fd' : '00')
+  /** SSTORE(0, calldata[0]). */
+  const STORE = code('5f 35 5f 55 00')
+  /** What the CALLER contract spends before its CALL: the GAS opcode (2), then BEFORE_CALL. */
+  const TO_CALL = 2n + BEFORE_CALL
+
+  it('a plain transfer: 21 000', async () => {
+    expect(await estimate({ to: Wallet.createRandom().address, value: '0x1' })).toBe(21_000n)
+  })
+
+  it('a CALL with explicit gas: the whole reservation counts, though the callee uses little of it', async () => {
+    const data = code(w(reporter), w(50_000n))
+    const gas = await estimate({ to: caller, data })
+    expect(gas).toBe(intrinsic(data) + TO_CALL + CALL_BASE + 50_000n)
+    const r = await send(caller, data)
+    expect(BigInt(r.gasUsed)).toBeLessThan(gas - 40_000n)
+  })
+
+  it('a value CALL with explicit gas: reservation with the stipend, + 2 300', async () => {
+    const data = code(w(reporter), w(50_000n))
+    const gas = await estimate({ to: caller, data, value: '0x1' })
+    expect(gas).toBe(intrinsic(data) + TO_CALL + CALL_BASE + 9_000n + 50_000n + 2_300n + 2_300n)
+    expect((await sendTx(url, { to: caller, data, value: '0x1', gas: '0x' + gas.toString(16) })).status).toBe('0x1')
+  })
+
+  it('a value CALL handing all the gas down: the gas consumed, + 2 300', async () => {
+    const data = code(w(reporter), w((1n << 256n) - 1n))
+    const gas = await estimate({ to: caller, data, value: '0x1' })
+    const r = await send(caller, data, '0x1', { value: '0x1' })
+    expect(gas).toBe(BigInt(r.gasUsed) + 2_300n)
+  })
+
+  it('refunds are not subtracted: the gas consumed before them', async () => {
+    const { address } = await deploy(url, initCode(STORE))
+    await send(address, code(w(1n)))
+    const data = code(w(0n))
+    const gas = await estimate({ to: address, data })
+    const r = await send(address, data)
+    // the refund (15 000, capped at half the gas used) went back to the sender; the estimate did not take it
+    expect(gas).toBe(BigInt(r.gasUsed) + gas / 2n)
+    expect(BigInt(r.gasUsed)).toBeLessThan(gas)
+    expect(gas).toBe(intrinsic(data) + 2n + 3n + 2n + 5_000n)
+  })
+
+  it('a CREATE hands all the gas down without counting as such: the estimate is the cap', async () => {
+    const { address } = await deploy(url, initCode(code('5f 5f 5f f0 00')))
+    expect(await estimate({ to: address })).toBe(6_800_000n)
+    expect(await estimate({ to: address, gas: '0x30d40' })).toBe(200_000n)
+  })
+
+  it('a child that passed all its gas down counts only when it did not revert', async () => {
+    const [reverting, stopping] = await Promise.all(
+      [passAllThen('fd'), passAllThen('00')].map(async (c) => (await deploy(url, initCode(c))).address),
+    )
+    const reservation = (to: string) => code(w(to), w(100_000n))
+    const viaReverting = reservation(reverting)
+    expect(await estimate({ to: caller, data: viaReverting })).toBe(intrinsic(viaReverting) + TO_CALL + CALL_BASE + 100_000n)
+    const viaStopping = reservation(stopping)
+    const gas = await estimate({ to: caller, data: viaStopping })
+    expect(gas).toBe(BigInt((await send(caller, viaStopping)).gasUsed))
+    expect(gas).toBeLessThan(intrinsic(viaStopping) + 100_000n)
+  })
+
+  it('a revert at the limit is -32015 with the revert data, not an estimate', async () => {
+    const { address } = await deploy(url, initCode(code('60 2a 5f 52 60 20 5f fd')))
+    const err = await rpcError(url, 'eth_estimateGas', [{ from: COW.address, to: address }])
+    expect(err.code).toBe(-32015)
+    expect(err.data).toBe('0x' + w(42n))
+  })
+})

@@ -178,7 +178,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       if (r.error === 'revert') throw executionError(r.error, r.returnValue)
       return toHex(r.returnValue)
     }),
-    method('eth_estimateGas', 'eth', 'gas limit with which the call succeeds', [P.tx(), optional(P.block(), { kind: 'tag', tag: 'pending' } as BlockRef)], async (_c, obj, ref) =>
+    method('eth_estimateGas', 'eth', "the reference's estimate: peak gas of one run", [P.tx(), optional(P.block(), { kind: 'tag', tag: 'pending' } as BlockRef)], async (_c, obj, ref) =>
       quantity(await chain.estimateGas(obj, stateBlock(ref))),
     ),
 
