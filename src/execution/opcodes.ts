@@ -13,6 +13,7 @@ import type { Common } from '@ethereumjs/common'
 import { EVMError, getOpcodesForHF, type EVMOpts } from '@ethereumjs/evm'
 import { Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
 import { activeEstimate } from './gas-estimation.js'
+import { patchInterpreterLoop } from './interpreter-loop.js'
 
 /** One entry of `EVMOpts.customOpcodes`. */
 type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number]
@@ -254,7 +255,10 @@ function patchJumpAnalysis(proto: InterpreterLike): void {
   }
 }
 
-/** One-shot hook: the next CHAINID executed hands its interpreter to {@link patchJumpAnalysis}. */
+/**
+ * One-shot hook: the next CHAINID executed hands its interpreter to {@link patchJumpAnalysis} and to
+ * ./interpreter-loop.ts's {@link patchInterpreterLoop}.
+ */
 let capture = false
 
 /** Arms the capture; run a CHAINID (e.g. `evm.runCode({ code: 0x46 00 })`) afterwards. */
@@ -267,5 +271,7 @@ function maybeCapture(runState: unknown): void {
   if (!capture) return
   capture = false
   const interpreter = (runState as { interpreter: object }).interpreter
-  patchJumpAnalysis(Object.getPrototypeOf(interpreter) as InterpreterLike)
+  const proto = Object.getPrototypeOf(interpreter)
+  patchJumpAnalysis(proto as InterpreterLike)
+  patchInterpreterLoop(proto as Parameters<typeof patchInterpreterLoop>[0])
 }
