@@ -1,9 +1,12 @@
 /**
  * The CLI as a user runs it: `node bin/node-cli.js …` in a child process (after the build in `prepare`).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { rpc } from './helpers/node.js'
@@ -11,8 +14,8 @@ import { rpc } from './helpers/node.js'
 const BIN = fileURLToPath(new URL('../bin/node-cli.js', import.meta.url))
 const children: ChildProcess[] = []
 
-function run(args: string[], env: Record<string, string> = {}): { child: ChildProcess; output: () => string; waitFor: (re: RegExp) => Promise<RegExpMatchArray> } {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env } })
+function run(args: string[], env: Record<string, string> = {}, bin = BIN): { child: ChildProcess; output: () => string; waitFor: (re: RegExp) => Promise<RegExpMatchArray> } {
+  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env } })
   children.push(child)
   let out = ''
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = []
@@ -57,6 +60,34 @@ describe('node-cli', () => {
     ])
     expect((await rpc<{ status: string }>(url!, 'eth_getTransactionReceipt', [hash])).status).toBe('0x1')
     expect(p.child.exitCode).toBeNull()
+  })
+
+  it('writes a V8 code cache of the bundle that later starts accept (written before the heap flag changes)', async () => {
+    const root = fileURLToPath(new URL('..', import.meta.url))
+    const dir = mkdtempSync(join(tmpdir(), 'node-cli-cache-'))
+    try {
+      // a copy of the installed layout without a cache: bin/, dist/node-cli.cjs, package.json, node_modules
+      cpSync(join(root, 'bin'), join(dir, 'bin'), { recursive: true })
+      cpSync(join(root, 'dist', 'node-cli.cjs'), join(dir, 'dist', 'node-cli.cjs'))
+      cpSync(join(root, 'package.json'), join(dir, 'package.json'))
+      symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
+      const cache = join(dir, 'dist', 'node-cli.cjs.v8cache')
+      const p = run(['--port', '0', '--silent'], {}, join(dir, 'bin', 'node-cli.js'))
+      const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
+      expect(await rpc(url!, 'eth_chainId')).toBe('0x21')
+      for (let i = 0; i < 100 && !existsSync(cache); i++) await new Promise((r) => setTimeout(r, 50))
+      await new Promise((r) => setTimeout(r, 300)) // the heap flag is applied right after the write
+      expect(p.child.exitCode).toBeNull()
+      // the check bin/node-cli.js makes, in a fresh process with Node's default flags
+      const check = `const fs = require('fs'), vm = require('vm'); const src = fs.readFileSync(process.argv[1], 'latin1');
+        const cache = fs.readFileSync(process.argv[1] + '.v8cache'); const cut = cache.indexOf(10) + 1;
+        const s = new vm.Script(src, { filename: process.argv[1], cachedData: cache.subarray(cut) });
+        process.stdout.write(String(s.cachedDataRejected))`
+      const out = spawnSync(process.execPath, ['-e', check, join(dir, 'dist', 'node-cli.cjs')], { encoding: 'utf8' })
+      expect(out.stdout).toBe('false')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('prints the banner with chain id, URLs, dev accounts and keys, and serves RPC', async () => {
