@@ -200,7 +200,9 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     disabledModules,
     onRequest: (method, ms, err) => onRequest?.(method, ms, err),
     onInternalError: config.onInternalError,
+    before: () => chain.sealing,
   })
+  chain.on('internalError', (err: unknown) => config.onInternalError?.('block sealing', err))
 
   const host = config.host ?? DEFAULT_CONFIG.host
   let server: RunningServer

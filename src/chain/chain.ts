@@ -10,6 +10,7 @@ import {
   TxApplyError,
   type BlockContext,
   type CallRequest,
+  type AppliedBlock,
   type AppliedTx,
   type CallResult,
 } from '../execution/executor.js'
@@ -145,11 +146,11 @@ export interface TxLocation {
   tx: TxRecord
 }
 
-/** Result of an automined submission. */
-export interface MinedSubmission {
-  tx: TxRecord
-  block: BlockRecord
-}
+/** A transaction for {@link Chain.submit}, or a function building it with its sender's pending nonce. */
+export type TxToSubmit = LegacyTx | ((pendingNonce: bigint) => LegacyTx)
+
+/** Called once a block's transactions have executed, before it is sealed (see Chain.submit). */
+type OnExecuted = (applied: AppliedBlock) => Promise<void>
 
 /**
  * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}.
@@ -607,68 +608,112 @@ export class Chain extends EventEmitter {
    * Submits a transaction: validates it against the pool rules (nonce in [account, account+16), funds, gas
    * price, gas limit, …), adds it to the pool (a same-nonce transaction is replaced when the price bump is
    * met) and, with automine on, mines every executable pool transaction, one block each, in order — so a
-   * transaction filling a nonce gap also mines the queued ones behind it.
-   * Resolves after the submitted transaction's block is appended when it was executable; a reverted
-   * transaction is still mined, then the -32015 error is raised (reference EthModuleTransactionInstant).
-   * @param tx signed (or impersonation) legacy transaction
+   * transaction filling a nonce gap also mines the queued ones behind it. A reverted transaction is still
+   * mined, then the -32015 error is raised (reference EthModuleTransactionInstant).
+   *
+   * With automine on and no database, the answer is given as soon as the submitted transaction has executed:
+   * the rest of its block (Remasc, roots, merged mining, sealing) is finished right after the answer is on its
+   * way (see {@link sealing}), so the client's turnaround overlaps the sealing. Every RPC request waits for
+   * {@link sealing} first, so no request can observe the chain before the block is appended. With `--db` the
+   * answer waits until the block is written (a mined block is never lost to a crash after its answer).
+   * @param tx signed (or impersonation) legacy transaction, or a function building it with the sender's
+   *   pending nonce (called inside the queue, so concurrent sends from one account get consecutive nonces)
    * @param from its sender
    * @param opts.allowMissingSender skip the reference's "sender account must exist" rule (impersonated senders)
-   * @returns the hash, and where it was mined (undefined while it waits in the pool)
+   * @returns the hash
    * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed
    */
-  submit(
-    tx: LegacyTx,
-    from: Uint8Array,
-    opts: { allowMissingSender?: boolean } = {},
-  ): Promise<{ hash: Uint8Array; mined?: MinedSubmission }> {
-    return this.queue.run(async () => {
-      const hash = tx.hash()
-      const ctx = this.nextContext()
-      const sender = await this.executor.getAccount(from, this.executor.stateRoot)
-      validateTransaction(tx, {
-        sender,
-        expectedNonce: sender.nonce,
-        blockGasLimit: ctx.gasLimit,
-        minimumGasPrice: ctx.minimumGasPrice,
-        allowFutureNonce: true,
-        allowMissingSender: opts.allowMissingSender,
-      })
-      this.pool.add(tx, hash, from)
-      this.emit('pendingTransaction', hash, from)
-      if (!this.automine) return { hash }
-      let mined: MinedSubmission | undefined
-      let failure: RpcError | undefined
-      for (;;) {
-        const next = (await this.orderedPool())[0]
-        if (!next) break
-        const ours = bytesEqual(next.hash, hash)
-        let result
-        try {
-          result = await this.mineFromPool(this.nextContext(), [next], false)
-        } catch (err) {
-          // the transaction could not be applied and was dropped from the pool
-          if (ours) throw err
-          continue
-        }
-        if (ours) {
-          mined = { tx: result.block.transactions[0]!, block: result.block }
-          const outcome = result.applied[0]!
-          if (outcome.error !== undefined) failure = executionError(outcome.error, outcome.returnValue)
-        }
+  submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean } = {}): Promise<{ hash: Uint8Array }> {
+    if (!this.automine || this.database) return this.queue.run(() => this.submitInQueue(tx, from, opts))
+    return new Promise((resolve, reject) => {
+      let answered = false
+      const answer = (err: unknown, hash?: Uint8Array) => {
+        if (answered) return
+        answered = true
+        if (err === undefined) resolve({ hash: hash! })
+        else reject(err)
       }
-      if (failure) throw failure
-      return { hash, mined }
+      const task = this.queue.run(() =>
+        this.submitInQueue(tx, from, opts, async (hash, outcome) => {
+          const gate: Promise<void> = task.then(
+            () => undefined,
+            (err: unknown) => {
+              // the submitted transaction's own failure was its answer; anything else is the node's
+              if (!(err instanceof RpcError)) this.emit('internalError', err)
+            },
+          ).then(() => {
+            if (this.sealing === gate) this.sealing = undefined
+          })
+          this.sealing = gate
+          answer(outcome.error === undefined ? undefined : executionError(outcome.error, outcome.returnValue), hash)
+          // let the answer be written before the block is sealed
+          await new Promise<void>((r) => setImmediate(r))
+        }),
+      )
+      task.then(
+        (r) => answer(undefined, r.hash),
+        (err: unknown) => answer(err),
+      )
     })
   }
 
   /**
-   * Validates and mines one transaction (instant mining); see {@link submit}.
-   * @throws RpcError -32010 when rejected, -32015 when mined but failed
+   * Completes while a block whose transaction was already answered is being finished (see {@link submit});
+   * undefined when none is. The RPC layer awaits it before running any request.
    */
-  async submitAndMine(tx: LegacyTx, from: Uint8Array): Promise<MinedSubmission> {
-    const r = await this.submit(tx, from)
-    if (!r.mined) throw txRejected('transaction nonce too high')
-    return r.mined
+  sealing: Promise<void> | undefined
+
+  /**
+   * {@link submit}'s work, inside the queue.
+   * @param onExecuted called once the submitted transaction has executed in its block, before the block is
+   *   sealed; the sealing waits for the promise it returns
+   */
+  private async submitInQueue(
+    toSubmit: TxToSubmit,
+    from: Uint8Array,
+    opts: { allowMissingSender?: boolean },
+    onExecuted?: (hash: Uint8Array, outcome: AppliedTx) => Promise<void>,
+  ): Promise<{ hash: Uint8Array }> {
+    const tx = typeof toSubmit === 'function' ? toSubmit(await this.pendingNonceInQueue(from)) : toSubmit
+    const hash = tx.hash()
+    const ctx = this.nextContext()
+    const sender = await this.executor.getAccount(from, this.executor.stateRoot)
+    validateTransaction(tx, {
+      sender,
+      expectedNonce: sender.nonce,
+      blockGasLimit: ctx.gasLimit,
+      minimumGasPrice: ctx.minimumGasPrice,
+      allowFutureNonce: true,
+      allowMissingSender: opts.allowMissingSender,
+    })
+    this.pool.add(tx, hash, from)
+    this.emit('pendingTransaction', hash, from)
+    if (!this.automine) return { hash }
+    let failure: RpcError | undefined
+    for (;;) {
+      const next = (await this.orderedPool())[0]
+      if (!next) break
+      const ours = bytesEqual(next.hash, hash)
+      let result
+      try {
+        result = await this.mineFromPool(
+          this.nextContext(),
+          [next],
+          false,
+          ours && onExecuted ? (applied) => onExecuted(hash, applied.txs[0]!) : undefined,
+        )
+      } catch (err) {
+        // the transaction could not be applied and was dropped from the pool
+        if (ours) throw err
+        continue
+      }
+      if (ours) {
+        const outcome = result.applied[0]!
+        if (outcome.error !== undefined) failure = executionError(outcome.error, outcome.returnValue)
+      }
+    }
+    if (failure) throw failure
+    return { hash }
   }
 
   /** Pool transactions in mining order (highest gas price first, nonces in order per sender). Inside the queue. */
@@ -705,11 +750,13 @@ export class Chain extends EventEmitter {
    * The next nonce of `address` counting its executable pool transactions (the `pending` nonce).
    */
   pendingNonce(address: Uint8Array): Promise<bigint> {
-    return this.queue.run(async () => {
-      let n = (await this.executor.getAccount(address, this.executor.stateRoot)).nonce
-      while (this.pool.at(address, n)) n++
-      return n
-    })
+    return this.queue.run(() => this.pendingNonceInQueue(address))
+  }
+
+  private async pendingNonceInQueue(address: Uint8Array): Promise<bigint> {
+    let n = (await this.executor.getAccount(address, this.executor.stateRoot)).nonce
+    while (this.pool.at(address, n)) n++
+    return n
   }
 
   /**
@@ -735,6 +782,7 @@ export class Chain extends EventEmitter {
     ctx: BlockContext,
     picked: PoolTx[],
     allowEmpty = true,
+    onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     let txs = picked
     for (;;) {
@@ -742,6 +790,8 @@ export class Chain extends EventEmitter {
         const result = await this.mineWith(
           ctx,
           txs.map((p) => ({ tx: p.tx, from: p.from })),
+          undefined,
+          onExecuted,
         )
         // a transaction no RSKIP144 sublist had room for stays in the pool
         txs.forEach((p, i) => {
@@ -767,9 +817,10 @@ export class Chain extends EventEmitter {
     ctx: BlockContext,
     txs: { tx: LegacyTx; from: Uint8Array }[],
     mm?: MergedMiningSource,
+    onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     const parentState = this.executor.stateRoot
-    const result = await this.buildBlock(ctx, txs, true, mm)
+    const result = await this.buildBlock(ctx, txs, true, mm, onExecuted)
     if (this.database) {
       // one batch per block (block, receipts, state nodes, head) before anyone sees the block
       try {
@@ -785,6 +836,7 @@ export class Chain extends EventEmitter {
 
   /**
    * Executes `txs` in the context and seals the block; `commit` false previews it (the `pending` block).
+   * @param onExecuted awaited between the execution and the sealing
    * @throws PoolApplyError when a transaction cannot be applied
    */
   private async buildBlock(
@@ -792,6 +844,7 @@ export class Chain extends EventEmitter {
     txs: { tx: LegacyTx; from: Uint8Array }[],
     commit: boolean,
     mm?: MergedMiningSource,
+    onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     let applied
     try {
@@ -800,6 +853,7 @@ export class Chain extends EventEmitter {
       if (err instanceof TxApplyError) throw new PoolApplyError(normalizeApplyError(err.message), err.index)
       throw err
     }
+    if (onExecuted) await onExecuted(applied)
     // consensus: block order (RSKIP144 sublists) with the Remasc transaction last
     const records: TxRecord[] = blockTransactions(ctx.number, txs, applied, this.opts.common)
     const bloom = orBlooms(records.map((r) => r.receipt.logsBloom))

@@ -17,6 +17,11 @@ export interface DispatcherOptions {
   onRequest?: (method: string, ms: number, error?: RpcError) => void
   /** Called for unexpected (non-RpcError) failures, for logging. */
   onInternalError?: (method: string, err: unknown) => void
+  /**
+   * Awaited (when it returns a promise; it must not reject) before any request of a message runs: the chain's
+   * sealing of an already-answered block (Chain.sealing), so that no request observes the chain before it.
+   */
+  before?: () => Promise<void> | undefined
 }
 
 /** HTTP statuses the reference answers with: 400 for parse/invalid request/invalid params, else 200. */
@@ -77,6 +82,8 @@ export class Dispatcher implements RequestHandler {
       return { status: 400, body: errorBody(null, ErrorCode.ParseError, 'JSON parse error') }
     }
     const ctx: CallContext = { connection }
+    const wait = this.opts.before?.()
+    if (wait !== undefined) await wait
     if (Array.isArray(parsed)) {
       if (parsed.length === 0) return { status: 400, body: errorBody(null, ErrorCode.InvalidRequest, 'invalid request') }
       if (parsed.length > this.maxBatch) {
@@ -105,6 +112,8 @@ export class Dispatcher implements RequestHandler {
    * @throws RpcError as the method would answer
    */
   async call(methodName: string, params: unknown[], connection: Connection): Promise<unknown> {
+    const wait = this.opts.before?.()
+    if (wait !== undefined) await wait
     const spec = this.lookup(methodName)
     const result = await spec.handler({ connection }, this.decode(spec, params))
     return result instanceof RawJson ? JSON.parse(result.json) : result

@@ -84,8 +84,13 @@ function attachKnownParts(tx: LegacyTx, raw: Uint8Array): void {
  * @param obj a decoded transaction object with `from` set
  */
 export async function txDataFrom(s: Services, obj: TxObject & { from: Uint8Array }): Promise<LegacyTxData> {
+  return txData(obj, obj.nonce ?? (await s.chain.pendingNonce(obj.from)))
+}
+
+/** {@link txDataFrom} with the nonce given. */
+function txData(obj: TxObject, nonce: bigint): LegacyTxData {
   return {
-    nonce: obj.nonce ?? (await s.chain.pendingNonce(obj.from)),
+    nonce,
     gasPrice: obj.gasPrice ?? 0n,
     gasLimit: obj.gas ?? DEFAULT_SEND_GAS,
     to: obj.to,
@@ -110,11 +115,14 @@ export async function sendFrom(s: Services, obj: TxObject, unsigned: boolean, si
   const account = signer ?? (unsigned ? undefined : s.accounts.get(obj.from))
   const impersonated = !account && (unsigned || s.impersonation.has(obj.from))
   if (!account && !impersonated) throw s.accounts.has(obj.from) ? lockedAccount(obj.from) : unknownAccount(obj.from)
-  const data = await txDataFrom(s, { ...obj, from: obj.from })
-  const tx = account
-    ? signLegacyTransaction(account.privateKey, data, chain.common)
-    : impersonatedTransaction(obj.from, data, chain.common)
-  return (await chain.submit(tx, obj.from, { allowMissingSender: impersonated })).hash
+  const from = obj.from
+  const build = (nonce: bigint) => {
+    const data = txData(obj, nonce)
+    return account ? signLegacyTransaction(account.privateKey, data, chain.common) : impersonatedTransaction(from, data, chain.common)
+  }
+  // without an explicit nonce the pending nonce is taken inside the chain's queue, right before the pool sees
+  // the transaction: concurrent sends from one account then get consecutive nonces
+  return (await chain.submit(obj.nonce === undefined ? build : build(obj.nonce), from, { allowMissingSender: impersonated })).hash
 }
 
 /** The eth_ methods of this module. */
