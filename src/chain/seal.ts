@@ -13,6 +13,7 @@ import {
 import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../rsk/keccak.js'
 import { encodeReceipt as encodeRskReceipt, receiptsRoot, transactionsRoot } from '../rsk/receipt-rlp.js'
 import type { HeaderFields, ReceiptRecord } from './types.js'
+import { heapBytes, tempBytes, type Allocator } from '../util/bytes.js'
 
 /** The root of an empty trie (Unitrie and MPT agree): keccak256(0x80). */
 export const EMPTY_TRIE_ROOT = EMPTY_TRIE_HASH
@@ -29,22 +30,27 @@ export function transactionsTrieRoot(signedTxs: readonly Uint8Array[]): Uint8Arr
 
 /** Unitrie root of the receipts (reference RLP) in block order. */
 export function receiptsTrieRoot(receipts: readonly ReceiptRecord[]): Uint8Array {
-  return receipts.length === 0 ? EMPTY_TRIE_ROOT : receiptsRoot(receipts.map(encodeReceipt))
+  // the encodings only feed the trie hashing: short-lived (util/bytes tempBytes)
+  return receipts.length === 0 ? EMPTY_TRIE_ROOT : receiptsRoot(receipts.map((r) => encodeReceipt(r, tempBytes)))
 }
 
 /**
  * A receipt in the reference RLP (J/org/ethereum/core/TransactionReceipt.java `getEncoded`). Not cached: a
  * cache kept alive with every receipt cost ~0.5 KB per mined transaction, and re-encoding is cheap (a few µs)
  * for the rare readers after sealing (the database write, ext_getRawTransactionReceiptByHash).
+ * @param alloc where the encoding is allocated (util/bytes tempBytes when it is only hashed)
  */
-export function encodeReceipt(r: ReceiptRecord): Uint8Array {
-  return encodeRskReceipt({
-    status: r.status === 1,
-    cumulativeGasUsed: r.cumulativeGasUsed,
-    gasUsed: r.gasUsed,
-    logsBloom: r.logsBloom,
-    logs: r.logs,
-  })
+export function encodeReceipt(r: ReceiptRecord, alloc: Allocator = heapBytes): Uint8Array {
+  return encodeRskReceipt(
+    {
+      status: r.status === 1,
+      cumulativeGasUsed: r.cumulativeGasUsed,
+      gasUsed: r.gasUsed,
+      logsBloom: r.logsBloom,
+      logs: r.logs,
+    },
+    alloc,
+  )
 }
 
 function orNull(b: Uint8Array): Uint8Array | null {

@@ -23,7 +23,7 @@
  *   10 000 000 is 00 98 96 80; the genesis strips leading zeros).
  * - A single 0x00 byte is emitted raw (standard RLP for bytes < 0x80).
  */
-import { bytesToBigInt, concat } from '../util/bytes.js'
+import { bytesToBigInt, concat, heapBytes, tempBytes, type Allocator } from '../util/bytes.js'
 import { createHash } from 'node:crypto'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from './keccak.js'
@@ -55,21 +55,25 @@ function writePrefix(out: Uint8Array, len: number, offset: number): number {
 /**
  * RLP-encode a byte string (RLP.encodeElement): empty/null → 0x80; one byte < 0x80 (including
  * 0x00) → itself; otherwise length prefix ‖ bytes. One allocation (block sealing encodes ~100 items per
- * mined block: headers three times, receipts, logs).
+ * mined block: headers three times, receipts, logs), from `alloc` (util/bytes {@link tempBytes} for values
+ * that are only hashed).
  */
-export function rlpBytes(data: Uint8Array | null | undefined): Uint8Array {
+export function rlpBytes(data: Uint8Array | null | undefined, alloc: Allocator = heapBytes): Uint8Array {
   if (!data || data.length === 0) return Uint8Array.of(0x80)
   if (data.length === 1 && data[0]! < 0x80) return Uint8Array.of(data[0]!)
-  const out = new Uint8Array(prefixSize(data.length) + data.length)
+  const out = alloc(prefixSize(data.length) + data.length)
   out.set(data, writePrefix(out, data.length, 0x80))
   return out
 }
 
-/** RLP list of ALREADY-ENCODED items (RLP.encodeList): list prefix ‖ items concatenated (one allocation). */
-export function rlpList(encodedItems: readonly Uint8Array[]): Uint8Array {
+/**
+ * RLP list of ALREADY-ENCODED items (RLP.encodeList): list prefix ‖ items concatenated (one allocation, from
+ * `alloc`, as {@link rlpBytes}).
+ */
+export function rlpList(encodedItems: readonly Uint8Array[], alloc: Allocator = heapBytes): Uint8Array {
   let n = 0
   for (const p of encodedItems) n += p.length
-  const out = new Uint8Array(prefixSize(n) + n)
+  const out = alloc(prefixSize(n) + n)
   let pos = writePrefix(out, n, 0xc0)
   for (const p of encodedItems) {
     out.set(p, pos)
@@ -176,6 +180,8 @@ export interface EncodeHeaderOptions {
   proof: boolean
   /** V1/V2: replace the bloom by extensionData and drop version/edges/baseEvent. */
   compressed: boolean
+  /** The encoding is only hashed: allocate it with util/bytes tempBytes. */
+  temp?: boolean
 }
 
 const NULL_ADDRESS = new Uint8Array(20)
@@ -296,14 +302,15 @@ export function encodeHeader(h: RskHeader, opts: EncodeHeaderOptions): Uint8Arra
     if (h.edges !== null) f.push(encodeEdges(h.edges))
     if (h.version === 2) f.push(rlpBytes(h.baseEvent ?? new Uint8Array(0)))
   }
+  const alloc = opts.temp ? tempBytes : heapBytes
   if (opts.mm && hasMiningFields(h)) {
-    f.push(rlpBytes(h.bitcoinMergedMiningHeader))
+    f.push(rlpBytes(h.bitcoinMergedMiningHeader, alloc))
     if (opts.proof) {
-      f.push(rlpBytes(h.bitcoinMergedMiningMerkleProof))
-      f.push(rlpBytes(h.bitcoinMergedMiningCoinbaseTransaction))
+      f.push(rlpBytes(h.bitcoinMergedMiningMerkleProof, alloc))
+      f.push(rlpBytes(h.bitcoinMergedMiningCoinbaseTransaction, alloc))
     }
   }
-  return rlpList(f)
+  return rlpList(f, alloc)
 }
 
 function rskip92(h: RskHeader): boolean {
@@ -317,7 +324,7 @@ export function encodedForHash(h: RskHeader): Uint8Array {
 
 /** Block hash = keccak256(getEncodedForHash()) (32 B). */
 export function headerHash(h: RskHeader): Uint8Array {
-  return keccak256(encodedForHash(h))
+  return keccak256(encodeHeader(h, { mm: true, proof: !rskip92(h), compressed: true, temp: true }))
 }
 
 /**
@@ -364,7 +371,7 @@ export const FORK_DETECTION_MIN_HEIGHT = 449n
  * keccak256(base[0..20] ‖ ummRoot).
  */
 export function baseHashForMergedMining(h: RskHeader): Uint8Array {
-  const base = keccak256(encodeHeader(h, { mm: false, proof: false, compressed: true }))
+  const base = keccak256(encodeHeader(h, { mm: false, proof: false, compressed: true, temp: true }))
   if (h.ummRoot && h.ummRoot.length > 0) {
     if (h.ummRoot.length !== 20) throw new Error(`UMM Root length must be either 0 or 20. Found: ${h.ummRoot.length}`)
     const lr = new Uint8Array(40)

@@ -22,7 +22,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from './keccak.js'
-import { bytesToBigInt } from '../util/bytes.js'
+import { bytesToBigInt, heapBytes, type Allocator } from '../util/bytes.js'
 import { rlpBytes, rlpList, unsignedBytes } from './header.js'
 import { Unitrie } from './unitrie.js'
 
@@ -44,9 +44,12 @@ export interface RskReceipt {
   logs: RskLog[]
 }
 
-/** LogInfo.getEncoded: RLP[ address, RLP[topics…], data ]. */
-export function encodeLog(log: RskLog): Uint8Array {
-  return rlpList([rlpBytes(log.address), rlpList(log.topics.map((t) => rlpBytes(t))), rlpBytes(log.data)])
+/**
+ * LogInfo.getEncoded: RLP[ address, RLP[topics…], data ].
+ * @param alloc where the encodings are allocated (util/bytes tempBytes when the result is only hashed)
+ */
+export function encodeLog(log: RskLog, alloc: Allocator = heapBytes): Uint8Array {
+  return rlpList([rlpBytes(log.address, alloc), rlpList(log.topics.map((t) => rlpBytes(t, alloc)), alloc), rlpBytes(log.data, alloc)], alloc)
 }
 
 /** OR one keccak256(item)'s 3 bloom bits into `bloom` (Bloom.create: 11-bit indexes from byte pairs 0/1, 2/3, 4/5). */
@@ -98,17 +101,26 @@ export function isZeroBloom(b: Uint8Array): boolean {
   return true
 }
 
-/** TransactionReceipt.getEncoded (see module doc for the field rules). */
-export function encodeReceipt(r: RskReceipt): Uint8Array {
+/**
+ * TransactionReceipt.getEncoded (see module doc for the field rules).
+ * @param alloc where the encodings are allocated (util/bytes tempBytes when the result is only hashed)
+ */
+export function encodeReceipt(r: RskReceipt, alloc: Allocator = heapBytes): Uint8Array {
   const ok = r.status ? Uint8Array.of(1) : new Uint8Array(0)
-  return rlpList([
-    rlpBytes(ok),
-    rlpBytes(unsignedBytes(r.cumulativeGasUsed)),
-    rlpBytes(r.logsBloom ?? logsBloom(r.logs)),
-    rlpList(r.logs.map(encodeLog)),
-    rlpBytes(unsignedBytes(r.gasUsed)),
-    rlpBytes(ok),
-  ])
+  return rlpList(
+    [
+      rlpBytes(ok),
+      rlpBytes(unsignedBytes(r.cumulativeGasUsed)),
+      rlpBytes(r.logsBloom ?? logsBloom(r.logs), alloc),
+      rlpList(
+        r.logs.map((l) => encodeLog(l, alloc)),
+        alloc,
+      ),
+      rlpBytes(unsignedBytes(r.gasUsed)),
+      rlpBytes(ok),
+    ],
+    alloc,
+  )
 }
 
 /**

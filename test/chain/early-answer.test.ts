@@ -52,7 +52,7 @@ describe('automined sends', () => {
     const a = connection(url)
     const b = connection(url)
     try {
-      let nonce = BigInt(await rpc(url, 'eth_getTransactionCount', [COW.address, 'latest']))
+      let nonce = Number(await rpc(url, 'eth_getTransactionCount', [COW.address, 'latest']))
       const to = Wallet.createRandom().address
       for (let i = 1; i <= 20; i++) {
         const raw = await wallet.signTransaction({ type: 0, chainId: 33, nonce: nonce++, gasPrice: 0, gasLimit: 21_000, to, value: 1 })

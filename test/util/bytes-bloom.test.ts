@@ -4,10 +4,10 @@
  * input when it can while still ORing correctly.
  */
 import { describe, expect, it } from 'vitest'
-import { fromHex, toHex, toKey } from '../../src/util/bytes.js'
+import { fromHex, heapBytes, tempBytes, toHex, toKey } from '../../src/util/bytes.js'
 import { keccak256 } from '../../src/rsk/keccak.js'
 import { keccak_256 } from '@noble/hashes/sha3'
-import { isZeroBloom, logsBloom, orBlooms, ZERO_BLOOM } from '../../src/rsk/receipt-rlp.js'
+import { encodeReceipt, isZeroBloom, logsBloom, orBlooms, ZERO_BLOOM } from '../../src/rsk/receipt-rlp.js'
 
 describe('fromHex', () => {
   it('decodes with or without 0x, odd length left-padded', () => {
@@ -72,5 +72,23 @@ describe('orBlooms', () => {
     for (let i = 0; i < 256; i++) expect(out[i]).toBe(a[i]! | b[i]!)
     expect(a).toEqual(aCopy)
     expect(isZeroBloom(ZERO_BLOOM)).toBe(true)
+  })
+})
+
+describe('tempBytes (short-lived encodings)', () => {
+  it('gives plain Uint8Arrays of the asked length; 65 B to 4 KB share Node\'s pool, the rest own their memory', () => {
+    for (const n of [0, 1, 64, 65, 500, 4095, 4096, 10_000]) {
+      const b = tempBytes(n)
+      expect(b.length).toBe(n)
+      expect(Buffer.isBuffer(b)).toBe(false)
+      expect(b.buffer.byteLength > n).toBe(n > 64 && n < 4096)
+    }
+  })
+
+  it('receipt and header encodings are the same bytes either way', () => {
+    const log = { address: new Uint8Array(20).fill(7), topics: [new Uint8Array(32).fill(1), new Uint8Array(32).fill(2)], data: new Uint8Array(100).fill(9) }
+    const r = { status: true, cumulativeGasUsed: 70_000n, gasUsed: 35_000n, logs: [log, log] }
+    expect(toHex(encodeReceipt(r, tempBytes))).toBe(toHex(encodeReceipt(r, heapBytes)))
+    expect(toHex(encodeReceipt({ ...r, status: false, logs: [] }, tempBytes))).toBe(toHex(encodeReceipt({ ...r, status: false, logs: [] })))
   })
 })
