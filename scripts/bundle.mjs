@@ -69,8 +69,10 @@ const dedupePlugin = {
 }
 
 /**
- * Start-up-only patches of dependencies, applied to the bundled copy: [package file, [search, replacement]…].
- * A patch whose text is not found (the dependency changed) is skipped with a warning: it only costs start-up.
+ * Start-up-only patches of dependencies, applied to the bundled copy: [package file, [search, replacement]…]; a
+ * string search replaces its first occurrence, a RegExp (with the g flag) all of them. Several entries may name one file (e.g. two versions of a package): each applies where all its search texts
+ * are found. A file none of whose entries applies (the dependency changed) is bundled unpatched, with a warning:
+ * it only costs start-up.
  */
 const PATCHES = [
   // @ethereumjs/util fills a cache of the 65,536 BigInts 0…0xffff at import: ~4.5 ms and ~1.5 MB of young
@@ -81,28 +83,121 @@ const PATCHES = [
     ['return BIGINT_CACHE[bytes[0]];', 'return (BIGINT_CACHE[bytes[0]] ??= BigInt(bytes[0]));'],
     ['return BIGINT_CACHE[bytes[0] * 256 + bytes[1]];', 'const i = bytes[0] * 256 + bytes[1];\n        return (BIGINT_CACHE[i] ??= BigInt(i));'],
   ]],
+  // @noble/curves builds the secp256k1 curve at import: field, point precomputation set-up and a randomBytes
+  // probe that loads node:crypto and WebCrypto (~7 ms and ~10 ms of start-up, measured). The node signs and
+  // recovers with the native secp256k1 addon (src/execution/crypto.ts); @ethereumjs only reaches this object in
+  // fallbacks and signature helpers. Built on first property access instead; the same object behind a proxy.
+  ['@noble/curves/secp256k1.js', [
+    ['const Fpk1 = /* @__PURE__ */ Field(secp256k1_CURVE.p, { sqrt: sqrtMod });\nconst Pointk1 = /* @__PURE__ */ weierstrass(secp256k1_CURVE, {\n    Fp: Fpk1,\n    endo: secp256k1_ENDO,\n});',
+      'let Fpk1, Pointk1; // node-cli bundle: created on first use (initPointk1)\n' +
+      'function initPointk1() {\n    Fpk1 ??= Field(secp256k1_CURVE.p, { sqrt: sqrtMod });\n    Pointk1 ??= weierstrass(secp256k1_CURVE, { Fp: Fpk1, endo: secp256k1_ENDO });\n    return Pointk1;\n}'],
+    ['export const secp256k1 = /* @__PURE__ */ ecdsa(Pointk1, sha256);',
+      'let secp256k1Built;\nexport const secp256k1 = /* @__PURE__ */ __nodeCliLazyObject(() => (secp256k1Built ??= ecdsa(initPointk1(), sha256)));'],
+  ]],
+  // …and @ethereumjs/util reads the curve order from it at import: the same constant, as a literal.
+  ['@ethereumjs/util/dist/esm/constants.js', [
+    ['export const SECP256K1_ORDER = secp256k1.Point.CURVE().n;',
+      "export const SECP256K1_ORDER = BigInt('0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141'); // node-cli bundle: secp256k1.Point.CURVE().n"],
+  ]],
+  // @ethereumjs/evm's precompile back-ends import the P-256, BN254 and BLS12-381 curves of @noble/curves, which
+  // build their fields and points at import (~6 ms of start-up with the secp256k1 set-up above, measured). Each
+  // import becomes a require on first use: esbuild then wraps the curve module in a lazy initialiser.
+  ['@ethereumjs/evm/dist/esm/precompiles/100-p256verify.js', [
+    ["import { p256 } from '@noble/curves/nist.js';",
+      "const p256 = __nodeCliLazyObject(() => require('@noble/curves/nist.js').p256); // node-cli bundle: built on first use"],
+  ]],
+  ['@ethereumjs/evm/dist/esm/precompiles/bn254/noble.js', [
+    ["import { bn254 } from '@noble/curves/bn254.js';",
+      "const bn254 = __nodeCliLazyObject(() => require('@noble/curves/bn254.js').bn254); // node-cli bundle: built on first use"],
+  ]],
+  ['@ethereumjs/evm/dist/esm/precompiles/bls12_381/noble.js', [
+    ["import { bls12_381 } from '@noble/curves/bls12-381.js';",
+      "const bls12_381 = __nodeCliLazyObject(() => require('@noble/curves/bls12-381.js').bls12_381); // node-cli bundle: built on first use"],
+    // the curve's static zero points, read where they are used (the same objects)
+    ['const G1_ZERO = bls12_381.G1.Point.ZERO;\nconst G2_ZERO = bls12_381.G2.Point.ZERO;\n', ''],
+    [/\bG1_ZERO\b/g, 'bls12_381.G1.Point.ZERO'],
+    [/\bG2_ZERO\b/g, 'bls12_381.G2.Point.ZERO'],
+  ]],
+  // debug (through @ethereumjs) asks at every debug(namespace) whether stderr is a TTY, which creates
+  // process.stderr (a net.Socket or tty.WriteStream: node:net and node:stream, ~5 ms) at import. Asked when a
+  // debug instance first logs (its `useColors` is read) instead; same answer.
+  ['debug/src/common.js', [
+    ['\t\tdebug.useColors = createDebug.useColors();',
+      '\t\tlet useColors; // node-cli bundle: asked on first use\n' +
+      "\t\tObject.defineProperty(debug, 'useColors', { enumerable: true, configurable: true, get: () => (useColors ??= createDebug.useColors()), set: v => { useColors = v; } });"],
+  ]],
+  // lru-cache picks `performance` for its TTL clock at import; reading the global loads node:perf_hooks
+  // (11 modules, ~2 ms). The caches here use no TTL: the clock is looked up on its first use instead.
+  ['lru-cache/dist/esm/index.js', [
+    ["const defaultPerf = (typeof performance === 'object' &&\n    performance &&\n    typeof performance.now === 'function') ?\n    performance\n    : Date;",
+      "const defaultPerf = { now: () => (typeof performance === 'object' && performance && typeof performance.now === 'function' ? performance : Date).now() }; // node-cli bundle: clock looked up on use"],
+  ]],
+  ['lru-cache/dist/esm/index.js', [
+    ["const perf = typeof performance === 'object' &&\n    performance &&\n    typeof performance.now === 'function'\n    ? performance\n    : Date;",
+      "const perf = { now: () => (typeof performance === 'object' && performance && typeof performance.now === 'function' ? performance : Date).now() }; // node-cli bundle: clock looked up on use"],
+  ]],
 ]
 
 /** esbuild plugin applying {@link PATCHES}. */
 const patchPlugin = {
   name: 'startup-patches',
   setup(build) {
-    for (const [file, edits] of PATCHES) {
+    const byFile = new Map()
+    for (const [file, edits] of PATCHES) byFile.set(file, [...(byFile.get(file) ?? []), edits])
+    for (const [file, entries] of byFile) {
       const suffix = '/node_modules/' + file
       build.onLoad({ filter: new RegExp(suffix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$') }, (args) => {
         let text = readFileSync(args.path, 'utf8')
-        for (const [search, replacement] of edits) {
-          if (!text.includes(search)) {
-            console.warn(`bundle: patch of ${file} skipped, text not found: ${search.slice(0, 60)}`)
-            return undefined
-          }
-          text = text.replace(search, replacement)
+        let applied = 0
+        for (const edits of entries) {
+          if (!edits.every(([search]) => (typeof search === 'string' ? text.includes(search) : text.search(search) !== -1))) continue
+          for (const [search, replacement] of edits) text = text.replace(search, replacement)
+          applied++
+        }
+        if (applied === 0) {
+          console.warn(`bundle: patch of ${file} skipped (${args.path}), text not found`)
+          return undefined
         }
         return { contents: text, loader: 'js' }
       })
     }
   },
 }
+
+/**
+ * Node built-in modules the bundle requires lazily: a `require("node:crypto")` (or `require("crypto")`) becomes
+ * a proxy that requires the module on its first use. Each is outside Node's start-up snapshot, so requiring it
+ * compiles and runs its internal modules, and none is needed to answer the first request: crypto (~20 internal
+ * modules, ~10 ms: random ids, SHA-256 of merged mining, WebCrypto for @noble), child_process (commander, for
+ * executable subcommands; loads net and dgram: ~6 ms), tty and net (~5 ms each), fs/promises (the keystore; loads
+ * readline: ~2.5 ms), http/https/tls/zlib/stream (the node:http + ws transport), perf_hooks. A module is still
+ * required as soon as code reads one of its properties; start-up just no longer does.
+ */
+const LAZY_BUILTINS = ['crypto', 'child_process', 'tty', 'net', 'dgram', 'fs/promises', 'http', 'https', 'tls', 'zlib', 'stream', 'perf_hooks', 'querystring', 'readline', 'os']
+
+/** The helpers the rewritten requires call; prepended to the bundle. */
+const LAZY_HELPERS = `
+function __nodeCliLazyObject(load, esm) {
+  let value;
+  const get = () => (value ??= load());
+  const key = (k) => esm && k === "default";
+  return new Proxy({}, {
+    get: (_, k) => (key(k) ? get() : get()[k]),
+    set: (_, k, v) => ((get()[k] = v), true),
+    has: (_, k) => key(k) || k in get(),
+    ownKeys: () => (esm ? [...Reflect.ownKeys(get()), "default"] : Reflect.ownKeys(get())),
+    getOwnPropertyDescriptor: (_, k) => {
+      const d = key(k) ? { value: get(), writable: true, enumerable: true } : Reflect.getOwnPropertyDescriptor(get(), k);
+      if (d) d.configurable = true;
+      return d;
+    },
+    getPrototypeOf: () => (esm ? null : Reflect.getPrototypeOf(get())),
+  });
+}
+function __nodeCliLazyBuiltin(id, esm) {
+  return __nodeCliLazyObject(() => require(id), esm);
+}
+`
 
 const result = await build({
   plugins: [dedupePlugin, patchPlugin],
@@ -130,6 +225,20 @@ const result = await build({
 })
 
 let code = result.outputFiles[0].text
+const lazyNames = LAZY_BUILTINS.map((m) => m.replace('/', '\\/')).join('|')
+let lazy = 0
+// esbuild's __toESM(require(…), 1) (a default or namespace import) copies the module's properties at once: the
+// proxy answers `default` itself instead
+code = code.replace(new RegExp(`__toESM\\(require\\("((?:node:)?(?:${lazyNames}))"\\),\\s*1\\)`, 'g'), (_, id) => {
+  lazy++
+  return `__nodeCliLazyBuiltin("${id}",1)`
+})
+code = code.replace(new RegExp(`(?<![.\\w$])require\\("((?:node:)?(?:${lazyNames}))"\\)`, 'g'), (_, id) => {
+  lazy++
+  return `__nodeCliLazyBuiltin("${id}")`
+})
+if (lazy === 0) throw new Error('bundle: no built-in require to make lazy; did esbuild change its output?')
+code = LAZY_HELPERS + code
 let rewritten = 0
 code = code.replace(/(?<![.\w$])import\(("[^"\\]+")\)/g, (_, specifier) => {
   rewritten++

@@ -3,7 +3,6 @@
  * Builds the chain for a network preset, the method table, and the HTTP+WS server on one port.
  */
 import { createRequire } from 'node:module'
-import os from 'node:os'
 import path from 'node:path'
 import { AccountStore, addressOfKey, mnemonicAccounts, seededAccounts } from './accounts/dev-accounts.js'
 import { DirectoryKeystore, MemoryKeystore } from './accounts/keystore.js'
@@ -156,6 +155,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     onError: (err) => config.onInternalError?.('interval mining', err),
   })
   let onRequest = config.onRequest
+  let instanceId: string | undefined
 
   const services: Services = {
     chain,
@@ -163,13 +163,19 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     wallet,
     network,
     clientVersion:
-      config.clientVersion ?? `node-cli/v${VERSION}/${os.platform()}-${os.arch()}/Node${process.versions.node.split('.')[0]}`,
+      config.clientVersion ?? `node-cli/v${VERSION}/${process.platform}-${process.arch}/Node${process.versions.node.split('.')[0]}`,
     miner,
     impersonation: new Impersonation(),
     setLogging: (on) => {
       onRequest = on ? (config.onRequest ?? defaultRequestLog) : undefined
     },
-    instanceId: '0x' + randomBytes(32).toString('hex'),
+    // drawn on first use: node:crypto is not loaded at start-up (~10 ms, see scripts/bundle.mjs LAZY_BUILTINS)
+    get instanceId() {
+      return (instanceId ??= '0x' + randomBytes(32).toString('hex'))
+    },
+    set instanceId(id: string) {
+      instanceId = id
+    },
   }
   const filters = new FilterManager(chain, { keccak: keccak256, clock: config.clock })
   const subscriptions = new SubscriptionManager(

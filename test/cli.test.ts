@@ -3,7 +3,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -85,6 +85,29 @@ describe('node-cli', () => {
         process.stdout.write(String(s.cachedDataRejected))`
       const out = spawnSync(process.execPath, ['-e', check, join(dir, 'dist', 'node-cli.cjs')], { encoding: 'utf8' })
       expect(out.stdout).toBe('false')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('--silent start-up loads none of the Node built-ins it does not need before serving', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'node-cli-modules-'))
+    try {
+      // a preload noting Node's loaded modules when the URL line is written (the node then serves)
+      const preload = join(dir, 'preload.cjs')
+      const out = join(dir, 'modules.txt')
+      writeFileSync(
+        preload,
+        `const fs = require('fs'); const writeSync = fs.writeSync; let done = false
+        fs.writeSync = function (fd, ...rest) { if (fd === 1 && !done) { done = true; fs.writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')) } return writeSync.call(this, fd, ...rest) }`,
+      )
+      const p = run(['--port', '0', '--silent'], { NODE_OPTIONS: `--require ${preload}` })
+      const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
+      expect(await rpc(url!, 'eth_chainId')).toBe('0x21')
+      const loaded = readFileSync(out, 'utf8').split('\n')
+      for (const m of ['crypto', 'child_process', 'net', 'tty', 'dgram', 'fs/promises', 'readline', 'perf_hooks', 'stream', 'http', 'os']) {
+        expect(loaded, m).not.toContain(`NativeModule ${m}`)
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

@@ -8,8 +8,9 @@
  * implementation (the `keccak` package's own JS fallback is slower than noble,
  * so we load its native entry point directly and decide ourselves).
  */
+import { existsSync, readdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname } from 'node:path'
+import { dirname, join } from 'node:path'
 import { keccak_256 } from '@noble/hashes/sha3'
 
 /** The `keccak` addon's native sponge (the class its stream-based JS API wraps). */
@@ -29,8 +30,14 @@ function loadNative(): NativeKeccakState | undefined {
     // (`keccak/bindings.js` builds a readable-stream Transform per hash: ~1.7 µs and several objects more
     // than the bare sponge, measured on 100-byte inputs).
     const bindings = require.resolve('keccak/bindings.js')
-    const nodeGypBuild = createRequire(bindings)('node-gyp-build') as (dir: string) => new () => NativeKeccakState
-    const state = new (nodeGypBuild(dirname(bindings)))()
+    const dir = dirname(bindings)
+    const prebuild = publishedPrebuild(dir)
+    const Addon = (
+      prebuild !== undefined
+        ? require(prebuild)
+        : (createRequire(bindings)('node-gyp-build') as (dir: string) => unknown)(dir)
+    ) as new () => NativeKeccakState
+    const state = new Addon()
     // Self-test once so a broken addon is never used.
     const probe = nativeDigest(state, Buffer.alloc(0))
     if (probe.length !== 32 || probe[0] !== 0xc5 || probe[31] !== 0x70) return undefined
@@ -38,6 +45,34 @@ function loadNative(): NativeKeccakState | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * The prebuilt addon node-gyp-build (keccak's loader) would pick, found without it, for the layout keccak
+ * publishes: `prebuilds/<platform>-<arch>/node.napi[.glibc|.musl].node` and no `build/` directory. Loading
+ * node-gyp-build and its directory scans cost ~2-4 ms of start-up (measured). Anything else (a source build,
+ * node-gyp-build's environment overrides, Electron, another file in that directory) returns undefined: then
+ * node-gyp-build decides, as before.
+ * @param dir the keccak package directory
+ * @returns the addon's path, or undefined
+ */
+export function publishedPrebuild(dir: string): string | undefined {
+  const env = process.env
+  if (env['PREBUILDS_ONLY'] || env['npm_config_arch'] || env['npm_config_platform'] || env['LIBC'] || env['KECCAK_PREBUILD']) return undefined
+  if (env['ELECTRON_RUN_AS_NODE'] || process.versions['electron'] || process.versions['nw']) return undefined
+  if (existsSync(join(dir, 'build'))) return undefined
+  const prebuilds = join(dir, 'prebuilds', `${process.platform}-${process.arch}`)
+  let files: string[]
+  try {
+    files = readdirSync(prebuilds)
+  } catch {
+    return undefined
+  }
+  if (!files.every((f) => /^node\.napi(\.glibc|\.musl)?\.node$/.test(f))) return undefined
+  // node-gyp-build: the libc tag is musl on Alpine, glibc elsewhere; a tagged build wins over an untagged one
+  const libc = process.platform === 'linux' ? (existsSync('/etc/alpine-release') ? 'musl' : 'glibc') : undefined
+  const file = libc !== undefined && files.includes(`node.napi.${libc}.node`) ? `node.napi.${libc}.node` : 'node.napi.node'
+  return files.includes(file) ? join(prebuilds, file) : undefined
 }
 
 /** Keccak-256 with the native sponge: rate 1088 bits, capacity 512, pad 0x01 (pre-standard SHA-3). */

@@ -117,10 +117,14 @@ function finishSha256(state: Midstate, tail: Uint8Array): Uint8Array {
   return out
 }
 
-/** One-shot crypto.hash where available (Node ≥ 20.12), else createHash. */
-const oneShot = (crypto as unknown as { hash?: (alg: string, data: Uint8Array, enc: 'buffer') => Buffer }).hash
+/**
+ * One-shot crypto.hash where available (Node ≥ 20.12), else createHash. Looked up on first use, not at import:
+ * the CLI bundle loads node:crypto only when it is used (scripts/bundle.mjs LAZY_BUILTINS).
+ */
+let oneShot: ((alg: string, data: Uint8Array, enc: 'buffer') => Buffer) | null | undefined
 
 function sha256(data: Uint8Array): Uint8Array {
+  oneShot ??= (crypto as unknown as { hash?: (alg: string, data: Uint8Array, enc: 'buffer') => Buffer }).hash ?? null
   return oneShot ? oneShot('sha256', data, 'buffer') : createHash('sha256').update(data).digest()
 }
 

@@ -1,7 +1,9 @@
+import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
 import { describe, it, expect } from 'vitest'
 import { bytesToHex, utf8ToBytes } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3'
-import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH, KECCAK_IMPLEMENTATION, keccak256 } from '../../src/rsk/keccak.js'
+import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH, KECCAK_IMPLEMENTATION, keccak256, publishedPrebuild } from '../../src/rsk/keccak.js'
 
 describe('keccak256', () => {
   it('hashes the empty string to the well-known value', () => {
@@ -29,6 +31,17 @@ describe('keccak256', () => {
     const h = keccak256(Uint8Array.of(1))
     expect(h.length).toBe(32)
     expect(Object.getPrototypeOf(h)).toBe(Uint8Array.prototype)
+  })
+
+  it('finds the addon node-gyp-build would load, without node-gyp-build', () => {
+    const require = createRequire(import.meta.url)
+    const bindings = require.resolve('keccak/bindings.js')
+    const nodeGypBuild = createRequire(bindings)('node-gyp-build') as { resolve(dir: string): string }
+    const dir = dirname(bindings)
+    const found = publishedPrebuild(dir)
+    // keccak publishes prebuilds for these; elsewhere (or for a source build) node-gyp-build decides
+    if (['linux-x64', 'darwin-x64', 'win32-x64'].includes(`${process.platform}-${process.arch}`)) expect(found).toBeDefined()
+    if (found !== undefined) expect(found).toBe(nodeGypBuild.resolve(dir))
   })
 
   it('reports its implementation', () => {
