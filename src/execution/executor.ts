@@ -523,9 +523,17 @@ export class Executor {
    * eth_call of an existing address as a bare message (evm.runCall): the same execution as {@link simulate}
    * minus the transaction bookkeeping (receipt, bloom, sender account updates) an eth_call does not report.
    * Intrinsic gas is charged up front so the gas available to the code is the same. Reverts all changes.
+   * `gasUsed` is before refunds (an eth_call does not report them).
+   * @param probe observes the run for eth_estimateGas
    * @throws CallPreconditionError when the sender cannot pay `value`
    */
-  private async message(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
+  private async message(
+    req: CallRequest,
+    ctx: BlockContext,
+    root: Uint8Array,
+    gasLimit: bigint,
+    probe?: EstimateProbe,
+  ): Promise<CallResult> {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
@@ -539,6 +547,8 @@ export class Executor {
     const value = req.value ?? 0n
     await requireValueCovered(sm, caller, value)
     await sm.checkpoint()
+    const events = vm.evm.events as EvmEvents | undefined
+    if (probe && events) probe.attach(events)
     try {
       const r = await vm.evm.runCall({
         caller,
@@ -552,8 +562,10 @@ export class Executor {
         skipBalance: true,
       })
       const e = r.execResult
-      return { returnValue: e.returnValue, gasUsed: intrinsic + e.executionGasUsed, error: e.exceptionError?.error }
+      const gasUsed = intrinsic + e.executionGasUsed
+      return { returnValue: e.returnValue, gasUsed, gasBeforeRefunds: gasUsed, error: e.exceptionError?.error }
     } finally {
+      if (probe && events) probe.detach(events)
       // runTx ends with this; a bare runCall does not, and the journal would keep every call's diff
       await vm.evm.journal.cleanup()
       await sm.revert()
@@ -671,7 +683,8 @@ export class Executor {
   ): Promise<{ gas: bigint } | { failure: CallResult }> {
     const limit = req.gas !== undefined && req.gas < cap ? req.gas : cap
     const probe = new EstimateProbe(limit)
-    const run = await this.simulate(req, ctx, root, limit, probe)
+    // a call runs as a bare message (as eth_call): the estimate needs no refunds, receipt or nonce bookkeeping
+    const run = req.to === undefined ? await this.simulate(req, ctx, root, limit, probe) : await this.message(req, ctx, root, limit, probe)
     if (run.error !== undefined) return { failure: run }
     return { gas: probe.estimate(run.gasBeforeRefunds ?? run.gasUsed, cap) }
   }
