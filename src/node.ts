@@ -34,6 +34,10 @@ import { startServer } from './server/index.js'
 import { minerExtraData } from './chain/consensus.js'
 import type { Connection, RunningServer } from './server/types.js'
 import { bytesToBigInt, toHex } from './util/bytes.js'
+import { startWasmKeccak } from './rsk/keccak.js'
+
+/** Delay after the server is up before the WebAssembly Keccak is set up (ms; rsk/keccak.ts startWasmKeccak). */
+const WASM_KECCAK_DELAY_MS = 200
 
 const require = createRequire(import.meta.url)
 /** This package's version. */
@@ -223,6 +227,8 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     await chain.close()
     throw err
   }
+  // the faster Keccak once the node is up (its WebAssembly compilation stays out of the start-up)
+  setTimeout(startWasmKeccak, WASM_KECCAK_DELAY_MS).unref()
   const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
 
   const localConnection: Connection = { id: 0, transport: 'http', push() {}, onClose() {} }

@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { describe, it, expect } from 'vitest'
 import { bytesToHex, utf8ToBytes } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3'
-import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH, KECCAK_IMPLEMENTATION, keccak256, publishedPrebuild } from '../../src/rsk/keccak.js'
+import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH, KECCAK_IMPLEMENTATION, keccak256, keccakImplementation, publishedPrebuild, startWasmKeccak } from '../../src/rsk/keccak.js'
 
 describe('keccak256', () => {
   it('hashes the empty string to the well-known value', () => {
@@ -46,5 +46,24 @@ describe('keccak256', () => {
 
   it('reports its implementation', () => {
     expect(['native', 'js']).toContain(KECCAK_IMPLEMENTATION)
+  })
+})
+
+describe('keccak256 after startWasmKeccak (hash-wasm)', () => {
+  it('switches to WebAssembly and agrees with @noble/hashes on every size from 0 to 600 bytes and large views', async () => {
+    startWasmKeccak()
+    for (let i = 0; i < 200 && keccakImplementation() !== 'wasm'; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(keccakImplementation()).toBe('wasm')
+    const big = new Uint8Array(70_000).map((_, i) => (i * 131 + 7) & 0xff)
+    for (let n = 0; n <= 600; n++) expect(bytesToHex(keccak256(big.subarray(3, 3 + n)))).toBe(bytesToHex(keccak_256(big.subarray(3, 3 + n))))
+    for (const input of [big, big.subarray(1000, 66_000), Buffer.from(big.subarray(0, 5000))]) {
+      expect(bytesToHex(keccak256(input))).toBe(bytesToHex(keccak_256(input)))
+    }
+    const d = keccak256(utf8ToBytes('cow'))
+    expect(d).toBeInstanceOf(Uint8Array)
+    expect(Buffer.isBuffer(d)).toBe(false)
+    expect(d.length).toBe(32)
+    // each digest is its own array
+    expect(keccak256(new Uint8Array(0))).not.toBe(keccak256(new Uint8Array(0)))
   })
 })
