@@ -21,6 +21,7 @@ import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { keccak_256 } from '@noble/hashes/sha3'
 import { build } from 'esbuild'
 
 const OUT = 'dist/node-cli.cjs'
@@ -126,6 +127,16 @@ const PATCHES = [
     ['const G1_ZERO = bls12_381.G1.Point.ZERO;\nconst G2_ZERO = bls12_381.G2.Point.ZERO;\n', ''],
     [/\bG1_ZERO\b/g, 'bls12_381.G1.Point.ZERO'],
     [/\bG2_ZERO\b/g, 'bls12_381.G2.Point.ZERO'],
+  ]],
+  // Digests of constants hashed at import with the pure-JS @noble SHA-256 and Keccak (their first, interpreted
+  // runs: ~1-2 ms of start-up); the same bytes as literals.
+  ['@ethereumjs/util/dist/esm/constants.js', [
+    ['export const SHA256_NULL = sha256(new Uint8Array());',
+      `// node-cli bundle: sha256 of the empty input\nexport const SHA256_NULL = new Uint8Array([${createHash('sha256').digest().join(', ')}]);`],
+  ]],
+  ['@ethereumjs/evm/dist/esm/eof/util.js', [
+    ['export const EOFHASH = keccak_256(EOFBYTES);',
+      `// node-cli bundle: keccak_256(0xef00)\nexport const EOFHASH = new Uint8Array([${keccak_256(Uint8Array.of(0xef, 0x00)).join(', ')}]);`],
   ]],
   // debug (through @ethereumjs) asks at every debug(namespace) whether stderr is a TTY, which creates
   // process.stderr (a net.Socket or tty.WriteStream: node:net and node:stream, ~5 ms) at import. Asked when a
