@@ -49,6 +49,15 @@ function importForBundle(specifier) {
 }
 
 /**
+ * The file: URL of an absolute path, as `url.pathToFileURL(path).href` gives it; a normalised POSIX path of only
+ * unreserved characters is its own URL path, which skips node:url's encoder (~0.4 ms of start-up, measured).
+ * @param {string} path absolute
+ */
+function fileUrl(path) {
+  return /^\/[\w./-]*$/.test(path) && !/\/\.{0,2}(\/|$)/.test(path) ? `file://${path}` : require('node:url').pathToFileURL(path).href
+}
+
+/**
  * Compiles and runs the bundle.
  * @returns its `main` and, when the code cache has to be (re)written, a function writing it; undefined when the
  *   bundle is absent
@@ -79,7 +88,7 @@ function loadBundle() {
     bundlePath,
     distDir,
     importForBundle,
-    require('node:url').pathToFileURL(bundlePath).href,
+    fileUrl(bundlePath),
   )
   const writeCache = () => {
     // after start-up, so the cache also holds the functions start-up compiled lazily
