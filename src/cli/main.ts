@@ -3,32 +3,15 @@
  */
 import { writeSync } from 'node:fs'
 import path from 'node:path'
-import type { Command } from 'commander'
+import { Command, InvalidArgumentError } from 'commander'
 import type { ChalkInstance } from 'chalk'
 import { createNode, VERSION, type Node } from '../node.js'
 import type { NodeConfig } from '../config.js'
 
-/** commander, once {@link loadCommander} ran (see {@link parseFast} for why it is not imported up front). */
-let commander: typeof import('commander') | undefined
-
-/** Loads {@link commander} (idempotent). */
-async function loadCommander(): Promise<typeof import('commander')> {
-  commander ??= await import('commander')
-  return commander
-}
-
-/**
- * An option value's error: commander's InvalidArgumentError (which it reports as `error: option '…' argument '…'
- * is invalid. <message>`) once commander is loaded; before, a plain Error, on which {@link parseFast} gives up.
- */
-function invalidArgument(message: string): Error {
-  return commander ? new commander.InvalidArgumentError(message) : new Error(message)
-}
-
 function int(name: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value)
-    if (!Number.isInteger(n) || n < min || n > max) throw invalidArgument(`${name} must be an integer from ${min} to ${max}`)
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`)
     return n
   }
 }
@@ -40,7 +23,7 @@ function bigint(name: string) {
       if (n <= 0n) throw new Error()
       return n
     } catch {
-      throw invalidArgument(`${name} must be a positive integer (decimal or 0x hex)`)
+      throw new InvalidArgumentError(`${name} must be a positive integer (decimal or 0x hex)`)
     }
   }
 }
@@ -49,7 +32,7 @@ function bigint(name: string) {
 function rbtc(name: string) {
   return (value: string): bigint => {
     const m = /^(\d+)(?:\.(\d{1,18}))?$/.exec(value.trim())
-    if (!m) throw invalidArgument(`${name} must be a non-negative amount of RBTC, e.g. 10000 or 0.5`)
+    if (!m) throw new InvalidArgumentError(`${name} must be a non-negative amount of RBTC, e.g. 10000 or 0.5`)
     return BigInt(m[1]!) * 10n ** 18n + BigInt((m[2] ?? '').padEnd(18, '0'))
   }
 }
@@ -104,105 +87,32 @@ interface CliOptions {
   silent?: boolean
 }
 
-/** One option of the command: commander's flags syntax, help text, value parser and default. */
-interface OptionSpec {
-  flags: string
-  description: string
-  parse?: (value: string) => unknown
-  defaultValue?: unknown
-}
-
-/** The command's options, in help order (commander's `.option(flags, description, parse?, default?)`). */
-const OPTIONS: readonly OptionSpec[] = [
-  { flags: '-n, --network <id>', description: 'network preset: 33 local/regtest, 32 dev, 31 test, 30 main', parse: int('--network', 30, 33), defaultValue: 33 },
-  { flags: '-h, --host <host>', description: 'interface to bind', defaultValue: '127.0.0.1' },
-  { flags: '-p, --port <port>', description: 'port for HTTP and WebSocket (0 picks a free port)', parse: int('--port', 0, 65535), defaultValue: 4444 },
-  { flags: '-a, --accounts <n>', description: 'seeded dev accounts to list (1-10, default 10); with --mnemonic: accounts to derive (default 10)', parse: int('--accounts', 1, 1000) },
-  { flags: '-m, --mnemonic <words>', description: 'BIP-39 mnemonic: derive --accounts extra funded accounts, listed after the seeded ones' },
-  { flags: '--hd-path <path>', description: 'BIP-32 derivation prefix of the mnemonic accounts (account i is <path>/i)', defaultValue: "m/44'/60'/0'/0" },
-  { flags: '--balance <rbtc>', description: 'genesis balance of each mnemonic account, in RBTC (default 10000)', parse: rbtc('--balance') },
-  { flags: '--db <dir>', description: 'data directory: keeps the chain (<dir>/chain) and the keystore (<dir>/keystore) across restarts' },
-  { flags: '--keystore-kdf <cost>', description: 'scrypt cost of new keystore files: light (N=4096, default) or standard (N=262144)' },
-  { flags: '-b, --block-time <seconds>', description: 'mine a block every N seconds (default: instant mining, one block per tx)', parse: int('--block-time', 1, 86400) },
-  { flags: '--chain-id <id>', description: 'override the EIP-155 chain id', parse: int('--chain-id', 1, 2 ** 32) },
-  { flags: '--gas-limit <gas>', description: 'block gas limit (default: the genesis limit, stepping toward 7,500,000)', parse: bigint('--gas-limit') },
-  { flags: '--state-history <blocks>', description: 'recent block states kept for historical reads; 0 keeps all', parse: int('--state-history', 0, 10_000_000), defaultValue: 500 },
-  { flags: '--client-version <text>', description: 'override web3_clientVersion (e.g. HardhatNetwork/2.22.0/node-cli for hardhat-network-helpers)' },
-  { flags: '--batch-limit <n>', description: 'maximum requests per JSON-RPC batch (reference: 50)', parse: int('--batch-limit', 1, 100000), defaultValue: 50 },
-  { flags: '--rpc-modules <list>', description: 'comma-separated RPC modules to enable (e.g. eth,net,web3), or -name to disable one (default: all)' },
-  { flags: '--transport <name>', description: 'force the HTTP/WS server: uws or node (default: uws when available)' },
-  { flags: '-v, --verbose', description: 'log every request with its duration' },
-  { flags: '-s, --silent', description: 'print only the RPC URL line' },
-]
-
-/**
- * Builds the commander program.
- * @param cmd commander (see {@link loadCommander})
- */
-export function buildProgram(cmd: typeof import('commander')): Command {
-  const program = new cmd.Command()
+/** Builds the commander program. */
+export function buildProgram(): Command {
+  return new Command()
     .name('node-cli')
     .description('A local developer chain for the merge-mined EVM network (networks 30-33), JSON-RPC over HTTP and WebSocket.')
     .version(VERSION)
-  for (const { flags, description, parse, defaultValue } of OPTIONS) {
-    if (parse) program.option(flags, description, parse, defaultValue)
-    else program.option(flags, description, defaultValue as string | boolean | string[] | undefined)
-  }
-  return program.helpOption('--help', 'display help')
-}
-
-/** Options parsed by {@link parseFast}, as commander's `opts()` would hold them, and the ones given on the command line. */
-interface FastParse {
-  opts: CliOptions
-  fromCli: ReadonlySet<string>
-}
-
-/**
- * Parses the common command lines without commander: each argument a known option, once, as `--name value`,
- * `--name=value` or `-x value` (a value not starting with `-`), or a flag `--name` / `-x`. Anything else
- * (help, version, unknown or repeated options, bundled short flags, operands, a value that fails its parser…)
- * returns undefined and commander parses, with its messages. Loading commander, building the program and
- * parsing cost ~3 ms of start-up (measured; its module loads node:child_process, which the bundle defers).
- * @param argv process.argv
- * @returns the same option values and value sources commander gives, or undefined
- */
-export function parseFast(argv: readonly string[]): FastParse | undefined {
-  const opts: Record<string, unknown> = {}
-  const fromCli = new Set<string>()
-  const byName = new Map<string, { key: string; takesValue: boolean; parse?: (value: string) => unknown }>()
-  for (const spec of OPTIONS) {
-    const m = /^(?:-(\w), )?--([a-z][\w-]*)( <\w+>)?$/.exec(spec.flags)
-    if (m === null) return undefined
-    const key = m[2]!.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())
-    const entry = { key, takesValue: m[3] !== undefined, parse: spec.parse }
-    byName.set('--' + m[2], entry)
-    if (m[1] !== undefined) byName.set('-' + m[1], entry)
-    if (spec.defaultValue !== undefined) opts[key] = spec.defaultValue
-  }
-  for (let i = 2; i < argv.length; i++) {
-    const arg = argv[i]!
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1
-    const entry = byName.get(eq === -1 ? arg : arg.slice(0, eq))
-    if (entry === undefined || fromCli.has(entry.key)) return undefined
-    fromCli.add(entry.key)
-    if (!entry.takesValue) {
-      if (eq !== -1) return undefined
-      opts[entry.key] = true
-      continue
-    }
-    let value: string | undefined
-    if (eq !== -1) value = arg.slice(eq + 1)
-    else {
-      value = argv[++i]
-      if (value === undefined || value.startsWith('-')) return undefined
-    }
-    try {
-      opts[entry.key] = entry.parse ? entry.parse(value) : value
-    } catch {
-      return undefined
-    }
-  }
-  return { opts: opts as unknown as CliOptions, fromCli }
+    .option('-n, --network <id>', 'network preset: 33 local/regtest, 32 dev, 31 test, 30 main', int('--network', 30, 33), 33)
+    .option('-h, --host <host>', 'interface to bind', '127.0.0.1')
+    .option('-p, --port <port>', 'port for HTTP and WebSocket (0 picks a free port)', int('--port', 0, 65535), 4444)
+    .option('-a, --accounts <n>', 'seeded dev accounts to list (1-10, default 10); with --mnemonic: accounts to derive (default 10)', int('--accounts', 1, 1000))
+    .option('-m, --mnemonic <words>', 'BIP-39 mnemonic: derive --accounts extra funded accounts, listed after the seeded ones')
+    .option('--hd-path <path>', "BIP-32 derivation prefix of the mnemonic accounts (account i is <path>/i)", "m/44'/60'/0'/0")
+    .option('--balance <rbtc>', 'genesis balance of each mnemonic account, in RBTC (default 10000)', rbtc('--balance'))
+    .option('--db <dir>', 'data directory: keeps the chain (<dir>/chain) and the keystore (<dir>/keystore) across restarts')
+    .option('--keystore-kdf <cost>', 'scrypt cost of new keystore files: light (N=4096, default) or standard (N=262144)')
+    .option('-b, --block-time <seconds>', 'mine a block every N seconds (default: instant mining, one block per tx)', int('--block-time', 1, 86400))
+    .option('--chain-id <id>', 'override the EIP-155 chain id', int('--chain-id', 1, 2 ** 32))
+    .option('--gas-limit <gas>', 'block gas limit (default: the genesis limit, stepping toward 7,500,000)', bigint('--gas-limit'))
+    .option('--state-history <blocks>', 'recent block states kept for historical reads; 0 keeps all', int('--state-history', 0, 10_000_000), 500)
+    .option('--client-version <text>', 'override web3_clientVersion (e.g. HardhatNetwork/2.22.0/node-cli for hardhat-network-helpers)')
+    .option('--batch-limit <n>', 'maximum requests per JSON-RPC batch (reference: 50)', int('--batch-limit', 1, 100000), 50)
+    .option('--rpc-modules <list>', 'comma-separated RPC modules to enable (e.g. eth,net,web3), or -name to disable one (default: all)')
+    .option('--transport <name>', 'force the HTTP/WS server: uws or node (default: uws when available)')
+    .option('-v, --verbose', 'log every request with its duration')
+    .option('-s, --silent', 'print only the RPC URL line')
+    .helpOption('--help', 'display help')
 }
 
 function banner(node: Node, o: CliOptions): string {
@@ -252,31 +162,20 @@ export interface MainOptions {
  * @returns resolves when the node is up (the process then lives until a signal)
  */
 export async function main(argv: string[], options: MainOptions = {}): Promise<void> {
-  const fast = parseFast(argv)
-  let program: Command | undefined
-  /** The commander program, having parsed argv (it prints help, version and usage errors itself). */
-  const parsed = async (): Promise<Command> => {
-    if (program === undefined) {
-      program = buildProgram(await loadCommander())
-      program.parse(argv)
-    }
-    return program
-  }
-  const o = fast?.opts ?? (await parsed()).opts<CliOptions>()
-  // a usage error: commander prints it and exits, as for its own errors
-  const usage = async (message: string): Promise<never> => (await parsed()).error(message)
+  const program = buildProgram()
+  program.parse(argv)
+  const o = program.opts<CliOptions>()
   if (o.transport !== undefined && o.transport !== 'uws' && o.transport !== 'node') {
-    await usage('error: --transport must be uws or node')
+    program.error('error: --transport must be uws or node')
   }
   if (o.keystoreKdf !== undefined && o.keystoreKdf !== 'light' && o.keystoreKdf !== 'standard') {
-    await usage('error: --keystore-kdf must be light or standard')
+    program.error('error: --keystore-kdf must be light or standard')
   }
   if (!o.silent || o.verbose) await loadChalk()
   if (o.mnemonic === undefined) {
-    if (o.accounts !== undefined && o.accounts > 10) await usage('error: --accounts must be an integer from 1 to 10 (more need --mnemonic)')
-    if (o.balance !== undefined) await usage('error: --balance applies to --mnemonic accounts; give --mnemonic too')
-    const hdPathGiven = fast ? fast.fromCli.has('hdPath') : (await parsed()).getOptionValueSource('hdPath') === 'cli'
-    if (hdPathGiven) await usage('error: --hd-path applies to --mnemonic accounts; give --mnemonic too')
+    if (o.accounts !== undefined && o.accounts > 10) program.error('error: --accounts must be an integer from 1 to 10 (more need --mnemonic)')
+    if (o.balance !== undefined) program.error('error: --balance applies to --mnemonic accounts; give --mnemonic too')
+    if (program.getOptionValueSource('hdPath') === 'cli') program.error('error: --hd-path applies to --mnemonic accounts; give --mnemonic too')
   }
   const config: NodeConfig = {
     network: o.network,
