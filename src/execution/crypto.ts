@@ -129,7 +129,7 @@ export function signHash(msgHash: Uint8Array, privateKey: Uint8Array): { r: Uint
 export function privateKeyToAddress(privateKey: Uint8Array): Uint8Array {
   const native = nativeSecp()
   const pub = native ? native.publicKeyCreate(privateKey, false) : requireNoble().getPublicKey(privateKey, false)
-  return keccak256(pub.subarray(1)).subarray(12)
+  return keccak256(pub.subarray(1)).slice(12)
 }
 
 /** The `customCrypto` handed to every @ethereumjs Common of this node. */

@@ -72,7 +72,7 @@ export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
  */
 function attachKnownParts(tx: LegacyTx, raw: Uint8Array): void {
   // (the public key is not kept in tx.cache: nothing reads it after this, and it cost 64 B + two objects per tx)
-  const sender = new Address(keccak256(tx.getSenderPublicKey()).subarray(12))
+  const sender = new Address(keccak256(tx.getSenderPublicKey()).slice(12))
   Object.defineProperty(tx, 'getSenderAddress', { value: () => sender })
   Object.defineProperty(tx, 'serialize', { value: () => raw })
   Object.freeze(tx)
