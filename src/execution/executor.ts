@@ -99,7 +99,10 @@ export interface CallResult {
   error?: string
   /** Created address when `to` was absent. */
   createdAddress?: Uint8Array
-  /** Gas the run consumed before refunds, intrinsic gas and code deposit included (simulations only). */
+  /**
+   * Gas the run consumed before refunds, intrinsic gas and code deposit included (set by eth_call/estimate
+   * runs that got as far as executing; absent on their early out-of-gas answers and on block execution).
+   */
   gasBeforeRefunds?: bigint
 }
 
@@ -524,16 +527,9 @@ export class Executor {
    * minus the transaction bookkeeping (receipt, bloom, sender account updates) an eth_call does not report.
    * Intrinsic gas is charged up front so the gas available to the code is the same. Reverts all changes.
    * `gasUsed` is before refunds (an eth_call does not report them).
-   * @param probe observes the run for eth_estimateGas
    * @throws CallPreconditionError when the sender cannot pay `value`
    */
-  private async message(
-    req: CallRequest,
-    ctx: BlockContext,
-    root: Uint8Array,
-    gasLimit: bigint,
-    probe?: EstimateProbe,
-  ): Promise<CallResult> {
+  private async message(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
@@ -547,8 +543,6 @@ export class Executor {
     const value = req.value ?? 0n
     await requireValueCovered(sm, caller, value)
     await sm.checkpoint()
-    const events = vm.evm.events as EvmEvents | undefined
-    if (probe && events) probe.attach(events)
     try {
       const r = await vm.evm.runCall({
         caller,
@@ -565,7 +559,6 @@ export class Executor {
       const gasUsed = intrinsic + e.executionGasUsed
       return { returnValue: e.returnValue, gasUsed, gasBeforeRefunds: gasUsed, error: e.exceptionError?.error }
     } finally {
-      if (probe && events) probe.detach(events)
       // runTx ends with this; a bare runCall does not, and the journal would keep every call's diff
       await vm.evm.journal.cleanup()
       await sm.revert()
@@ -574,15 +567,8 @@ export class Executor {
 
   /**
    * Simulates the call as a transaction (intrinsic gas, refunds) with the given gas limit, reverting all changes.
-   * @param probe observes the run for eth_estimateGas (attached to the EVM's message events for the run only)
    */
-  private async simulate(
-    req: CallRequest,
-    ctx: BlockContext,
-    root: Uint8Array,
-    gasLimit: bigint,
-    probe?: EstimateProbe,
-  ): Promise<CallResult> {
+  private async simulate(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
@@ -609,8 +595,6 @@ export class Executor {
     // no EIP-3607 on this chain: calls and estimates `from` a contract work (see maskSenderCodeOnce)
     const usm = sm as UnitrieStateManager
     usm.maskSenderCodeOnce(from)
-    const events = vm.evm.events as EvmEvents | undefined
-    if (probe && events) probe.attach(events)
     try {
       const result = await runTx(vm, {
         tx,
@@ -632,7 +616,6 @@ export class Executor {
       if (/enough funds|insufficient/i.test(msg)) throw new CallPreconditionError('insufficient funds for transfer')
       throw new CallPreconditionError(msg)
     } finally {
-      if (probe && events) probe.detach(events)
       usm.clearSenderCodeMask()
       await sm.revert()
     }
@@ -683,8 +666,16 @@ export class Executor {
   ): Promise<{ gas: bigint } | { failure: CallResult }> {
     const limit = req.gas !== undefined && req.gas < cap ? req.gas : cap
     const probe = new EstimateProbe(limit)
-    // a call runs as a bare message (as eth_call): the estimate needs no refunds, receipt or nonce bookkeeping
-    const run = req.to === undefined ? await this.simulate(req, ctx, root, limit, probe) : await this.message(req, ctx, root, limit, probe)
+    // the VM simulate/message run on (vmAt answers the same VM for the same root)
+    const events = (await this.vmAt(root)).evm.events as unknown as EvmEvents
+    probe.attach(events)
+    let run: CallResult
+    try {
+      // a call runs as a bare message (as eth_call): the estimate needs no refunds, receipt or nonce bookkeeping
+      run = req.to === undefined ? await this.simulate(req, ctx, root, limit) : await this.message(req, ctx, root, limit)
+    } finally {
+      probe.detach(events)
+    }
     if (run.error !== undefined) return { failure: run }
     return { gas: probe.estimate(run.gasBeforeRefunds ?? run.gasUsed, cap) }
   }

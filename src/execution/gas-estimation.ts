@@ -25,10 +25,12 @@ interface FrameFlags {
   callWithValuePerformed: boolean
 }
 
-/** The subset of @ethereumjs's EVM event emitter used here. */
+/** The subset of @ethereumjs's EVM event emitter (`evm.events`) used here. */
 export interface EvmEvents {
-  on(event: 'beforeMessage' | 'afterMessage', listener: (data: never) => void): unknown
-  off(event: 'beforeMessage' | 'afterMessage', listener: (data: never) => void): unknown
+  on(event: 'beforeMessage', listener: () => void): unknown
+  on(event: 'afterMessage', listener: (result: EVMResult) => void): unknown
+  off(event: 'beforeMessage', listener: () => void): unknown
+  off(event: 'afterMessage', listener: (result: EVMResult) => void): unknown
 }
 
 /**
@@ -60,14 +62,14 @@ export class EstimateProbe {
   /** Starts observing `events` (the EVM's) and makes this the {@link activeEstimate}. */
   attach(events: EvmEvents): void {
     events.on('beforeMessage', this.onBefore)
-    events.on('afterMessage', this.onAfter as (data: never) => void)
+    events.on('afterMessage', this.onAfter)
     activeEstimate = this
   }
 
   /** Stops observing `events`. */
   detach(events: EvmEvents): void {
     events.off('beforeMessage', this.onBefore)
-    events.off('afterMessage', this.onAfter as (data: never) => void)
+    events.off('afterMessage', this.onAfter)
     if (activeEstimate === this) activeEstimate = undefined
   }
 
