@@ -71,9 +71,9 @@ const dedupePlugin = {
 
 /**
  * Start-up-only patches of dependencies, applied to the bundled copy: [package file, [search, replacement]…]; a
- * string search replaces its first occurrence, a RegExp (with the g flag) all of them. Several entries may name one file (e.g. two versions of a package): each applies where all its search texts
- * are found. A file none of whose entries applies (the dependency changed) is bundled unpatched, with a warning:
- * it only costs start-up.
+ * string search replaces its first occurrence, a RegExp (with the g flag) all of them. Several entries may name
+ * one file (e.g. two versions of a package): each applies where all its search texts are found. A file none of
+ * whose entries applies (the dependency changed) is bundled unpatched, with a warning: it only costs start-up.
  */
 const PATCHES = [
   // @ethereumjs/util fills a cache of the 65,536 BigInts 0…0xffff at import: ~4.5 ms and ~1.5 MB of young

@@ -625,14 +625,8 @@ export class Chain extends EventEmitter {
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean } = {}): Promise<{ hash: Uint8Array }> {
     if (!this.automine || this.database) return this.queue.run(() => this.submitInQueue(tx, from, opts))
+    // resolved early by the callback below, or by the task (a settled promise ignores the later of the two)
     return new Promise((resolve, reject) => {
-      let answered = false
-      const answer = (err: unknown, hash?: Uint8Array) => {
-        if (answered) return
-        answered = true
-        if (err === undefined) resolve({ hash: hash! })
-        else reject(err)
-      }
       const task = this.queue.run(() =>
         this.submitInQueue(tx, from, opts, async (hash, outcome) => {
           const gate: Promise<void> = task.then(
@@ -645,21 +639,20 @@ export class Chain extends EventEmitter {
             if (this.sealing === gate) this.sealing = undefined
           })
           this.sealing = gate
-          answer(outcome.error === undefined ? undefined : executionError(outcome.error, outcome.returnValue), hash)
+          if (outcome.error === undefined) resolve({ hash })
+          else reject(executionError(outcome.error, outcome.returnValue))
           // let the answer be written before the block is sealed
           await new Promise<void>((r) => setImmediate(r))
         }),
       )
-      task.then(
-        (r) => answer(undefined, r.hash),
-        (err: unknown) => answer(err),
-      )
+      task.then(resolve, reject)
     })
   }
 
   /**
    * Completes while a block whose transaction was already answered is being finished (see {@link submit});
-   * undefined when none is. The RPC layer awaits it before running any request.
+   * undefined when none is. The RPC layer awaits it before running any request. It never rejects: a failure of
+   * that sealing other than the transaction's own error is emitted as `internalError` (err) instead.
    */
   sealing: Promise<void> | undefined
 
@@ -667,6 +660,8 @@ export class Chain extends EventEmitter {
    * {@link submit}'s work, inside the queue.
    * @param onExecuted called once the submitted transaction has executed in its block, before the block is
    *   sealed; the sealing waits for the promise it returns
+   * @returns the hash
+   * @throws RpcError -32010 when the pool rejects the transaction; -32015 when it was mined but failed
    */
   private async submitInQueue(
     toSubmit: TxToSubmit,

@@ -31,7 +31,7 @@ interface RunState {
   eip7928PostTargetCallOog?: unknown
   eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean
   gasLeft: bigint
-  env: { accessWitness?: { commit(): void } }
+  env: { accessWitness?: { commit(): void; revert?(): void } }
 }
 interface InterpreterLike {
   _runState: RunState
@@ -48,6 +48,21 @@ interface InterpreterLike {
 let patched = false
 
 /**
+ * Per Common: whether it activates a feature only the stock loop implements (EOF, EIP-3540; stateless code-chunk
+ * charging, EIP-6800/7864). Fixed for a Common, so asked once instead of three EIP lookups per message.
+ */
+const stockFeatureCache = new WeakMap<object, { eof: boolean; stateless: boolean }>()
+
+function stockFeatures(common: InterpreterLike['common']): { eof: boolean; stateless: boolean } {
+  let f = stockFeatureCache.get(common)
+  if (f === undefined) {
+    f = { eof: common.isActivatedEIP(3540), stateless: common.isActivatedEIP(6800) || common.isActivatedEIP(7864) }
+    stockFeatureCache.set(common, f)
+  }
+  return f
+}
+
+/**
  * Replaces `run` on the Interpreter prototype (reached from a run state, see ./opcodes.ts) with the loop
  * described above. Idempotent.
  */
@@ -58,10 +73,10 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
   const stockRunStep = proto.runStep
   proto.run = async function (this: InterpreterLike, code: Uint8Array, opts: { pc?: number } = {}) {
     const common = this.common
+    const features = stockFeatures(common)
     if (
-      (code[0] === 0xef && common.isActivatedEIP(3540)) ||
-      common.isActivatedEIP(6800) ||
-      common.isActivatedEIP(7864) ||
+      (code[0] === 0xef && features.eof) ||
+      features.stateless ||
       this.profilerOpts?.enabled === true ||
       this._evm.DEBUG ||
       this._evm.events.listenerCount('step') > 0
@@ -110,7 +125,7 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
           rs.env.accessWitness?.commit()
         }
       } catch (e) {
-        ;(rs.env as { accessWitness?: { revert?(): void } }).accessWitness?.revert?.()
+        rs.env.accessWitness?.revert?.()
         if (!(e instanceof Object && 'errorType' in e && (e as { errorType: unknown }).errorType === 'EVMError')) throw e
         if ((e as EVMError).error !== EVMError.errorMessages.STOP) err = e as EVMError
         break

@@ -317,14 +317,17 @@ function rskip92(h: RskHeader): boolean {
   return h.useRskip92Encoding ?? true
 }
 
-/** The block hash preimage (BlockHeader.getEncodedForHash = getEncoded(true, !RSKIP92, compressed=true)). */
-export function encodedForHash(h: RskHeader): Uint8Array {
-  return encodeHeader(h, { mm: true, proof: !rskip92(h), compressed: true })
+/**
+ * The block hash preimage (BlockHeader.getEncodedForHash = getEncoded(true, !RSKIP92, compressed=true)).
+ * @param temp the preimage is only hashed: allocate it with util/bytes tempBytes (never keep it then)
+ */
+export function encodedForHash(h: RskHeader, temp = false): Uint8Array {
+  return encodeHeader(h, { mm: true, proof: !rskip92(h), compressed: true, temp })
 }
 
 /** Block hash = keccak256(getEncodedForHash()) (32 B). */
 export function headerHash(h: RskHeader): Uint8Array {
-  return keccak256(encodeHeader(h, { mm: true, proof: !rskip92(h), compressed: true, temp: true }))
+  return keccak256(encodedForHash(h, true))
 }
 
 /**

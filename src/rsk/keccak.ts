@@ -3,10 +3,11 @@
  *
  * Reference: rskj `org/ethereum/crypto/Keccak256Helper.java` / `HashUtil.keccak256`.
  *
- * The native `keccak` addon is used when it loads; if the prebuilt addon is
- * missing or fails to load we fall back to the pure-JS `@noble/hashes`
- * implementation (the `keccak` package's own JS fallback is slower than noble,
- * so we load its native entry point directly and decide ourselves).
+ * Three implementations, fastest available first: hash-wasm's WebAssembly Keccak once {@link startWasmKeccak}
+ * has compiled it (the node starts it after start-up); before that, or without it, the native `keccak` addon;
+ * when the prebuilt addon is missing or fails to load, the pure-JS `@noble/hashes` (the `keccak` package's own
+ * JS fallback is slower than noble, so its native entry point is loaded directly). Each is self-tested on the
+ * empty input before use.
  */
 import { existsSync, readdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -39,8 +40,7 @@ function loadNative(): NativeKeccakState | undefined {
     ) as new () => NativeKeccakState
     const state = new Addon()
     // Self-test once so a broken addon is never used.
-    const probe = nativeDigest(state, Buffer.alloc(0))
-    if (probe.length !== 32 || probe[0] !== 0xc5 || probe[31] !== 0x70) return undefined
+    if (!isEmptyInputDigest(nativeDigest(state, Buffer.alloc(0)))) return undefined
     return state
   } catch {
     return undefined
@@ -73,6 +73,11 @@ export function publishedPrebuild(dir: string): string | undefined {
   const libc = process.platform === 'linux' ? (existsSync('/etc/alpine-release') ? 'musl' : 'glibc') : undefined
   const file = libc !== undefined && files.includes(`node.napi.${libc}.node`) ? `node.napi.${libc}.node` : 'node.napi.node'
   return files.includes(file) ? join(prebuilds, file) : undefined
+}
+
+/** The self-test of an implementation: `digest` is keccak256 of the empty input (0xc5d2…a470, 32 bytes). */
+function isEmptyInputDigest(digest: Uint8Array): boolean {
+  return digest.length === 32 && digest[0] === 0xc5 && digest[31] === 0x70
 }
 
 /** Keccak-256 with the native sponge: rate 1088 bits, capacity 512, pad 0x01 (pre-standard SHA-3). */
@@ -121,8 +126,7 @@ export function startWasmKeccak(): void {
     }
     createKeccak(256).then(
       (h) => {
-        const probe = h.init().update(new Uint8Array(0)).digest('binary')
-        if (probe.length === 32 && probe[0] === 0xc5 && probe[31] === 0x70) wasm = h
+        if (isEmptyInputDigest(h.init().update(new Uint8Array(0)).digest('binary'))) wasm = h
       },
       () => undefined,
     )

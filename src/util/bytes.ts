@@ -85,6 +85,9 @@ export function concat(...parts: Uint8Array[]): Uint8Array {
 /** 32 zero bytes. */
 export const ZERO_HASH = new Uint8Array(32)
 
+/** 20 zero bytes. */
+export const ZERO_ADDRESS = new Uint8Array(20)
+
 /** Allocates `n` bytes (see {@link tempBytes}). */
 export type Allocator = (n: number) => Uint8Array
 
@@ -103,5 +106,3 @@ export const tempBytes: Allocator = (n) => {
   const b = Buffer.allocUnsafe(n)
   return new Uint8Array(b.buffer, b.byteOffset, n)
 }
-/** 20 zero bytes. */
-export const ZERO_ADDRESS = new Uint8Array(20)
