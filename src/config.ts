@@ -70,6 +70,13 @@ export interface NodeConfig {
    * `HardhatNetwork/2.22.0/node-cli` lets @nomicfoundation/hardhat-network-helpers accept the node.
    */
   clientVersion?: string
+  /**
+   * Compatibility profile for a tool's assumptions that differ from the reference node (src/rpc/compat.ts):
+   * 'hardhat' or 'anvil' — client version the tool's helpers accept, no Remasc transaction in block transaction
+   * lists, reverts in that tool's error shape, estimated gas for sends without `gas`, its interval-mining unit.
+   * Default: none (the reference's behaviour). An explicit {@link clientVersion} wins over the profile's.
+   */
+  compat?: 'hardhat' | 'anvil'
   /** Wall clock in ms (tests inject one). */
   clock?: () => number
   /** Called for each RPC request (method, ms, error) — the CLI's request log. */

@@ -14,6 +14,7 @@ import { DEFAULT_CONFIG, resolveModules, type NodeConfig } from './config.js'
 import { createChainCommon } from './execution/common.js'
 import { keccak256 } from './execution/crypto.js'
 import { Dispatcher } from './rpc/dispatcher.js'
+import { compatProfile, type CompatName } from './rpc/compat.js'
 import { method, type MethodSpec } from './rpc/method-table.js'
 import { ethMethods } from './rpc/methods/eth.js'
 import { web3NetMethods } from './rpc/methods/web3-net.js'
@@ -75,6 +76,8 @@ export interface Node {
    */
   readonly accounts: readonly { address: string; privateKey: string; balance: bigint; origin: string }[]
   readonly mining: { mode: 'instant' } | { mode: 'interval'; blockTime: number }
+  /** The compatibility profile in force ('reference' when none was chosen; see NodeConfig.compat). */
+  readonly compat: CompatName
   /** The mining-mode controller (automine, interval, start/stop). */
   readonly miner: Miner
   /** The method table as served (enabled modules only): name, aliases, module, params and summary. */
@@ -94,6 +97,7 @@ export interface Node {
  */
 export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const network = config.network ?? DEFAULT_CONFIG.network
+  const compat = compatProfile(config.compat)
   const disabledModules = resolveModules(config.rpcModules)
   const preset = networkPreset(network)
   const chainId = config.chainId ?? preset.chainId
@@ -166,8 +170,10 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     accounts,
     wallet,
     network,
-    clientVersion:
-      config.clientVersion ?? `node-cli/v${VERSION}/${process.platform}-${process.arch}/Node${process.versions.node.split('.')[0]}`,
+    clientVersion: config.clientVersion ?? compat.clientVersion(
+      `node-cli/v${VERSION}/${process.platform}-${process.arch}/Node${process.versions.node.split('.')[0]}`,
+    ),
+    compat,
     miner,
     impersonation: new Impersonation(),
     setLogging: (on) => {
@@ -211,6 +217,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     onRequest: (method, ms, err) => onRequest?.(method, ms, err),
     onInternalError: config.onInternalError,
     before: () => chain.sealing,
+    mapError: compat.name === 'reference' ? undefined : (err) => compat.mapError(err),
   })
   chain.on('internalError', (err: unknown) => config.onInternalError?.('block sealing', err))
 
@@ -250,6 +257,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
       origin: a.origin,
     })),
     mining,
+    compat: compat.name,
     miner,
     methods: methods.filter((m) => !disabledModules.has(m.module)),
     provider,

@@ -628,7 +628,7 @@ export class Chain extends EventEmitter {
     // resolved early by the callback below, or by the task (a settled promise ignores the later of the two)
     return new Promise((resolve, reject) => {
       const task = this.queue.run(() =>
-        this.submitInQueue(tx, from, opts, async (hash, outcome) => {
+        this.submitInQueue(tx, from, opts, async (hash, outcome, gasLimit) => {
           const gate: Promise<void> = task.then(
             () => undefined,
             (err: unknown) => {
@@ -640,7 +640,7 @@ export class Chain extends EventEmitter {
           })
           this.sealing = gate
           if (outcome.error === undefined) resolve({ hash })
-          else reject(executionError(outcome.error, outcome.returnValue))
+          else reject(executionError(outcome.error, outcome.returnValue, gasLimit, hash))
           // let the answer be written before the block is sealed
           await new Promise<void>((r) => setImmediate(r))
         }),
@@ -667,7 +667,7 @@ export class Chain extends EventEmitter {
     toSubmit: TxToSubmit,
     from: Uint8Array,
     opts: { allowMissingSender?: boolean },
-    onExecuted?: (hash: Uint8Array, outcome: AppliedTx) => Promise<void>,
+    onExecuted?: (hash: Uint8Array, outcome: AppliedTx, gasLimit: bigint) => Promise<void>,
   ): Promise<{ hash: Uint8Array }> {
     const tx = typeof toSubmit === 'function' ? toSubmit(await this.pendingNonceInQueue(from)) : toSubmit
     const hash = tx.hash()
@@ -695,7 +695,7 @@ export class Chain extends EventEmitter {
           this.nextContext(),
           [next],
           false,
-          ours && onExecuted ? (applied) => onExecuted(hash, applied.txs[0]!) : undefined,
+          ours && onExecuted ? (applied) => onExecuted(hash, applied.txs[0]!, tx.gasLimit) : undefined,
         )
       } catch (err) {
         // the transaction could not be applied and was dropped from the pool
@@ -704,7 +704,7 @@ export class Chain extends EventEmitter {
       }
       if (ours) {
         const outcome = result.applied[0]!
-        if (outcome.error !== undefined) failure = executionError(outcome.error, outcome.returnValue)
+        if (outcome.error !== undefined) failure = executionError(outcome.error, outcome.returnValue, tx.gasLimit, hash)
       }
     }
     if (failure) throw failure

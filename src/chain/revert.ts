@@ -28,18 +28,60 @@ export function decodeRevertReason(data: Uint8Array): string | undefined {
 }
 
 /**
+ * A -32015 error that keeps what failed, so that the RPC boundary can answer it in a compatibility profile's
+ * shape (src/rpc/compat.ts) without parsing the message back.
+ */
+export class VmExecutionError extends RpcError {
+  /**
+   * @param message the reference's wording (see {@link executionError})
+   * @param data the revert bytes as hex for a revert, else undefined
+   * @param evmError the EVM's error name (`revert`, `out of gas`, `code store out of gas`, …)
+   * @param returnValue the execution's return data
+   * @param transactionHash 0x-hex hash of the mined transaction that failed (sends), else undefined (calls)
+   */
+  constructor(
+    message: string,
+    data: string | undefined,
+    readonly evmError: string,
+    readonly returnValue: Uint8Array,
+    readonly transactionHash?: string,
+  ) {
+    super(ErrorCode.VmError, message, data)
+  }
+}
+
+/** The EVM error names of running out of gas (@ethereumjs/evm EVMError: OUT_OF_GAS, CODESTORE_OUT_OF_GAS). */
+const OUT_OF_GAS_ERRORS = new Set(['out of gas', 'code store out of gas'])
+
+/**
  * The -32015 error for a failed execution.
  * - revert with Error(string): "VM Exception while processing transaction: revert <reason>", data = revert bytes
  * - other revert data (custom errors, empty): "…: transaction reverted", data = revert bytes
- * - non-revert failure (out of gas, invalid opcode): "…: transaction reverted", no data
+ * - out of gas: "…: out of gas (gas limit N)", no data — the reference says "transaction reverted" here too; the
+ *   gas given is named because sends from node accounts default to 90 000 gas, too little for most deployments
+ * - other failures (invalid opcode, stack errors): "…: transaction reverted", no data
  * @param error EVM error name (`revert`, `out of gas`, …)
  * @param returnValue the execution's return data
+ * @param gasLimit the gas the execution was given (named in out-of-gas messages), when known
+ * @param transactionHash the hash of the mined transaction that failed, for sends
  */
-export function executionError(error: string, returnValue: Uint8Array): RpcError {
+export function executionError(
+  error: string,
+  returnValue: Uint8Array,
+  gasLimit?: bigint,
+  transactionHash?: Uint8Array,
+): VmExecutionError {
   const prefix = 'VM Exception while processing transaction: '
-  if (error !== 'revert') return new RpcError(ErrorCode.VmError, prefix + 'transaction reverted')
+  const txHash = transactionHash === undefined ? undefined : toHex(transactionHash)
+  if (error !== 'revert') {
+    if (OUT_OF_GAS_ERRORS.has(error)) {
+      const given = gasLimit === undefined ? '' : ` (gas limit ${gasLimit}${gasLimit === 90_000n ? ', the default of eth_sendTransaction without "gas"' : ''})`
+      return new VmExecutionError(prefix + 'out of gas' + given, undefined, error, returnValue, txHash)
+    }
+    return new VmExecutionError(prefix + 'transaction reverted', undefined, error, returnValue, txHash)
+  }
   const reason = decodeRevertReason(returnValue)
   const data = toHex(returnValue)
-  if (reason !== undefined) return new RpcError(ErrorCode.VmError, prefix + 'revert ' + reason, data)
-  return new RpcError(ErrorCode.VmError, prefix + 'transaction reverted', data)
+  if (reason !== undefined) return new VmExecutionError(prefix + 'revert ' + reason, data, error, returnValue, txHash)
+  return new VmExecutionError(prefix + 'transaction reverted', data, error, returnValue, txHash)
 }

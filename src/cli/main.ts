@@ -81,6 +81,7 @@ interface CliOptions {
   batchLimit: number
   stateHistory: number
   clientVersion?: string
+  compat?: string
   rpcModules?: string
   transport?: 'uws' | 'node'
   verbose?: boolean
@@ -106,7 +107,11 @@ export function buildProgram(): Command {
     .option('--chain-id <id>', 'override the EIP-155 chain id', int('--chain-id', 1, 2 ** 32))
     .option('--gas-limit <gas>', 'block gas limit (default: the genesis limit, stepping toward 7,500,000)', bigint('--gas-limit'))
     .option('--state-history <blocks>', 'recent block states kept for historical reads; 0 keeps all', int('--state-history', 0, 10_000_000), 500)
-    .option('--client-version <text>', 'override web3_clientVersion (e.g. HardhatNetwork/2.22.0/node-cli for hardhat-network-helpers)')
+    .option(
+      '--compat <tool>',
+      "behave as hardhat or anvil where that tool's clients assume it: client version, no Remasc tx in block lists, revert error shape, estimated gas for sends without gas, interval-mining unit (default: the reference node's behaviour)",
+    )
+    .option('--client-version <text>', 'override web3_clientVersion')
     .option('--batch-limit <n>', 'maximum requests per JSON-RPC batch (reference: 50)', int('--batch-limit', 1, 100000), 50)
     .option('--rpc-modules <list>', 'comma-separated RPC modules to enable (e.g. eth,net,web3), or -name to disable one (default: all)')
     .option('--transport <name>', 'force the HTTP/WS server: uws or node (default: uws when available)')
@@ -133,6 +138,13 @@ function banner(node: Node, o: CliOptions): string {
   const mode = node.mining.mode === 'instant' ? 'instant (one block per transaction)' : `every ${node.mining.blockTime}s`
   lines.push(`${chalk.dim('Mining')}     ${mode}`)
   lines.push(`${chalk.dim('Transport')}  ${node.transport === 'uws' ? 'uWebSockets.js' : 'node:http + ws'}`)
+  lines.push(
+    `${chalk.dim('Compat')}     ${
+      node.compat === 'reference'
+        ? "reference node's behaviour (--compat hardhat|anvil for those tools' habits)"
+        : `${node.compat} (see README "Compatibility profiles": block lists without the Remasc tx, ${node.compat} error shapes)`
+    }`,
+  )
   lines.push(`${chalk.dim('Chain')}      ${o.db ? `${path.join(o.db, 'chain')} (head #${node.chain.head.header.number})` : 'in memory (use --db <dir> to keep it)'}`)
   lines.push(`${chalk.dim('Keystore')}   ${o.db ? path.join(o.db, 'keystore') : 'in memory (use --db <dir> to keep it)'}`)
   lines.push('')
@@ -168,6 +180,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   if (o.transport !== undefined && o.transport !== 'uws' && o.transport !== 'node') {
     program.error('error: --transport must be uws or node')
   }
+  if (o.compat !== undefined && o.compat !== 'hardhat' && o.compat !== 'anvil') {
+    program.error('error: --compat must be hardhat or anvil')
+  }
   if (o.keystoreKdf !== undefined && o.keystoreKdf !== 'light' && o.keystoreKdf !== 'standard') {
     program.error('error: --keystore-kdf must be light or standard')
   }
@@ -194,6 +209,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     maxBatchSize: o.batchLimit,
     stateHistory: o.stateHistory,
     clientVersion: o.clientVersion,
+    compat: o.compat as NodeConfig['compat'],
     rpcModules: o.rpcModules?.split(',').map((m) => m.trim()).filter(Boolean),
     transport: o.transport,
     onRequest: o.verbose

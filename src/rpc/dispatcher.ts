@@ -29,6 +29,11 @@ export interface DispatcherOptions {
    * sealing of an already-answered block (Chain.sealing), so that no request observes the chain before it.
    */
   before?: () => Promise<void> | undefined
+  /**
+   * Maps every error a method raises before it is answered (a compatibility profile's error shapes,
+   * src/rpc/compat.ts); default: unchanged.
+   */
+  mapError?: (err: RpcError) => RpcError
 }
 
 /** HTTP statuses the reference answers with: 400 for parse/invalid request/invalid params, else 200. */
@@ -122,7 +127,12 @@ export class Dispatcher implements RequestHandler {
     const wait = this.opts.before?.()
     if (wait !== undefined) await wait
     const spec = this.lookup(methodName)
-    const result = await spec.handler({ connection }, this.decode(spec, params))
+    let result: unknown
+    try {
+      result = await spec.handler({ connection }, this.decode(spec, params))
+    } catch (err) {
+      throw err instanceof RpcError && this.opts.mapError ? this.opts.mapError(err) : err
+    }
     return result instanceof RawJson ? JSON.parse(result.json) : result
   }
 
@@ -188,7 +198,7 @@ export class Dispatcher implements RequestHandler {
       this.opts.onRequest?.(methodName, nowMs() - start)
     } catch (err) {
       let e: RpcError
-      if (err instanceof RpcError) e = err
+      if (err instanceof RpcError) e = this.opts.mapError ? this.opts.mapError(err) : err
       else {
         this.opts.onInternalError?.(methodName, err)
         e = new RpcError(ErrorCode.Internal, err instanceof Error ? err.message : 'Internal server error')

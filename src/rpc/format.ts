@@ -35,7 +35,11 @@ export function formatTransaction(
   }
 }
 
-/** Log JSON (LogFilterElement). `removed` is added only for filter polls and subscriptions. */
+/**
+ * Log JSON (LogFilterElement) plus `removed: false`. The reference sends no `removed` outside filter polls and
+ * subscriptions; geth and Anvil send it on every log, and ethers-based tools (hardhat-ethers `queryFilter`) reject
+ * a log without it — the field costs no fidelity (a mined log of a best-chain block is never removed).
+ */
 export function formatLog(log: LogRecord, t: TxRecord, block: BlockRecord): Record<string, unknown> {
   return {
     logIndex: quantity(log.logIndex),
@@ -46,6 +50,7 @@ export function formatLog(log: LogRecord, t: TxRecord, block: BlockRecord): Reco
     address: toHex(log.address),
     data: toHex(log.data),
     topics: log.topics.map(toHex),
+    removed: false,
   }
 }
 
@@ -123,8 +128,15 @@ export function formatReceipt(t: TxRecord, block: BlockRecord): Record<string, u
  * Block JSON (BlockResultDTO field order).
  * @param full whether `transactions` holds full objects (true) or hashes
  * @param pending the `pending` block: number, hash, logsBloom and miner are null (reference BlockResultDTO)
+ * @param transactions the transactions to list (default all; a compatibility profile may leave out the Remasc
+ *   transaction, see src/rpc/compat.ts)
  */
-export function formatBlock(block: BlockRecord, full: boolean, pending = false): Record<string, unknown> {
+export function formatBlock(
+  block: BlockRecord,
+  full: boolean,
+  pending = false,
+  transactions: readonly TxRecord[] = block.transactions,
+): Record<string, unknown> {
   const h = block.header
   return {
     number: pending ? null : quantity(h.number),
@@ -146,8 +158,8 @@ export function formatBlock(block: BlockRecord, full: boolean, pending = false):
     gasUsed: quantity(h.gasUsed),
     timestamp: quantity(h.timestamp),
     transactions: full
-      ? block.transactions.map((t) => (pending ? formatTransaction({ tx: t.tx, hash: t.hash, from: t.from }, undefined) : formatTransaction(t, block)))
-      : block.transactions.map((t) => toHex(t.hash)),
+      ? transactions.map((t) => (pending ? formatTransaction({ tx: t.tx, hash: t.hash, from: t.from }, undefined) : formatTransaction(t, block)))
+      : transactions.map((t) => toHex(t.hash)),
     uncles: block.uncles.map((u) => toHex(u.hash)),
     minimumGasPrice: quantity(h.minimumGasPrice),
     bitcoinMergedMiningHeader: toHex(h.bitcoinMergedMiningHeader),

@@ -65,7 +65,19 @@ export function method<const P extends readonly Param<unknown>[]>(
   }
 }
 
-/** Methods the spec lists as not available, with the reason given in the -32601 message (spec §4). */
+/**
+ * Why fee-market methods are not served, and what a client should do instead: answering them (even with zeros)
+ * leads ethers, viem, cast and web3.js to build EIP-1559 (type 2) transactions, which this chain rejects.
+ */
+export const LEGACY_ONLY =
+  'this chain has no fee market (no base fee, no EIP-1559) and takes legacy (type 0) transactions only; ' +
+  "send legacy transactions with gasPrice (cast/forge --legacy, web3.js defaultTransactionType: '0x0', " +
+  "ethers { type: 0 }, viem { type: 'legacy' })"
+
+/**
+ * Methods that are not served, with the reason given in the -32601 message: those the spec lists as not
+ * available (spec §4), and the fee-market methods of chains with EIP-1559.
+ */
 export const UNAVAILABLE_METHODS: Record<string, string> = Object.fromEntries([
   ...['eth_getCompilers', 'eth_compileLLL', 'eth_compileSolidity', 'eth_compileSerpent'].map((m) => [
     m,
@@ -84,4 +96,5 @@ export const UNAVAILABLE_METHODS: Record<string, string> = Object.fromEntries([
     'shh_getFilterChanges',
     'shh_getMessages',
   ].map((m) => [m, 'the Whisper protocol is not supported']),
+  ...['eth_feeHistory', 'eth_maxPriorityFeePerGas', 'eth_blobBaseFee'].map((m) => [m, LEGACY_ONLY]),
 ])

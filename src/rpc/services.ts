@@ -10,6 +10,7 @@ import { ErrorCode, RpcError } from '../chain/errors.js'
 import type { BlockRecord } from '../chain/types.js'
 import { toHex } from '../util/bytes.js'
 import type { BlockRef } from './params.js'
+import type { CompatProfile } from './compat.js'
 
 /** The domain services handlers call. */
 export interface Services {
@@ -27,8 +28,10 @@ export interface Services {
   impersonation: Impersonation
   /** Turns the request log on/off (anvil_setLoggingEnabled). */
   setLogging(on: boolean): void
-  /** Random id of this node instance (hardhat_metadata.instanceId). */
+  /** Random id of this node instance (anvil_metadata.instanceId). */
   instanceId: string
+  /** The compatibility profile (`--compat`); the reference's behaviour when none is chosen. */
+  compat: CompatProfile
 }
 
 /**

@@ -340,10 +340,28 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
   })
 
   // Exclusive: without it uSockets sets SO_REUSEPORT and a second server would share the port silently.
-  const listenSocket = await new Promise<uws.us_listen_socket | false>((resolve) => {
-    // the native listen also takes (host, port, options, cb); the typings lack that overload
-    ;(app as unknown as ListenWithOptions).listen(host, port, uwsConstants.LIBUS_LISTEN_EXCLUSIVE_PORT, resolve)
-  })
+  const listen = (p: number) =>
+    new Promise<uws.us_listen_socket | false>((resolve) => {
+      // the native listen also takes (host, port, options, cb); the typings lack that overload
+      ;(app as unknown as ListenWithOptions).listen(host, p, uwsConstants.LIBUS_LISTEN_EXCLUSIVE_PORT, resolve)
+    })
+  // Port 0: uSockets binds a port-0 listener without SO_REUSEADDR, and on Linux the connections it accepted then
+  // keep the port in TIME_WAIT (~60 s) against a new bind, so a node started with port 0, closed and started again
+  // on the port it got failed with "already in use". So the kernel's pick is taken from a throw-away port-0
+  // listener (it accepts nothing) and the real one listens on that concrete port, which uSockets binds with
+  // SO_REUSEADDR. Another process may take the port in between: a few tries. (node:net is not used for the probe:
+  // its listen loads cluster and child_process, ~2 ms of start-up.)
+  let listenSocket: uws.us_listen_socket | false = false
+  for (let attempt = 0; attempt < (port === 0 ? 5 : 1) && listenSocket === false; attempt++) {
+    let concrete = port
+    if (port === 0) {
+      const probe = await listen(0)
+      if (probe === false) break
+      concrete = uws.us_socket_local_port(probe as unknown as uws.us_socket)
+      uws.us_listen_socket_close(probe)
+    }
+    listenSocket = await listen(concrete)
+  }
   if (listenSocket === false) {
     closeApp(app)
     throw await listenFailure(host, port)

@@ -281,7 +281,7 @@ describe('eth_getBlockByNumber / eth_getBlockByHash', () => {
 describe('eth_getLogs', () => {
   const all = { fromBlock: 'earliest', toBlock: 'latest' }
 
-  it('by address: the log objects in the reference shape (no `removed`)', async () => {
+  it('by address: the log objects in the reference shape, plus removed: false', async () => {
     const found = await logs({ ...all, address: probeA })
     expect(found).toHaveLength(4)
     for (const l of found) expectKeys(l, LOG_FIELDS)
@@ -295,6 +295,7 @@ describe('eth_getLogs', () => {
       address: probeA,
       data: word(5),
       topics: [VALUE_CHANGED, addrWord(COW.address), word(0)],
+      removed: false,
     })
     // Tick(i, 3): logIndex counts across the block
     expect(found.slice(1).map((l) => [l.blockNumber, l.logIndex, l.topics, l.data])).toEqual(

@@ -171,6 +171,7 @@ describe('eth_sendRawTransaction', () => {
         '0x' + COW.address.slice(2).padStart(64, '0'),
         '0x' + '00'.repeat(32),
       ],
+      removed: false,
     })
     expect(receipt.logsBloom).toMatch(BLOOM)
     expect(receipt.logsBloom).not.toBe(ZERO_BLOOM)

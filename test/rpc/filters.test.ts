@@ -86,7 +86,7 @@ describe('eth_newFilter + eth_getFilterChanges', () => {
     const got = await changes(id)
     expect(got).toHaveLength(1)
     const log = got[0]
-    expectKeys(log, [...LOG_FIELDS, 'removed'])
+    expectKeys(log, LOG_FIELDS)
     expect(log.logIndex).toBe('0x0')
     expect(log.blockNumber).toBe(r.blockNumber)
     expect(log.blockHash).toBe(r.blockHash)

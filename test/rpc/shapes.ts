@@ -88,8 +88,8 @@ export const RECEIPT_FIELDS = [
   'type',
   'effectiveGasPrice',
 ]
-/** LogFilterElement fields (facts §2): no `removed`. */
-export const LOG_FIELDS = ['logIndex', 'blockNumber', 'blockHash', 'transactionHash', 'transactionIndex', 'address', 'data', 'topics']
+/** LogFilterElement fields (facts §2) plus `removed` (false), which geth/Anvil send and hardhat-ethers requires. */
+export const LOG_FIELDS = ['logIndex', 'blockNumber', 'blockHash', 'transactionHash', 'transactionIndex', 'address', 'data', 'topics', 'removed']
 
 /** Asserts the object has exactly these keys (order-independent). */
 export function expectKeys(obj: unknown, fields: readonly string[]): void {

@@ -138,7 +138,7 @@ describe('eth_subscribe over a raw WebSocket', () => {
     await c.waitResults(all, 6)
 
     const [log] = c.results(filtered)
-    expectKeys(log, [...LOG_FIELDS, 'removed'])
+    expectKeys(log, LOG_FIELDS)
     expect(log).toEqual({ ...s1.logs[0], removed: false })
     const ids = (sub: string) => c.results(sub).map((l) => `${l.transactionHash}:${l.logIndex}:${l.removed}`)
     const at = (r: any, i = 0) => `${r.transactionHash}:0x${i.toString(16)}:false`

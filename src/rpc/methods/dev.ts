@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Account, Address } from '@ethereumjs/util'
-import { invalidParams } from '../../chain/errors.js'
+import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
 import { bigIntToBytes, quantity, toHex } from '../../util/bytes.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { decodeQuantity, optional, P, param } from '../params.js'
@@ -46,6 +46,16 @@ const mineOptions = () =>
     }
     return { timestamp: decodeQuantity(v, i), blocks: undefined }
   })
+
+/**
+ * Why hardhat_metadata is refused. hardhat-ethers (signers.js) takes any answer to it, on a network named
+ * `localhost` without a `gas` setting, as "this is a Hardhat node" and then sends every transaction with a fixed
+ * gas limit of min(2^24, the project's Hardhat block gas limit) instead of estimating — above this chain's block
+ * gas limit (6.8 M), so every transaction would be rejected. Refusing it keeps hardhat-ethers estimating.
+ */
+const HARDHAT_METADATA_REFUSAL =
+  'the method hardhat_metadata is not available: answering it makes hardhat-ethers send every transaction with ' +
+  '16777216 gas, above this chain\'s block gas limit; anvil_metadata answers the same fields'
 
 /** The dev-chain methods. */
 export function devMethods(s: Services): MethodSpec[] {
@@ -116,7 +126,13 @@ export function devMethods(s: Services): MethodSpec[] {
     latestBlockNumber: Number(chain.head.header.number),
     latestBlockHash: toHex(chain.head.hash),
     snapshots: {},
+    compat: s.compat.name,
   })
+  /** Sets interval mining from an argument in `unitMs` milliseconds (0 = off). */
+  const setIntervalMining = (interval: bigint, unitMs: number) => {
+    miner.setIntervalMining(Number(interval) * unitMs)
+    return null
+  }
 
   return [
     // ---- evm_ (reference) ----
@@ -151,10 +167,13 @@ export function devMethods(s: Services): MethodSpec[] {
       miner.setAutomine(on)
       return null
     }),
-    method('evm_setIntervalMining', 'evm', 'a block every N ms (0 = off)', [P.quantity('interval')], (_c, ms) => {
-      miner.setIntervalMining(Number(ms))
-      return null
-    }),
+    method(
+      'evm_setIntervalMining',
+      'evm',
+      'a block every N ms (0 = off); seconds under --compat anvil',
+      [P.quantity('interval')],
+      (_c, n) => setIntervalMining(n, s.compat.intervalMiningUnitMs),
+    ),
     method('evm_setBlockGasLimit', 'evm', 'gas limit of the next blocks', [P.quantity('gasLimit')], (_c, gas) => {
       chain.setBlockGasLimit(gas)
       return true
@@ -216,12 +235,19 @@ export function devMethods(s: Services): MethodSpec[] {
       return null
     }, ['hardhat_setLoggingEnabled']),
     method('anvil_getAutomine', 'anvil', 'whether automine is on', [], () => miner.automine, ['hardhat_getAutomine']),
-    method('anvil_metadata', 'anvil', 'client version, chain id, instance id, latest block', [], metadata, ['hardhat_metadata']),
+    method('anvil_setIntervalMining', 'anvil', 'a block every N seconds (0 = off), as Anvil', [P.quantity('interval')], (_c, n) =>
+      setIntervalMining(n, 1000),
+    ),
+    method('anvil_metadata', 'anvil', 'client version, chain id, instance id, latest block, compat profile', [], metadata),
+    method('hardhat_metadata', 'hardhat', 'not served (-32601): see "Using it from Hardhat"', [], () => {
+      throw new RpcError(ErrorCode.MethodNotFound, HARDHAT_METADATA_REFUSAL)
+    }),
     method('anvil_nodeInfo', 'anvil', 'node configuration summary', [], () => ({
       currentBlockNumber: quantity(chain.head.header.number),
       currentBlockTimestamp: Number(chain.head.header.timestamp),
       currentBlockHash: toHex(chain.head.hash),
       hardFork: 'rsk',
+      compat: s.compat.name,
       transactionOrder: 'fees',
       miningMode: miner.describe(),
       environment: {

@@ -15,7 +15,8 @@ import { lockedAccount, unknownAccount } from '../../accounts/wallet.js'
 import { queryLogs } from '../../events/log-query.js'
 import { quantity, toHex } from '../../util/bytes.js'
 import { formatBlock, formatReceipt, formatTransaction, logJson, RawJson } from '../format.js'
-import { method, type MethodSpec } from '../method-table.js'
+import { LEGACY_ONLY, method, type MethodSpec } from '../method-table.js'
+import { listedTransactions } from '../compat.js'
 import { LATEST, optional, P, type BlockRef, type TxObject } from '../params.js'
 import { requireBlock, resolveBlock, type Services } from '../services.js'
 
@@ -24,12 +25,23 @@ export const PROTOCOL_VERSION = '0x3e'
 /** Default gas of eth_sendTransaction (reference TransactionArgumentsUtil). */
 export const DEFAULT_SEND_GAS = 90_000n
 
+/** The EIP-2718 transaction types a client may send, by type byte (named in the refusal). */
+const TYPED_TX_NAMES: Record<number, string> = { 1: 'EIP-2930', 2: 'EIP-1559', 3: 'EIP-4844', 4: 'EIP-7702' }
+
 /**
  * Decodes a raw signed transaction: legacy only (exactly 9 RLP items), EIP-155 with this chain's id or
  * unprotected (v 27/28).
  * @throws RpcError -32602 "Invalid input: …" for anything else
  */
 export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
+  // an EIP-2718 typed transaction starts with its type byte (0x00-0x7f), a legacy one with an RLP list (≥ 0xc0)
+  const first = raw[0]
+  if (first !== undefined && first <= 0x7f) {
+    const name = TYPED_TX_NAMES[first]
+    throw invalidParams(
+      `Invalid input: typed transaction (type 0x${first.toString(16).padStart(2, '0')}${name ? `, ${name}` : ''}) not supported: ${LEGACY_ONLY}`,
+    )
+  }
   let items: unknown
   try {
     items = RLP.decode(raw)
@@ -116,8 +128,10 @@ export async function sendFrom(s: Services, obj: TxObject, unsigned: boolean, si
   const impersonated = !account && (unsigned || s.impersonation.has(obj.from))
   if (!account && !impersonated) throw s.accounts.has(obj.from) ? lockedAccount(obj.from) : unknownAccount(obj.from)
   const from = obj.from
+  // a compatibility profile sends without `gas` with the estimate (Hardhat/Anvil); the reference uses 90 000
+  const gas = obj.gas ?? (s.compat.estimateOmittedGas ? await chain.estimateGas(obj, 'pending') : undefined)
   const build = (nonce: bigint) => {
-    const data = txData(obj, nonce)
+    const data = txData({ ...obj, gas }, nonce)
     return account ? signLegacyTransaction(account.privateKey, data, chain.common) : impersonatedTransaction(from, data, chain.common)
   }
   // without an explicit nonce the pending nonce is taken inside the chain's queue, right before the pool sees
@@ -216,7 +230,11 @@ export function ethMethods(s: Services): MethodSpec[] {
       async (_c, ref, full) => {
         const b = resolveBlock(chain, ref)
         if (b === undefined) return null
-        return b === 'pending' ? formatBlock(await chain.pendingBlock(), full, true) : formatBlock(b, full)
+        if (b === 'pending') {
+          const p = await chain.pendingBlock()
+          return formatBlock(p, full, true, listedTransactions(p, s.compat))
+        }
+        return formatBlock(b, full, false, listedTransactions(b, s.compat))
       },
     ),
     method(
@@ -226,16 +244,16 @@ export function ethMethods(s: Services): MethodSpec[] {
       [P.hash('blockHash'), optional(P.bool('fullTransactions'), false)],
       (_c, hash, full) => {
         const b = chain.blockByHash(hash)
-        return b ? formatBlock(b, full) : null
+        return b ? formatBlock(b, full, false, listedTransactions(b, s.compat)) : null
       },
     ),
 
     method('eth_getBlockTransactionCountByHash', 'eth', 'number of transactions, or null', [P.hash('blockHash')], (_c, hash) => {
       const b = chain.blockByHash(hash)
-      return b ? quantity(b.transactions.length) : null
+      return b ? quantity(listedTransactions(b, s.compat).length) : null
     }),
     method('eth_getBlockTransactionCountByNumber', 'eth', 'number of transactions', [P.block('block')], async (_c, ref) =>
-      quantity((await blockOrPending(ref, true))!.transactions.length),
+      quantity(listedTransactions((await blockOrPending(ref, true))!, s.compat).length),
     ),
     method('eth_getUncleCountByBlockHash', 'eth', 'number of uncles', [P.hash('blockHash')], (_c, hash) => {
       const b = chain.blockByHash(hash)
@@ -266,7 +284,8 @@ export function ethMethods(s: Services): MethodSpec[] {
       [P.hash('blockHash'), P.quantity('index')],
       (_c, hash, index) => {
         const b = chain.blockByHash(hash)
-        const t = b && index < BigInt(b.transactions.length) ? b.transactions[Number(index)] : undefined
+        const txs = b ? listedTransactions(b, s.compat) : []
+        const t = index < BigInt(txs.length) ? txs[Number(index)] : undefined
         return t ? formatTransaction(t, b) : null
       },
     ),
@@ -277,7 +296,8 @@ export function ethMethods(s: Services): MethodSpec[] {
       [P.block('block'), P.quantity('index')],
       async (_c, ref, index) => {
         const b = await blockOrPending(ref, false)
-        const t = b && index < BigInt(b.transactions.length) ? b.transactions[Number(index)] : undefined
+        const txs = b ? listedTransactions(b, s.compat) : []
+        const t = index < BigInt(txs.length) ? txs[Number(index)] : undefined
         if (!t) return null
         return ref.kind === 'tag' && ref.tag === 'pending' ? formatTransaction({ tx: t.tx, hash: t.hash, from: t.from }, undefined) : formatTransaction(t, b)
       },

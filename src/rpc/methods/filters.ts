@@ -14,7 +14,7 @@ import { method, type MethodSpec } from '../method-table.js'
 import { decodeFilter, optional, P, param, type BlockRef } from '../params.js'
 import { resolveBlock, type Services } from '../services.js'
 
-/** A log as filter polls and subscriptions deliver it: the log object plus `removed`. */
+/** A log as filter polls and subscriptions deliver it: the log object with `removed` (true for a reverted block's logs). */
 export function formatFilterLog(m: LogMatch, removed: boolean): Record<string, unknown> {
   return { ...formatLog(m.log, m.tx, m.block), removed }
 }

@@ -1,0 +1,176 @@
+/**
+ * Compatibility profiles (`--compat hardhat|anvil`, `createNode({ compat })`): the few places where a popular
+ * tool assumes something the reference node does not do. Without a profile the node behaves as the reference;
+ * with one, exactly the differences listed in {@link CompatProfile} apply, all decided here.
+ *
+ * What a profile changes (and nothing else):
+ * - `web3_clientVersion` starts with `HardhatNetwork/…` or `anvil/…` (hardhat-network-helpers only accept those);
+ * - the Remasc transaction is left out of block transaction lists (chai matchers' `changeEtherBalance` need one
+ *   transaction per block); it is still executed, still in the transactions/receipts roots, and its receipt and
+ *   transaction are still found by hash;
+ * - VM reverts are answered in the shape that tool's clients decode (Hardhat: -32603 "Error: VM Exception while
+ *   processing transaction: reverted with reason string '…'", data `{ message, data }`; Anvil: code 3
+ *   "execution reverted: …", data the revert bytes) instead of the reference's -32015;
+ * - `eth_sendTransaction` without `gas` sends with the estimate instead of the reference's 90 000;
+ * - `evm_setIntervalMining` takes that tool's unit (Hardhat milliseconds, Anvil seconds).
+ */
+import { ErrorCode, RpcError } from '../chain/errors.js'
+import { decodeRevertReason, VmExecutionError } from '../chain/revert.js'
+import type { BlockRecord, TxRecord } from '../chain/types.js'
+import { REMASC_ADDRESS } from '../rsk/remasc.js'
+import { bytesEqual } from '../util/bytes.js'
+
+/** The profile names `--compat` takes. */
+export const COMPAT_NAMES = ['hardhat', 'anvil'] as const
+/** A profile name, or 'reference' for none. */
+export type CompatName = (typeof COMPAT_NAMES)[number] | 'reference'
+
+/** Versions of the tools the profiles present themselves as (the versions the client tests run). */
+const HARDHAT_VERSION = '2.29.1'
+const ANVIL_VERSION = '1.7.1'
+
+/** The behaviour a profile selects. */
+export interface CompatProfile {
+  /** 'reference' (no profile), 'hardhat' or 'anvil'. */
+  readonly name: CompatName
+  /**
+   * web3_clientVersion for this profile.
+   * @param base the node's own version text, e.g. `node-cli/v0.1.0/linux-x64/Node20`
+   */
+  clientVersion(base: string): string
+  /** Whether block transaction lists leave out the Remasc transaction. */
+  readonly hideRemascTransaction: boolean
+  /** Whether eth_sendTransaction without `gas` uses the estimate (else the reference's 90 000). */
+  readonly estimateOmittedGas: boolean
+  /** Milliseconds per unit of evm_setIntervalMining's argument (1: ms, Hardhat and reference; 1000: s, Anvil). */
+  readonly intervalMiningUnitMs: number
+  /**
+   * Maps an error at the RPC boundary to this profile's shape (the identity for the reference).
+   * @param err the error a method raised
+   */
+  mapError(err: RpcError): RpcError
+}
+
+/** The Panic(uint256) selector. */
+const PANIC_SELECTOR = '4e487b71'
+/** geth's and Anvil's code for a reverted execution. */
+const EXECUTION_REVERTED = 3
+
+/** Solidity panic codes and what Hardhat says of them (its stack-traces/panic-errors). */
+const PANIC_REASONS: Record<number, string> = {
+  0x01: 'Assertion error',
+  0x11: 'Arithmetic operation overflowed outside of an unchecked block',
+  0x12: 'Division or modulo division by zero',
+  0x21: 'Tried to convert a value into an enum, but the value was too big or negative',
+  0x22: 'Incorrectly encoded storage byte array',
+  0x31: '.pop() was called on an empty array',
+  0x32: 'Array accessed at an out-of-bounds or negative index',
+  0x41: 'Too much memory was allocated, or an array was created that is too large',
+  0x51: 'Called a zero-initialized variable of internal function type',
+}
+
+/** The panic code of `Panic(uint256)` revert data, or undefined. */
+function panicCode(data: Uint8Array): number | undefined {
+  if (data.length !== 36 || Buffer.from(data.subarray(0, 4)).toString('hex') !== PANIC_SELECTOR) return undefined
+  const code = BigInt('0x' + Buffer.from(data.subarray(4)).toString('hex'))
+  return code > 0xffn ? 0xff : Number(code)
+}
+
+/** Hardhat's wording of a revert (its solidity-errors.js / panic-errors.js). */
+function hardhatRevertMessage(data: Uint8Array): string {
+  const reason = decodeRevertReason(data)
+  if (reason !== undefined) return `VM Exception while processing transaction: reverted with reason string '${reason}'`
+  const panic = panicCode(data)
+  if (panic !== undefined) {
+    const why = PANIC_REASONS[panic]
+    const hex = '0x' + panic.toString(16)
+    return `VM Exception while processing transaction: ${why ? `reverted with panic code ${hex} (${why})` : `reverted with unknown panic code ${hex}`}`
+  }
+  if (data.length > 0) {
+    return `VM Exception while processing transaction: reverted with an unrecognized custom error (return data: 0x${Buffer.from(data).toString('hex')})`
+  }
+  return 'Transaction reverted without a reason string'
+}
+
+/** Anvil's wording of a revert (code 3, geth's "execution reverted"). */
+function anvilRevertMessage(data: Uint8Array): string {
+  const reason = decodeRevertReason(data)
+  if (reason !== undefined) return `execution reverted: ${reason}`
+  const panic = panicCode(data)
+  if (panic !== undefined) return `execution reverted: panic code 0x${panic.toString(16)}`
+  return 'execution reverted'
+}
+
+const REFERENCE: CompatProfile = {
+  name: 'reference',
+  clientVersion: (base) => base,
+  hideRemascTransaction: false,
+  estimateOmittedGas: false,
+  intervalMiningUnitMs: 1,
+  mapError: (err) => err,
+}
+
+const HARDHAT: CompatProfile = {
+  name: 'hardhat',
+  clientVersion: (base) => `HardhatNetwork/${HARDHAT_VERSION}/${base}`,
+  hideRemascTransaction: true,
+  estimateOmittedGas: true,
+  intervalMiningUnitMs: 1,
+  mapError(err) {
+    if (!(err instanceof VmExecutionError) || err.evmError !== 'revert') return err
+    // Hardhat's node wraps the stack-trace error in an InternalError: the message reads "Error: …"
+    const message = 'Error: ' + hardhatRevertMessage(err.returnValue)
+    const data: Record<string, string> = { message }
+    if (err.transactionHash !== undefined) data.txHash = err.transactionHash
+    data.data = '0x' + Buffer.from(err.returnValue).toString('hex')
+    return new RpcError(ErrorCode.Internal, message, data)
+  },
+}
+
+const ANVIL: CompatProfile = {
+  name: 'anvil',
+  clientVersion: (base) => `anvil/v${ANVIL_VERSION}/${base}`,
+  hideRemascTransaction: true,
+  estimateOmittedGas: true,
+  intervalMiningUnitMs: 1000,
+  mapError(err) {
+    if (!(err instanceof VmExecutionError) || err.evmError !== 'revert') return err
+    return new RpcError(EXECUTION_REVERTED, anvilRevertMessage(err.returnValue), '0x' + Buffer.from(err.returnValue).toString('hex'))
+  },
+}
+
+/**
+ * The profile for a `--compat` value.
+ * @param name 'hardhat', 'anvil', 'reference' or undefined (the reference's behaviour)
+ * @throws Error naming the accepted values for anything else
+ */
+export function compatProfile(name: string | undefined): CompatProfile {
+  switch (name) {
+    case undefined:
+    case 'reference':
+    case 'none':
+      return REFERENCE
+    case 'hardhat':
+      return HARDHAT
+    case 'anvil':
+      return ANVIL
+    default:
+      throw new Error(`unknown compatibility profile "${name}" (known: ${COMPAT_NAMES.join(', ')})`)
+  }
+}
+
+/** Whether a block's transaction record is its Remasc transaction (unsigned, to 0x…01000008, listed last). */
+export function isRemascTransaction(t: TxRecord): boolean {
+  return t.tx.v === undefined && t.tx.to !== undefined && bytesEqual(t.tx.to.bytes, REMASC_ADDRESS)
+}
+
+/**
+ * The transactions a block lists under `profile`: all of them (reference), or all but the Remasc transaction.
+ * Indexes of the others are unchanged (the Remasc transaction is always last).
+ */
+export function listedTransactions(block: BlockRecord, profile: CompatProfile): TxRecord[] {
+  if (!profile.hideRemascTransaction) return block.transactions
+  const txs = block.transactions
+  const last = txs[txs.length - 1]
+  return last !== undefined && isRemascTransaction(last) ? txs.slice(0, -1) : txs
+}
