@@ -144,6 +144,24 @@ describe('node-cli', () => {
     ])
   })
 
+  it('--compat hardhat: the banner names the profile and the node answers as it', async () => {
+    const p = run(['--port', '0', '--compat', 'hardhat'])
+    const [, url] = await p.waitFor(/Listening on (http:\/\/127\.0\.0\.1:\d+)/)
+    expect(p.output()).toMatch(/Compat\s+hardhat \(see README/)
+    expect(await rpc<string>(url!, 'web3_clientVersion')).toMatch(/^HardhatNetwork\//)
+    expect((await rpc(url!, 'anvil_nodeInfo')).compat).toBe('hardhat')
+  })
+
+  it('without --compat the banner says the reference behaviour runs; an unknown profile is refused', async () => {
+    const p = run(['--port', '0'])
+    await p.waitFor(/Listening on/)
+    expect(p.output()).toMatch(/Compat\s+reference node's behaviour \(--compat hardhat\|anvil/)
+    const bad = run(['--compat', 'ganache'])
+    const [code] = (await once(bad.child, 'exit')) as [number]
+    expect(code).not.toBe(0)
+    expect(bad.output()).toMatch(/--compat must be hardhat or anvil/)
+  })
+
   it('a port in use gives a one-line error and exit code 1', async () => {
     const blocker = createServer()
     blocker.listen(0, '127.0.0.1')

@@ -379,7 +379,8 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
         for (const connection of Array.from(openSockets)) connection.end()
         // force-closes keep-alive HTTP sockets (pending requests see onAborted)
         closeApp(app)
-        setImmediate(resolve)
+        // resolve after an I/O turn, so that clients in this process see the connections end before they send again
+        setTimeout(() => setImmediate(resolve), 1)
       })
       return closing
     },
