@@ -77,6 +77,16 @@ export interface NodeConfig {
    * Default: none (the reference's behaviour). An explicit {@link clientVersion} wins over the profile's.
    */
   compat?: 'hardhat' | 'anvil'
+  /**
+   * State file to start from (`--load-state`; format: src/state-file/format.ts): a node-cli file of the same
+   * network and genesis continues its chain (blocks and the exact state); an Anvil file is merged into the
+   * genesis state. A bad file stops the start with an Error naming the problem. Not with {@link db}.
+   */
+  loadState?: string
+  /** State file written on close (and every {@link stateInterval} seconds), atomically (`--dump-state`). */
+  dumpState?: string
+  /** Seconds between {@link dumpState} writes while running; default: only on close. */
+  stateInterval?: number
   /** Wall clock in ms (tests inject one). */
   clock?: () => number
   /** Called for each RPC request (method, ms, error) — the CLI's request log. */

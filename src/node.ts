@@ -22,6 +22,7 @@ import { filterMethods, formatFilterLog, formatHead } from './rpc/methods/filter
 import { nodeInfoMethods } from './rpc/methods/node-info.js'
 import { txpoolMethods } from './rpc/methods/txpool.js'
 import { devMethods } from './rpc/methods/dev.js'
+import { stateFileMethods } from './rpc/methods/state-files.js'
 import { extMethods } from './rpc/methods/ext.js'
 import { personalMethods, signingMethods } from './rpc/methods/personal.js'
 import { Miner } from './miner/miner.js'
@@ -86,7 +87,15 @@ export interface Node {
   readonly provider: Eip1193Provider
   /** The chain (for library users and tests). */
   readonly chain: Chain
-  /** Stops mining and the server. Idempotent. */
+  /** What `loadState` loaded at start-up (undefined without it). */
+  readonly loadedState?: { file: string; kind: 'chain' | 'merged'; accounts: number; cells: number; head: bigint }
+  /**
+   * Writes the chain's state file (format: src/state-file/format.ts) to `file`, atomically (a temporary file
+   * renamed into place).
+   * @throws (rejects) the file-system error; the previous file is then unchanged
+   */
+  dumpState(file: string): Promise<void>
+  /** Stops mining and the server, writes the `dumpState` file when configured. Idempotent. */
   close(): Promise<void>
 }
 
@@ -155,6 +164,20 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     throw err
   }
 
+  const identity = { network, chainId: Number(chainId) }
+  let loaded: Node['loadedState']
+  if (config.loadState !== undefined) {
+    try {
+      if (config.db) throw new Error('--load-state cannot be combined with --db (the directory already keeps the chain)')
+      const { loadStateFileIntoNewChain } = await import('./state-file/chain-state.js')
+      const summary = await loadStateFileIntoNewChain(chain, identity, config.loadState)
+      loaded = { file: config.loadState, ...summary }
+    } catch (err) {
+      await chain.close()
+      throw err
+    }
+  }
+
   const mining = config.blockTime ? { mode: 'interval' as const, blockTime: config.blockTime } : { mode: 'instant' as const }
   const miner = new Miner(chain, {
     automine: mining.mode === 'instant',
@@ -200,6 +223,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     ...txpoolMethods(services),
     ...nodeInfoMethods(),
     ...devMethods(services),
+    ...stateFileMethods(services),
     ...extMethods(services),
     ...personalMethods(services),
     ...signingMethods(services),
@@ -242,6 +266,21 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const provider: Eip1193Provider = {
     request: ({ method, params }) => dispatcher.call(method, params ?? [], localConnection),
   }
+  /** Writes the state file (atomically), for --dump-state on exit and every --state-interval. */
+  const dumpState = async (file: string) => {
+    const { dumpChainToFile } = await import('./state-file/chain-state.js')
+    await dumpChainToFile(chain, identity, file)
+  }
+  let dumping: Promise<void> | undefined
+  const intervalDumps =
+    config.dumpState !== undefined && config.stateInterval
+      ? setInterval(() => {
+          // one dump at a time: a slow dump is not overtaken by the next
+          dumping ??= dumpState(config.dumpState!)
+            .catch((err: unknown) => config.onInternalError?.('state dump', err))
+            .finally(() => (dumping = undefined))
+        }, config.stateInterval * 1000).unref()
+      : undefined
   let closed: Promise<void> | undefined
   return {
     url: `http://${urlHost}:${server.port}`,
@@ -262,11 +301,19 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     methods: methods.filter((m) => !disabledModules.has(m.module)),
     provider,
     chain,
+    loadedState: loaded,
+    dumpState,
     close() {
       closed ??= (async () => {
         miner.close()
+        if (intervalDumps) clearInterval(intervalDumps)
         await server.close()
-        await chain.close()
+        try {
+          await dumping
+          if (config.dumpState !== undefined) await dumpState(config.dumpState)
+        } finally {
+          await chain.close()
+        }
       })()
       return closed
     },

@@ -34,6 +34,7 @@ import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
 import { orBlooms } from '../rsk/receipt-rlp.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
+import type { Unitrie } from '../rsk/unitrie.js'
 import { ChainStorage, decodeStoredBlock, encodedBlocks, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
 import {
@@ -502,6 +503,75 @@ export class Chain extends EventEmitter {
           throw err
         }
       }
+    })
+  }
+
+  // ---- state files (src/state-file/): capture for a dump, adopt a loaded state, import a dumped chain ----
+
+  /**
+   * A consistent capture of the chain for a state dump, taken inside the queue: the live state (a Unitrie is
+   * immutable, so it stays as captured while the chain goes on), blocks 1 … head and the head.
+   */
+  captureState(): Promise<{ state: Unitrie; blocks: BlockRecord[]; head: BlockRecord; genesis: BlockRecord }> {
+    return this.queue.run(() => ({
+      state: this.executor.stateManager.getTrie(),
+      blocks: this.blocks.slice(1),
+      head: this.head,
+      genesis: this.blocks[0]!,
+    }))
+  }
+
+  /**
+   * Makes a state built from the live one the live state (anvil_loadState, an Anvil state file): an in-place
+   * change like anvil_setBalance (kept with --db), not a block.
+   * @param build receives the live state, returns the new one (it must not reject after partial work: nothing
+   *   is changed when it rejects)
+   */
+  replaceLiveState(build: (live: Unitrie) => Promise<Unitrie>): Promise<void> {
+    return this.queue.run(async () => {
+      const sm = this.executor.stateManager
+      const before = this.executor.stateRoot
+      const next = await build(sm.getTrie())
+      sm.db.register(next)
+      await this.executor.resetTo(next.hash())
+      this.pendingCache = undefined
+      if (this.database) {
+        try {
+          await this.database.writeLiveState(next)
+        } catch (err) {
+          await this.executor.resetTo(before)
+          throw err
+        }
+      }
+    })
+  }
+
+  /**
+   * Continues a dumped chain (`--load-state` of a node-cli state file): appends its blocks after the genesis and
+   * makes `state` the live state. Only on a chain that has mined nothing and keeps no database.
+   * @param blocks `[blockRlp, extra]` of blocks 1 … head (src/chain/storage.ts encodings)
+   * @param state the live state of the dump (its root was checked by the caller)
+   * @throws Error when the chain is not fresh or a block does not decode or follow its parent
+   */
+  importChain(blocks: readonly [Uint8Array, Uint8Array][], state: Unitrie): Promise<void> {
+    return this.queue.run(async () => {
+      if (this.blocks.length !== 1 || this.database) throw new Error('a dumped chain can only be loaded into a new in-memory chain')
+      const decoded: BlockRecord[] = []
+      let parent = this.head
+      for (const [rlp, extra] of blocks) {
+        const block = decodeStoredBlock(rlp, extra, this.common)
+        if (block.header.number !== parent.header.number + 1n || toKey(block.header.parentHash) !== parent.hashKey) {
+          throw new Error(`block ${block.header.number} does not follow block ${parent.header.number}`)
+        }
+        decoded.push(block)
+        parent = block
+      }
+      const sm = this.executor.stateManager
+      sm.db.register(state)
+      sm.db.pin(state.hash())
+      for (const b of decoded) this.index(b)
+      await this.executor.resetTo(state.hash())
+      this.pendingCache = undefined
     })
   }
 

@@ -147,7 +147,7 @@ export function blockRlp(block: BlockRecord): Uint8Array {
 }
 
 /** The 'x' record of a block: what the block RLP does not hold (see the module documentation). */
-function blockExtra(block: BlockRecord): Uint8Array {
+export function blockExtra(block: BlockRecord): Uint8Array {
   return RLP.encode([
     block.hash,
     block.hashForMergedMining,

@@ -1,7 +1,7 @@
 /**
  * The `node-cli` command: flags → NodeConfig, startup banner, request log, clean shutdown on SIGINT/SIGTERM.
  */
-import { writeSync } from 'node:fs'
+import { existsSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import type { ChalkInstance } from 'chalk'
@@ -82,6 +82,10 @@ interface CliOptions {
   stateHistory: number
   clientVersion?: string
   compat?: string
+  dumpState?: string
+  loadState?: string
+  state?: string
+  stateInterval?: number
   rpcModules?: string
   transport?: 'uws' | 'node'
   verbose?: boolean
@@ -112,6 +116,10 @@ export function buildProgram(): Command {
       "behave as hardhat or anvil where that tool's clients assume it: client version, no Remasc tx in block lists, revert error shape, estimated gas for sends without gas, interval-mining unit (default: the reference node's behaviour)",
     )
     .option('--client-version <text>', 'override web3_clientVersion')
+    .option('--load-state <file>', 'start from a state file (a node-cli dump continues its chain; an Anvil file is merged into the genesis state)')
+    .option('--dump-state <file>', 'write a state file on exit (and every --state-interval seconds), atomically')
+    .option('--state <file>', '--load-state <file> when it exists, and --dump-state <file>')
+    .option('--state-interval <seconds>', 'seconds between state-file writes while running (with --dump-state or --state)', int('--state-interval', 1, 86400))
     .option('--batch-limit <n>', 'maximum requests per JSON-RPC batch (reference: 50)', int('--batch-limit', 1, 100000), 50)
     .option('--rpc-modules <list>', 'comma-separated RPC modules to enable (e.g. eth,net,web3), or -name to disable one (default: all)')
     .option('--transport <name>', 'force the HTTP/WS server: uws or node (default: uws when available)')
@@ -147,6 +155,13 @@ function banner(node: Node, o: CliOptions): string {
   )
   lines.push(`${chalk.dim('Chain')}      ${o.db ? `${path.join(o.db, 'chain')} (head #${node.chain.head.header.number})` : 'in memory (use --db <dir> to keep it)'}`)
   lines.push(`${chalk.dim('Keystore')}   ${o.db ? path.join(o.db, 'keystore') : 'in memory (use --db <dir> to keep it)'}`)
+  const loaded = node.loadedState
+  if (loaded) {
+    const what = loaded.kind === 'chain' ? `chain continued at block #${loaded.head}` : `${loaded.accounts} accounts merged into the state`
+    lines.push(`${chalk.dim('Loaded')}     ${loaded.file}: ${what} (${loaded.accounts} accounts, ${loaded.cells} storage cells)`)
+  }
+  const dumpTo = o.dumpState ?? o.state
+  if (dumpTo) lines.push(`${chalk.dim('Dumps to')}   ${dumpTo} on exit${o.stateInterval ? ` and every ${o.stateInterval}s` : ''}`)
   lines.push('')
   lines.push(urlLine(node))
   return lines.join('\n')
@@ -183,6 +198,12 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   if (o.compat !== undefined && o.compat !== 'hardhat' && o.compat !== 'anvil') {
     program.error('error: --compat must be hardhat or anvil')
   }
+  if (o.state !== undefined && (o.loadState !== undefined || o.dumpState !== undefined)) {
+    program.error('error: --state is --load-state plus --dump-state; give it alone')
+  }
+  if (o.stateInterval !== undefined && o.dumpState === undefined && o.state === undefined) {
+    program.error('error: --state-interval needs --dump-state or --state')
+  }
   if (o.keystoreKdf !== undefined && o.keystoreKdf !== 'light' && o.keystoreKdf !== 'standard') {
     program.error('error: --keystore-kdf must be light or standard')
   }
@@ -210,6 +231,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     stateHistory: o.stateHistory,
     clientVersion: o.clientVersion,
     compat: o.compat as NodeConfig['compat'],
+    loadState: o.loadState ?? (o.state !== undefined && existsSync(o.state) ? o.state : undefined),
+    dumpState: o.dumpState ?? o.state,
+    stateInterval: o.stateInterval,
     rpcModules: o.rpcModules?.split(',').map((m) => m.trim()).filter(Boolean),
     transport: o.transport,
     onRequest: o.verbose
@@ -237,12 +261,17 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   printLine(o.silent ? node.url : banner(node, o))
   let stopping = false
   const stop = (signal: string) => {
-    if (stopping) return
+    // a second signal while closing (a long --dump-state write) exits at once: the state file is written to a
+    // temporary file renamed into place, so the previous one stays whole
+    if (stopping) process.exit(1)
     stopping = true
-    if (!o.silent) console.log(chalk.dim(`\n${signal}: shutting down`))
+    if (!o.silent) console.log(chalk.dim(`\n${signal}: shutting down${o.dumpState ?? o.state ? `, writing ${o.dumpState ?? o.state}` : ''}`))
     node.close().then(
       () => process.exit(0),
-      () => process.exit(1),
+      (err: unknown) => {
+        console.error(chalk.red(`error: ${(err as Error).message}`))
+        process.exit(1)
+      },
     )
   }
   process.on('SIGINT', () => stop('SIGINT'))

@@ -1,0 +1,131 @@
+/**
+ * Between the Unitrie and the accounts of a state file: grouping a state's entries into accounts (dump) and
+ * turning accounts back into entries (load). Key layout: src/rsk/trie-keys.ts (rskj TrieKeyMapper).
+ */
+import type { Unitrie } from '../rsk/unitrie.js'
+import {
+  accountKey,
+  codeKey,
+  decodeAccountState,
+  encodeAccountState,
+  slotFromStorageKey,
+  STORAGE_MARKER_VALUE,
+  storageKey,
+  storagePrefixKey,
+  storageValueBytes,
+  type AccountState,
+} from '../rsk/trie-keys.js'
+import { bytesEqual } from '../util/bytes.js'
+
+const ACCOUNT_KEY_LENGTH = 31
+const STORAGE_PREFIX = 0x00
+const CODE_PREFIX = 0x80
+
+/** An account of a state: what Anvil's format holds, plus the cells and entries it cannot hold. */
+export interface StateAccount {
+  /** 20 bytes. */
+  address: Uint8Array
+  nonce: bigint
+  /** wei */
+  balance: bigint
+  code: Uint8Array
+  /** Cells storable as 32-byte words: [slot (32 B), word (32 B)]. */
+  storage: [Uint8Array, Uint8Array][]
+  /** Cells that are not 32-byte words (longer, or stored with leading zeros): [slot (32 B), stored bytes]. */
+  storageBytes: [Uint8Array, Uint8Array][]
+}
+
+/** A Unitrie entry [key, value]. */
+export type RawEntry = [Uint8Array, Uint8Array]
+
+/** What {@link groupAccounts} yields: an account, or an entry the accounts cannot express. */
+export type StateItem = { account: StateAccount } | { raw: RawEntry }
+
+function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
+  return key.length >= prefix.length && bytesEqual(key.subarray(0, prefix.length), prefix)
+}
+
+/**
+ * Walks a state's entries (in key order: an account's entry comes right before its marker, storage and code)
+ * and groups them into accounts. Whatever {@link accountEntries} would not rebuild byte for byte is yielded as a
+ * raw entry instead (a non-canonical account encoding, a storage marker of an account without storage, keys
+ * outside the account layout), so that accounts plus raw entries rebuild the same trie and root.
+ * @param trie the state
+ */
+export function* groupAccounts(trie: Unitrie): Generator<StateItem> {
+  let current: { account: StateAccount; key: Uint8Array; marker: Uint8Array | undefined } | undefined
+  const flush = function* (): Generator<StateItem> {
+    if (!current) return
+    const { account, marker } = current
+    if (marker !== undefined && account.storage.length === 0 && account.storageBytes.length === 0) {
+      yield { raw: [storagePrefixKey(account.address), marker] }
+    }
+    yield { account }
+    current = undefined
+  }
+  for (const [key, value] of trie.entries()) {
+    if (key.length === ACCOUNT_KEY_LENGTH && key[0] === 0) {
+      yield* flush()
+      const address = key.slice(ACCOUNT_KEY_LENGTH - 20)
+      let state: AccountState | undefined
+      try {
+        state = decodeAccountState(value)
+      } catch {
+        state = undefined
+      }
+      if (!bytesEqual(accountKey(address), key) || state === undefined) {
+        yield { raw: [key, value] }
+        continue
+      }
+      const account: StateAccount = { address, nonce: state.nonce, balance: state.balance, code: new Uint8Array(0), storage: [], storageBytes: [] }
+      // hibernation flags and other encodings are kept as the raw entry (it overrides the rebuilt one)
+      if (!bytesEqual(encodeAccountState({ nonce: state.nonce, balance: state.balance }), value)) yield { raw: [key, value] }
+      current = { account, key, marker: undefined }
+      continue
+    }
+    if (!current || !startsWith(key, current.key)) {
+      yield { raw: [key, value] }
+      continue
+    }
+    const { account } = current
+    const kind = key[ACCOUNT_KEY_LENGTH]
+    if (key.length === ACCOUNT_KEY_LENGTH + 1 && kind === CODE_PREFIX) {
+      account.code = value
+    } else if (key.length === ACCOUNT_KEY_LENGTH + 1 && kind === STORAGE_PREFIX) {
+      if (bytesEqual(value, STORAGE_MARKER_VALUE)) current.marker = value
+      else yield { raw: [key, value] }
+    } else if (key.length >= ACCOUNT_KEY_LENGTH + 12 && kind === STORAGE_PREFIX) {
+      const slot = slotFromStorageKey(key)
+      if (!bytesEqual(storageKey(account.address, slot), key)) {
+        yield { raw: [key, value] }
+      } else if (value.length > 0 && value.length <= 32 && value[0] !== 0) {
+        const word = new Uint8Array(32)
+        word.set(value, 32 - value.length)
+        account.storage.push([slot, word])
+      } else {
+        account.storageBytes.push([slot, value])
+      }
+    } else {
+      yield { raw: [key, value] }
+    }
+  }
+  yield* flush()
+}
+
+/**
+ * The Unitrie entries of an account as the reference writes them: the account state, the code, the storage
+ * marker (when it has storage) and each non-zero cell (32-byte words stored without leading zeros; byte cells
+ * as given).
+ */
+export function accountEntries(a: StateAccount): RawEntry[] {
+  const out: RawEntry[] = [[accountKey(a.address), encodeAccountState({ nonce: a.nonce, balance: a.balance })]]
+  if (a.code.length > 0) out.push([codeKey(a.address), a.code])
+  const cells: RawEntry[] = []
+  for (const [slot, word] of a.storage) {
+    const stored = storageValueBytes(word)
+    if (stored !== undefined) cells.push([storageKey(a.address, slot), stored])
+  }
+  for (const [slot, bytes] of a.storageBytes) if (bytes.length > 0) cells.push([storageKey(a.address, slot), bytes])
+  if (cells.length > 0) out.push([storagePrefixKey(a.address), STORAGE_MARKER_VALUE], ...cells)
+  return out
+}

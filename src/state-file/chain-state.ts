@@ -1,0 +1,102 @@
+/**
+ * State files for a running chain: dump it (to a file, or as anvil_dumpState's gzipped hex), load a file into a
+ * new chain (`--load-state`: a node-cli file continues its chain exactly; an Anvil file is merged into the
+ * genesis state), and merge one into a running chain (anvil_loadState).
+ */
+import type { Readable } from 'node:stream'
+import type { Chain } from '../chain/chain.js'
+import { Unitrie } from '../rsk/unitrie.js'
+import { toHex } from '../util/bytes.js'
+import { stateFileGzipHex, writeStateFile, type DumpSource } from './dump.js'
+import { StateFileError } from './format.js'
+import { loadState, openStateFile, type LoadedState } from './load.js'
+
+/** The network a chain runs (what a node-cli state file must match to continue it). */
+export interface ChainIdentity {
+  network: number
+  chainId: number
+}
+
+/** What a load did, for the banner and logs. */
+export interface LoadSummary {
+  /** 'chain': a node-cli file's chain continued; 'merged': accounts merged into the live state. */
+  kind: 'chain' | 'merged'
+  accounts: number
+  cells: number
+  /** Best block number after the load. */
+  head: bigint
+}
+
+async function capture(chain: Chain, id: ChainIdentity): Promise<DumpSource> {
+  const c = await chain.captureState()
+  return { network: id.network, chainId: id.chainId, genesisHash: c.genesis.hash, state: c.state, blocks: c.blocks, head: c.head }
+}
+
+/**
+ * Writes the chain's state file (atomically, see ./dump.ts).
+ * @throws (rejects) the file-system error; the previous file, if any, is then unchanged
+ */
+export async function dumpChainToFile(chain: Chain, id: ChainIdentity, file: string): Promise<void> {
+  await writeStateFile(file, await capture(chain, id))
+}
+
+/** anvil_dumpState's answer: the state file gzipped, as 0x-hex. */
+export async function dumpChainToHex(chain: Chain, id: ChainIdentity): Promise<string> {
+  return stateFileGzipHex(await capture(chain, id))
+}
+
+/** Puts every entry of `loaded` into `live` (an account of the file replaces that account's entries given). */
+function merged(live: Unitrie, loaded: LoadedState): Unitrie {
+  let state = live
+  for (const [k, v] of loaded.state.entries()) state = state.put(k, v)
+  return state
+}
+
+/**
+ * `--load-state`: loads a state file into a chain that has mined nothing. A node-cli file of the same network,
+ * chain id and genesis continues its chain (blocks, receipts, logs and the exact state root); an Anvil file (or a
+ * node-cli file without blocks) has its accounts merged into the genesis state. Nothing is changed when it fails.
+ * @throws (rejects) StateFileError naming the problem (unreadable, malformed, truncated, another chain, a state
+ *   that does not rebuild to its recorded root)
+ */
+export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity, file: string): Promise<LoadSummary> {
+  const label = `state file ${file}`
+  const loaded = await loadState(await openStateFile(file), Unitrie.empty(), label)
+  const meta = loaded.meta
+  if (meta === undefined) {
+    await chain.replaceLiveState(async (live) => merged(live, loaded))
+    return { kind: 'merged', accounts: loaded.accounts, cells: loaded.cells, head: chain.head.header.number }
+  }
+  const genesis = toHex((await chain.captureState()).genesis.hash)
+  if (meta.network !== id.network || meta.chainId !== id.chainId || meta.genesisHash !== genesis) {
+    throw new StateFileError(
+      `${label} holds a chain of network ${meta.network}, chain id ${meta.chainId}, genesis ${meta.genesisHash}; this node runs ` +
+        `network ${id.network}, chain id ${id.chainId}, genesis ${genesis} (start it with the --network, --chain-id, --gas-limit, ` +
+        '--mnemonic and --balance the file was dumped with)',
+    )
+  }
+  const root = toHex(loaded.state.hash())
+  if (root !== meta.stateRoot) {
+    throw new StateFileError(`${label}: its accounts rebuild the state root ${root}, not the recorded ${meta.stateRoot} (the file was changed or is damaged)`)
+  }
+  if (BigInt(meta.head) !== BigInt(loaded.blocks.length)) {
+    throw new StateFileError(`${label}: it records head ${BigInt(meta.head)} but holds ${loaded.blocks.length} blocks`)
+  }
+  try {
+    await chain.importChain(loaded.blocks, loaded.state)
+  } catch (err) {
+    throw new StateFileError(`${label}: ${(err as Error).message}`)
+  }
+  return { kind: 'chain', accounts: loaded.accounts, cells: loaded.cells, head: chain.head.header.number }
+}
+
+/**
+ * anvil_loadState: merges a state (node-cli's or Anvil's, plain or gzipped JSON) into the running chain's live
+ * state, as an in-place change (blocks in the file are not taken over).
+ * @throws (rejects) StateFileError naming the problem; nothing is changed then
+ */
+export async function mergeStateIntoChain(chain: Chain, input: Readable, label: string): Promise<LoadSummary> {
+  const loaded = await loadState(input, Unitrie.empty(), label)
+  await chain.replaceLiveState(async (live) => merged(live, loaded))
+  return { kind: 'merged', accounts: loaded.accounts, cells: loaded.cells, head: chain.head.header.number }
+}

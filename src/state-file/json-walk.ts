@@ -1,0 +1,91 @@
+/**
+ * Picks values out of a JSON document as it streams by, with their paths: the document is tokenized by
+ * stream-json's parser and only the sub-trees a predicate asks for are assembled (one at a time), so a file far
+ * larger than memory is read in constant memory apart from the picked values. Used to load state files.
+ */
+import type { Readable } from 'node:stream'
+import { pipeline } from 'node:stream'
+import Assembler from 'stream-json/assembler.js'
+import parser from 'stream-json/parser.js'
+
+/** A path in the document: object keys and array indexes from the root. */
+export type JsonPath = (string | number)[]
+
+/** A picked value and where it was. */
+export interface Picked {
+  path: JsonPath
+  value: unknown
+}
+
+interface Frame {
+  array: boolean
+  /** Current key (objects) or index (arrays). */
+  at: string | number
+}
+
+/** The stream-json token shapes this walker reads (packed keys, strings and numbers). */
+type Token = { name: string; value?: unknown }
+
+const SCALARS = new Set(['stringValue', 'numberValue', 'nullValue', 'trueValue', 'falseValue'])
+
+/**
+ * Streams `input` (JSON text) and yields each value whose path `pick` accepts, assembled (numbers stay strings,
+ * so that large integers keep every digit). Values inside a picked value are not offered again.
+ * @param input the document's bytes (already decompressed)
+ * @param pick decides for a path whether its value is wanted
+ * @param onTopLevelKey told each key of the top-level object as the parser reaches it
+ * @throws (rejects) the parser's Error on malformed or truncated JSON
+ */
+export async function* pickValues(
+  input: Readable,
+  pick: (path: JsonPath) => boolean,
+  onTopLevelKey?: (key: string) => void,
+): AsyncGenerator<Picked> {
+  const tokenStream = parser.asStream({ streamValues: false })
+  // pipeline: an error of the input (a read or gunzip error) destroys the token stream, ending the loop below
+  pipeline(input, tokenStream, () => undefined)
+  const tokens = tokenStream as unknown as AsyncIterable<Token>
+  const stack: Frame[] = []
+  let assembling: { asm: Assembler; path: JsonPath } | undefined
+  /** The path of the value starting now (advances the enclosing array's index). */
+  const valuePath = (): JsonPath => {
+    const top = stack[stack.length - 1]
+    if (top?.array) top.at = (top.at as number) + 1
+    return stack.map((f) => f.at)
+  }
+  for await (const token of tokens) {
+    if (assembling) {
+      assembling.asm.consume(token as never)
+      if (assembling.asm.done) {
+        yield { path: assembling.path, value: assembling.asm.current }
+        assembling = undefined
+      }
+      continue
+    }
+    const name = token.name
+    if (name === 'keyValue') {
+      stack[stack.length - 1]!.at = token.value as string
+      if (stack.length === 1) onTopLevelKey?.(token.value as string)
+      continue
+    }
+    if (name === 'endObject' || name === 'endArray') {
+      stack.pop()
+      continue
+    }
+    if (name !== 'startObject' && name !== 'startArray' && !SCALARS.has(name)) continue
+    const path = valuePath()
+    if (stack.length > 0 && pick(path)) {
+      if (SCALARS.has(name)) {
+        yield { path, value: token.value === undefined ? null : token.value }
+      } else {
+        const asm = new Assembler({ numberAsString: true })
+        asm.consume(token as never)
+        assembling = { asm, path }
+      }
+      continue
+    }
+    if (name === 'startObject') stack.push({ array: false, at: '' })
+    else if (name === 'startArray') stack.push({ array: true, at: -1 })
+  }
+  if (assembling || stack.length > 0) throw new Error('unexpected end of the document')
+}

@@ -1,0 +1,198 @@
+/**
+ * Reading a state file (format: ./format.ts) — node-cli's own or Anvil's, plain or gzipped — in one streaming
+ * pass: each account is turned into Unitrie entries and put into the trie being built as it arrives, so memory
+ * holds the resulting state (which the node keeps anyway) and the blocks, never the file's text. Nothing is
+ * applied to a chain here: the caller adopts the result only when the whole file was read and checked.
+ */
+import { open } from 'node:fs/promises'
+import { Readable } from 'node:stream'
+import { createGunzip } from 'node:zlib'
+import type { Unitrie } from '../rsk/unitrie.js'
+import { accountKey, EMPTY_ACCOUNT_STATE, storageKey, storagePrefixKey, STORAGE_MARKER_VALUE } from '../rsk/trie-keys.js'
+import { fromHex } from '../util/bytes.js'
+import { accountEntries, type StateAccount } from './accounts.js'
+import { STATE_FILE_VERSION, StateFileError, type NodeCliMeta } from './format.js'
+import { pickValues, type JsonPath } from './json-walk.js'
+
+/** What a state file held, applied to a base state. */
+export interface LoadedState {
+  /** The base state with every account, cell and raw entry of the file put into it. */
+  state: Unitrie
+  /** The `node_cli` member (undefined for an Anvil file). */
+  meta?: NodeCliMeta
+  /** `[blockRlp, extra]` of blocks 1 … head (node-cli files; empty otherwise). */
+  blocks: [Uint8Array, Uint8Array][]
+  /** Accounts read. */
+  accounts: number
+  /** Storage cells read (words and byte cells). */
+  cells: number
+  /** Anvil's `best_block_number`, when present. */
+  bestBlockNumber?: bigint
+}
+
+const HEX = /^0x[0-9a-fA-F]*$/
+const META_FIELDS = new Set(['version', 'network', 'chainId', 'genesisHash', 'stateRoot', 'head', 'minimumGasPrice'])
+
+/** Which values of the document are read (everything else streams by unassembled). */
+function wanted(path: JsonPath): boolean {
+  const [top, second] = path
+  if (path.length === 1) return top === 'best_block_number'
+  if (top === 'accounts') return path.length === 2
+  if (top !== 'node_cli') return false
+  if (path.length === 2) return META_FIELDS.has(second as string)
+  return path.length === 3 && (second === 'storageBytes' || second === 'rawEntries' || second === 'blocks')
+}
+
+/** The document's bytes, gunzipped when they start with the gzip magic. */
+function decompressed(source: Readable, firstBytes: Uint8Array): Readable {
+  return firstBytes[0] === 0x1f && firstBytes[1] === 0x8b ? source.pipe(createGunzip()) : source
+}
+
+/**
+ * Opens a state file for {@link loadState}.
+ * @throws (rejects) StateFileError when it cannot be read
+ */
+export async function openStateFile(file: string): Promise<Readable> {
+  let handle
+  try {
+    handle = await open(file, 'r')
+  } catch (err) {
+    throw new StateFileError(`cannot read the state file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+  }
+  const head = Buffer.alloc(2)
+  await handle.read(head, 0, 2, 0)
+  return decompressed(handle.createReadStream({ start: 0 }), head)
+}
+
+/** A state given as bytes (anvil_loadState's argument: JSON text, or gzipped JSON). */
+export function stateBytes(data: Uint8Array): Readable {
+  return decompressed(Readable.from([Buffer.from(data)]), data)
+}
+
+/**
+ * Reads a state file and puts its accounts into `base`.
+ * @param input the document (see {@link openStateFile}, {@link stateBytes})
+ * @param base the state to add to: the empty trie to rebuild a node-cli file's state exactly, or the live state
+ *   to merge into (an account of the file replaces the account's nonce, balance and code and sets the cells
+ *   given; other cells stay)
+ * @param label how errors name the input, e.g. "state file ./state.json"
+ * @throws (rejects) StateFileError naming the problem: malformed or truncated JSON, a bad account field, an
+ *   unsupported format version
+ */
+export async function loadState(input: Readable, base: Unitrie, label: string): Promise<LoadedState> {
+  let state = base
+  const meta: Partial<NodeCliMeta> = {}
+  const blocks: [Uint8Array, Uint8Array][] = []
+  let accounts = 0
+  let cells = 0
+  let bestBlockNumber: bigint | undefined
+  let sawAccounts = false
+  try {
+    const topLevel = (key: string) => {
+      if (key === 'accounts') sawAccounts = true
+    }
+    for await (const { path, value } of pickValues(input, wanted, topLevel)) {
+      const [top, second] = path
+      if (top === 'accounts') {
+        const account = decodeAccount(String(second), value, label)
+        for (const [k, v] of accountEntries(account)) state = state.put(k, v)
+        accounts++
+        cells += account.storage.length
+      } else if (top === 'best_block_number') {
+        bestBlockNumber = bigintField(value, `${label}: best_block_number`)
+      } else if (second === 'storageBytes') {
+        const address = addressOf(String(path[2]), label)
+        for (const [slot, bytes] of Object.entries(objectField(value, `${label}: storageBytes of ${path[2]}`))) {
+          state = state.put(storageKey(address, wordOf(slot, `${label}: storageBytes of ${path[2]}`)), hexField(bytes, `${label}: storageBytes of ${path[2]} ${slot}`))
+          cells++
+        }
+        state = state.put(storagePrefixKey(address), STORAGE_MARKER_VALUE)
+        // a cell belongs to an account: one that the file does not list is created empty (as the reference would)
+        if (!state.has(accountKey(address))) state = state.put(accountKey(address), EMPTY_ACCOUNT_STATE)
+      } else if (second === 'rawEntries') {
+        const pair = value as unknown[]
+        if (!Array.isArray(pair) || pair.length !== 2) throw new StateFileError(`${label}: rawEntries[${path[2]}] is not a [key, value] pair`)
+        state = state.put(hexField(pair[0], `${label}: rawEntries[${path[2]}]`), hexField(pair[1], `${label}: rawEntries[${path[2]}]`))
+      } else if (second === 'blocks') {
+        const pair = value as unknown[]
+        if (!Array.isArray(pair) || pair.length !== 2) throw new StateFileError(`${label}: node_cli.blocks[${path[2]}] is not a [block, extra] pair`)
+        blocks.push([hexField(pair[0], `${label}: node_cli.blocks[${path[2]}]`), hexField(pair[1], `${label}: node_cli.blocks[${path[2]}]`)])
+      } else if (top === 'node_cli') {
+        ;(meta as Record<string, unknown>)[second as string] = value
+      }
+    }
+  } catch (err) {
+    if (err instanceof StateFileError) throw err
+    throw new StateFileError(`${label} is not a valid state file: ${(err as Error).message}`)
+  }
+  if (!sawAccounts) throw new StateFileError(`${label} is not a state file: it has no "accounts"`)
+  if (meta.version === undefined) return { state, blocks, accounts, cells, bestBlockNumber }
+  const version = Number(meta.version)
+  if (version !== STATE_FILE_VERSION) {
+    throw new StateFileError(
+      `${label} is in node-cli state format ${meta.version}; this version reads format ${STATE_FILE_VERSION}` +
+        (version > STATE_FILE_VERSION ? ' (written by a newer node-cli)' : ''),
+    )
+  }
+  for (const f of META_FIELDS) if (meta[f as keyof NodeCliMeta] === undefined) throw new StateFileError(`${label}: node_cli.${f} is missing`)
+  return {
+    state,
+    meta: { ...(meta as NodeCliMeta), version, network: Number(meta.network), chainId: Number(meta.chainId) },
+    blocks,
+    accounts,
+    cells,
+    bestBlockNumber,
+  }
+}
+
+function objectField(v: unknown, what: string): Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new StateFileError(`${what}: expected an object`)
+  return v as Record<string, unknown>
+}
+
+function hexField(v: unknown, what: string): Uint8Array {
+  if (typeof v !== 'string' || !HEX.test(v) || v.length % 2 !== 0) throw new StateFileError(`${what}: expected 0x-hex bytes, got ${JSON.stringify(v)?.slice(0, 80)}`)
+  return fromHex(v)
+}
+
+/** A quantity as Anvil writes them: a JSON number (kept as text), a decimal or a 0x-hex string. */
+function bigintField(v: unknown, what: string): bigint {
+  if (typeof v === 'string' && (/^\d+$/.test(v) || /^0x[0-9a-fA-F]+$/.test(v))) return BigInt(v)
+  throw new StateFileError(`${what}: expected a non-negative integer, got ${JSON.stringify(v)?.slice(0, 80)}`)
+}
+
+function addressOf(text: string, label: string): Uint8Array {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(text)) throw new StateFileError(`${label}: "${text.slice(0, 80)}" is not an address`)
+  return fromHex(text)
+}
+
+/** A storage slot or value: at most 32 bytes of hex, as a 32-byte word. */
+function wordOf(v: unknown, what: string): Uint8Array {
+  const bytes = typeof v === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(v) ? fromHex(v.length % 2 ? '0x0' + v.slice(2) : v) : undefined
+  if (bytes === undefined) throw new StateFileError(`${what}: expected a 32-byte hex word, got ${JSON.stringify(v)?.slice(0, 80)}`)
+  const w = new Uint8Array(32)
+  w.set(bytes, 32 - bytes.length)
+  return w
+}
+
+const MAX_NONCE = (1n << 64n) - 1n
+const MAX_BALANCE = (1n << 256n) - 1n
+
+/** One account of `accounts`, checked. */
+function decodeAccount(key: string, value: unknown, label: string): StateAccount {
+  const address = addressOf(key, label)
+  const what = `${label}: account ${key}`
+  const o = objectField(value, what)
+  const nonce = o.nonce === undefined ? 0n : bigintField(o.nonce, `${what}: nonce`)
+  if (nonce > MAX_NONCE) throw new StateFileError(`${what}: nonce is 2^64 or more`)
+  const balance = o.balance === undefined ? 0n : bigintField(o.balance, `${what}: balance`)
+  if (balance > MAX_BALANCE) throw new StateFileError(`${what}: balance is 2^256 or more`)
+  const code = o.code === undefined || o.code === null ? new Uint8Array(0) : hexField(o.code, `${what}: code`)
+  const storage: [Uint8Array, Uint8Array][] = []
+  if (o.storage !== undefined && o.storage !== null) {
+    for (const [slot, v] of Object.entries(objectField(o.storage, `${what}: storage`))) {
+      storage.push([wordOf(slot, `${what}: storage slot`), wordOf(v, `${what}: storage ${slot}`)])
+    }
+  }
+  return { address, nonce, balance, code, storage, storageBytes: [] }
+}
