@@ -1,7 +1,7 @@
 /**
  * The CLI as a user runs it: `node bin/node-cli.js …` in a child process (after the build in `prepare`).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -10,43 +10,11 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { rpc } from './helpers/node.js'
+import { killStartedClis, runCli } from './helpers/cli.js'
 
-const BIN = fileURLToPath(new URL('../bin/node-cli.js', import.meta.url))
-const children: ChildProcess[] = []
+const run = runCli
 
-function run(args: string[], env: Record<string, string> = {}, bin = BIN): { child: ChildProcess; output: () => string; waitFor: (re: RegExp) => Promise<RegExpMatchArray> } {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env } })
-  children.push(child)
-  let out = ''
-  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = []
-  const onData = (d: Buffer) => {
-    out += d.toString()
-    for (const w of [...waiters]) {
-      const m = out.match(w.re)
-      if (m) {
-        waiters.splice(waiters.indexOf(w), 1)
-        w.resolve(m)
-      }
-    }
-  }
-  child.stdout!.on('data', onData)
-  child.stderr!.on('data', onData)
-  return {
-    child,
-    output: () => out,
-    waitFor: (re) =>
-      new Promise((resolve, reject) => {
-        const m = out.match(re)
-        if (m) return resolve(m)
-        waiters.push({ re, resolve })
-        child.once('exit', () => setTimeout(() => reject(new Error(`exited before ${re}: ${out}`)), 50))
-      }),
-  }
-}
-
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL')
-})
+afterEach(killStartedClis)
 
 describe('node-cli', () => {
   it.each(['', '50', '0', 'not-a-number'])('keeps serving once the heap-growth cap is applied (NODE_CLI_HEAP_GROWING_PERCENT=%j)', async (value) => {
