@@ -221,6 +221,8 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
       host,
       port: config.port ?? DEFAULT_CONFIG.port,
       transport: config.transport,
+      allowOrigins: config.allowOrigin,
+      allowHosts: config.allowHost,
     })
   } catch (err) {
     miner.close()

@@ -65,13 +65,17 @@ export function method<const P extends readonly Param<unknown>[]>(
   }
 }
 
-/** Methods the spec lists as not available, with the reason given in the -32601 message (spec §4). */
-export const UNAVAILABLE_METHODS: Record<string, string> = Object.fromEntries([
-  ...['eth_getCompilers', 'eth_compileLLL', 'eth_compileSolidity', 'eth_compileSerpent'].map((m) => [
+/**
+ * Methods the spec lists as not available, with the reason given in the -32601 message (spec §4). A Map, not a
+ * plain object: a lookup by a request's method name must never reach `Object.prototype` (`constructor`,
+ * `__proto__`, `toString`…), whose values would leak into the error message.
+ */
+export const UNAVAILABLE_METHODS: ReadonlyMap<string, string> = new Map([
+  ...['eth_getCompilers', 'eth_compileLLL', 'eth_compileSolidity', 'eth_compileSerpent'].map((m): [string, string] => [
     m,
     'the node has no compilers, for security reasons',
   ]),
-  ...['db_putString', 'db_getString', 'db_putHex', 'db_getHex'].map((m) => [m, 'the db_ methods are deprecated']),
+  ...['db_putString', 'db_getString', 'db_putHex', 'db_getHex'].map((m): [string, string] => [m, 'the db_ methods are deprecated']),
   ...[
     'shh_post',
     'shh_version',
@@ -83,5 +87,5 @@ export const UNAVAILABLE_METHODS: Record<string, string> = Object.fromEntries([
     'shh_uninstallFilter',
     'shh_getFilterChanges',
     'shh_getMessages',
-  ].map((m) => [m, 'the Whisper protocol is not supported']),
+  ].map((m): [string, string] => [m, 'the Whisper protocol is not supported']),
 ])
