@@ -94,6 +94,8 @@ export interface Node {
  */
 export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const network = config.network ?? DEFAULT_CONFIG.network
+  const rpcTimeout = config.rpcTimeout ?? DEFAULT_CONFIG.rpcTimeout
+  if (!Number.isFinite(rpcTimeout) || rpcTimeout < 0) throw new RangeError(`rpcTimeout must be a number of seconds >= 0, got ${rpcTimeout}`)
   const disabledModules = resolveModules(config.rpcModules)
   const preset = networkPreset(network)
   const chainId = config.chainId ?? preset.chainId
@@ -144,6 +146,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
       minGasPrice: config.minGasPrice ?? DEFAULT_CONFIG.minGasPrice,
       clock: config.clock,
       stateHistory: config.stateHistory,
+      executionTimeoutMs: Math.round(rpcTimeout * 1000),
       storage,
     })
   } catch (err) {

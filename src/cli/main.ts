@@ -292,6 +292,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
       () => process.exit(0),
       () => process.exit(1),
     )
+    // a close waits for the chain's running task (an execution stops at --rpc-timeout, mining yields between
+    // blocks); whatever still runs after this long does not keep the process: exit anyway (the --db store
+    // writes each block as one atomic batch, so nothing is torn)
+    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref()
   }
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
@@ -301,6 +305,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     boundHeapGrowth()
   }, HEAP_FLAG_DELAY_MS).unref()
 }
+
+/** Longest a SIGINT/SIGTERM shutdown waits for the node to close before the process exits anyway (ms). */
+const SHUTDOWN_GRACE_MS = 800
 
 /** Delay before {@link boundHeapGrowth} (ms). */
 const HEAP_FLAG_DELAY_MS = 200

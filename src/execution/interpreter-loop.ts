@@ -13,8 +13,12 @@
  * with that error, non-EVM errors thrown. Whenever a feature this loop does not implement could matter — EOF
  * (EIP-3540), stateless code-chunk charging (EIP-6800/7864), the profiler, `step` listeners or DEBUG (tracers),
  * EIP-7928's post-call out-of-gas — the stock `run()` / `runStep()` take over.
+ *
+ * Every {@link CHECK_EVERY} units of work the loop asks ./deadline.ts whether the execution passed its deadline
+ * (then it throws -32011, a non-EVM error that ends the whole call) or should yield the thread for a moment.
  */
 import { EVMError } from '@ethereumjs/evm'
+import { CHECK_EVERY, DYNAMIC_OP_UNITS, executionCheckpoint } from './deadline.js'
 
 /** The parts of @ethereumjs's (unexported) Interpreter this loop uses. */
 interface OpcodeEntry {
@@ -92,7 +96,14 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
     }
     let err: EVMError | undefined
     let cached: OpcodeEntry[] | undefined
+    const evm = this._evm
+    let units = 0
     while (rs.programCounter < code.length) {
+      if (units >= CHECK_EVERY) {
+        units = 0
+        const pause = executionCheckpoint(evm) // throws past the deadline
+        if (pause !== undefined) await pause
+      }
       const pc = rs.programCounter
       let entry: OpcodeEntry | undefined
       let opCode: number
@@ -115,8 +126,10 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
         entry ??= this.lookupOpInfo(opCode)
         const info = entry.opcodeInfo
         if (info.dynamicGas || rs.eip7928PostTargetCallOog !== undefined) {
+          units += DYNAMIC_OP_UNITS
           await stockRunStep.call(this, entry)
         } else {
+          units++
           if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)
           this.useGas(info.feeBigInt, info)
           rs.programCounter++

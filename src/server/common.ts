@@ -33,6 +33,12 @@ export function resolveMaxWsBufferBytes(options: ServerOptions): number {
  */
 export const HEADERS_TIMEOUT_MS = 10_000
 
+/**
+ * Longest pause in a request body on the node transport, in milliseconds, before the socket is closed (uWS closes
+ * a socket idle for 10 s the same way).
+ */
+export const BODY_IDLE_TIMEOUT_MS = 10_000
+
 /** How long a client may take to send a whole request (head and body) on the node transport, in milliseconds. */
 export const REQUEST_TIMEOUT_MS = 30_000
 

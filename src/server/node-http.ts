@@ -18,6 +18,7 @@ import type { Connection, HandlerResponse, RequestHandler, RunningServer, Server
 import { OriginPolicy, type AccessDecision } from './origin-policy.js'
 import {
   BAD_REQUEST_TEXT,
+  BODY_IDLE_TIMEOUT_MS,
   HEADERS_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
   resolveMaxWsBufferBytes,
@@ -173,7 +174,16 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
     let chunks: Buffer[] | undefined
     let size = 0
     let tooLarge = false
+    // a body that stops arriving (e.g. a chunk size of ffffffffffffffff and nothing after it) closes the socket
+    // after BODY_IDLE_TIMEOUT_MS without data, as uWS's idle timeout does
+    const idle = setTimeout(onIdle, BODY_IDLE_TIMEOUT_MS)
+    function onIdle(): void {
+      if (!res.headersSent) writeText(res, 408, 'Request Timeout: the request body stopped arriving.\n', cors, ['connection', 'close'])
+      req.socket.destroySoon()
+    }
+    req.on('close', () => clearTimeout(idle))
     req.on('data', (chunk: Buffer) => {
+      idle.refresh()
       if (tooLarge) return
       size += chunk.length
       if (size > maxBodyBytes) {
@@ -187,6 +197,7 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
       else chunks.push(chunk)
     })
     req.on('end', () => {
+      clearTimeout(idle)
       if (tooLarge) return
       const text = chunks !== undefined ? Buffer.concat(chunks, size).toString('utf8') : first !== undefined ? first.toString('utf8') : ''
       callHandler(handler, text, new HttpConnection(nextId++)).then(
@@ -197,6 +208,11 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
   }
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.httpVersionMajor === 0) {
+      // an HTTP/0.9-style head (`GET /` without a version): malformed for this server, as for uWS
+      writeText(res, 400, BAD_REQUEST_TEXT, [], ['connection', 'close'])
+      return
+    }
     const access = policy.check(req.headers.host ?? '', req.headers.origin ?? '')
     if (!access.allowed) {
       writeText(res, 403, access.reason, [], ['connection', 'close'])
