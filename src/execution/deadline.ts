@@ -6,7 +6,8 @@
  * {@link DYNAMIC_OP_UNITS}). The checkpoint
  * - throws {@link ExecutionTimeoutError} once the execution's deadline (set per EVM by {@link setDeadline}) has
  *   passed: the reference stops a request after `rpc.timeout` (5000 ms) with -32011 "Execution has got timeout
- *   out." (reference-node-facts.md §8; rskj co/rsk/rpc/netty/JsonRpcCustomServer / RskJsonRpcHandler timeout);
+ *   out." (reference-node-facts.md §8); like the reference, whose VM polls an expiry set per request
+ *   (rskj co/rsk/rpc/netty/ExecTimeoutContext.java `checkIfExpired`), the check runs inside the opcode loop;
  * - yields to the event loop (one `setImmediate`) when the thread has been busy for {@link SLICE_MS}, so that other
  *   requests that need no execution (eth_blockNumber, eth_chainId, reads of blocks…), timers and signals are
  *   served meanwhile. Executions themselves stay serialized by the chain's queue, so yielding never interleaves

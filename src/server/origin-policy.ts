@@ -15,9 +15,12 @@
  * Allowed origins get their own origin echoed in `Access-Control-Allow-Origin` (with `Vary: Origin`), never `*`,
  * unless the user opened the node with `--allow-origin '*'`.
  *
- * The reference node defaults to `rpc.providers.web.cors = "localhost"` (Origin and Referer checked) and a
- * host allow-list `rpc.providers.web.http.hosts` (reference-node-facts.md §8; rskj reference.conf,
- * co/rsk/rpc/netty/OriginValidator.java and JsonRpcWeb3FilterHandler.java).
+ * The reference node defaults to `rpc.providers.web.cors = "localhost"` (Origin and Referer checked) and
+ * accepts only the `Host` names of its bound address (or of `rpc.providers.web.http.hosts` when bound to a
+ * non-local address) (reference-node-facts.md §8; rskj co/rsk/rpc/OriginValidator.java and
+ * co/rsk/rpc/netty/JsonRpcWeb3FilterHandler.java). It refuses with 400; this node answers 403 Forbidden with a text
+ * saying which flag opens it (issue 14), and does not check `Referer` (browsers send `Origin` on every
+ * cross-origin POST and WebSocket upgrade).
  */
 import { networkInterfaces } from 'node:os'
 
