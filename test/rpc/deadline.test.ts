@@ -25,6 +25,19 @@ async function deployLoop(url: string): Promise<string> {
   return receipt.contractAddress
 }
 
+/** Deploys a contract that CALLs `target` with all its gas; returns its address. */
+async function deployCaller(url: string, target: string): Promise<string> {
+  // PUSH1 0 ×5 (retSize, retOffset, argsSize, argsOffset, value), PUSH20 target, GAS, CALL, STOP
+  const runtime = '6000600060006000600073' + target.slice(2).toLowerCase() + '5af100'
+  const len = (runtime.length / 2).toString(16).padStart(2, '0')
+  // CODECOPY the runtime that follows this 12-byte prefix, and RETURN it
+  const init = `0x60${len}600c60003960${len}6000f3${runtime}`
+  const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, data: init, gas: '0x100000' }])
+  const receipt = await rpc<{ contractAddress: string }>(url, 'eth_getTransactionReceipt', [hash])
+  expect(await rpc(url, 'eth_getCode', [receipt.contractAddress, 'latest'])).toBe(`0x${runtime}`)
+  return receipt.contractAddress
+}
+
 /** Resolves with the order in which the given promises settled (their indexes). */
 async function settleOrder(promises: Promise<unknown>[]): Promise<number[]> {
   const order: number[] = []
@@ -60,6 +73,13 @@ describe.each<Transport>(['uws', 'node'])('%s transport: execution deadline', (t
       expect(err.code, method).toBe(-32011)
       expect(err.message).toBe('Execution has got timeout out.')
     }
+  })
+
+  it('a loop reached through a nested CALL stops as well', async () => {
+    const caller = await deployCaller(strict.url, strictLoop)
+    const err = await rpcError(strict.url, 'eth_call', [{ to: caller, from: COW.address }, 'latest'])
+    expect(err.code).toBe(-32011)
+    expect((await rpcError(strict.url, 'eth_estimateGas', [{ to: caller, from: COW.address }])).code).toBe(-32011)
   })
 
   it('leaves no state behind: the chain mines, reads and calls as before', async () => {
