@@ -15,7 +15,7 @@ import { bytesEqual, padLeft, toKey } from '../util/bytes.js'
 import { LRUCache } from 'lru-cache'
 import { captureInterpreter, rskOpcodes } from './opcodes.js'
 import { EstimateProbe, type EvmEvents } from './gas-estimation.js'
-import { ExecutionTimeoutError, setDeadline } from './deadline.js'
+import { ExecutionTimeoutError, setDeadline, startSlice } from './deadline.js'
 import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { TrieNodeStore } from '../rsk/unitrie.js'
 // consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
@@ -273,6 +273,7 @@ export class Executor {
    * @throws TxApplyError when a transaction cannot be applied; the state is then unchanged
    */
   async applyBlock(ctx: BlockContext, txs: PendingExecution[], opts: { commit?: boolean } = {}): Promise<AppliedBlock> {
+    startSlice() // a block's executions yield the thread only when they run longer than a slice (./deadline.ts)
     const commit = opts.commit ?? true
     const sm = this.stateManager
     const block = this.contextBlock(ctx)

@@ -14,8 +14,10 @@
  * (EIP-3540), stateless code-chunk charging (EIP-6800/7864), the profiler, `step` listeners or DEBUG (tracers),
  * EIP-7928's post-call out-of-gas — the stock `run()` / `runStep()` take over.
  *
- * Every {@link CHECK_EVERY} units of work the loop asks ./deadline.ts whether the execution passed its deadline
+ * Every {@link CHECK_EVERY} units of work (a backward jump of a static-opcode loop is one unit, an opcode with
+ * dynamic gas {@link DYNAMIC_OP_UNITS}) the loop asks ./deadline.ts whether the execution passed its deadline
  * (then it throws -32011, a non-EVM error that ends the whole call) or should yield the thread for a moment.
+ * Straight-line code needs no check: it ends with the code.
  */
 import { EVMError } from '@ethereumjs/evm'
 import { CHECK_EVERY, DYNAMIC_OP_UNITS, executionCheckpoint } from './deadline.js'
@@ -99,11 +101,6 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
     const evm = this._evm
     let units = 0
     while (rs.programCounter < code.length) {
-      if (units >= CHECK_EVERY) {
-        units = 0
-        const pause = executionCheckpoint(evm) // throws past the deadline
-        if (pause !== undefined) await pause
-      }
       const pc = rs.programCounter
       let entry: OpcodeEntry | undefined
       let opCode: number
@@ -126,16 +123,22 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
         entry ??= this.lookupOpInfo(opCode)
         const info = entry.opcodeInfo
         if (info.dynamicGas || rs.eip7928PostTargetCallOog !== undefined) {
-          units += DYNAMIC_OP_UNITS
           await stockRunStep.call(this, entry)
+          units += DYNAMIC_OP_UNITS
         } else {
-          units++
           if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)
           this.useGas(info.feeBigInt, info)
           rs.programCounter++
           if (info.isAsync) await entry.opHandler(rs, common)
           else entry.opHandler(rs, common)
           rs.env.accessWitness?.commit()
+          // a loop made of static opcodes jumps backwards once per turn: count those jumps only
+          if (rs.programCounter <= pc) units++
+        }
+        if (units >= CHECK_EVERY) {
+          units = 0
+          const pause = executionCheckpoint(evm) // throws past the deadline (not an EVMError: rethrown below)
+          if (pause !== undefined) await pause
         }
       } catch (e) {
         rs.env.accessWitness?.revert?.()
