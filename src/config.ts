@@ -56,6 +56,24 @@ export interface NodeConfig {
   maxBatchSize?: number
   /** Force the transport ('uws' | 'node'); default: uWS when its binary loads. */
   transport?: 'uws' | 'node'
+  /**
+   * Web origins allowed to call the node from a browser besides the default ones, e.g.
+   * `['https://app.example.com']`, or `'*'` for any (the CLI's `--allow-origin`). By default only pages on
+   * localhost / 127.0.0.1 / [::1] (any port) and browser-extension wallets may; requests without an `Origin`
+   * header (non-browser clients) always may. Others get HTTP 403 over HTTP and WebSocket (src/server/origin-policy.ts).
+   */
+  allowOrigin?: readonly string[] | '*'
+  /**
+   * `Host` header names accepted besides loopback names and the bound address (DNS-rebinding protection), e.g.
+   * `['host.docker.internal']`, or `'*'` for any (the CLI's `--allow-host`). Others get HTTP 403.
+   */
+  allowHost?: readonly string[] | '*'
+  /**
+   * Deadline of one execution (eth_call, eth_estimateGas), in seconds: a longer one is stopped and answers
+   * -32011 "Execution has got timeout out." with no state change. Default 5 (reference `rpc.timeout` 5000 ms);
+   * 0 disables it.
+   */
+  rpcTimeout?: number
   /** Interval-mining timers (tests inject fake ones). */
   timers?: import('./miner/miner.js').Timers
   /**
@@ -106,6 +124,8 @@ export const DEFAULT_CONFIG = {
   balance: 10_000n * 10n ** 18n,
   minGasPrice: 0n,
   maxBatchSize: 50,
+  /** Seconds (reference rpc.timeout = 5000 ms). */
+  rpcTimeout: 5,
 } as const
 
 /** Every RPC module (namespace) of the method table. */

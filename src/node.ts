@@ -107,6 +107,8 @@ export interface Node {
 export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const network = config.network ?? DEFAULT_CONFIG.network
   const compat = compatProfile(config.compat)
+  const rpcTimeout = config.rpcTimeout ?? DEFAULT_CONFIG.rpcTimeout
+  if (!Number.isFinite(rpcTimeout) || rpcTimeout < 0) throw new RangeError(`rpcTimeout must be a number of seconds >= 0, got ${rpcTimeout}`)
   const disabledModules = resolveModules(config.rpcModules)
   const preset = networkPreset(network)
   const chainId = config.chainId ?? preset.chainId
@@ -157,6 +159,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
       minGasPrice: config.minGasPrice ?? DEFAULT_CONFIG.minGasPrice,
       clock: config.clock,
       stateHistory: config.stateHistory,
+      executionTimeoutMs: Math.round(rpcTimeout * 1000),
       storage,
     })
   } catch (err) {
@@ -252,6 +255,8 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
       host,
       port: config.port ?? DEFAULT_CONFIG.port,
       transport: config.transport,
+      allowOrigins: config.allowOrigin,
+      allowHosts: config.allowHost,
     })
   } catch (err) {
     miner.close()

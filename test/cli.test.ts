@@ -93,6 +93,55 @@ describe('node-cli', () => {
     expect(await rpc(url!, 'net_version')).toBe('33')
   })
 
+  it('the banner states the default origin and host checks; --allow-origin / --allow-host open them and say so', async () => {
+    const closed = run(['--port', '0'])
+    await closed.waitFor(/Listening on/)
+    expect(closed.output()).toMatch(/Origins\s+localhost pages and wallet extensions only/)
+    expect(closed.output()).toMatch(/Hosts\s+loopback names and the bound address only/)
+    expect(closed.output()).not.toContain('WARNING')
+
+    const p = run(['--port', '0', '--allow-origin', 'https://app.example.com', '--allow-host', '*'])
+    const [, url] = await p.waitFor(/Listening on (http:\/\/127\.0\.0\.1:\d+)/)
+    expect(p.output()).toMatch(/Origins\s+defaults \+ https:\/\/app\.example\.com/)
+    expect(p.output()).toMatch(/Hosts\s+ANY \(opened with \*\)/)
+    expect(p.output()).toContain('WARNING: --allow-host *')
+    const ask = (origin: string) =>
+      fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' })
+    const allowed = await ask('https://app.example.com')
+    expect(allowed.status).toBe(200)
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect((await ask('https://evil.example')).status).toBe(403)
+  })
+
+  it('--host 0.0.0.0 warns that the unlocked keys are reachable from the network', async () => {
+    const p = run(['--port', '0', '--host', '0.0.0.0'])
+    const [, url] = await p.waitFor(/Listening on (http:\/\/127\.0\.0\.1:\d+)/)
+    expect(p.output()).toMatch(/WARNING: listening on 0\.0\.0\.0, not a loopback interface/)
+    expect(await rpc(url!, 'eth_chainId')).toBe('0x21')
+  })
+
+  it('--rpc-timeout is validated', async () => {
+    const p = run(['--rpc-timeout', '-1'])
+    const [code] = (await once(p.child, 'exit')) as [number]
+    expect(code).not.toBe(0)
+    expect(p.output()).toMatch(/--rpc-timeout must be a number of seconds from 0 \(off\) to 86400/)
+  })
+
+  it('SIGTERM during a long anvil_mine closes the node (the mine yields between blocks)', async () => {
+    const p = run(['--port', '0', '--silent'])
+    const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
+    const mine = fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"anvil_mine","params":["0x2710"]}' }).then(
+      (res) => res.text(),
+      () => undefined, // the node went away before answering
+    )
+    await new Promise((r) => setTimeout(r, 300))
+    p.child.kill('SIGTERM')
+    const [code] = (await once(p.child, 'exit')) as [number]
+    expect(code).toBe(0)
+    await mine
+    await expect(fetch(url!, { method: 'POST', body: '{}' })).rejects.toThrow()
+  })
+
   it('--silent prints only the URL line; --network 31 serves chain 31', async () => {
     const p = run(['--port', '0', '--silent', '--network', '31'])
     const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)

@@ -92,6 +92,8 @@ export interface ChainOptions {
   callGasCap?: bigint
   /** eth_estimateGas cap (reference rpc.gasEstimationCap). */
   gasEstimationCap?: bigint
+  /** Deadline of one eth_call / eth_estimateGas in ms (reference rpc.timeout = 5000); 0 = none. Default 5000. */
+  executionTimeoutMs?: number
   /**
    * States of this many most recent blocks stay readable for historical reads (eth_getBalance at an old
    * block, eth_call at an old block); older ones are forgotten so memory stays flat, like Anvil's in-memory
@@ -171,6 +173,8 @@ export class Chain extends EventEmitter {
   private readonly clock: () => number
   readonly callGasCap: bigint
   readonly gasEstimationCap: bigint
+  /** See {@link ChainOptions.executionTimeoutMs}. */
+  executionTimeoutMs: number
 
   /** The chain's database, if persistent. */
   private readonly database: ChainStorage | undefined
@@ -185,6 +189,7 @@ export class Chain extends EventEmitter {
     this.clock = opts.clock ?? Date.now
     this.callGasCap = opts.callGasCap ?? 10_000_000n
     this.gasEstimationCap = opts.gasEstimationCap ?? 6_800_000n
+    this.executionTimeoutMs = opts.executionTimeoutMs ?? 5_000
   }
 
   /**
@@ -1049,7 +1054,8 @@ export class Chain extends EventEmitter {
 
   /**
    * eth_call against a block's state (inside the queue).
-   * @throws RpcError -32015 on revert (data = revert bytes); -32000 when the sender cannot pay the value
+   * @throws RpcError -32015 on revert (data = revert bytes); -32000 when the sender cannot pay the value;
+   *   -32011 "Execution has got timeout out." past {@link executionTimeoutMs} (nothing is cached or kept)
    */
   call(req: CallRequest, block: BlockRecord | 'pending'): Promise<CallResult> {
     return this.queue.run(async () => {
@@ -1058,7 +1064,7 @@ export class Chain extends EventEmitter {
       const cached = this.executionMemo.get(key)
       if (cached !== undefined) return cached as CallResult
       try {
-        const result = await this.executor.call(req, ctx, root, this.callGasCap)
+        const result = await this.executor.call(req, ctx, root, this.callGasCap, this.executionTimeoutMs)
         this.executionMemo.set(key, result)
         return result
       } catch (err) {
@@ -1079,7 +1085,7 @@ export class Chain extends EventEmitter {
       let outcome = this.executionMemo.get(key) as Awaited<ReturnType<Executor['estimateGas']>> | undefined
       try {
         if (outcome === undefined) {
-          outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap)
+          outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap, this.executionTimeoutMs)
           this.executionMemo.set(key, outcome)
         }
       } catch (err) {

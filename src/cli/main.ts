@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander'
 import type { ChalkInstance } from 'chalk'
 import { createNode, VERSION, type Node } from '../node.js'
 import type { NodeConfig } from '../config.js'
+import { isPublicBind } from '../server/origin-policy.js'
 
 function int(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -64,6 +65,25 @@ function printLine(text: string): void {
   }
 }
 
+/** Parses `--allow-origin` / `--allow-host`: a comma-separated list, or `*` for any. */
+function allowList(name: string) {
+  return (value: string, previous: string[] | '*' | undefined): string[] | '*' => {
+    const entries = value.split(',').map((e) => e.trim()).filter(Boolean)
+    if (entries.length === 0) throw new InvalidArgumentError(`${name} needs a comma-separated list, or *`)
+    if (previous === '*' || entries.includes('*')) return '*'
+    return [...(previous ?? []), ...entries]
+  }
+}
+
+/** Parses `--rpc-timeout`: seconds, 0 (off) or a positive number. */
+function seconds(name: string) {
+  return (value: string): number => {
+    const n = Number(value)
+    if (!Number.isFinite(n) || n < 0 || n > 86_400) throw new InvalidArgumentError(`${name} must be a number of seconds from 0 (off) to 86400`)
+    return n
+  }
+}
+
 /** Options as commander parses them. */
 interface CliOptions {
   network: number
@@ -88,6 +108,9 @@ interface CliOptions {
   stateInterval?: number
   rpcModules?: string
   transport?: 'uws' | 'node'
+  allowOrigin?: string[] | '*'
+  allowHost?: string[] | '*'
+  rpcTimeout: number
   verbose?: boolean
   silent?: boolean
 }
@@ -123,6 +146,17 @@ export function buildProgram(): Command {
     .option('--batch-limit <n>', 'maximum requests per JSON-RPC batch (reference: 50)', int('--batch-limit', 1, 100000), 50)
     .option('--rpc-modules <list>', 'comma-separated RPC modules to enable (e.g. eth,net,web3), or -name to disable one (default: all)')
     .option('--transport <name>', 'force the HTTP/WS server: uws or node (default: uws when available)')
+    .option(
+      '--allow-origin <list>',
+      'web origins allowed to call the node from a browser, comma-separated (e.g. https://app.example.com), or * for any (default: localhost pages and wallet extensions only)',
+      allowList('--allow-origin'),
+    )
+    .option(
+      '--allow-host <list>',
+      'Host header names accepted besides localhost and the bound address, comma-separated (e.g. host.docker.internal), or * for any',
+      allowList('--allow-host'),
+    )
+    .option('--rpc-timeout <seconds>', 'stop an eth_call / eth_estimateGas after N seconds with -32011 (0 = never; reference: 5)', seconds('--rpc-timeout'), 5)
     .option('-v, --verbose', 'log every request with its duration')
     .option('-s, --silent', 'print only the RPC URL line')
     .helpOption('--help', 'display help')
@@ -155,6 +189,8 @@ function banner(node: Node, o: CliOptions): string {
   )
   lines.push(`${chalk.dim('Chain')}      ${o.db ? `${path.join(o.db, 'chain')} (head #${node.chain.head.header.number})` : 'in memory (use --db <dir> to keep it)'}`)
   lines.push(`${chalk.dim('Keystore')}   ${o.db ? path.join(o.db, 'keystore') : 'in memory (use --db <dir> to keep it)'}`)
+  lines.push(`${chalk.dim('Origins')}    ${accessLine(o.allowOrigin, 'localhost pages and wallet extensions only (--allow-origin to open)')}`)
+  lines.push(`${chalk.dim('Hosts')}      ${accessLine(o.allowHost, 'loopback names and the bound address only (--allow-host to open)')}`)
   const loaded = node.loadedState
   if (loaded) {
     const what = loaded.kind === 'chain' ? `chain continued at block #${loaded.head}` : `${loaded.accounts} accounts merged into the state`
@@ -163,8 +199,32 @@ function banner(node: Node, o: CliOptions): string {
   const dumpTo = o.dumpState ?? o.state
   if (dumpTo) lines.push(`${chalk.dim('Dumps to')}   ${dumpTo} on exit${o.stateInterval ? ` and every ${o.stateInterval}s` : ''}`)
   lines.push('')
+  for (const warning of exposureWarnings(o)) lines.push(chalk.yellow(warning))
   lines.push(urlLine(node))
   return lines.join('\n')
+}
+
+/** The banner's description of an allow-list: the default, or what was opened. */
+function accessLine(list: string[] | '*' | undefined, dflt: string): string {
+  if (list === undefined) return dflt
+  if (list === '*') return chalk.yellow('ANY (opened with *)')
+  return chalk.yellow(`defaults + ${list.join(', ')}`)
+}
+
+/**
+ * Warnings printed (also with --silent, on stderr) when the node is reachable beyond this machine's loopback or
+ * its web checks are off: its accounts are unlocked and personal_dumpRawKey answers their keys.
+ */
+export function exposureWarnings(o: { host: string; allowOrigin?: string[] | '*'; allowHost?: string[] | '*' }): string[] {
+  const warnings: string[] = []
+  if (isPublicBind(o.host)) {
+    warnings.push(
+      `WARNING: listening on ${o.host}, not a loopback interface: anyone who can reach this port can send from the unlocked dev accounts and read their private keys.`,
+    )
+  }
+  if (o.allowOrigin === '*') warnings.push('WARNING: --allow-origin *: any web page you open can call this node, send from its accounts and read their keys.')
+  if (o.allowHost === '*') warnings.push('WARNING: --allow-host *: DNS-rebinding protection is off.')
+  return warnings
 }
 
 function urlLine(node: Node): string {
@@ -236,6 +296,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     stateInterval: o.stateInterval,
     rpcModules: o.rpcModules?.split(',').map((m) => m.trim()).filter(Boolean),
     transport: o.transport,
+    allowOrigin: o.allowOrigin,
+    allowHost: o.allowHost,
+    rpcTimeout: o.rpcTimeout,
     onRequest: o.verbose
       ? (method, ms, err) =>
           console.log(
@@ -259,6 +322,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     return
   }
   printLine(o.silent ? node.url : banner(node, o))
+  if (o.silent) for (const warning of exposureWarnings(o)) console.error(warning)
   let stopping = false
   const stop = (signal: string) => {
     // a second signal while closing (a long --dump-state write) exits at once: the state file is written to a
@@ -273,6 +337,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
         process.exit(1)
       },
     )
+    // a close waits for the chain's running task (an execution stops at --rpc-timeout, mining yields between
+    // blocks); whatever still runs after this long does not keep the process: exit anyway (the --db store
+    // writes each block as one atomic batch, so nothing is torn). Not while a state file is being written on
+    // exit: that takes as long as the state is large (a second signal still exits at once)
+    if ((o.dumpState ?? o.state) === undefined) setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref()
   }
   process.on('SIGINT', () => stop('SIGINT'))
   process.on('SIGTERM', () => stop('SIGTERM'))
@@ -282,6 +351,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     boundHeapGrowth()
   }, HEAP_FLAG_DELAY_MS).unref()
 }
+
+/** Longest a SIGINT/SIGTERM shutdown waits for the node to close before the process exits anyway (ms). */
+const SHUTDOWN_GRACE_MS = 800
 
 /** Delay before {@link boundHeapGrowth} (ms). */
 const HEAP_FLAG_DELAY_MS = 200

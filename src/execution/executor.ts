@@ -15,6 +15,7 @@ import { bytesEqual, padLeft, toKey } from '../util/bytes.js'
 import { LRUCache } from 'lru-cache'
 import { captureInterpreter, rskOpcodes } from './opcodes.js'
 import { EstimateProbe, type EvmEvents } from './gas-estimation.js'
+import { ExecutionTimeoutError, setDeadline, startSlice } from './deadline.js'
 import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { TrieNodeStore } from '../rsk/unitrie.js'
 // consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
@@ -272,6 +273,7 @@ export class Executor {
    * @throws TxApplyError when a transaction cannot be applied; the state is then unchanged
    */
   async applyBlock(ctx: BlockContext, txs: PendingExecution[], opts: { commit?: boolean } = {}): Promise<AppliedBlock> {
+    startSlice() // a block's executions yield the thread only when they run longer than a slice (./deadline.ts)
     const commit = opts.commit ?? true
     const sm = this.stateManager
     const block = this.contextBlock(ctx)
@@ -514,12 +516,14 @@ export class Executor {
    * @param ctx block context (the block the call runs "in")
    * @param root state to run against
    * @param gasCap maximum gas (reference rpc.callGasCap = 10 000 000)
-   * @throws CallPreconditionError when the sender cannot pay `value`
+   * @param timeoutMs deadline of the execution in ms (0 = none; see ./deadline.ts)
+   * @throws CallPreconditionError when the sender cannot pay `value`; ExecutionTimeoutError (-32011) past the
+   *   deadline, with every change undone
    */
-  async call(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasCap: bigint): Promise<CallResult> {
+  async call(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasCap: bigint, timeoutMs = 0): Promise<CallResult> {
     const gasLimit = req.gas !== undefined && req.gas < gasCap ? req.gas : gasCap
-    if (req.to === undefined) return this.simulate(req, ctx, root, gasLimit)
-    return this.message(req, ctx, root, gasLimit)
+    if (req.to === undefined) return this.simulate(req, ctx, root, gasLimit, timeoutMs)
+    return this.message(req, ctx, root, gasLimit, timeoutMs)
   }
 
   /**
@@ -529,7 +533,7 @@ export class Executor {
    * `gasUsed` is before refunds (an eth_call does not report them).
    * @throws CallPreconditionError when the sender cannot pay `value`
    */
-  private async message(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
+  private async message(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint, timeoutMs: number): Promise<CallResult> {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
@@ -542,7 +546,9 @@ export class Executor {
     if (intrinsic > gasLimit) return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
     const value = req.value ?? 0n
     await requireValueCovered(sm, caller, value)
+    const depth = (sm as UnitrieStateManager).checkpointDepth
     await sm.checkpoint()
+    setDeadline(vm.evm, timeoutMs)
     try {
       const r = await vm.evm.runCall({
         caller,
@@ -559,16 +565,17 @@ export class Executor {
       const gasUsed = intrinsic + e.executionGasUsed
       return { returnValue: e.returnValue, gasUsed, gasBeforeRefunds: gasUsed, error: e.exceptionError?.error }
     } finally {
+      setDeadline(vm.evm, 0)
       // runTx ends with this; a bare runCall does not, and the journal would keep every call's diff
       await vm.evm.journal.cleanup()
-      await sm.revert()
+      await unwindTo(vm, depth)
     }
   }
 
   /**
    * Simulates the call as a transaction (intrinsic gas, refunds) with the given gas limit, reverting all changes.
    */
-  private async simulate(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
+  private async simulate(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint, timeoutMs: number): Promise<CallResult> {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
@@ -591,10 +598,12 @@ export class Executor {
       return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
     }
     await requireValueCovered(sm, from, tx.value)
+    const usm = sm as UnitrieStateManager
+    const depth = usm.checkpointDepth
     await sm.checkpoint()
     // no EIP-3607 on this chain: calls and estimates `from` a contract work (see maskSenderCodeOnce)
-    const usm = sm as UnitrieStateManager
     usm.maskSenderCodeOnce(from)
+    setDeadline(vm.evm, timeoutMs)
     try {
       const result = await runTx(vm, {
         tx,
@@ -612,12 +621,15 @@ export class Executor {
         createdAddress: result.createdAddress?.bytes,
       }
     } catch (err) {
+      if (err instanceof ExecutionTimeoutError) throw err
       const msg = cleanVmMessage(err)
       if (/enough funds|insufficient/i.test(msg)) throw new CallPreconditionError('insufficient funds for transfer')
       throw new CallPreconditionError(msg)
     } finally {
+      setDeadline(vm.evm, 0)
       usm.clearSenderCodeMask()
-      await sm.revert()
+      vm.evm.journal.cleanJournal()
+      await unwindTo(vm, depth)
     }
   }
 
@@ -663,6 +675,7 @@ export class Executor {
     ctx: BlockContext,
     root: Uint8Array,
     cap: bigint,
+    timeoutMs = 0,
   ): Promise<{ gas: bigint } | { failure: CallResult }> {
     const limit = req.gas !== undefined && req.gas < cap ? req.gas : cap
     const probe = new EstimateProbe(limit)
@@ -672,13 +685,25 @@ export class Executor {
     let run: CallResult
     try {
       // a call runs as a bare message (as eth_call): the estimate needs no refunds, receipt or nonce bookkeeping
-      run = req.to === undefined ? await this.simulate(req, ctx, root, limit) : await this.message(req, ctx, root, limit)
+      run =
+        req.to === undefined ? await this.simulate(req, ctx, root, limit, timeoutMs) : await this.message(req, ctx, root, limit, timeoutMs)
     } finally {
       probe.detach(events)
     }
     if (run.error !== undefined) return { failure: run }
     return { gas: probe.estimate(run.gasBeforeRefunds ?? run.gasUsed, cap) }
   }
+}
+
+/**
+ * Reverts the state manager to checkpoint depth `depth` (one revert per level): after a completed run that is one
+ * level; after an execution stopped midway (a deadline), the EVM's own nested checkpoints were never closed.
+ * Transient storage (EIP-1153) is emptied, as at the end of any top-level message.
+ */
+async function unwindTo(vm: VM, depth: number): Promise<void> {
+  const sm = vm.stateManager as UnitrieStateManager
+  while (sm.checkpointDepth > depth) await sm.revert()
+  ;(vm.evm as { transientStorage?: { clear(): void } }).transientStorage?.clear()
 }
 
 /**

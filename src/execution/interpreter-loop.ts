@@ -13,8 +13,14 @@
  * with that error, non-EVM errors thrown. Whenever a feature this loop does not implement could matter — EOF
  * (EIP-3540), stateless code-chunk charging (EIP-6800/7864), the profiler, `step` listeners or DEBUG (tracers),
  * EIP-7928's post-call out-of-gas — the stock `run()` / `runStep()` take over.
+ *
+ * Every {@link CHECK_EVERY} units of work (a backward jump of a static-opcode loop is one unit, an opcode with
+ * dynamic gas {@link DYNAMIC_OP_UNITS}) the loop asks ./deadline.ts whether the execution passed its deadline
+ * (then it throws -32011, a non-EVM error that ends the whole call) or should yield the thread for a moment.
+ * Straight-line code needs no check: it ends with the code.
  */
 import { EVMError } from '@ethereumjs/evm'
+import { CHECK_EVERY, DYNAMIC_OP_UNITS, executionCheckpoint } from './deadline.js'
 
 /** The parts of @ethereumjs's (unexported) Interpreter this loop uses. */
 interface OpcodeEntry {
@@ -92,6 +98,8 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
     }
     let err: EVMError | undefined
     let cached: OpcodeEntry[] | undefined
+    const evm = this._evm
+    let units = 0
     while (rs.programCounter < code.length) {
       const pc = rs.programCounter
       let entry: OpcodeEntry | undefined
@@ -116,6 +124,7 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
         const info = entry.opcodeInfo
         if (info.dynamicGas || rs.eip7928PostTargetCallOog !== undefined) {
           await stockRunStep.call(this, entry)
+          units += DYNAMIC_OP_UNITS
         } else {
           if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)
           this.useGas(info.feeBigInt, info)
@@ -123,6 +132,13 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
           if (info.isAsync) await entry.opHandler(rs, common)
           else entry.opHandler(rs, common)
           rs.env.accessWitness?.commit()
+          // a loop made of static opcodes jumps backwards once per turn: count those jumps only
+          if (rs.programCounter <= pc) units++
+        }
+        if (units >= CHECK_EVERY) {
+          units = 0
+          const pause = executionCheckpoint(evm) // throws past the deadline (not an EVMError: rethrown below)
+          if (pause !== undefined) await pause
         }
       } catch (e) {
         rs.env.accessWitness?.revert?.()

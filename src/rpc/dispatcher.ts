@@ -139,7 +139,7 @@ export class Dispatcher implements RequestHandler {
   private lookup(name: string): MethodSpec {
     const spec = this.table.get(name)
     if (spec === undefined || this.disabled.has(spec.module)) {
-      const why = UNAVAILABLE_METHODS[name]
+      const why = UNAVAILABLE_METHODS.get(name)
       if (why) throw new RpcError(ErrorCode.MethodNotFound, `the method ${name} is not available: ${why}`)
       if (spec) throw new RpcError(ErrorCode.MethodNotFound, `the method ${name} does not exist/is not available`)
       throw new RpcError(ErrorCode.MethodNotFound, 'method not found')

@@ -76,14 +76,16 @@ export const LEGACY_ONLY =
 
 /**
  * Methods that are not served, with the reason given in the -32601 message: those the spec lists as not
- * available (spec §4), and the fee-market methods of chains with EIP-1559.
+ * available (spec §4), and the fee-market methods of chains with EIP-1559. A Map, not a plain object: a lookup
+ * by a request's method name must never reach `Object.prototype` (`constructor`, `__proto__`, `toString`…),
+ * whose values would leak into the error message.
  */
-export const UNAVAILABLE_METHODS: Record<string, string> = Object.fromEntries([
-  ...['eth_getCompilers', 'eth_compileLLL', 'eth_compileSolidity', 'eth_compileSerpent'].map((m) => [
+export const UNAVAILABLE_METHODS: ReadonlyMap<string, string> = new Map([
+  ...['eth_getCompilers', 'eth_compileLLL', 'eth_compileSolidity', 'eth_compileSerpent'].map((m): [string, string] => [
     m,
     'the node has no compilers, for security reasons',
   ]),
-  ...['db_putString', 'db_getString', 'db_putHex', 'db_getHex'].map((m) => [m, 'the db_ methods are deprecated']),
+  ...['db_putString', 'db_getString', 'db_putHex', 'db_getHex'].map((m): [string, string] => [m, 'the db_ methods are deprecated']),
   ...[
     'shh_post',
     'shh_version',
@@ -95,6 +97,6 @@ export const UNAVAILABLE_METHODS: Record<string, string> = Object.fromEntries([
     'shh_uninstallFilter',
     'shh_getFilterChanges',
     'shh_getMessages',
-  ].map((m) => [m, 'the Whisper protocol is not supported']),
-  ...['eth_feeHistory', 'eth_maxPriorityFeePerGas', 'eth_blobBaseFee'].map((m) => [m, LEGACY_ONLY]),
+  ].map((m): [string, string] => [m, 'the Whisper protocol is not supported']),
+  ...['eth_feeHistory', 'eth_maxPriorityFeePerGas', 'eth_blobBaseFee'].map((m): [string, string] => [m, LEGACY_ONLY]),
 ])

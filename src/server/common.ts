@@ -9,6 +9,42 @@ import type { Connection, HandlerResponse, RequestHandler, ServerOptions } from 
 /** Default maximum HTTP body / WebSocket message size, in bytes (5 MB, like the reference node). */
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024
 
+/**
+ * Per-socket WebSocket send-buffer limit, in bytes (both transports). A client lagging further behind (not
+ * reading its socket) is disconnected instead of letting the node buffer without bound. uWS checks the limit
+ * before each send (`closeOnBackpressureLimit`), the node transport after each send (`ws` bufferedAmount), so a
+ * single message larger than this still goes out.
+ */
+export const WS_MAX_BACKPRESSURE_BYTES = 64 * 1024 * 1024
+
+/**
+ * Validates and defaults {@link ServerOptions.maxWsBufferBytes}.
+ * @throws RangeError if it is not a positive integer
+ */
+export function resolveMaxWsBufferBytes(options: ServerOptions): number {
+  const max = options.maxWsBufferBytes ?? WS_MAX_BACKPRESSURE_BYTES
+  if (!Number.isSafeInteger(max) || max <= 0) throw new RangeError(`maxWsBufferBytes must be a positive integer, got ${max}`)
+  return max
+}
+
+/**
+ * How long a client may take to send a complete request head on the node transport, in milliseconds: slow
+ * ("slowloris") sockets are closed after it. uWS closes a socket that sends nothing for 10 s; this matches it.
+ */
+export const HEADERS_TIMEOUT_MS = 10_000
+
+/**
+ * Longest pause in a request body on the node transport, in milliseconds, before the socket is closed (uWS closes
+ * a socket idle for 10 s the same way).
+ */
+export const BODY_IDLE_TIMEOUT_MS = 10_000
+
+/** How long a client may take to send a whole request (head and body) on the node transport, in milliseconds. */
+export const REQUEST_TIMEOUT_MS = 30_000
+
+/** Body (text/plain) of a 400 answer to a malformed request head. */
+export const BAD_REQUEST_TEXT = 'Bad Request\n'
+
 /** How long an idle HTTP keep-alive connection stays open on the node transport, in milliseconds. */
 export const KEEP_ALIVE_TIMEOUT_MS = 60_000
 

@@ -3,8 +3,10 @@
  * WebSocket upgrades, both on one port. Used when the uWebSockets.js binary does not load
  * (e.g. Node 24+) or when forced with `transport: 'node'`.
  *
- * Observable behaviour matches {@link ./uws.ts}: POST on any path, WebSocket upgrade on any path,
- * CORS preflight via OPTIONS, 405 for every other method, 413 above `maxBodyBytes`.
+ * Observable behaviour matches {@link ./uws.ts}: Origin/Host checks first (403, ./origin-policy.ts), POST on any
+ * path, WebSocket upgrade on any path, CORS preflight via OPTIONS, 405 for every other method, 413 above
+ * `maxBodyBytes`, 400 and a closed socket for a malformed request head, slow request heads closed after
+ * {@link HEADERS_TIMEOUT_MS}, WebSocket clients that stop reading closed above `maxWsBufferBytes`.
  *
  * The constants and helpers both transports share are in ./common.ts (re-exported here).
  */
@@ -13,7 +15,13 @@ import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket, type RawData } from 'ws'
 import type { Connection, HandlerResponse, RequestHandler, RunningServer, ServerOptions } from './types.js'
+import { OriginPolicy, type AccessDecision } from './origin-policy.js'
 import {
+  BAD_REQUEST_TEXT,
+  BODY_IDLE_TIMEOUT_MS,
+  HEADERS_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  resolveMaxWsBufferBytes,
   KEEP_ALIVE_TIMEOUT_MS,
   WS_CLOSE_GOING_AWAY,
   WS_CLOSE_REASON,
@@ -55,22 +63,40 @@ class NodeWsConnection extends WsConnectionBase {
   constructor(
     id: number,
     private readonly socket: WebSocket,
+    private readonly maxBuffered: number,
   ) {
     super(id)
   }
 
-  /** Sends a text frame unless closed. Never throws. */
+  /**
+   * Sends a text frame unless closed. Never throws. A client whose unsent data exceeds the buffer limit (it
+   * stopped reading) is disconnected at once, as uWS does with `closeOnBackpressureLimit`.
+   */
   push(message: string): void {
     if (this.closed || this.socket.readyState !== 1 /* OPEN */) return
     try {
       this.socket.send(message)
+      if (this.socket.bufferedAmount > this.maxBuffered) {
+        this.socket.terminate()
+        this.markClosed()
+      }
     } catch {
       // the socket died between the check and the send: nothing to deliver to
     }
   }
 }
 
-const CORS_ORIGIN = ['access-control-allow-origin', '*'] as const
+/** The CORS response headers (flat list) for a verdict: the granted origin and `Vary: Origin`, or nothing. */
+function corsHeaders(d: AccessDecision): string[] {
+  if (!d.allowed || d.allowOrigin === undefined) return []
+  return d.allowOrigin === '*' ? ['access-control-allow-origin', '*'] : ['access-control-allow-origin', d.allowOrigin, 'vary', 'origin']
+}
+
+/** A raw 408 answer for a socket whose request did not arrive in time. */
+const RAW_REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n'
+
+/** A raw 400 answer for a socket whose request head did not parse. */
+const RAW_BAD_REQUEST = `HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(BAD_REQUEST_TEXT)}\r\nconnection: close\r\n\r\n${BAD_REQUEST_TEXT}`
 
 /**
  * Starts the node:http + ws transport.
@@ -83,69 +109,87 @@ const CORS_ORIGIN = ['access-control-allow-origin', '*'] as const
  */
 export async function startNodeServer(handler: RequestHandler, options: ServerOptions): Promise<RunningServer> {
   const maxBodyBytes = resolveMaxBodyBytes(options)
+  const maxWsBuffer = resolveMaxWsBufferBytes(options)
   const tooLargeText = payloadTooLargeText(maxBodyBytes)
   const { host, port } = options
+  const policy = new OriginPolicy({ bindHost: host, allowOrigins: options.allowOrigins, allowHosts: options.allowHosts })
   let nextId = 1
 
-  const server = createServer({ noDelay: true })
+  const server = createServer({
+    noDelay: true,
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // how often the two timeouts above are checked (Node's default, 30 s, would let slow sockets live 40 s)
+    connectionsCheckingInterval: 1_000,
+  })
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 5_000
+  // A request head that does not parse (no HTTP version, a header line without a colon, a bad chunk size...)
+  // or a timed-out one: answer 400 / 408 when nothing was written yet, and close the socket.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+      socket.destroy()
+      return
+    }
+    socket.end(err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? RAW_REQUEST_TIMEOUT : RAW_BAD_REQUEST)
+    // a peer that never reads its side must not keep the socket: drop it shortly after the answer
+    setTimeout(() => socket.destroy(), 1_000).unref()
+  })
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytes, perMessageDeflate: false, clientTracking: true })
 
-  function writeText(res: ServerResponse, status: number, text: string, extra?: string[]): void {
-    const headers = ['content-type', 'text/plain; charset=utf-8', CORS_ORIGIN[0], CORS_ORIGIN[1], 'content-length', String(Buffer.byteLength(text))]
+  function writeText(res: ServerResponse, status: number, text: string, cors: string[], extra?: string[]): void {
+    const headers = ['content-type', 'text/plain; charset=utf-8', ...cors, 'content-length', String(Buffer.byteLength(text))]
     if (extra !== undefined) headers.push(...extra)
     res.writeHead(status, headers)
     res.end(text)
   }
 
-  function writeTooLarge(res: ServerResponse): void {
+  function writeTooLarge(res: ServerResponse, cors: string[]): void {
     if (res.headersSent) return
-    writeText(res, 413, tooLargeText, ['connection', 'close'])
+    writeText(res, 413, tooLargeText, cors, ['connection', 'close'])
   }
 
-  function respond(res: ServerResponse, response: HandlerResponse | undefined): void {
+  function respond(res: ServerResponse, response: HandlerResponse | undefined, cors: string[]): void {
     if (res.destroyed || res.headersSent) return
     const body = response === undefined ? '' : response.body
-    res.writeHead(response === undefined ? 200 : response.status, [
-      'content-type',
-      'application/json',
-      'access-control-allow-origin',
-      '*',
-      'access-control-allow-methods',
-      ALLOWED_METHODS,
-      'access-control-allow-headers',
-      DEFAULT_ALLOWED_HEADERS,
-      'content-length',
-      String(Buffer.byteLength(body)),
-    ])
+    const headers = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))]
+    if (cors.length > 0) headers.push(...cors, 'access-control-allow-methods', ALLOWED_METHODS, 'access-control-allow-headers', DEFAULT_ALLOWED_HEADERS)
+    res.writeHead(response === undefined ? 200 : response.status, headers)
     res.end(body)
   }
 
-  function fail(res: ServerResponse, err: unknown): void {
+  function fail(res: ServerResponse, err: unknown, cors: string[]): void {
     process.emitWarning(`JSON-RPC handler rejected: ${String(err)}`)
     if (res.destroyed || res.headersSent) return
-    writeText(res, 500, INTERNAL_ERROR_TEXT)
+    writeText(res, 500, INTERNAL_ERROR_TEXT, cors)
   }
 
-  function handlePost(req: IncomingMessage, res: ServerResponse): void {
+  function handlePost(req: IncomingMessage, res: ServerResponse, cors: string[]): void {
     const declared = req.headers['content-length']
     if (declared !== undefined && Number(declared) > maxBodyBytes) {
-      writeTooLarge(res)
+      writeTooLarge(res, cors)
       return
     }
     let first: Buffer | undefined
     let chunks: Buffer[] | undefined
     let size = 0
     let tooLarge = false
+    // a body that stops arriving (e.g. a chunk size of ffffffffffffffff and nothing after it) closes the socket
+    // after BODY_IDLE_TIMEOUT_MS without data, as uWS's idle timeout does
+    const idle = setTimeout(onIdle, BODY_IDLE_TIMEOUT_MS)
+    function onIdle(): void {
+      if (!res.headersSent) writeText(res, 408, 'Request Timeout: the request body stopped arriving.\n', cors, ['connection', 'close'])
+      req.socket.destroySoon()
+    }
+    req.on('close', () => clearTimeout(idle))
     req.on('data', (chunk: Buffer) => {
+      idle.refresh()
       if (tooLarge) return
       size += chunk.length
       if (size > maxBodyBytes) {
         tooLarge = true
         first = chunks = undefined
-        writeTooLarge(res)
+        writeTooLarge(res, cors)
         return
       }
       if (first === undefined) first = chunk
@@ -153,24 +197,35 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
       else chunks.push(chunk)
     })
     req.on('end', () => {
+      clearTimeout(idle)
       if (tooLarge) return
       const text = chunks !== undefined ? Buffer.concat(chunks, size).toString('utf8') : first !== undefined ? first.toString('utf8') : ''
       callHandler(handler, text, new HttpConnection(nextId++)).then(
-        (response) => respond(res, response),
-        (err: unknown) => fail(res, err),
+        (response) => respond(res, response, cors),
+        (err: unknown) => fail(res, err, cors),
       )
     })
   }
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.httpVersionMajor === 0) {
+      // an HTTP/0.9-style head (`GET /` without a version): malformed for this server, as for uWS
+      writeText(res, 400, BAD_REQUEST_TEXT, [], ['connection', 'close'])
+      return
+    }
+    const access = policy.check(req.headers.host ?? '', req.headers.origin ?? '')
+    if (!access.allowed) {
+      writeText(res, 403, access.reason, [], ['connection', 'close'])
+      return
+    }
+    const cors = corsHeaders(access)
     const method = req.method
     if (method === 'POST') {
-      handlePost(req, res)
+      handlePost(req, res, cors)
     } else if (method === 'OPTIONS') {
       const requested = req.headers['access-control-request-headers']
       res.writeHead(204, [
-        'access-control-allow-origin',
-        '*',
+        ...cors,
         'access-control-allow-methods',
         ALLOWED_METHODS,
         'access-control-allow-headers',
@@ -181,13 +236,20 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
       res.end()
     } else {
       // GET without upgrade, PUT, DELETE, HEAD... (node omits the body itself for HEAD)
-      writeText(res, 405, METHOD_NOT_ALLOWED_TEXT, ['allow', ALLOWED_METHODS])
+      writeText(res, 405, METHOD_NOT_ALLOWED_TEXT, cors, ['allow', ALLOWED_METHODS])
     }
   })
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const access = policy.check(req.headers.host ?? '', req.headers.origin ?? '')
+    if (!access.allowed) {
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(access.reason)}\r\nconnection: close\r\n\r\n${access.reason}`,
+      )
+      return
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const connection = new NodeWsConnection(nextId++, ws)
+      const connection = new NodeWsConnection(nextId++, ws, maxWsBuffer)
       ws.on('message', (data: RawData, _isBinary: boolean) => {
         // binaryType is 'nodebuffer': data is one Buffer (fragments already joined)
         const text = Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8')

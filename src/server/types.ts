@@ -49,6 +49,18 @@ export interface ServerOptions {
   maxBodyBytes?: number
   /** Force a transport (tests run both); default: uWebSockets.js when its binary loads, else node:http + ws. */
   transport?: 'uws' | 'node'
+  /**
+   * Web origins allowed besides the default ones (loopback pages and browser-extension wallets), or `'*'` for
+   * any; other origins get 403 (see ./origin-policy.ts). Default: none.
+   */
+  allowOrigins?: readonly string[] | '*'
+  /** `Host` names allowed besides loopback names and the bound address, or `'*'` for any (./origin-policy.ts). Default: none. */
+  allowHosts?: readonly string[] | '*'
+  /**
+   * Per-WebSocket send-buffer limit in bytes: a client that stops reading and falls further behind is
+   * disconnected (default {@link WS_MAX_BACKPRESSURE_BYTES} of ./common.ts, 64 MB).
+   */
+  maxWsBufferBytes?: number
 }
 
 /** A listening server. */

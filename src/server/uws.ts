@@ -5,8 +5,9 @@
  * 108/115/120/127 only, i.e. Node 18-22) and throws where it is missing; import it through
  * {@link ./index.ts} (`startServer`), which falls back to node:http + ws.
  *
- * Behaviour (same as {@link ./node-http.ts}): POST on any path, WebSocket upgrade on any path,
- * OPTIONS answers the CORS preflight (204), any other method gets 405, bodies above `maxBodyBytes` get 413.
+ * Behaviour (same as {@link ./node-http.ts}): Origin/Host checks first (403, ./origin-policy.ts), POST on any
+ * path, WebSocket upgrade on any path, OPTIONS answers the CORS preflight (204), any other method gets 405, bodies
+ * above `maxBodyBytes` get 413, WebSocket clients that stop reading are closed above `maxWsBufferBytes`.
  *
  * uWS rules honoured here: `HttpRequest` is only valid synchronously inside the route callback; every
  * response that is not answered synchronously has `onAborted` attached and is never touched after it
@@ -17,7 +18,9 @@ import { createServer as createNetServer } from 'node:net'
 import { createRequire } from 'node:module'
 import type * as uws from 'uWebSockets.js'
 import type { HandlerResponse, RequestHandler, RunningServer, ServerOptions } from './types.js'
+import { OriginPolicy, type AccessDecision } from './origin-policy.js'
 import {
+  resolveMaxWsBufferBytes,
   ALLOWED_METHODS,
   DEFAULT_ALLOWED_HEADERS,
   HttpConnection,
@@ -34,12 +37,8 @@ import {
   type CodedError,
 } from './common.js'
 
-/**
- * Per-socket WebSocket send-buffer limit, in bytes. A client lagging further behind (not reading
- * its socket) is disconnected instead of silently losing messages (`closeOnBackpressureLimit`).
- * uWS checks the limit before each send, so a single message larger than this still goes out.
- */
-export const WS_MAX_BACKPRESSURE_BYTES = 64 * 1024 * 1024
+// The send-buffer limit lived here; re-exported for existing importers.
+export { WS_MAX_BACKPRESSURE_BYTES } from './common.js'
 
 /** The uWebSockets.js module (as {@link ./index.ts} `loadUws` resolves it). */
 export type UwsModule = typeof uws
@@ -64,6 +63,8 @@ const V_DEFAULT_HEADERS = enc(DEFAULT_ALLOWED_HEADERS)
 const H_MAX_AGE = enc('Access-Control-Max-Age')
 const V_MAX_AGE = enc(PREFLIGHT_MAX_AGE_SECONDS)
 const H_ALLOW = enc('Allow')
+const H_VARY = enc('Vary')
+const V_ORIGIN = enc('Origin')
 const B_METHOD_NOT_ALLOWED = Buffer.from(METHOD_NOT_ALLOWED_TEXT, 'utf8')
 const B_INTERNAL_ERROR = Buffer.from(INTERNAL_ERROR_TEXT, 'utf8')
 
@@ -73,6 +74,7 @@ const REASONS: Record<number, string> = {
   200: 'OK',
   204: 'No Content',
   400: 'Bad Request',
+  403: 'Forbidden',
   405: 'Method Not Allowed',
   413: 'Payload Too Large',
   500: 'Internal Server Error',
@@ -161,39 +163,56 @@ async function listenFailure(host: string, port: number): Promise<Error> {
 export async function startUwsServer(uws: UwsModule, handler: RequestHandler, options: ServerOptions): Promise<RunningServer> {
   const uwsConstants = uws as unknown as UwsConstants
   const maxBodyBytes = resolveMaxBodyBytes(options)
+  const maxWsBuffer = resolveMaxWsBufferBytes(options)
   const tooLargeBody = Buffer.from(payloadTooLargeText(maxBodyBytes), 'utf8')
   const { host, port } = options
+  const policy = new OriginPolicy({ bindHost: host, allowOrigins: options.allowOrigins, allowHosts: options.allowHosts })
   const openSockets = new Set<UwsConnection>()
   let nextId = 1
 
   const app = uws.App()
 
+  /**
+   * The Origin/Host verdict of a request; a refused one is answered 403 (and its socket closed) here.
+   * Call inside the route callback (req is only valid there).
+   * @returns the verdict, or undefined when refused and answered
+   */
+  function admit(res: uws.HttpResponse, req: uws.HttpRequest): AccessDecision | undefined {
+    const access = policy.check(req.getHeader('host'), req.getHeader('origin'))
+    if (access.allowed) return access
+    res.writeStatus(statusLine(403)).writeHeader(H_CONTENT_TYPE, V_TEXT).end(access.reason, true)
+    return undefined
+  }
+
+  /** Writes the CORS origin grant of a verdict, if any. */
+  function writeCors(res: uws.HttpResponse, access: AccessDecision): uws.HttpResponse {
+    if (!access.allowed || access.allowOrigin === undefined) return res
+    if (access.allowOrigin === '*') return res.writeHeader(H_ALLOW_ORIGIN, V_STAR)
+    return res.writeHeader(H_ALLOW_ORIGIN, access.allowOrigin).writeHeader(H_VARY, V_ORIGIN)
+  }
+
   /** 413 and drop the connection (the rest of the body is never read). Call corked. */
-  function writeTooLarge(res: uws.HttpResponse): void {
-    res
-      .writeStatus(statusLine(413))
-      .writeHeader(H_CONTENT_TYPE, V_TEXT)
-      .writeHeader(H_ALLOW_ORIGIN, V_STAR)
-      .end(tooLargeBody, true)
+  function writeTooLarge(res: uws.HttpResponse, access: AccessDecision): void {
+    writeCors(res.writeStatus(statusLine(413)).writeHeader(H_CONTENT_TYPE, V_TEXT), access).end(tooLargeBody, true)
   }
 
   /** Writes the handler's answer. Call corked. */
-  function writeResponse(res: uws.HttpResponse, response: HandlerResponse | undefined): void {
-    res
-      .writeStatus(statusLine(response === undefined ? 200 : response.status))
-      .writeHeader(H_CONTENT_TYPE, V_JSON)
-      .writeHeader(H_ALLOW_ORIGIN, V_STAR)
-      .writeHeader(H_ALLOW_METHODS, V_METHODS)
-      .writeHeader(H_ALLOW_HEADERS, V_DEFAULT_HEADERS)
-      .end(response === undefined ? '' : response.body)
+  function writeResponse(res: uws.HttpResponse, response: HandlerResponse | undefined, access: AccessDecision): void {
+    res.writeStatus(statusLine(response === undefined ? 200 : response.status)).writeHeader(H_CONTENT_TYPE, V_JSON)
+    if (access.allowed && access.allowOrigin !== undefined) {
+      writeCors(res, access).writeHeader(H_ALLOW_METHODS, V_METHODS).writeHeader(H_ALLOW_HEADERS, V_DEFAULT_HEADERS)
+    }
+    res.end(response === undefined ? '' : response.body)
   }
 
   app.post('/*', (res, req) => {
     // req is stack-allocated: read what we need now
+    const access = admit(res, req)
+    if (access === undefined) return
     const lengthHeader = req.getHeader('content-length')
     const declared = lengthHeader === '' ? -1 : Number(lengthHeader)
     if (declared > maxBodyBytes) {
-      writeTooLarge(res) // still inside the route callback: already corked
+      writeTooLarge(res, access) // still inside the route callback: already corked
       return
     }
 
@@ -210,17 +229,13 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
       finished = true
       callHandler(handler, text, new HttpConnection(nextId++)).then(
         (response) => {
-          if (!aborted) res.cork(() => writeResponse(res, response))
+          if (!aborted) res.cork(() => writeResponse(res, response, access))
         },
         (err: unknown) => {
           process.emitWarning(`JSON-RPC handler rejected: ${String(err)}`)
           if (aborted) return
           res.cork(() => {
-            res
-              .writeStatus(statusLine(500))
-              .writeHeader(H_CONTENT_TYPE, V_TEXT)
-              .writeHeader(H_ALLOW_ORIGIN, V_STAR)
-              .end(B_INTERNAL_ERROR)
+            writeCors(res.writeStatus(statusLine(500)).writeHeader(H_CONTENT_TYPE, V_TEXT), access).end(B_INTERNAL_ERROR)
           })
         },
       )
@@ -234,7 +249,7 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
         // out of uWS memory (valid until this callback returns) - one copy, into the JS string.
         if (length > maxBodyBytes) {
           finished = true
-          res.cork(() => writeTooLarge(res))
+          res.cork(() => writeTooLarge(res, access))
           return
         }
         dispatch(length === 0 ? '' : Buffer.from(chunk).toString('utf8'))
@@ -245,7 +260,7 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
       if (size > maxBodyBytes) {
         finished = true
         body = chunks = undefined
-        res.cork(() => writeTooLarge(res))
+        res.cork(() => writeTooLarge(res, access))
         return
       }
       // uWS reuses (neuters) the chunk after this callback: copy it
@@ -272,10 +287,10 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
   })
 
   app.options('/*', (res, req) => {
+    const access = admit(res, req)
+    if (access === undefined) return
     const requested = req.getHeader('access-control-request-headers')
-    res
-      .writeStatus(statusLine(204))
-      .writeHeader(H_ALLOW_ORIGIN, V_STAR)
+    writeCors(res.writeStatus(statusLine(204)), access)
       .writeHeader(H_ALLOW_METHODS, V_METHODS)
       .writeHeader(H_ALLOW_HEADERS, requested === '' ? V_DEFAULT_HEADERS : requested)
       .writeHeader(H_MAX_AGE, V_MAX_AGE)
@@ -287,10 +302,11 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
     maxPayloadLength: maxBodyBytes,
     idleTimeout: 0, // clients keep sockets open for subscriptions; never time them out
     maxLifetime: 0,
-    maxBackpressure: WS_MAX_BACKPRESSURE_BYTES,
+    maxBackpressure: maxWsBuffer,
     closeOnBackpressureLimit: true,
     sendPingsAutomatically: false,
     upgrade: (res, req, context) => {
+      if (admit(res, req) === undefined) return
       // Like the ws package: accept the first offered subprotocol, if any.
       const protocols = req.getHeader('sec-websocket-protocol')
       const comma = protocols.indexOf(',')
@@ -328,11 +344,9 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
 
   // GET without upgrade (the ws route yields it), HEAD, PUT, DELETE...
   app.any('/*', (res, req) => {
-    res
-      .writeStatus(statusLine(405))
-      .writeHeader(H_CONTENT_TYPE, V_TEXT)
-      .writeHeader(H_ALLOW_ORIGIN, V_STAR)
-      .writeHeader(H_ALLOW, V_METHODS)
+    const access = admit(res, req)
+    if (access === undefined) return
+    writeCors(res.writeStatus(statusLine(405)).writeHeader(H_CONTENT_TYPE, V_TEXT), access).writeHeader(H_ALLOW, V_METHODS)
     // uWS would send a body on HEAD; endWithoutBody(n > 0) never completes the response (uWS aborts the
     // process), so HEAD gets no Content-Length at all
     if (req.getMethod() === 'head') res.endWithoutBody()

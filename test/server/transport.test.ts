@@ -205,9 +205,9 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
     })
 
     it('answers 500 when the handler breaks its contract and rejects', async () => {
-      const res = await post('/', 'throw')
+      const res = await post('/', 'throw', { headers: { origin: 'http://localhost:3000' } })
       expect(res.status).toBe(500)
-      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+      expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:3000')
       // the server keeps serving
       expect((await post('/', 'after')).status).toBe(200)
     })
@@ -218,9 +218,10 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
       expect(((await res.json()) as Echo).text).toBe('')
     })
 
-    it('sends CORS headers on POST', async () => {
-      const res = await post('/', 'x', { headers: { 'content-type': 'application/json', origin: 'http://example.com' } })
-      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    it('sends CORS headers on POST from an allowed origin (echoed, never *)', async () => {
+      const res = await post('/', 'x', { headers: { 'content-type': 'application/json', origin: 'http://localhost:5173' } })
+      expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
+      expect(res.headers.get('vary')?.toLowerCase()).toContain('origin')
       expect(res.headers.get('access-control-allow-methods')).toContain('POST')
       expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('content-type')
     })
@@ -230,13 +231,13 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
         const res = await fetch(base + path, {
           method: 'OPTIONS',
           headers: {
-            origin: 'http://example.com',
+            origin: 'http://127.0.0.1:8080',
             'access-control-request-method': 'POST',
             'access-control-request-headers': 'content-type',
           },
         })
         expect(res.status).toBe(204)
-        expect(res.headers.get('access-control-allow-origin')).toBe('*')
+        expect(res.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8080')
         expect(res.headers.get('access-control-allow-methods')).toMatch(/POST.*OPTIONS/)
         expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('content-type')
         expect(await res.text()).toBe('')
@@ -328,9 +329,9 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
     })
 
     it('answers 413 above maxBodyBytes (declared Content-Length)', async () => {
-      const res = await fetch(`http://127.0.0.1:${small.port}/`, { method: 'POST', body: 'a'.repeat(1025) })
+      const res = await fetch(`http://127.0.0.1:${small.port}/`, { method: 'POST', body: 'a'.repeat(1025), headers: { origin: 'http://[::1]:3000' } })
       expect(res.status).toBe(413)
-      expect(res.headers.get('access-control-allow-origin')).toBe('*')
+      expect(res.headers.get('access-control-allow-origin')).toBe('http://[::1]:3000')
       expect(await res.text()).toMatch(/Payload Too Large/)
     })
 

@@ -10,6 +10,8 @@ import { bigIntToBytes, quantity, toHex } from '../../util/bytes.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { decodeQuantity, optional, P, param } from '../params.js'
 import type { Services } from '../services.js'
+import { BALANCE_LIMIT, NONCE_LIMIT, requireBelow, requireBlockGasLimit, requireMineCount, requireTimestamp } from '../bounds.js'
+import { yieldIfBusy } from '../../execution/deadline.js'
 import { sendFrom } from './eth.js'
 
 /** A number of seconds as the reference's evm_increaseTime takes it: decimal or 0x-hex string, or a JSON number. */
@@ -62,11 +64,20 @@ export function devMethods(s: Services): MethodSpec[] {
   const { chain, miner } = s
 
   /**
-   * Mines `count` blocks, `interval` seconds apart (the first from the pool as evm_mine does). Linear in count.
+   * Mines `count` blocks, `interval` seconds apart (the first from the pool as evm_mine does). Linear in count,
+   * so capped (bounds.ts MAX_MINE_BLOCKS, -32602); the thread is yielded between blocks every few ms, so other
+   * requests, timers and signals are served meanwhile.
    * An interval of 0 (viem's default `0x0`) means the block clock, as no interval: timestamps must still rise.
+   * @param countArg argument position of `count` (for the -32602 message)
    */
-  const mineMany = async (count: bigint, interval?: bigint, timestamp?: bigint) => {
+  const mineMany = async (count: bigint, interval?: bigint, timestamp?: bigint, countArg = 0) => {
+    requireMineCount(count, countArg)
+    if (timestamp !== undefined) requireTimestamp(timestamp, 0, 'timestamp')
+    if (interval !== undefined && interval > 0n && count > 1n) {
+      requireTimestamp(chain.now() + interval * (count - 1n), 1, 'interval * (blocks - 1) past the next timestamp')
+    }
     for (let i = 0n; i < count; i++) {
+      if (i > 0n) await yieldIfBusy()
       if (i === 0n && timestamp !== undefined) chain.setNextBlockTimestamp(timestamp)
       else if (i > 0n && interval !== undefined && interval > 0n) chain.setNextBlockTimestamp(chain.head.header.timestamp + interval)
       await chain.mineBlock()
@@ -87,10 +98,12 @@ export function devMethods(s: Services): MethodSpec[] {
       await sm.putAccount(addr, acct)
     })
   const setBalance = async (address: Uint8Array, wei: bigint) => {
+    requireBelow(wei, BALANCE_LIMIT, 1, 'balance', '2^256')
     await setAccount(address, (a) => (a.balance = wei))
     return true
   }
   const setNonce = async (address: Uint8Array, nonce: bigint) => {
+    requireBelow(nonce, NONCE_LIMIT, 1, 'nonce', '2^64 - 1 (EIP-2681)')
     await setAccount(address, (a) => (a.nonce = nonce))
     return true
   }
@@ -148,11 +161,12 @@ export function devMethods(s: Services): MethodSpec[] {
       await mineMany(o.blocks ?? 1n, undefined, o.timestamp)
       return null
     }),
-    method('evm_increaseTime', 'evm', 'adds seconds to the next block\'s clock; returns the accumulated offset', [seconds('seconds')], (_c, n) =>
-      quantity(chain.increaseTime(n)),
-    ),
+    method('evm_increaseTime', 'evm', 'adds seconds to the next block\'s clock; returns the accumulated offset', [seconds('seconds')], (_c, n) => {
+      if (n > 0n) requireTimestamp(chain.now() + n, 0, 'seconds (added to the clock)')
+      return quantity(chain.increaseTime(n))
+    }),
     method('evm_setNextBlockTimestamp', 'evm', 'fixes the next block\'s timestamp', [P.quantity('timestamp')], (_c, t) => {
-      chain.setNextBlockTimestamp(t)
+      chain.setNextBlockTimestamp(requireTimestamp(t, 0, 'timestamp'))
       return null
     }),
     method('evm_startMining', 'evm', 'resumes mining', [], () => {
@@ -175,7 +189,7 @@ export function devMethods(s: Services): MethodSpec[] {
       (_c, n) => setIntervalMining(n, s.compat.intervalMiningUnitMs),
     ),
     method('evm_setBlockGasLimit', 'evm', 'gas limit of the next blocks', [P.quantity('gasLimit')], (_c, gas) => {
-      chain.setBlockGasLimit(gas)
+      chain.setBlockGasLimit(requireBlockGasLimit(gas))
       return true
     }, ['anvil_setBlockGasLimit', 'hardhat_setBlockGasLimit']),
     // ganache names (viem testClient mode 'ganache')

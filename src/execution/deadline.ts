@@ -1,0 +1,100 @@
+/**
+ * Deadlines and time slices for EVM executions (issue 14: no request monopolises the node).
+ *
+ * The opcode loop (./interpreter-loop.ts) calls {@link executionCheckpoint} every {@link CHECK_EVERY} units of
+ * work (a backward jump is 1 unit, an opcode with dynamic gas — calls, storage, precompiles — is
+ * {@link DYNAMIC_OP_UNITS}). The checkpoint
+ * - throws {@link ExecutionTimeoutError} once the execution's deadline (set per EVM by {@link setDeadline}) has
+ *   passed: the reference stops a request after `rpc.timeout` (5000 ms) with -32011 "Execution has got timeout
+ *   out." (reference-node-facts.md §8); like the reference, whose VM polls an expiry set per request
+ *   (rskj co/rsk/rpc/netty/ExecTimeoutContext.java `checkIfExpired`), the check runs inside the opcode loop;
+ * - yields to the event loop (one `setImmediate`) when the thread has been busy for {@link SLICE_MS}, so that other
+ *   requests that need no execution (eth_blockNumber, eth_chainId, reads of blocks…), timers and signals are
+ *   served meanwhile. Executions themselves stay serialized by the chain's queue, so yielding never interleaves
+ *   two executions on one state.
+ *
+ * The cost on the fast path is one compare per static opcode (did it jump backwards?); the clock is read once per
+ * {@link CHECK_EVERY} units.
+ */
+import { ErrorCode, RpcError } from '../chain/errors.js'
+
+/** Work units between two clock reads in the opcode loop (a backward jump is one unit). */
+export const CHECK_EVERY = 1024
+
+/** Units an opcode with dynamic gas counts for (calls, storage and precompiles cost far more than a PUSH). */
+export const DYNAMIC_OP_UNITS = 16
+
+/** Longest run of the EVM, in ms, before it yields the thread to other work once. */
+export const SLICE_MS = 20
+
+/** The message of -32011 (reference, verbatim). */
+export const TIMEOUT_MESSAGE = 'Execution has got timeout out.'
+
+/** An execution passed its deadline: -32011 at the RPC. */
+export class ExecutionTimeoutError extends RpcError {
+  constructor() {
+    super(ErrorCode.Timeout, TIMEOUT_MESSAGE)
+    this.name = 'ExecutionTimeoutError'
+  }
+}
+
+/** Where a deadline is kept: on the EVM object the interpreter reaches as `_evm`. */
+const DEADLINE = Symbol('node-cli.deadline')
+
+/** An EVM as seen by this module. */
+export type DeadlineHolder = object
+
+/**
+ * Sets (or, with 0, clears) the deadline of executions on one EVM.
+ * @param evm the EVM (`vm.evm`)
+ * @param timeoutMs milliseconds from now; 0 or less clears it
+ */
+export function setDeadline(evm: DeadlineHolder, timeoutMs: number): void {
+  ;(evm as Record<symbol, number>)[DEADLINE] = timeoutMs > 0 ? Date.now() + timeoutMs : 0
+  sliceStart = Date.now()
+}
+
+/** When the current time slice began (ms since the epoch). Shared: it only decides when to yield. */
+let sliceStart = 0
+
+/**
+ * Starts a time slice now: call when an execution starts (mining a block), so that a short one never yields.
+ * {@link setDeadline} does it too.
+ */
+export function startSlice(): void {
+  sliceStart = Date.now()
+}
+
+/**
+ * The loop's periodic check (see the module doc).
+ * @param evm the EVM running the code (the interpreter's `_evm`)
+ * @returns a promise to await when the thread is to be yielded, else undefined (stay synchronous)
+ * @throws ExecutionTimeoutError (-32011) past the EVM's deadline
+ */
+export function executionCheckpoint(evm: DeadlineHolder): Promise<void> | undefined {
+  const now = Date.now()
+  const deadline = (evm as Record<symbol, number | undefined>)[DEADLINE]
+  if (deadline !== undefined && deadline !== 0 && now >= deadline) throw new ExecutionTimeoutError()
+  if (now - sliceStart < SLICE_MS) return undefined
+  return new Promise<void>((resolve) =>
+    setImmediate(() => {
+      sliceStart = Date.now()
+      resolve()
+    }),
+  )
+}
+
+/**
+ * Yields the thread once (one `setImmediate`) when it has been busy for {@link SLICE_MS} since the last yield;
+ * for long loops outside the EVM, e.g. mining many blocks in one request.
+ * @returns a promise that resolves at once when no yield is due, else after the other work queued meanwhile
+ */
+export function yieldIfBusy(): Promise<void> {
+  if (Date.now() - sliceStart < SLICE_MS) return Promise.resolve()
+  return new Promise<void>((resolve) =>
+    setImmediate(() => {
+      sliceStart = Date.now()
+      resolve()
+    }),
+  )
+}

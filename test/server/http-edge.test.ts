@@ -1,0 +1,142 @@
+/**
+ * HTTP edge cases and slow or non-reading clients on both transports with real sockets (issue 14, defects 3
+ * and 6): HTTP/1.0, malformed request heads, a body that never arrives, slowloris heads, and a WebSocket client
+ * that stops reading.
+ */
+import { Socket } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { startServer } from '../../src/server/index.js'
+import type { Connection, HandlerResponse, RequestHandler, RunningServer } from '../../src/server/types.js'
+import { rawExchange, replyBody } from '../helpers/raw-http.js'
+
+type Transport = 'uws' | 'node'
+
+const BODY = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}'
+
+/** Echoes the body; `flood:<n>` pushes n messages of 1 MB on the connection first and remembers it. */
+class FloodHandler implements RequestHandler {
+  closed = false
+  pushed = 0
+  async handle(body: string, connection: Connection): Promise<HandlerResponse | undefined> {
+    if (body.startsWith('flood:')) {
+      connection.onClose(() => (this.closed = true))
+      const chunk = 'x'.repeat(1024 * 1024)
+      const n = Number(body.slice(6))
+      for (let i = 0; i < n && !this.closed; i++) {
+        connection.push(chunk)
+        this.pushed++
+        // let the transport write (and notice the backpressure) between pushes
+        if (i % 8 === 7) await new Promise((r) => setImmediate(r))
+      }
+      return { status: 200, body: 'flooded' }
+    }
+    return { status: 200, body }
+  }
+}
+
+/** Opens a socket that sends `head` and then one byte every `everyMs` (never completing the head). */
+function slowloris(port: number, head: string, everyMs: number): Promise<{ closed: boolean; text: string }> & { socket: Socket } {
+  const socket = new Socket()
+  let text = ''
+  const done = new Promise<{ closed: boolean; text: string }>((resolve) => {
+    const timer = setInterval(() => {
+      if (!socket.destroyed && socket.writable) socket.write('a')
+    }, everyMs)
+    const finish = (): void => {
+      clearInterval(timer)
+      resolve({ closed: true, text })
+    }
+    socket.on('data', (d) => (text += d.toString('latin1')))
+    socket.on('close', finish)
+    socket.on('error', () => {})
+    socket.connect(port, '127.0.0.1', () => socket.write(head))
+  })
+  return Object.assign(done, { socket })
+}
+
+describe.each<Transport>(['uws', 'node'])('%s transport: HTTP edge cases', (transport) => {
+  let server: RunningServer
+  let handler: FloodHandler
+  beforeAll(async () => {
+    handler = new FloodHandler()
+    server = await startServer(handler, { host: '127.0.0.1', port: 0, transport, maxWsBufferBytes: 1024 * 1024 })
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  it(transport === 'node' ? 'answers HTTP/1.0 requests (with and without Host)' : 'answers HTTP/1.0 with 505 and closes (uWS limitation)', async () => {
+    for (const host of ['', 'Host: 127.0.0.1\r\n']) {
+      const reply = await rawExchange(server.port, `POST / HTTP/1.0\r\n${host}Content-Type: application/json\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`)
+      expect(reply.closed).toBe(true)
+      if (transport === 'node') {
+        expect(reply.status).toBe(200)
+        expect(replyBody(reply)).toBe(BODY)
+      } else {
+        expect(reply.status).toBe(505)
+      }
+    }
+  })
+
+  it.concurrent('closes the socket on malformed request heads (node: 400 at once; uWS: after its idle timeout)', async () => {
+    const heads = {
+      'no HTTP version': 'GET /\r\n\r\n',
+      'a header line without a colon': `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nbadheader\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`,
+      'a garbage request line': 'HELLO\r\n\r\n',
+    }
+    const replies = await Promise.all(Object.values(heads).map((head) => rawExchange(server.port, head, 20_000)))
+    Object.keys(heads).forEach((what, i) => {
+      const reply = replies[i]!
+      expect(reply.closed, what).toBe(true)
+      if (transport === 'node') expect(reply.status, what).toBe(400)
+      else expect([0, 400], what).toContain(reply.status)
+      expect(reply.text, what).not.toContain(BODY)
+    })
+  }, 30_000)
+
+  it.concurrent('closes a socket whose chunked body never arrives (chunk size ffffffffffffffff)', async () => {
+    const reply = await rawExchange(
+      server.port,
+      'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nabc',
+      20_000,
+    )
+    expect(reply.closed).toBe(true)
+    expect([400, 408, 413]).toContain(reply.status)
+  }, 30_000)
+
+  it.concurrent('closes slowloris sockets whose head never completes', async () => {
+    const sockets = Array.from({ length: 20 }, () => slowloris(server.port, 'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', 2_000))
+    const outcome = await Promise.race([
+      Promise.all(sockets),
+      new Promise<'open'>((r) => setTimeout(() => r('open'), 25_000)),
+    ])
+    for (const s of sockets) s.socket.destroy()
+    expect(outcome).not.toBe('open')
+    // and the server still serves
+    expect((await fetch(`http://127.0.0.1:${server.port}/`, { method: 'POST', body: BODY })).status).toBe(200)
+  }, 35_000)
+
+  it('closes a WebSocket client that stops reading instead of buffering without bound', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${server.port}/`)
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve)
+      ws.once('error', reject)
+    })
+    ws.on('error', () => {})
+    const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()))
+    ws.send('flood:256') // 256 MB if nothing stopped it
+    // stop reading: the server's send buffer fills up
+    ;(ws as unknown as { _socket: Socket })._socket.pause()
+    const before = process.memoryUsage()
+    const end = Date.now() + 20_000
+    while (!handler.closed && Date.now() < end) await new Promise((r) => setTimeout(r, 20))
+    const after = process.memoryUsage()
+    expect(handler.closed).toBe(true)
+    expect(handler.pushed).toBeLessThan(256)
+    // the server kept at most its 1 MB limit plus what the kernel buffers hold, not the pushed 256 MB
+    expect(after.rss - before.rss).toBeLessThan(128 * 1024 * 1024)
+    ;(ws as unknown as { _socket: Socket })._socket.resume()
+    await closed
+  }, 30_000)
+})
