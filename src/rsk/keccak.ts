@@ -118,13 +118,25 @@ let wasmStarting = false
  * RSK_KECCAK_FORCE_JS=1 keeps noble.
  */
 export function startWasmKeccak(): void {
-  if (wasmStarting || process.env['RSK_KECCAK_FORCE_JS'] === '1') return
+  void wasmKeccakReady()
+}
+
+let wasmReady: Promise<void> | undefined
+
+/**
+ * {@link startWasmKeccak}, resolved once the WebAssembly Keccak hashes (or could not be set up: the current
+ * implementation goes on). For bulk hashing before the node serves (loading a state file: ~3× faster).
+ * Never rejects.
+ */
+export function wasmKeccakReady(): Promise<void> {
+  if (wasmReady) return wasmReady
+  if (wasmStarting || process.env['RSK_KECCAK_FORCE_JS'] === '1') return (wasmReady = Promise.resolve())
   wasmStarting = true
   try {
     const { createKeccak } = require('hash-wasm/dist/keccak.umd.min.js') as {
       createKeccak(bits: 256): Promise<WasmHasher>
     }
-    createKeccak(256).then(
+    wasmReady = createKeccak(256).then(
       (h) => {
         if (isEmptyInputDigest(h.init().update(new Uint8Array(0)).digest('binary'))) wasm = h
       },
@@ -132,7 +144,9 @@ export function startWasmKeccak(): void {
     )
   } catch {
     // no hash-wasm: the addon (or noble) goes on hashing
+    wasmReady = Promise.resolve()
   }
+  return wasmReady
 }
 
 /** Which implementation hashes now: `'wasm'` (hash-wasm, after {@link startWasmKeccak}), `'native'` or `'js'`. */

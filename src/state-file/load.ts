@@ -7,6 +7,7 @@
 import { open } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
+import { wasmKeccakReady } from '../rsk/keccak.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import { accountKey, EMPTY_ACCOUNT_STATE, storageKey, storagePrefixKey, STORAGE_MARKER_VALUE } from '../rsk/trie-keys.js'
 import { fromHex } from '../util/bytes.js'
@@ -80,6 +81,8 @@ export function stateBytes(data: Uint8Array): Readable {
  *   unsupported format version
  */
 export async function loadState(input: Readable, base: Unitrie, label: string): Promise<LoadedState> {
+  // every cell costs two Keccak hashes (its key, then the trie nodes): the faster implementation first
+  await wasmKeccakReady()
   let state = base
   const meta: Partial<NodeCliMeta> = {}
   const blocks: [Uint8Array, Uint8Array][] = []
