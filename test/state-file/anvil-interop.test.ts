@@ -4,13 +4,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Probe } from '../../fixtures/index.js'
 import { createNode } from '../../src/index.js'
-import { clientBin } from '../helpers/clients.js'
+import { clientBin, CLIENTS_DIR } from '../helpers/clients.js'
 import { COW, rpc, startNode } from '../helpers/node.js'
 import { deploy } from '../rpc/shapes.js'
 
@@ -23,9 +23,17 @@ const SLOT = '0x' + '00'.repeat(31) + '09'
 const WORD = '0x' + '00'.repeat(31) + '2a'
 const FRESH = '0x2222222222222222222222222222222222222222'
 
+/** The anvil executable of the @foundry-rs/anvil platform package (falls back to the npm wrapper). */
+function anvilBinary(): string {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch
+  const native = join(CLIENTS_DIR, 'node_modules', '@foundry-rs', `anvil-${process.platform}-${arch}`, 'bin', 'anvil')
+  return existsSync(native) ? native : clientBin('anvil')
+}
+
 /** Starts Anvil on a free port with extra arguments; resolves once it answers. */
 async function startAnvil(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(clientBin('anvil'), ['--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  // the platform binary itself: the npm wrapper (bin.mjs) does not pass signals on, and killing it orphans anvil
+  const child = spawn(anvilBinary(), ['--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
