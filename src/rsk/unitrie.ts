@@ -707,6 +707,14 @@ export class Unitrie {
     return new Unitrie(ref.node, store)
   }
 
+  /**
+   * A trie over an already built root node (src/rsk/unitrie-bulk.ts builds whole tries bottom-up).
+   * @param root the root node, or undefined for the empty trie
+   */
+  static fromRootNode(root: TrieNode | undefined, store?: TrieNodeStore): Unitrie {
+    return new Unitrie(root, store)
+  }
+
   /** Build a trie from key/value pairs (later duplicates win; empty values delete). */
   static fromEntries(entries: Iterable<readonly [Uint8Array, Uint8Array]>, store?: TrieNodeStore): Unitrie {
     let t = Unitrie.empty(store)

@@ -9,7 +9,7 @@ import { Unitrie } from '../rsk/unitrie.js'
 import { toHex } from '../util/bytes.js'
 import { stateFileGzipHex, writeStateFile, type DumpSource } from './dump.js'
 import { StateFileError } from './format.js'
-import { loadState, openStateFile, type LoadedState } from './load.js'
+import { intoState, loadState, openStateFile } from './load.js'
 
 /** The network a chain runs (what a node-cli state file must match to continue it). */
 export interface ChainIdentity {
@@ -45,12 +45,6 @@ export async function dumpChainToHex(chain: Chain, id: ChainIdentity): Promise<s
   return stateFileGzipHex(await capture(chain, id))
 }
 
-/** Puts every entry of `loaded` into `live` (an account of the file replaces that account's entries given). */
-function merged(live: Unitrie, loaded: LoadedState): Unitrie {
-  let state = live
-  for (const [k, v] of loaded.state.entries()) state = state.put(k, v)
-  return state
-}
 
 /**
  * `--load-state`: loads a state file into a chain that has mined nothing. A node-cli file of the same network,
@@ -61,10 +55,10 @@ function merged(live: Unitrie, loaded: LoadedState): Unitrie {
  */
 export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity, file: string): Promise<LoadSummary> {
   const label = `state file ${file}`
-  const loaded = await loadState(await openStateFile(file), Unitrie.empty(), label)
+  const loaded = await loadState(await openStateFile(file), label)
   const meta = loaded.meta
   if (meta === undefined) {
-    await chain.replaceLiveState(async (live) => merged(live, loaded))
+    await chain.replaceLiveState(async (live) => intoState(loaded, live, true))
     return { kind: 'merged', accounts: loaded.accounts, cells: loaded.cells, head: chain.head.header.number }
   }
   const genesis = toHex((await chain.captureState()).genesis.hash)
@@ -75,7 +69,8 @@ export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity,
         '--mnemonic and --balance the file was dumped with)',
     )
   }
-  const root = toHex(loaded.state.hash())
+  const state = intoState(loaded, Unitrie.empty(), true)
+  const root = toHex(state.hash())
   if (root !== meta.stateRoot) {
     throw new StateFileError(`${label}: its accounts rebuild the state root ${root}, not the recorded ${meta.stateRoot} (the file was changed or is damaged)`)
   }
@@ -83,7 +78,7 @@ export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity,
     throw new StateFileError(`${label}: it records head ${BigInt(meta.head)} but holds ${loaded.blocks.length} blocks`)
   }
   try {
-    await chain.importChain(loaded.blocks, loaded.state)
+    await chain.importChain(loaded.blocks, state)
   } catch (err) {
     throw new StateFileError(`${label}: ${(err as Error).message}`)
   }
@@ -96,7 +91,7 @@ export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity,
  * @throws (rejects) StateFileError naming the problem; nothing is changed then
  */
 export async function mergeStateIntoChain(chain: Chain, input: Readable, label: string): Promise<LoadSummary> {
-  const loaded = await loadState(input, Unitrie.empty(), label)
-  await chain.replaceLiveState(async (live) => merged(live, loaded))
+  const loaded = await loadState(input, label)
+  await chain.replaceLiveState(async (live) => intoState(loaded, live, false))
   return { kind: 'merged', accounts: loaded.accounts, cells: loaded.cells, head: chain.head.header.number }
 }

@@ -8,17 +8,23 @@ import { open } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { wasmKeccakReady } from '../rsk/keccak.js'
-import type { Unitrie } from '../rsk/unitrie.js'
+import { Unitrie } from '../rsk/unitrie.js'
+import { unitrieFromEntries } from '../rsk/unitrie-bulk.js'
 import { accountKey, EMPTY_ACCOUNT_STATE, storageKey, storagePrefixKey, STORAGE_MARKER_VALUE } from '../rsk/trie-keys.js'
-import { fromHex } from '../util/bytes.js'
+import { fromHex, toKey } from '../util/bytes.js'
 import { accountEntries, type StateAccount } from './accounts.js'
 import { STATE_FILE_VERSION, StateFileError, type NodeCliMeta } from './format.js'
 import { pickValues, type JsonPath } from './json-walk.js'
 
-/** What a state file held, applied to a base state. */
+/** What a state file held. */
 export interface LoadedState {
-  /** The base state with every account, cell and raw entry of the file put into it. */
-  state: Unitrie
+  /** The Unitrie entries of every account, cell and raw entry of the file, in file order (later ones win). */
+  entries: [Uint8Array, Uint8Array][]
+  /**
+   * Addresses that have byte cells (`storageBytes`) but no account in the file: they need an account entry
+   * (an empty one) unless the state the file goes into has one.
+   */
+  accountsNeeded: Uint8Array[]
   /** The `node_cli` member (undefined for an Anvil file). */
   meta?: NodeCliMeta
   /** `[blockRlp, extra]` of blocks 1 … head (node-cli files; empty otherwise). */
@@ -71,19 +77,18 @@ export function stateBytes(data: Uint8Array): Readable {
 }
 
 /**
- * Reads a state file and puts its accounts into `base`.
+ * Reads a state file into Unitrie entries (see {@link intoState} to apply them).
  * @param input the document (see {@link openStateFile}, {@link stateBytes})
- * @param base the state to add to: the empty trie to rebuild a node-cli file's state exactly, or the live state
- *   to merge into (an account of the file replaces the account's nonce, balance and code and sets the cells
- *   given; other cells stay)
  * @param label how errors name the input, e.g. "state file ./state.json"
  * @throws (rejects) StateFileError naming the problem: malformed or truncated JSON, a bad account field, an
  *   unsupported format version
  */
-export async function loadState(input: Readable, base: Unitrie, label: string): Promise<LoadedState> {
+export async function loadState(input: Readable, label: string): Promise<LoadedState> {
   // every cell costs two Keccak hashes (its key, then the trie nodes): the faster implementation first
   await wasmKeccakReady()
-  let state = base
+  const entries: [Uint8Array, Uint8Array][] = []
+  const listed = new Set<string>()
+  const withCells = new Map<string, Uint8Array>()
   const meta: Partial<NodeCliMeta> = {}
   const blocks: [Uint8Array, Uint8Array][] = []
   let accounts = 0
@@ -98,7 +103,8 @@ export async function loadState(input: Readable, base: Unitrie, label: string): 
       const [top, second] = path
       if (top === 'accounts') {
         const account = decodeAccount(String(second), value, label)
-        for (const [k, v] of accountEntries(account)) state = state.put(k, v)
+        listed.add(toKey(account.address))
+        for (const e of accountEntries(account)) entries.push(e)
         accounts++
         cells += account.storage.length
       } else if (top === 'best_block_number') {
@@ -106,16 +112,15 @@ export async function loadState(input: Readable, base: Unitrie, label: string): 
       } else if (second === 'storageBytes') {
         const address = addressOf(String(path[2]), label)
         for (const [slot, bytes] of Object.entries(objectField(value, `${label}: storageBytes of ${path[2]}`))) {
-          state = state.put(storageKey(address, wordOf(slot, `${label}: storageBytes of ${path[2]}`)), hexField(bytes, `${label}: storageBytes of ${path[2]} ${slot}`))
+          entries.push([storageKey(address, wordOf(slot, `${label}: storageBytes of ${path[2]}`)), hexField(bytes, `${label}: storageBytes of ${path[2]} ${slot}`)])
           cells++
         }
-        state = state.put(storagePrefixKey(address), STORAGE_MARKER_VALUE)
-        // a cell belongs to an account: one that the file does not list is created empty (as the reference would)
-        if (!state.has(accountKey(address))) state = state.put(accountKey(address), EMPTY_ACCOUNT_STATE)
+        entries.push([storagePrefixKey(address), STORAGE_MARKER_VALUE])
+        withCells.set(toKey(address), address)
       } else if (second === 'rawEntries') {
         const pair = value as unknown[]
         if (!Array.isArray(pair) || pair.length !== 2) throw new StateFileError(`${label}: rawEntries[${path[2]}] is not a [key, value] pair`)
-        state = state.put(hexField(pair[0], `${label}: rawEntries[${path[2]}]`), hexField(pair[1], `${label}: rawEntries[${path[2]}]`))
+        entries.push([hexField(pair[0], `${label}: rawEntries[${path[2]}]`), hexField(pair[1], `${label}: rawEntries[${path[2]}]`)])
       } else if (second === 'blocks') {
         const pair = value as unknown[]
         if (!Array.isArray(pair) || pair.length !== 2) throw new StateFileError(`${label}: node_cli.blocks[${path[2]}] is not a [block, extra] pair`)
@@ -129,7 +134,8 @@ export async function loadState(input: Readable, base: Unitrie, label: string): 
     throw new StateFileError(`${label} is not a valid state file: ${(err as Error).message}`)
   }
   if (!sawAccounts) throw new StateFileError(`${label} is not a state file: it has no "accounts"`)
-  if (meta.version === undefined) return { state, blocks, accounts, cells, bestBlockNumber }
+  const accountsNeeded = [...withCells].filter(([key]) => !listed.has(key)).map(([, address]) => address)
+  if (meta.version === undefined) return { entries, accountsNeeded, blocks, accounts, cells, bestBlockNumber }
   const version = Number(meta.version)
   if (version !== STATE_FILE_VERSION) {
     throw new StateFileError(
@@ -139,7 +145,8 @@ export async function loadState(input: Readable, base: Unitrie, label: string): 
   }
   for (const f of META_FIELDS) if (meta[f as keyof NodeCliMeta] === undefined) throw new StateFileError(`${label}: node_cli.${f} is missing`)
   return {
-    state,
+    entries,
+    accountsNeeded,
     meta: { ...(meta as NodeCliMeta), version, network: Number(meta.network), chainId: Number(meta.chainId) },
     blocks,
     accounts,
@@ -198,4 +205,20 @@ function decodeAccount(key: string, value: unknown, label: string): StateAccount
     }
   }
   return { address, nonce, balance, code, storage, storageBytes: [] }
+}
+
+/**
+ * Applies loaded entries to a state: an account of the file replaces that account's nonce, balance and code and
+ * sets the cells given (other cells stay); an account that only has byte cells in the file gets an empty account
+ * entry unless `base` has one.
+ * @param base the state to apply to: the empty trie to rebuild a node-cli file's state exactly, or the live state
+ * @param rebuild build the result in one pass over base's and the file's entries (a small base, e.g. at
+ *   start-up) instead of putting the file's entries into base one by one (a large live state, few entries)
+ */
+export function intoState(loaded: LoadedState, base: Unitrie, rebuild: boolean): Unitrie {
+  const missing = loaded.accountsNeeded.filter((a) => !base.has(accountKey(a))).map((a): [Uint8Array, Uint8Array] => [accountKey(a), EMPTY_ACCOUNT_STATE])
+  if (rebuild) return unitrieFromEntries([...base.entries(), ...missing, ...loaded.entries], base.store)
+  let state = base
+  for (const [k, v] of [...missing, ...loaded.entries]) state = state.put(k, v)
+  return state
 }
