@@ -33,6 +33,7 @@ import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
 import { orBlooms } from '../rsk/receipt-rlp.js'
+import { overrideContext, overrideKey, type CallOverrides } from '../execution/state-override.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import { ChainStorage, decodeStoredBlock, encodedBlocks, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
@@ -981,14 +982,15 @@ export class Chain extends EventEmitter {
    * eth_call against a block's state (inside the queue).
    * @throws RpcError -32015 on revert (data = revert bytes); -32000 when the sender cannot pay the value
    */
-  call(req: CallRequest, block: BlockRecord | 'pending'): Promise<CallResult> {
+  call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<CallResult> {
     return this.queue.run(async () => {
-      const { ctx, root } = await this.stateFor(block)
-      const key = 'c' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req)
+      const { ctx: base, root } = await this.stateFor(block)
+      const ctx = overrideContext(base, over.block)
+      const key = 'c' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
       const cached = this.executionMemo.get(key)
       if (cached !== undefined) return cached as CallResult
       try {
-        const result = await this.executor.call(req, ctx, root, this.callGasCap)
+        const result = await this.executor.call(req, ctx, root, this.callGasCap, over.state)
         this.executionMemo.set(key, result)
         return result
       } catch (err) {
@@ -1002,14 +1004,15 @@ export class Chain extends EventEmitter {
    * eth_estimateGas: the lowest gas limit with which the call succeeds, capped by the estimation cap.
    * @throws RpcError -32015 when it fails even at the cap; -32000 "insufficient funds for transfer"
    */
-  estimateGas(req: CallRequest, block: BlockRecord | 'pending'): Promise<bigint> {
+  estimateGas(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<bigint> {
     return this.queue.run(async () => {
-      const { ctx, root } = await this.stateFor(block)
-      const key = 'e' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req)
+      const { ctx: base, root } = await this.stateFor(block)
+      const ctx = overrideContext(base, over.block)
+      const key = 'e' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
       let outcome = this.executionMemo.get(key) as Awaited<ReturnType<Executor['estimateGas']>> | undefined
       try {
         if (outcome === undefined) {
-          outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap)
+          outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap, over.state)
           this.executionMemo.set(key, outcome)
         }
       } catch (err) {

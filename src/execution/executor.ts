@@ -27,6 +27,7 @@ import {
   type ProcessingBlock,
 } from '../rsk/remasc.js'
 import { logsBloom, ZERO_BLOOM } from '../rsk/receipt-rlp.js'
+import { applyStateOverride, type StateOverride } from './state-override.js'
 
 /** The block context transactions run in (COINBASE, NUMBER, TIMESTAMP, GASLIMIT, DIFFICULTY, BASEFEE). */
 export interface BlockContext {
@@ -514,12 +515,25 @@ export class Executor {
    * @param ctx block context (the block the call runs "in")
    * @param root state to run against
    * @param gasCap maximum gas (reference rpc.callGasCap = 10 000 000)
+   * @param overrides account overrides applied for this call only (./state-override.ts)
    * @throws CallPreconditionError when the sender cannot pay `value`
    */
-  async call(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasCap: bigint): Promise<CallResult> {
+  async call(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasCap: bigint, overrides?: StateOverride): Promise<CallResult> {
     const gasLimit = req.gas !== undefined && req.gas < gasCap ? req.gas : gasCap
-    if (req.to === undefined) return this.simulate(req, ctx, root, gasLimit)
-    return this.message(req, ctx, root, gasLimit)
+    if (req.to === undefined) return this.simulate(req, ctx, root, gasLimit, overrides)
+    return this.message(req, ctx, root, gasLimit, overrides)
+  }
+
+  /**
+   * The VM for `root`, for a caller that runs its own traced execution (src/execution/tracers): inside the chain's queue.
+   */
+  async vmFor(root: Uint8Array): Promise<VM> {
+    return this.vmAt(root)
+  }
+
+  /** The @ethereumjs context block for `ctx` (also sets the COINBASE/BASEFEE the custom opcodes answer). */
+  blockFor(ctx: BlockContext): Block {
+    return this.contextBlock(ctx)
   }
 
   /**
@@ -529,7 +543,7 @@ export class Executor {
    * `gasUsed` is before refunds (an eth_call does not report them).
    * @throws CallPreconditionError when the sender cannot pay `value`
    */
-  private async message(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
+  private async message(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint, overrides?: StateOverride): Promise<CallResult> {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
@@ -541,9 +555,10 @@ export class Executor {
     for (let i = 0; i < data.length; i++) intrinsic += data[i] === 0 ? zero : nonZero
     if (intrinsic > gasLimit) return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
     const value = req.value ?? 0n
-    await requireValueCovered(sm, caller, value)
     await sm.checkpoint()
     try {
+      if (overrides !== undefined && overrides.length > 0) await applyStateOverride(sm as UnitrieStateManager, overrides)
+      await requireValueCovered(sm, caller, value)
       const r = await vm.evm.runCall({
         caller,
         origin: caller,
@@ -568,11 +583,20 @@ export class Executor {
   /**
    * Simulates the call as a transaction (intrinsic gas, refunds) with the given gas limit, reverting all changes.
    */
-  private async simulate(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint): Promise<CallResult> {
+  private async simulate(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint, overrides?: StateOverride): Promise<CallResult> {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
     const from = new Address(req.from ?? new Uint8Array(20))
+    if (overrides !== undefined && overrides.length > 0) {
+      await sm.checkpoint()
+      try {
+        await applyStateOverride(sm as UnitrieStateManager, overrides)
+        return await this.simulate(req, ctx, root, gasLimit)
+      } finally {
+        await sm.revert()
+      }
+    }
     const tx = createLegacyTx(
       {
         nonce: (await sm.getAccount(from))?.nonce ?? 0n,
@@ -663,6 +687,7 @@ export class Executor {
     ctx: BlockContext,
     root: Uint8Array,
     cap: bigint,
+    overrides?: StateOverride,
   ): Promise<{ gas: bigint } | { failure: CallResult }> {
     const limit = req.gas !== undefined && req.gas < cap ? req.gas : cap
     const probe = new EstimateProbe(limit)
@@ -672,7 +697,10 @@ export class Executor {
     let run: CallResult
     try {
       // a call runs as a bare message (as eth_call): the estimate needs no refunds, receipt or nonce bookkeeping
-      run = req.to === undefined ? await this.simulate(req, ctx, root, limit) : await this.message(req, ctx, root, limit)
+      run =
+        req.to === undefined
+          ? await this.simulate(req, ctx, root, limit, overrides)
+          : await this.message(req, ctx, root, limit, overrides)
     } finally {
       probe.detach(events)
     }
