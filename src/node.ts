@@ -23,6 +23,7 @@ import { txpoolMethods } from './rpc/methods/txpool.js'
 import { devMethods } from './rpc/methods/dev.js'
 import { extMethods } from './rpc/methods/ext.js'
 import { personalMethods, signingMethods } from './rpc/methods/personal.js'
+import { debugMethods } from './rpc/methods/debug.js'
 import { Miner } from './miner/miner.js'
 import { Impersonation } from './accounts/impersonation.js'
 import { randomBytes } from 'node:crypto'
@@ -197,6 +198,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     ...extMethods(services),
     ...personalMethods(services),
     ...signingMethods(services),
+    ...debugMethods(services),
   ]
   methods.push(
     method('rpc_modules', 'eth', 'enabled RPC modules and their versions', [], () =>

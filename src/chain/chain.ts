@@ -843,6 +843,7 @@ export class Chain extends EventEmitter {
     onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     let applied
+    const preRoot = this.executor.stateRoot
     try {
       applied = await this.executor.applyBlock(ctx, txs, { commit })
     } catch (err) {
@@ -879,6 +880,8 @@ export class Chain extends EventEmitter {
     // consensus: a mined block is merge-mined (the pending preview has no merged-mining fields)
     const hfmm = commit ? mergeMine(header, (n) => this.blockByNumber(n), mm) : undefined
     const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
+    // the tracers replay a block on the state it ran on: its parent's, unless changed in place in between
+    if (commit && !bytesEqual(preRoot, parent.header.stateRoot)) this.preStateRoots.set(block.hashKey, preRoot)
     return { block, applied: applied.txs }
   }
 
@@ -1044,6 +1047,22 @@ export class Chain extends EventEmitter {
   /** Storage word at a block (inside the queue). */
   storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
     return this.queue.run(async () => this.executor.getStorage(address, slot, (await this.stateFor(block)).root))
+  }
+
+  /** Roots blocks ran on where they differ from the parent's (state changed in place in between; in memory only). */
+  private readonly preStateRoots = new LRUCache<string, Uint8Array>({ max: 4096 })
+
+  /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
+  preStateRoot(block: BlockRecord): Uint8Array | undefined {
+    return this.preStateRoots.get(block.hashKey) ?? this.blockByNumber(block.header.number - 1n)?.header.stateRoot
+  }
+
+  /**
+   * Block context and state root to run at, for executions outside this class (debug_traceCall; inside the queue).
+   * @throws RpcError -32600 "State not found…" beyond the kept states
+   */
+  executionState(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
+    return this.stateFor(block)
   }
 
   /** Block context and state root to run or read at (inside the queue). */

@@ -1,0 +1,208 @@
+/**
+ * debug_traceTransaction, debug_traceBlockByHash, debug_traceBlockByNumber and debug_traceCall (facts §6
+ * "debug"; rskj DebugModuleImpl, RskTracer, CallTracer, TraceOptions). Tracers, selected by `tracer`:
+ *
+ * - default (`rskTracer`): the reference's struct logs {contractAddress, initStorage, structLogs, result, error,
+ *   reverted, storageSize, currentStorage} (src/execution/tracers/struct-logs.ts, shape `rsk`);
+ *   `disableMemory`, `disableStack`, `disableStorage`;
+ * - `callTracer`: the reference's call tree (../call-trace-format.ts); `onlyTopCall`, `withLog` (in
+ *   `tracerConfig` or at the top level, as the reference reads them);
+ * - `structLogger` (geth's default format, not in the reference): {gas, failed, returnValue, structLogs};
+ *   `enableMemory`, `enableReturnData`, `disableStack`, `disableStorage`;
+ * - `prestateTracer` (`diffMode`) and `4byteTracer` (geth's; not in the reference).
+ *
+ * Blocks answer [{txHash, result}] for every transaction, the Remasc transaction included (an empty trace:
+ * the reference runs it natively). Unknown transaction or block → null. A struct-log trace past 10 MB →
+ * -32011 (the reference's maxResponseSize).
+ */
+import type { Chain } from '../../chain/chain.js'
+import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
+import type { BlockRecord, TxRecord } from '../../chain/types.js'
+import { overrideContext } from '../../execution/state-override.js'
+import { CallFrameCollector } from '../../execution/tracers/call-frames.js'
+import { PrestateCollector } from '../../execution/tracers/prestate.js'
+import { isRemascTx, traceBlockTxs, traceCallAt } from '../../execution/tracers/replay.js'
+import { StructLogCollector, type StructLogOptions } from '../../execution/tracers/struct-logs.js'
+import type { ExecutionTracer, TracedOutcome } from '../../execution/tracers/types.js'
+import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
+import { toHex } from '../../util/bytes.js'
+import { callTracerJson, fourByteJson, remascCallFrame } from '../call-trace-format.js'
+import { method, type MethodSpec } from '../method-table.js'
+import { decodeBlockOverride, decodeStateOverride } from '../override-params.js'
+import { LATEST, optional, P, param } from '../params.js'
+import { requireBlock, resolveBlock, type Services } from '../services.js'
+
+/** Decoded trace options. */
+export interface TraceOptions {
+  tracer: 'rskTracer' | 'callTracer' | 'structLogger' | 'prestateTracer' | '4byteTracer'
+  onlyTopCall: boolean
+  withLog: boolean
+  diffMode: boolean
+  structLogs: Omit<StructLogOptions, 'shape'>
+}
+
+const TRACERS = new Set(['rskTracer', 'callTracer', 'structLogger', 'prestateTracer', '4byteTracer'])
+const DEFAULT_OPTIONS: TraceOptions = {
+  tracer: 'rskTracer',
+  onlyTopCall: false,
+  withLog: false,
+  diffMode: false,
+  structLogs: { disableMemory: false, disableStack: false, disableStorage: false, enableMemory: false, enableReturnData: false },
+}
+
+/**
+ * Decodes the trace options object (rskj TraceOptions + geth's names). Booleans must be booleans.
+ * @throws RpcError -32602 for an unknown tracer (JavaScript tracers are not supported) or a malformed option
+ */
+export function decodeTraceOptions(value: unknown, index: number): TraceOptions {
+  if (value === undefined || value === null) return DEFAULT_OPTIONS
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`invalid argument ${index}: trace options must be an object`)
+  const o = value as Record<string, unknown>
+  const cfgRaw = o.tracerConfig ?? {}
+  if (typeof cfgRaw !== 'object' || cfgRaw === null || Array.isArray(cfgRaw)) throw invalidParams(`invalid argument ${index}: tracerConfig must be an object`)
+  const cfg = cfgRaw as Record<string, unknown>
+  const flag = (name: string, ...sources: Record<string, unknown>[]): boolean => {
+    for (const src of sources) {
+      const v = src[name]
+      if (v === undefined || v === null) continue
+      if (typeof v !== 'boolean') throw invalidParams(`invalid argument ${index}: ${name} must be a boolean`)
+      return v
+    }
+    return false
+  }
+  let tracer = o.tracer ?? 'rskTracer'
+  if (tracer === '') tracer = 'rskTracer'
+  if (typeof tracer !== 'string' || !TRACERS.has(tracer)) {
+    throw invalidParams(`invalid argument ${index}: unknown tracer ${JSON.stringify(tracer)} (supported: ${[...TRACERS].join(', ')})`)
+  }
+  return {
+    tracer: tracer as TraceOptions['tracer'],
+    onlyTopCall: flag('onlyTopCall', cfg, o),
+    withLog: flag('withLog', cfg, o),
+    diffMode: flag('diffMode', cfg, o),
+    structLogs: {
+      disableMemory: flag('disableMemory', o),
+      disableStack: flag('disableStack', o),
+      disableStorage: flag('disableStorage', o),
+      enableMemory: flag('enableMemory', o),
+      enableReturnData: flag('enableReturnData', o),
+    },
+  }
+}
+
+const traceOptionsParam = () => optional(param('options', decodeTraceOptions), DEFAULT_OPTIONS)
+
+/** The tracer a trace option set runs. */
+function makeTracer(opts: TraceOptions, sm: UnitrieStateManager, tx?: { from: Uint8Array; to?: Uint8Array }): ExecutionTracer {
+  switch (opts.tracer) {
+    case 'rskTracer':
+      return new StructLogCollector({ shape: 'rsk', ...opts.structLogs }, sm)
+    case 'structLogger':
+      return new StructLogCollector({ shape: 'geth', ...opts.structLogs }, sm)
+    case 'prestateTracer':
+      return new PrestateCollector(sm, tx ?? { from: new Uint8Array(20) }, opts.diffMode)
+    default:
+      return new CallFrameCollector()
+  }
+}
+
+/** The JSON result of one traced execution. */
+async function resultJson(opts: TraceOptions, tracer: ExecutionTracer, outcome: TracedOutcome, to: Uint8Array | undefined, receiptGas?: bigint): Promise<unknown> {
+  if (tracer instanceof StructLogCollector) {
+    if (opts.tracer === 'structLogger') {
+      return { gas: Number(outcome.gasUsed), failed: outcome.error !== undefined, returnValue: Buffer.from(outcome.returnValue).toString('hex'), structLogs: tracer.entries }
+    }
+    const current = tracer.currentStorage
+    return {
+      contractAddress: Buffer.from(to ?? outcome.createdAddress ?? new Uint8Array(20)).toString('hex'),
+      initStorage: tracer.initStorage,
+      structLogs: tracer.entries,
+      result: Buffer.from(outcome.returnValue).toString('hex'),
+      error: outcome.error === undefined || outcome.error === 'revert' ? '' : outcome.error,
+      reverted: outcome.error === 'revert',
+      storageSize: Object.keys(current).length,
+      currentStorage: current,
+    }
+  }
+  if (tracer instanceof PrestateCollector) return tracer.result()
+  const root = await (tracer as CallFrameCollector).finish()
+  if (root === undefined) return null
+  if (opts.tracer === '4byteTracer') return fourByteJson(root)
+  return callTracerJson(root, opts, receiptGas)
+}
+
+/** The trace of the Remasc transaction (not executed by the EVM). */
+function remascResult(opts: TraceOptions, tx: TxRecord): unknown {
+  const to = tx.tx.to!.bytes
+  switch (opts.tracer) {
+    case 'callTracer':
+      return callTracerJson(remascCallFrame({ from: tx.from, to }), opts, 0n)
+    case 'structLogger':
+      return { gas: 0, failed: false, returnValue: '', structLogs: [] }
+    case 'prestateTracer':
+      return opts.diffMode ? { pre: {}, post: {} } : {}
+    case '4byteTracer':
+      return {}
+    default:
+      return { contractAddress: Buffer.from(to).toString('hex'), initStorage: {}, structLogs: [], result: '', error: '', reverted: false, storageSize: 0, currentStorage: {} }
+  }
+}
+
+/** Traces the transactions of `block` that `wanted` selects, in block order: [{txHash, result}]. */
+async function traceBlock(chain: Chain, block: BlockRecord, opts: TraceOptions, wanted: (tx: TxRecord) => boolean = () => true) {
+  return chain.queue.run(async () => {
+    const traced = await traceBlockTxs(chain, block, (t) => !isRemascTx(t) && wanted(t), (sm, tx) => makeTracer(opts, sm, { from: tx.from, to: tx.tx.to?.bytes }))
+    const byHash = new Map(traced.map((t) => [t.tx.hash, t] as const))
+    const out: { txHash: string; result: unknown }[] = []
+    for (const tx of block.transactions) {
+      if (!wanted(tx)) continue
+      const t = byHash.get(tx.hash)
+      let result: unknown
+      if (isRemascTx(tx)) result = remascResult(opts, tx)
+      else if (t !== undefined) result = await resultJson(opts, t.tracer, t.outcome, tx.tx.to?.bytes, tx.receipt.gasUsed)
+      else continue
+      out.push({ txHash: toHex(tx.hash), result })
+    }
+    return out
+  })
+}
+
+/** debug_trace* methods. */
+export function debugMethods(s: Services): MethodSpec[] {
+  const { chain } = s
+  return [
+    method('debug_traceTransaction', 'debug', 're-executes a mined transaction with a tracer (default: struct logs)', [P.hash('transactionHash'), traceOptionsParam()], async (_c, hash, opts) => {
+      const loc = chain.transaction(hash)
+      if (loc === undefined) return null
+      const [t] = await traceBlock(chain, loc.block, opts, (tx) => tx === loc.tx)
+      return t?.result ?? null
+    }),
+    method('debug_traceBlockByHash', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.hash('blockHash'), traceOptionsParam()], async (_c, hash, opts) => {
+      const block = chain.blockByHash(hash)
+      if (block === undefined) return null
+      return block.header.number === 0n ? [] : traceBlock(chain, block, opts)
+    }),
+    method('debug_traceBlockByNumber', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.blockNoHash('block'), traceOptionsParam()], async (_c, ref, opts) => {
+      const block = resolveBlock(chain, ref)
+      if (block === 'pending') throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 0: the pending block cannot be traced')
+      if (block === undefined) return null
+      return block.header.number === 0n ? [] : traceBlock(chain, block, opts)
+    }),
+    method(
+      'debug_traceCall',
+      'debug',
+      'runs a call with a tracer (options also take stateOverrides / blockOverrides)',
+      [P.tx(), optional(P.block(), LATEST), optional(param('options', (v, i) => ({ opts: decodeTraceOptions(v, i), raw: v as Record<string, unknown> | undefined })), { opts: DEFAULT_OPTIONS, raw: undefined })],
+      async (_c, req, ref, { opts, raw }) => {
+        const state = decodeStateOverride(raw?.stateOverrides, 2)
+        const blockOverride = decodeBlockOverride(raw?.blockOverrides, 2)
+        const block = requireBlock(chain, ref)
+        return chain.queue.run(async () => {
+          const { ctx, root } = await chain.executionState(block)
+          const { tracer, outcome } = await traceCallAt(chain, req, root, overrideContext(ctx, blockOverride), state, (sm) => makeTracer(opts, sm, { from: req.from ?? new Uint8Array(20), to: req.to }))
+          return resultJson(opts, tracer, outcome, req.to)
+        })
+      },
+    ),
+  ]
+}
