@@ -24,6 +24,7 @@ import { devMethods } from './rpc/methods/dev.js'
 import { extMethods } from './rpc/methods/ext.js'
 import { personalMethods, signingMethods } from './rpc/methods/personal.js'
 import { debugMethods } from './rpc/methods/debug.js'
+import { traceMethods } from './rpc/methods/trace.js'
 import { Miner } from './miner/miner.js'
 import { Impersonation } from './accounts/impersonation.js'
 import { randomBytes } from 'node:crypto'
@@ -199,6 +200,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     ...personalMethods(services),
     ...signingMethods(services),
     ...debugMethods(services),
+    ...traceMethods(services),
   ]
   methods.push(
     method('rpc_modules', 'eth', 'enabled RPC modules and their versions', [], () =>
