@@ -76,6 +76,13 @@ export interface NodeConfig {
   onRequest?: (method: string, ms: number, error?: { code: number; message: string }) => void
   /** Called for unexpected internal errors. */
   onInternalError?: (method: string, err: unknown) => void
+  /**
+   * Decode Solidity console.log calls (hardhat/console.sol, forge-std console2) of mined transactions, eth_call
+   * and eth_estimateGas (default true; the CLI's --no-console-log sets false).
+   */
+  consoleLog?: boolean
+  /** Receives each execution's console.log lines (also the chain's `console` event). */
+  onConsoleLog?: (event: import('./chain/chain.js').ConsoleLogEvent) => void
 }
 
 /** Defaults applied by createNode. */

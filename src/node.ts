@@ -153,6 +153,10 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     throw err
   }
 
+  // Solidity console.log: decoded unless switched off; library users get the chain's `console` event or the callback
+  chain.executor.consoleLog = config.consoleLog ?? true
+  if (config.onConsoleLog !== undefined) chain.on('console', config.onConsoleLog)
+
   const mining = config.blockTime ? { mode: 'interval' as const, blockTime: config.blockTime } : { mode: 'instant' as const }
   const miner = new Miner(chain, {
     automine: mining.mode === 'instant',

@@ -141,6 +141,16 @@ interface ChainSnapshot {
   nextTimestamp: bigint | undefined
 }
 
+/**
+ * The `console` event: lines a transaction (mined), an eth_call or an eth_estimateGas printed with Solidity's
+ * console.log (src/execution/console-log.ts). `hash` (32 bytes) for transactions.
+ */
+export interface ConsoleLogEvent {
+  source: 'transaction' | 'call' | 'estimateGas'
+  hash?: Uint8Array
+  lines: string[]
+}
+
 /** Where a transaction sits. */
 export interface TxLocation {
   block: BlockRecord
@@ -882,6 +892,12 @@ export class Chain extends EventEmitter {
     const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
     // the tracers replay a block on the state it ran on: its parent's, unless changed in place in between
     if (commit && !bytesEqual(preRoot, parent.header.stateRoot)) this.preStateRoots.set(block.hashKey, preRoot)
+    if (commit) {
+      for (let i = 0; i < txs.length; i++) {
+        const lines = applied.txs[i]!.consoleLogs
+        if (lines !== undefined) this.emit('console', { source: 'transaction', hash: txs[i]!.tx.hash(), lines } satisfies ConsoleLogEvent)
+      }
+    }
     return { block, applied: applied.txs }
   }
 
@@ -990,11 +1006,15 @@ export class Chain extends EventEmitter {
       const { ctx: base, root } = await this.stateFor(block)
       const ctx = overrideContext(base, over.block)
       const key = 'c' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
-      const cached = this.executionMemo.get(key)
-      if (cached !== undefined) return cached as CallResult
+      const cached = this.executionMemo.get(key) as CallResult | undefined
+      if (cached !== undefined) {
+        if (cached.consoleLogs !== undefined) this.emit('console', { source: 'call', lines: cached.consoleLogs } satisfies ConsoleLogEvent)
+        return cached
+      }
       try {
         const result = await this.executor.call(req, ctx, root, this.callGasCap, over.state)
         this.executionMemo.set(key, result)
+        if (result.consoleLogs !== undefined) this.emit('console', { source: 'call', lines: result.consoleLogs } satisfies ConsoleLogEvent)
         return result
       } catch (err) {
         if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
@@ -1022,6 +1042,8 @@ export class Chain extends EventEmitter {
         if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
         throw err
       }
+      const lines = 'failure' in outcome ? outcome.failure.consoleLogs : outcome.consoleLogs
+      if (lines !== undefined) this.emit('console', { source: 'estimateGas', lines } satisfies ConsoleLogEvent)
       if ('failure' in outcome) throw executionError(outcome.failure.error!, outcome.failure.returnValue)
       return outcome.gas
     })

@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander'
 import type { ChalkInstance } from 'chalk'
 import { createNode, VERSION, type Node } from '../node.js'
 import type { NodeConfig } from '../config.js'
+import type { ConsoleLogEvent } from '../chain/chain.js'
 
 function int(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -84,6 +85,8 @@ interface CliOptions {
   rpcModules?: string
   transport?: 'uws' | 'node'
   verbose?: boolean
+  /** false with --no-console-log. */
+  consoleLog: boolean
   silent?: boolean
 }
 
@@ -110,6 +113,7 @@ export function buildProgram(): Command {
     .option('--batch-limit <n>', 'maximum requests per JSON-RPC batch (reference: 50)', int('--batch-limit', 1, 100000), 50)
     .option('--rpc-modules <list>', 'comma-separated RPC modules to enable (e.g. eth,net,web3), or -name to disable one (default: all)')
     .option('--transport <name>', 'force the HTTP/WS server: uws or node (default: uws when available)')
+    .option('--no-console-log', 'do not decode and print Solidity console.log output')
     .option('-v, --verbose', 'log every request with its duration')
     .option('-s, --silent', 'print only the RPC URL line')
     .helpOption('--help', 'display help')
@@ -203,6 +207,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
               (err ? ' ' + chalk.red(`${err.code} ${err.message}`) : ''),
           )
       : undefined,
+    consoleLog: o.consoleLog,
+    onConsoleLog: o.silent || !o.consoleLog ? undefined : (e) => printLine(consoleBlock(e)),
     onInternalError: (method, err) => {
       if (!o.silent) console.error(chalk.red(`internal error in ${method}:`), err)
     },
@@ -236,6 +242,15 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     options.afterStartup?.()
     boundHeapGrowth()
   }, HEAP_FLAG_DELAY_MS).unref()
+}
+
+/**
+ * The CLI's console.log output: a heading naming the transaction (or eth_call / eth_estimateGas), then the
+ * lines indented, as Hardhat prints them under each request.
+ */
+export function consoleBlock(e: ConsoleLogEvent): string {
+  const head = e.source === 'transaction' ? `console.log (transaction 0x${Buffer.from(e.hash!).toString('hex')}):` : `console.log (${e.source === 'call' ? 'eth_call' : 'eth_estimateGas'}):`
+  return [chalk.dim(head), ...e.lines.map((l) => '  ' + l)].join('\n')
 }
 
 /** Delay before {@link boundHeapGrowth} (ms). */

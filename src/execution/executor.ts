@@ -28,6 +28,7 @@ import {
 } from '../rsk/remasc.js'
 import { logsBloom, ZERO_BLOOM } from '../rsk/receipt-rlp.js'
 import { applyStateOverride, type StateOverride } from './state-override.js'
+import { ConsoleCapture } from './console-log.js'
 
 /** The block context transactions run in (COINBASE, NUMBER, TIMESTAMP, GASLIMIT, DIFFICULTY, BASEFEE). */
 export interface BlockContext {
@@ -62,6 +63,8 @@ export interface AppliedTx {
   fee: bigint
   /** The transaction did not fit any RSKIP144 sublist and was left out of the block (state unchanged). */
   skipped?: boolean
+  /** Lines the transaction printed with Solidity console.log (./console-log.ts). */
+  consoleLogs?: string[]
 }
 
 /** Result of {@link Executor.applyBlock}. */
@@ -105,6 +108,8 @@ export interface CallResult {
    * runs that got as far as executing; absent on their early out-of-gas answers and on block execution).
    */
   gasBeforeRefunds?: bigint
+  /** Lines the call printed with Solidity console.log (./console-log.ts). */
+  consoleLogs?: string[]
 }
 
 /** Thrown by {@link Executor.applyBlock} when a transaction cannot be applied at all (invalid nonce, funds, …). */
@@ -171,6 +176,10 @@ export class Executor {
   private network: 30 | 31 | 32 | 33 = 33
   private processingBlock: (number: bigint) => ProcessingBlock | undefined = () => undefined
   private keyTracker: KeyTracker | undefined
+  /** Whether Solidity console.log calls are decoded (the CLI's --no-console-log turns it off). */
+  consoleLog = true
+  /** console.log lines of the execution under way. */
+  readonly console = new ConsoleCapture(() => this.consoleLog)
 
   private constructor(
     readonly common: Common,
@@ -219,6 +228,7 @@ export class Executor {
     executor.network = opts.network
     if (opts.processingBlock) executor.processingBlock = opts.processingBlock
     const ex = executor
+    ex.console.install(vm.evm.events as never)
     vm.evm.events?.on('beforeMessage', (m: { to?: Address; codeAddress?: Address }) => {
       // (Message.codeAddress throws for creations, which have no `to`)
       const a = m.to === undefined ? undefined : m.codeAddress
@@ -302,6 +312,7 @@ export class Executor {
         let result: RunTxResult
         // no EIP-3607 on this chain: impersonated contracts may send (see maskSenderCodeOnce)
         sm.maskSenderCodeOnce(new Address(from))
+        this.console.take()
         try {
           result = await runTx(this.vm, {
             tx,
@@ -355,6 +366,7 @@ export class Executor {
           returnValue: result.execResult.returnValue,
           error: result.execResult.exceptionError?.error,
           fee,
+          consoleLogs: this.console.take(),
         })
       }
       tracker?.uninstall()
@@ -559,6 +571,7 @@ export class Executor {
     try {
       if (overrides !== undefined && overrides.length > 0) await applyStateOverride(sm as UnitrieStateManager, overrides)
       await requireValueCovered(sm, caller, value)
+      this.console.take()
       const r = await vm.evm.runCall({
         caller,
         origin: caller,
@@ -572,7 +585,7 @@ export class Executor {
       })
       const e = r.execResult
       const gasUsed = intrinsic + e.executionGasUsed
-      return { returnValue: e.returnValue, gasUsed, gasBeforeRefunds: gasUsed, error: e.exceptionError?.error }
+      return { returnValue: e.returnValue, gasUsed, gasBeforeRefunds: gasUsed, error: e.exceptionError?.error, consoleLogs: this.console.take() }
     } finally {
       // runTx ends with this; a bare runCall does not, and the journal would keep every call's diff
       await vm.evm.journal.cleanup()
@@ -619,6 +632,7 @@ export class Executor {
     // no EIP-3607 on this chain: calls and estimates `from` a contract work (see maskSenderCodeOnce)
     const usm = sm as UnitrieStateManager
     usm.maskSenderCodeOnce(from)
+    this.console.take()
     try {
       const result = await runTx(vm, {
         tx,
@@ -634,6 +648,7 @@ export class Executor {
         gasBeforeRefunds: intrinsic + result.execResult.executionGasUsed,
         error: result.execResult.exceptionError?.error,
         createdAddress: result.createdAddress?.bytes,
+        consoleLogs: this.console.take(),
       }
     } catch (err) {
       const msg = cleanVmMessage(err)
@@ -664,6 +679,7 @@ export class Executor {
     } else if (this.spareVms.length < SPARE_VMS) {
       const vm = await this.vm.shallowCopy(false)
       applyReferenceStateRules(vm)
+      this.console.install(vm.evm.events as never)
       await vm.stateManager.setStateRoot(root)
       spare = { vm, root }
     } else {
@@ -688,7 +704,7 @@ export class Executor {
     root: Uint8Array,
     cap: bigint,
     overrides?: StateOverride,
-  ): Promise<{ gas: bigint } | { failure: CallResult }> {
+  ): Promise<{ gas: bigint; consoleLogs?: string[] } | { failure: CallResult }> {
     const limit = req.gas !== undefined && req.gas < cap ? req.gas : cap
     const probe = new EstimateProbe(limit)
     // the VM simulate/message run on (vmAt answers the same VM for the same root)
@@ -705,7 +721,7 @@ export class Executor {
       probe.detach(events)
     }
     if (run.error !== undefined) return { failure: run }
-    return { gas: probe.estimate(run.gasBeforeRefunds ?? run.gasUsed, cap) }
+    return { gas: probe.estimate(run.gasBeforeRefunds ?? run.gasUsed, cap), consoleLogs: run.consoleLogs }
   }
 }
 
