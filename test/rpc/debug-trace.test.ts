@@ -286,6 +286,26 @@ describe('blocks, calls and the other tracers', () => {
     expect(await rpc(url, 'eth_blockNumber')).toMatch(/^0x/)
   })
 
+  it('an aborted debug_traceCall at latest (the live state) leaves the chain working and unchanged', async () => {
+    const before = await rpc(url, 'eth_getStorageAt', [store, '0x1', 'latest'])
+    const e = await rpcError(url, 'debug_traceCall', [{ to: memLoop, gas: q(3_000_000) }, 'latest'])
+    expect(e.code).toBe(-32011)
+    const s = await rpc(url, 'debug_traceCall', [{ to: store }, 'latest'])
+    expect(s.structLogs).toHaveLength(11)
+    const r = await send({ to: store, gas: q(100_000) })
+    expect(r.status).toBe('0x1')
+    expect(await rpc(url, 'eth_getStorageAt', [store, '0x1', 'latest'])).toBe(before)
+    expect((await trace(r.transactionHash)).structLogs).toHaveLength(11)
+  })
+
+  it('debug_traceCall: blockOverrides change the block context the call sees', async () => {
+    const blockNumber = probe.encodeFunctionData('blockNumber')
+    const t = await rpc(url, 'debug_traceCall', [{ to: probeAddress, data: blockNumber }, 'latest', { tracer: 'callTracer', blockOverrides: { number: '0x4d2' } }])
+    expect(t.output).toBe('0x4d2')
+    const g = await rpc(url, 'debug_traceCall', [{ to: probeAddress, data: blockNumber }, 'latest', { tracer: 'structLogger', blockOverrides: { number: '0x4d2' } }])
+    expect(g.returnValue).toBe(w(0x4d2))
+  })
+
   it.each([
     ['an unknown tracer', ['0x' + '11'.repeat(32), { tracer: 'jsTracer' }], 'unknown tracer'],
     ['a non-boolean flag', ['0x' + '11'.repeat(32), { disableStack: 'yes' }], 'disableStack must be a boolean'],

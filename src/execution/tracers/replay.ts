@@ -47,8 +47,13 @@ async function parentRoot(chain: Chain, block: BlockRecord): Promise<Uint8Array>
   return root
 }
 
-/** Undoes every checkpoint level above `depth` (a run aborted by a tracer leaves its own levels open). */
-async function unwindTo(sm: UnitrieStateManager, depth: number): Promise<void> {
+/**
+ * Leaves the VM as an untraced run would: the EVM journal and transient storage cleared, and every checkpoint
+ * level above `depth` undone (a run aborted by a tracer, e.g. past the size limit, leaves its levels open).
+ */
+async function unwindTo(vm: { evm: { journal: { cleanup(): Promise<void> }; transientStorage?: { clear(): void } } }, sm: UnitrieStateManager, depth: number): Promise<void> {
+  await vm.evm.journal.cleanup()
+  vm.evm.transientStorage?.clear()
   while (sm.checkpointDepth > depth) await sm.revert()
 }
 
@@ -107,8 +112,7 @@ export async function traceBlockTxs<T extends ExecutionTracer>(
       }
     }
   } finally {
-    await vm.evm.journal.cleanup()
-    await unwindTo(sm, base)
+    await unwindTo(vm as never, sm, base)
   }
   return out
 }
@@ -140,7 +144,6 @@ export async function traceCallAt<T extends ExecutionTracer>(
     return { tracer, outcome: { gasUsed: r.gasUsed, returnValue: r.returnValue, error: r.error, createdAddress: r.createdAddress } }
   } finally {
     tracer.detach(events)
-    await vm.evm.journal.cleanup()
-    await unwindTo(sm, base)
+    await unwindTo(vm as never, sm, base)
   }
 }
