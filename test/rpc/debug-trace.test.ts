@@ -286,6 +286,23 @@ describe('blocks, calls and the other tracers', () => {
     expect(await rpc(url, 'eth_blockNumber')).toMatch(/^0x/)
   })
 
+  it('a block shares one 10 MB budget: each transaction traces alone, the block answers -32011', async () => {
+    await rpc(url, 'evm_setAutomine', [false])
+    const hashes = []
+    try {
+      for (let i = 0; i < 2; i++) hashes.push(await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: loop, gas: q(200_000) }]))
+      await rpc(url, 'evm_mine')
+    } finally {
+      await rpc(url, 'evm_setAutomine', [true])
+    }
+    const receipt = await rpc(url, 'eth_getTransactionReceipt', [hashes[1]])
+    expect(receipt.blockNumber).toBe((await rpc(url, 'eth_getTransactionReceipt', [hashes[0]])).blockNumber)
+    for (const h of hashes) expect((await trace(h, { disableMemory: true })).structLogs.length).toBeGreaterThan(40_000)
+    const e = await rpcError(url, 'debug_traceBlockByNumber', [receipt.blockNumber, { disableMemory: true }])
+    expect(e.code).toBe(-32011)
+    expect((await rpc(url, 'debug_traceBlockByNumber', [receipt.blockNumber, { tracer: 'callTracer' }])).map((t: any) => t.result.error)).toEqual(['out of gas', 'out of gas', undefined])
+  })
+
   it('an aborted debug_traceCall at latest (the live state) leaves the chain working and unchanged', async () => {
     const before = await rpc(url, 'eth_getStorageAt', [store, '0x1', 'latest'])
     const e = await rpcError(url, 'debug_traceCall', [{ to: memLoop, gas: q(3_000_000) }, 'latest'])
@@ -296,6 +313,12 @@ describe('blocks, calls and the other tracers', () => {
     expect(r.status).toBe('0x1')
     expect(await rpc(url, 'eth_getStorageAt', [store, '0x1', 'latest'])).toBe(before)
     expect((await trace(r.transactionHash)).structLogs).toHaveLength(11)
+  })
+
+  it('debug_traceCall prestateTracer: the overridden state is the state before the call', async () => {
+    const pre = await rpc(url, 'debug_traceCall', [{ from: COW1.address, to: store }, 'latest', { tracer: 'prestateTracer', stateOverrides: { [store]: { balance: '0x2a' } } }])
+    expect(pre[store]).toMatchObject({ balance: '0x2a', code: '0x' + STORE })
+    expect(pre[COW1.address]).toMatchObject({ balance: expect.stringMatching(/^0x/) })
   })
 
   it('debug_traceCall: blockOverrides change the block context the call sees', async () => {

@@ -134,16 +134,18 @@ export async function traceCallAt<T extends ExecutionTracer>(
   const vm = await ex.vmFor(root)
   const sm = vm.stateManager as UnitrieStateManager
   const events = vm.evm.events as unknown as TraceEvents
-  const tracer = make(sm)
   const base = sm.checkpointDepth
   await sm.checkpoint()
-  tracer.attach(events)
+  let tracer: T | undefined
   try {
+    // the tracer sees the overridden state as the state before the call
     if (overrides.length > 0) await applyStateOverride(sm, overrides)
+    tracer = make(sm)
+    tracer.attach(events)
     const r = await ex.call(req, ctx, root, chain.callGasCap)
     return { tracer, outcome: { gasUsed: r.gasUsed, returnValue: r.returnValue, error: r.error, createdAddress: r.createdAddress } }
   } finally {
-    tracer.detach(events)
+    tracer?.detach(events)
     await unwindTo(vm as never, sm, base)
   }
 }

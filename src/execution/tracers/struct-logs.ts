@@ -30,9 +30,21 @@ export interface StructLogOptions {
   enableMemory: boolean
   /** geth: the last call's return data per entry. */
   enableReturnData: boolean
-  /** Byte budget (defaults to {@link MAX_TRACE_BYTES}). */
-  limit?: number
+  /**
+   * The byte budget, shared by the collectors of one response (a block's transactions): defaults to a fresh
+   * {@link MAX_TRACE_BYTES} budget.
+   */
+  budget?: TraceBudget
 }
+
+/** Bytes of JSON a response may still take (see {@link StructLogOptions.budget}). */
+export interface TraceBudget {
+  used: number
+  readonly limit: number
+}
+
+/** A fresh budget of the reference's maxResponseSize. */
+export const traceBudget = (limit = MAX_TRACE_BYTES): TraceBudget => ({ used: 0, limit })
 
 /** Thrown from the `step` listener when the budget is exceeded; the replay turns it into -32011. */
 export class TraceTooLargeError extends RpcError {
@@ -86,8 +98,7 @@ export class StructLogCollector implements ExecutionTracer {
   initStorage: Record<string, string> = {}
   /** rsk: the top frame's storage view at the end. */
   currentStorage: Record<string, string> = {}
-  private bytes = 0
-  private readonly limit: number
+  private readonly budget: TraceBudget
   private readonly frames: FrameStorage[] = []
   /** geth: per contract, the slots touched so far. */
   private readonly touched = new Map<string, Record<string, string>>()
@@ -98,7 +109,7 @@ export class StructLogCollector implements ExecutionTracer {
     private readonly opts: StructLogOptions,
     private readonly sm: UnitrieStateManager,
   ) {
-    this.limit = opts.limit ?? MAX_TRACE_BYTES
+    this.budget = opts.budget ?? traceBudget()
   }
 
   /** Whether the budget was exceeded (the run was aborted). */
@@ -107,16 +118,17 @@ export class StructLogCollector implements ExecutionTracer {
   }
 
   private add(entry: object, size: number): void {
-    this.bytes += size
-    if (this.bytes > this.limit) {
+    const b = this.budget
+    b.used += size
+    if (b.used > b.limit) {
       this.overflow = true
-      throw new TraceTooLargeError(this.limit)
+      throw new TraceTooLargeError(b.limit)
     }
     this.entries.push(entry)
   }
 
   private readonly onStep = (s: InterpreterStep): void => {
-    if (this.overflow) throw new TraceTooLargeError(this.limit)
+    if (this.overflow) throw new TraceTooLargeError(this.budget.limit)
     const o = this.opts
     const frame = this.frames[this.frames.length - 1]
     const op = s.opcode.code

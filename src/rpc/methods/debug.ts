@@ -22,7 +22,7 @@ import { overrideContext } from '../../execution/state-override.js'
 import { CallFrameCollector } from '../../execution/tracers/call-frames.js'
 import { PrestateCollector } from '../../execution/tracers/prestate.js'
 import { isRemascTx, traceBlockTxs, traceCallAt } from '../../execution/tracers/replay.js'
-import { StructLogCollector, type StructLogOptions } from '../../execution/tracers/struct-logs.js'
+import { StructLogCollector, traceBudget, type StructLogOptions, type TraceBudget } from '../../execution/tracers/struct-logs.js'
 import type { ExecutionTracer, TracedOutcome } from '../../execution/tracers/types.js'
 import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
 import { toHex } from '../../util/bytes.js'
@@ -93,14 +93,14 @@ export function decodeTraceOptions(value: unknown, index: number): TraceOptions 
 const traceOptionsParam = () => optional(param('options', decodeTraceOptions), DEFAULT_OPTIONS)
 
 /** The tracer a trace option set runs. */
-function makeTracer(opts: TraceOptions, sm: UnitrieStateManager, tx?: { from: Uint8Array; to?: Uint8Array }): ExecutionTracer {
+function makeTracer(opts: TraceOptions, sm: UnitrieStateManager, tx: { from: Uint8Array; to?: Uint8Array }, budget: TraceBudget): ExecutionTracer {
   switch (opts.tracer) {
     case 'rskTracer':
-      return new StructLogCollector({ shape: 'rsk', ...opts.structLogs }, sm)
+      return new StructLogCollector({ shape: 'rsk', ...opts.structLogs, budget }, sm)
     case 'structLogger':
-      return new StructLogCollector({ shape: 'geth', ...opts.structLogs }, sm)
+      return new StructLogCollector({ shape: 'geth', ...opts.structLogs, budget }, sm)
     case 'prestateTracer':
-      return new PrestateCollector(sm, tx ?? { from: new Uint8Array(20) }, opts.diffMode)
+      return new PrestateCollector(sm, tx, opts.diffMode)
     default:
       return new CallFrameCollector()
   }
@@ -151,7 +151,9 @@ function remascResult(opts: TraceOptions, tx: TxRecord): unknown {
 /** Traces the transactions of `block` that `wanted` selects, in block order: [{txHash, result}]. */
 async function traceBlock(chain: Chain, block: BlockRecord, opts: TraceOptions, wanted: (tx: TxRecord) => boolean = () => true) {
   return chain.queue.run(async () => {
-    const traced = await traceBlockTxs(chain, block, (t) => !isRemascTx(t) && wanted(t), (sm, tx) => makeTracer(opts, sm, { from: tx.from, to: tx.tx.to?.bytes }))
+    // one response: the struct logs of all its transactions share the 10 MB budget
+    const budget = traceBudget()
+    const traced = await traceBlockTxs(chain, block, (t) => !isRemascTx(t) && wanted(t), (sm, tx) => makeTracer(opts, sm, { from: tx.from, to: tx.tx.to?.bytes }, budget))
     const byHash = new Map(traced.map((t) => [t.tx.hash, t] as const))
     const out: { txHash: string; result: unknown }[] = []
     for (const tx of block.transactions) {
@@ -199,7 +201,7 @@ export function debugMethods(s: Services): MethodSpec[] {
         const block = requireBlock(chain, ref)
         return chain.queue.run(async () => {
           const { ctx, root } = await chain.executionState(block)
-          const { tracer, outcome } = await traceCallAt(chain, req, root, overrideContext(ctx, blockOverride), state, (sm) => makeTracer(opts, sm, { from: req.from ?? new Uint8Array(20), to: req.to }))
+          const { tracer, outcome } = await traceCallAt(chain, req, root, overrideContext(ctx, blockOverride), state, (sm) => makeTracer(opts, sm, { from: req.from ?? new Uint8Array(20), to: req.to }, traceBudget()))
           return resultJson(opts, tracer, outcome, req.to)
         })
       },
