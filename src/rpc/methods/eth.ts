@@ -181,7 +181,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       toHex(await chain.code(address, stateBlock(ref))),
     ),
 
-    method('eth_call', 'eth', 'runs a call without a transaction (state and block overrides: README)', [P.tx(), optional(P.block(), LATEST), stateOverrideParam(), blockOverrideParam()], async (_c, obj, ref, state, block) => {
+    method('eth_call', 'eth', 'runs a call without a transaction, with optional state and block overrides', [P.tx(), optional(P.block(), LATEST), stateOverrideParam(), blockOverrideParam()], async (_c, obj, ref, state, block) => {
       const r = await chain.call(obj, stateBlock(ref), { state, block })
       // Reverts are -32015 with data; other failures (out of gas, …) return the return data (reference).
       if (r.error === 'revert') throw executionError(r.error, r.returnValue)
