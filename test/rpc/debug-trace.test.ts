@@ -290,14 +290,14 @@ describe('blocks, calls and the other tracers', () => {
     await rpc(url, 'evm_setAutomine', [false])
     const hashes = []
     try {
-      for (let i = 0; i < 2; i++) hashes.push(await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: loop, gas: q(200_000) }]))
+      for (let i = 0; i < 2; i++) hashes.push(await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: loop, gas: q(300_000) }]))
       await rpc(url, 'evm_mine')
     } finally {
       await rpc(url, 'evm_setAutomine', [true])
     }
     const receipt = await rpc(url, 'eth_getTransactionReceipt', [hashes[1]])
     expect(receipt.blockNumber).toBe((await rpc(url, 'eth_getTransactionReceipt', [hashes[0]])).blockNumber)
-    for (const h of hashes) expect((await trace(h, { disableMemory: true })).structLogs.length).toBeGreaterThan(40_000)
+    for (const h of hashes) expect((await trace(h, { disableMemory: true })).structLogs.length).toBeGreaterThan(60_000)
     const e = await rpcError(url, 'debug_traceBlockByNumber', [receipt.blockNumber, { disableMemory: true }])
     expect(e.code).toBe(-32011)
     expect((await rpc(url, 'debug_traceBlockByNumber', [receipt.blockNumber, { tracer: 'callTracer' }])).map((t: any) => t.result.error)).toEqual(['out of gas', 'out of gas', undefined])

@@ -70,30 +70,36 @@ function hex(b: Uint8Array, from = 0, to = b.length): string {
 
 const word64 = (v: bigint): string => v.toString(16).padStart(64, '0')
 
-/** Memory as 32-byte words, hex without 0x. */
-function memoryWords(m: Uint8Array): string[] {
-  const out: string[] = []
-  for (let k = 0; k < m.length; k += 32) out.push(hex(m, k, Math.min(m.length, k + 32)))
-  return out
-}
-
 /** Per-frame storage view (rsk: the contract's storage; geth: slots touched so far). */
 interface FrameStorage {
   address: Uint8Array
   map: Record<string, string>
-  /** JSON length of `map`. */
-  size: number
+  /** rsk: JSON text of `map` (recomputed when it changes; most opcodes repeat it). */
+  json: string
   /** rsk: slot of the previous SLOAD/SSTORE, applied at the next opcode of the frame. */
   pendingKey?: string
   /** SSTORE's value (SLOAD's is read from the next opcode's stack top). */
   pendingValue?: string
-  /** geth: the SLOAD entry whose storage waits for the loaded value. */
-  pendingEntry?: Record<string, string>
 }
 
-/** Collects struct logs; see the module doc. */
+/** A JSON string literal of hex digits (no escaping needed). */
+const q = (h: string): string => '"' + h + '"'
+
+/** JSON array text of memory as 32-byte words, hex without 0x. */
+function memoryJson(m: Uint8Array): string {
+  let out = '['
+  for (let k = 0; k < m.length; k += 32) out += (k === 0 ? '"' : ',"') + hex(m, k, Math.min(m.length, k + 32)) + '"'
+  return out + ']'
+}
+
+/**
+ * Collects struct logs; see the module doc. Entries are kept as JSON text (the result is written out as is,
+ * see {@link structLogsJson}): a trace is mostly repeated stack, memory and storage, which as objects cost
+ * several times their text in memory and had to be serialized again for the response.
+ */
 export class StructLogCollector implements ExecutionTracer {
-  readonly entries: object[] = []
+  /** The entries' JSON texts. */
+  readonly entries: string[] = []
   /** rsk: the top frame's storage at the start. */
   initStorage: Record<string, string> = {}
   /** rsk: the top frame's storage view at the end. */
@@ -102,6 +108,8 @@ export class StructLogCollector implements ExecutionTracer {
   private readonly frames: FrameStorage[] = []
   /** geth: per contract, the slots touched so far. */
   private readonly touched = new Map<string, Record<string, string>>()
+  /** geth: an SLOAD entry waiting for the loaded value (the next opcode's stack top). */
+  private deferred: { index: number; text: (value: string) => string; frame: FrameStorage; key: string } | undefined
   private lastReturn: Uint8Array = new Uint8Array(0)
   private overflow = false
 
@@ -112,19 +120,22 @@ export class StructLogCollector implements ExecutionTracer {
     this.budget = opts.budget ?? traceBudget()
   }
 
-  /** Whether the budget was exceeded (the run was aborted). */
-  get exceeded(): boolean {
-    return this.overflow
-  }
-
-  private add(entry: object, size: number): void {
+  private add(text: string): void {
     const b = this.budget
-    b.used += size
+    b.used += text.length + 1
     if (b.used > b.limit) {
       this.overflow = true
       throw new TraceTooLargeError(b.limit)
     }
-    this.entries.push(entry)
+    this.entries.push(text)
+  }
+
+  /** Completes a deferred geth SLOAD entry with `value` (64 hex digits). */
+  private settle(value: string): void {
+    const d = this.deferred!
+    this.deferred = undefined
+    d.frame.map[d.key] = value
+    this.entries[d.index] = d.text(value)
   }
 
   private readonly onStep = (s: InterpreterStep): void => {
@@ -134,6 +145,7 @@ export class StructLogCollector implements ExecutionTracer {
     const op = s.opcode.code
     const stack = s.stack
     const n = stack.length
+    const gasCost = s.opcode.dynamicFee ?? BigInt(s.opcode.fee)
     if (o.shape === 'rsk') {
       if (frame !== undefined && frame.pendingKey !== undefined) {
         const v = frame.pendingValue ?? word64(stack[n - 1] ?? 0n)
@@ -141,7 +153,7 @@ export class StructLogCollector implements ExecutionTracer {
         if (/^0+$/.test(v)) delete map[frame.pendingKey]
         else map[frame.pendingKey] = v
         frame.map = map
-        frame.size = JSON.stringify(map).length
+        frame.json = JSON.stringify(map)
         frame.pendingKey = frame.pendingValue = undefined
       }
       if (frame !== undefined && (op === 0x54 || op === 0x55)) {
@@ -149,66 +161,44 @@ export class StructLogCollector implements ExecutionTracer {
         if (op === 0x55) frame.pendingValue = word64(stack[n - 2]!)
       }
       const name = s.opcode.name
-      const entry: Record<string, unknown> = { op: RSK_NAMES[name] ?? name, depth: s.depth, pc: s.pc, gas: Number(s.gasLeft), gasCost: Number(s.opcode.dynamicFee ?? BigInt(s.opcode.fee)) }
-      let size = 70 + name.length
-      if (!o.disableMemory) {
-        const words = memoryWords(s.memory)
-        entry.memory = words
-        size += 12 + s.memory.length * 2 + words.length * 3
-      }
+      let t = '{"op":"' + (RSK_NAMES[name] ?? name) + '","depth":' + s.depth + ',"pc":' + s.pc + ',"gas":' + s.gasLeft + ',"gasCost":' + gasCost
+      if (!o.disableMemory) t += ',"memory":' + memoryJson(s.memory)
       if (!o.disableStack) {
-        const st: string[] = new Array(n)
-        for (let i = 0; i < n; i++) st[i] = word64(stack[i]!)
-        entry.stack = st
-        size += 10 + n * 67
+        t += ',"stack":['
+        for (let i = 0; i < n; i++) t += (i === 0 ? '"' : ',"') + word64(stack[i]!) + '"'
+        t += ']'
       }
-      if (!o.disableStorage) {
-        entry.storage = frame?.map ?? {}
-        size += 12 + (frame?.size ?? 2)
-      }
-      this.add(entry, size)
+      if (!o.disableStorage) t += ',"storage":' + (frame?.json ?? '{}')
+      this.add(t + '}')
       return
     }
     // geth
-    if (frame?.pendingEntry !== undefined && frame.pendingKey !== undefined) {
-      const v = word64(stack[n - 1] ?? 0n)
-      frame.pendingEntry[frame.pendingKey] = v
-      frame.map[frame.pendingKey] = v
-      frame.pendingEntry = frame.pendingKey = undefined
-    }
-    const entry: Record<string, unknown> = { pc: s.pc, op: s.opcode.name, gas: Number(s.gasLeft), gasCost: Number(s.opcode.dynamicFee ?? BigInt(s.opcode.fee)), depth: s.depth + 1 }
-    let size = 70 + s.opcode.name.length
+    if (this.deferred !== undefined) this.settle(word64(stack[n - 1] ?? 0n))
+    let t = '{"pc":' + s.pc + ',"op":"' + s.opcode.name + '","gas":' + s.gasLeft + ',"gasCost":' + gasCost + ',"depth":' + (s.depth + 1)
     if (!o.disableStack) {
-      const st: string[] = new Array(n)
-      for (let i = 0; i < n; i++) st[i] = '0x' + stack[i]!.toString(16)
-      entry.stack = st
-      size += 10 + n * 20
+      t += ',"stack":['
+      for (let i = 0; i < n; i++) t += (i === 0 ? '"0x' : ',"0x') + stack[i]!.toString(16) + '"'
+      t += ']'
     }
-    if (o.enableMemory && !o.disableMemory) {
-      const words = memoryWords(s.memory)
-      entry.memory = words
-      size += 12 + s.memory.length * 2 + words.length * 3
-    }
-    if (o.enableReturnData) {
-      entry.returnData = '0x' + hex(this.lastReturn)
-      size += 16 + this.lastReturn.length * 2
-    }
+    if (o.enableMemory && !o.disableMemory) t += ',"memory":' + memoryJson(s.memory)
+    if (o.enableReturnData) t += ',"returnData":"0x' + hex(this.lastReturn) + '"'
+    const refund = s.gasRefund > 0n ? ',"refund":' + s.gasRefund : ''
     if (!o.disableStorage && frame !== undefined && (op === 0x54 || op === 0x55)) {
       const key = word64(stack[n - 1]!)
-      if (op === 0x55) frame.map[key] = word64(stack[n - 2]!)
-      const snapshot = { ...frame.map }
-      if (op === 0x54) {
-        frame.pendingKey = key
-        frame.pendingEntry = snapshot
+      if (op === 0x55) {
+        frame.map[key] = word64(stack[n - 2]!)
+        this.add(t + ',"storage":' + JSON.stringify(frame.map) + refund + '}')
+      } else {
+        // SLOAD: the storage shown includes the loaded value, known at the next opcode (or at the end)
+        const head = t
+        const map = frame.map
+        const text = (value: string): string => head + ',"storage":' + JSON.stringify({ ...map, [key]: value }) + refund + '}'
+        this.add(text(word64(0n)))
+        this.deferred = { index: this.entries.length - 1, text, frame, key }
       }
-      entry.storage = snapshot
-      size += 12 + Object.keys(snapshot).length * 134
+      return
     }
-    if (s.gasRefund > 0n) {
-      entry.refund = Number(s.gasRefund)
-      size += 14
-    }
-    this.add(entry, size)
+    this.add(t + refund + '}')
   }
 
   private readonly onBefore = (m: Message, done?: () => void): void => {
@@ -218,12 +208,12 @@ export class StructLogCollector implements ExecutionTracer {
     if (this.opts.shape === 'geth') {
       let map = this.touched.get(key)
       if (map === undefined) this.touched.set(key, (map = {}))
-      this.frames.push({ address, map, size: 2 })
+      this.frames.push({ address, map, json: '{}' })
       done?.()
       return
     }
     // rsk: each frame starts from its contract's stored cells (rskj loads them up to vmTraceInitStorageLimit)
-    const frame: FrameStorage = { address, map: {}, size: 2 }
+    const frame: FrameStorage = { address, map: {}, json: '{}' }
     this.frames.push(frame)
     if (m.to === undefined || this.opts.disableStorage) {
       done?.()
@@ -236,7 +226,7 @@ export class StructLogCollector implements ExecutionTracer {
         if (entries.length <= 10_000) {
           for (const [k, v] of entries) frame.map[k.slice(2)] = v.slice(2).padStart(64, '0')
         }
-        frame.size = JSON.stringify(frame.map).length
+        frame.json = JSON.stringify(frame.map)
         if (top) this.initStorage = { ...frame.map }
       })
       .finally(() => done?.())
@@ -255,8 +245,42 @@ export class StructLogCollector implements ExecutionTracer {
   }
 
   detach(events: TraceEvents): void {
+    // an SLOAD as the last opcode (the frame then failed): no later opcode shows the value
+    if (this.deferred !== undefined) this.deferred = undefined
     events.off('step', this.onStep)
     events.off('beforeMessage', this.onBefore)
     events.off('afterMessage', this.onAfter)
   }
+}
+
+/**
+ * The JSON text of a struct-log result.
+ * - rsk: {contractAddress, initStorage, structLogs, result, error, reverted, storageSize, currentStorage}
+ * - geth: {gas, failed, returnValue, structLogs}
+ * @param outcome the run's gas (receipt gas for a transaction), return data and EVM error
+ * @param contract the called or created contract (rsk `contractAddress`)
+ */
+export function structLogsJson(
+  c: StructLogCollector,
+  shape: 'rsk' | 'geth',
+  outcome: { gasUsed: bigint; returnValue: Uint8Array; error?: string },
+  contract: Uint8Array | undefined,
+): string {
+  const logs = '[' + c.entries.join(',') + ']'
+  const ret = hex(outcome.returnValue)
+  if (shape === 'geth') {
+    return '{"gas":' + outcome.gasUsed + ',"failed":' + (outcome.error !== undefined) + ',"returnValue":"' + ret + '","structLogs":' + logs + '}'
+  }
+  const current = c.currentStorage
+  const error = outcome.error === undefined || outcome.error === 'revert' ? '' : outcome.error
+  return (
+    '{"contractAddress":' + q(hex(contract ?? new Uint8Array(20))) +
+    ',"initStorage":' + JSON.stringify(c.initStorage) +
+    ',"structLogs":' + logs +
+    ',"result":' + q(ret) +
+    ',"error":' + JSON.stringify(error) +
+    ',"reverted":' + (outcome.error === 'revert') +
+    ',"storageSize":' + Object.keys(current).length +
+    ',"currentStorage":' + JSON.stringify(current) + '}'
+  )
 }

@@ -22,11 +22,12 @@ import { overrideContext } from '../../execution/state-override.js'
 import { CallFrameCollector } from '../../execution/tracers/call-frames.js'
 import { PrestateCollector } from '../../execution/tracers/prestate.js'
 import { isRemascTx, traceBlockTxs, traceCallAt } from '../../execution/tracers/replay.js'
-import { StructLogCollector, traceBudget, type StructLogOptions, type TraceBudget } from '../../execution/tracers/struct-logs.js'
+import { StructLogCollector, structLogsJson, traceBudget, type StructLogOptions, type TraceBudget } from '../../execution/tracers/struct-logs.js'
 import type { ExecutionTracer, TracedOutcome } from '../../execution/tracers/types.js'
 import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
 import { toHex } from '../../util/bytes.js'
 import { callTracerJson, fourByteJson, remascCallFrame } from '../call-trace-format.js'
+import { RawJson } from '../format.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { decodeBlockOverride, decodeStateOverride } from '../override-params.js'
 import { LATEST, optional, P, param } from '../params.js'
@@ -106,29 +107,16 @@ function makeTracer(opts: TraceOptions, sm: UnitrieStateManager, tx: { from: Uin
   }
 }
 
-/** The JSON result of one traced execution. */
-async function resultJson(opts: TraceOptions, tracer: ExecutionTracer, outcome: TracedOutcome, to: Uint8Array | undefined, receiptGas?: bigint): Promise<unknown> {
+/** The JSON text of one traced execution's result. */
+async function resultJson(opts: TraceOptions, tracer: ExecutionTracer, outcome: TracedOutcome, to: Uint8Array | undefined, receiptGas?: bigint): Promise<string> {
   if (tracer instanceof StructLogCollector) {
-    if (opts.tracer === 'structLogger') {
-      return { gas: Number(outcome.gasUsed), failed: outcome.error !== undefined, returnValue: Buffer.from(outcome.returnValue).toString('hex'), structLogs: tracer.entries }
-    }
-    const current = tracer.currentStorage
-    return {
-      contractAddress: Buffer.from(to ?? outcome.createdAddress ?? new Uint8Array(20)).toString('hex'),
-      initStorage: tracer.initStorage,
-      structLogs: tracer.entries,
-      result: Buffer.from(outcome.returnValue).toString('hex'),
-      error: outcome.error === undefined || outcome.error === 'revert' ? '' : outcome.error,
-      reverted: outcome.error === 'revert',
-      storageSize: Object.keys(current).length,
-      currentStorage: current,
-    }
+    return structLogsJson(tracer, opts.tracer === 'structLogger' ? 'geth' : 'rsk', outcome, to ?? outcome.createdAddress)
   }
-  if (tracer instanceof PrestateCollector) return tracer.result()
+  if (tracer instanceof PrestateCollector) return JSON.stringify(await tracer.result())
   const root = await (tracer as CallFrameCollector).finish()
-  if (root === undefined) return null
-  if (opts.tracer === '4byteTracer') return fourByteJson(root)
-  return callTracerJson(root, opts, receiptGas)
+  if (root === undefined) return 'null'
+  if (opts.tracer === '4byteTracer') return JSON.stringify(fourByteJson(root))
+  return JSON.stringify(callTracerJson(root, opts, receiptGas))
 }
 
 /** The trace of the Remasc transaction (not executed by the EVM). */
@@ -148,19 +136,28 @@ function remascResult(opts: TraceOptions, tx: TxRecord): unknown {
   }
 }
 
-/** Traces the transactions of `block` that `wanted` selects, in block order: [{txHash, result}]. */
-async function traceBlock(chain: Chain, block: BlockRecord, opts: TraceOptions, wanted: (tx: TxRecord) => boolean = () => true) {
+/** A traced transaction: its hash (0x hex) and its result as JSON text. */
+interface TxTrace {
+  txHash: string
+  result: string
+}
+
+/** The [{txHash, result}] answer of the block methods, as JSON text. */
+const blockAnswer = (traces: TxTrace[]): RawJson => new RawJson(traces.map((t) => '{"txHash":"' + t.txHash + '","result":' + t.result + '}'))
+
+/** Traces the transactions of `block` that `wanted` selects, in block order. */
+async function traceBlock(chain: Chain, block: BlockRecord, opts: TraceOptions, wanted: (tx: TxRecord) => boolean = () => true): Promise<TxTrace[]> {
   return chain.queue.run(async () => {
     // one response: the struct logs of all its transactions share the 10 MB budget
     const budget = traceBudget()
     const traced = await traceBlockTxs(chain, block, (t) => !isRemascTx(t) && wanted(t), (sm, tx) => makeTracer(opts, sm, { from: tx.from, to: tx.tx.to?.bytes }, budget))
-    const byHash = new Map(traced.map((t) => [t.tx.hash, t] as const))
-    const out: { txHash: string; result: unknown }[] = []
+    const byTx = new Map(traced.map((t) => [t.tx, t] as const))
+    const out: TxTrace[] = []
     for (const tx of block.transactions) {
       if (!wanted(tx)) continue
-      const t = byHash.get(tx.hash)
-      let result: unknown
-      if (isRemascTx(tx)) result = remascResult(opts, tx)
+      const t = byTx.get(tx)
+      let result: string
+      if (isRemascTx(tx)) result = JSON.stringify(remascResult(opts, tx))
       else if (t !== undefined) result = await resultJson(opts, t.tracer, t.outcome, tx.tx.to?.bytes, tx.receipt.gasUsed)
       else continue
       out.push({ txHash: toHex(tx.hash), result })
@@ -177,18 +174,18 @@ export function debugMethods(s: Services): MethodSpec[] {
       const loc = chain.transaction(hash)
       if (loc === undefined) return null
       const [t] = await traceBlock(chain, loc.block, opts, (tx) => tx === loc.tx)
-      return t?.result ?? null
+      return t === undefined ? null : new RawJson(t.result)
     }),
     method('debug_traceBlockByHash', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.hash('blockHash'), traceOptionsParam()], async (_c, hash, opts) => {
       const block = chain.blockByHash(hash)
       if (block === undefined) return null
-      return block.header.number === 0n ? [] : traceBlock(chain, block, opts)
+      return block.header.number === 0n ? [] : blockAnswer(await traceBlock(chain, block, opts))
     }),
     method('debug_traceBlockByNumber', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.blockNoHash('block'), traceOptionsParam()], async (_c, ref, opts) => {
       const block = resolveBlock(chain, ref)
       if (block === 'pending') throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 0: the pending block cannot be traced')
       if (block === undefined) return null
-      return block.header.number === 0n ? [] : traceBlock(chain, block, opts)
+      return block.header.number === 0n ? [] : blockAnswer(await traceBlock(chain, block, opts))
     }),
     method(
       'debug_traceCall',
@@ -202,7 +199,7 @@ export function debugMethods(s: Services): MethodSpec[] {
         return chain.queue.run(async () => {
           const { ctx, root } = await chain.executionState(block)
           const { tracer, outcome } = await traceCallAt(chain, req, root, overrideContext(ctx, blockOverride), state, (sm) => makeTracer(opts, sm, { from: req.from ?? new Uint8Array(20), to: req.to }, traceBudget()))
-          return resultJson(opts, tracer, outcome, req.to)
+          return new RawJson(await resultJson(opts, tracer, outcome, req.to))
         })
       },
     ),
