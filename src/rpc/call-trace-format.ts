@@ -6,7 +6,7 @@
  * nulls and empty lists omitted; quantities and `output` as minimal hex ("stripped of leading zeros"); a
  * creation is type CREATE (CREATE2 too) with the init code as `input` and the created address as `output`; a
  * revert has error "execution reverted", the Error(string) reason in `revertReason` and the revert data in
- * `output`; the top frame's gasUsed is the receipt's. SELFDESTRUCT is a child frame {type: SELFDESTRUCT, from,
+ * `output`; the top frame's gas is the transaction's gas limit and its gasUsed the receipt's. SELFDESTRUCT is a child frame {type: SELFDESTRUCT, from,
  * to: beneficiary, value} as geth shows it.
  */
 import { decodeRevertReason } from '../chain/revert.js'
@@ -30,8 +30,10 @@ export interface CallTracerOptions {
 /**
  * The callTracer JSON of a frame tree.
  * @param receiptGas the transaction's receipt gas, reported as the top frame's gasUsed (reference)
+ * @param topGas the transaction's gas limit, reported as the top frame's gas (the reference's top-level
+ *   ProgramInvoke carries tx.getGasLimit(); the EVM message itself gets the limit minus the intrinsic gas)
  */
-export function callTracerJson(root: CallFrame, opts: CallTracerOptions, receiptGas?: bigint): object {
+export function callTracerJson(root: CallFrame, opts: CallTracerOptions, receiptGas?: bigint, topGas?: bigint): object {
   const index = new Map<FrameLog, number>()
   if (opts.withLog) orderedLogs(root).forEach((l, i) => index.set(l, i))
   const frame = (f: CallFrame, top: boolean): Record<string, unknown> => {
@@ -39,7 +41,7 @@ export function callTracerJson(root: CallFrame, opts: CallTracerOptions, receipt
     const out: Record<string, unknown> = { type: create ? 'CREATE' : f.kind, from: toHex(f.from) }
     if (!create && f.to !== undefined) out.to = toHex(f.to)
     out.value = quantityHex(f.value)
-    out.gas = quantityHex(f.gas)
+    out.gas = quantityHex(top && topGas !== undefined ? topGas : f.gas)
     out.gasUsed = quantityHex(top && receiptGas !== undefined ? receiptGas : f.gasUsed)
     out.input = toHex(f.input)
     if (f.error === 'revert') {

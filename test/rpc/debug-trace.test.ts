@@ -163,7 +163,8 @@ describe('callTracer (the reference shape)', () => {
       from: COW.address,
       to: probeAddress,
       value: '0x0',
-      gas: q(0x2dc6c0 - 21_000 - 4 * 16),
+      // the transaction's gas limit (the reference's top-level invoke gas)
+      gas: '0x2dc6c0',
       gasUsed: r.gasUsed,
       input: probe.encodeFunctionData('value'),
       output: '0x0',

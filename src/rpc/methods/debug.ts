@@ -108,7 +108,7 @@ function makeTracer(opts: TraceOptions, sm: UnitrieStateManager, tx: { from: Uin
 }
 
 /** The JSON text of one traced execution's result. */
-async function resultJson(opts: TraceOptions, tracer: ExecutionTracer, outcome: TracedOutcome, to: Uint8Array | undefined, receiptGas?: bigint): Promise<string> {
+async function resultJson(opts: TraceOptions, tracer: ExecutionTracer, outcome: TracedOutcome, to: Uint8Array | undefined, receiptGas: bigint | undefined, topGas: bigint): Promise<string> {
   if (tracer instanceof StructLogCollector) {
     return structLogsJson(tracer, opts.tracer === 'structLogger' ? 'geth' : 'rsk', outcome, to ?? outcome.createdAddress)
   }
@@ -116,7 +116,7 @@ async function resultJson(opts: TraceOptions, tracer: ExecutionTracer, outcome: 
   const root = await (tracer as CallFrameCollector).finish()
   if (root === undefined) return 'null'
   if (opts.tracer === '4byteTracer') return JSON.stringify(fourByteJson(root))
-  return JSON.stringify(callTracerJson(root, opts, receiptGas))
+  return JSON.stringify(callTracerJson(root, opts, receiptGas, topGas))
 }
 
 /** The trace of the Remasc transaction (not executed by the EVM). */
@@ -158,7 +158,7 @@ async function traceBlock(chain: Chain, block: BlockRecord, opts: TraceOptions, 
       const t = byTx.get(tx)
       let result: string
       if (isRemascTx(tx)) result = JSON.stringify(remascResult(opts, tx))
-      else if (t !== undefined) result = await resultJson(opts, t.tracer, t.outcome, tx.tx.to?.bytes, tx.receipt.gasUsed)
+      else if (t !== undefined) result = await resultJson(opts, t.tracer, t.outcome, tx.tx.to?.bytes, tx.receipt.gasUsed, tx.tx.gasLimit)
       else continue
       out.push({ txHash: toHex(tx.hash), result })
     }
@@ -199,7 +199,8 @@ export function debugMethods(s: Services): MethodSpec[] {
         return chain.queue.run(async () => {
           const { ctx, root } = await chain.executionState(block)
           const { tracer, outcome } = await traceCallAt(chain, req, root, overrideContext(ctx, blockOverride), state, (sm) => makeTracer(opts, sm, { from: req.from ?? new Uint8Array(20), to: req.to }, traceBudget()))
-          return new RawJson(await resultJson(opts, tracer, outcome, req.to))
+          const gas = req.gas !== undefined && req.gas < chain.callGasCap ? req.gas : chain.callGasCap
+          return new RawJson(await resultJson(opts, tracer, outcome, req.to, undefined, gas))
         })
       },
     ),

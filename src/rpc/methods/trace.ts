@@ -10,7 +10,8 @@
  * - create action {from, gas, init, creationMethod (create | create2, inner creations only), value}, result
  *   {gasUsed, code, address}; suicide action {address, refundAddress, balance}, result null;
  * - a failed frame has result null and `error` ("Reverted" for a revert, else the EVM error); the top frame's
- *   gasUsed is the receipt's; no reward traces; the Remasc transaction is a plain call with no gas.
+ *   gas is the transaction's gas limit and its gasUsed the receipt's (TraceTransformer, ProgramInvokeFactoryImpl);
+ *   no reward traces; the Remasc transaction is a plain call with no gas.
  *
  * trace_filter walks fromBlock..toBlock (default earliest..latest; fromBlock must not exceed toBlock), keeps the
  * transactions whose sender is in `fromAddress` and whose recipient is in `toAddress` (when given), then skips
@@ -54,13 +55,13 @@ function flatten(root: CallFrame, block: BlockRecord, tx: TxRecord): object[] {
       const gasUsed = quantityHex(top ? tx.receipt.gasUsed : f.gasUsed)
       if (create) {
         type = 'create'
-        action = { from: toHex(f.from), gas: quantityHex(f.gas), init: toHex(f.input) }
+        action = { from: toHex(f.from), gas: quantityHex(top ? tx.tx.gasLimit : f.gas), init: toHex(f.input) }
         if (!top) action.creationMethod = f.kind === 'CREATE2' ? 'create2' : 'create'
         action.value = quantityHex(f.value)
         result = { gasUsed, code: toHex(f.output), address: f.to === undefined ? null : toHex(f.to) }
       } else {
         type = 'call'
-        action = { callType: CALL_TYPES[f.kind], from: toHex(f.from), to: toHex(f.to!), gas: quantityHex(f.gas), input: toHex(f.input), value: quantityHex(f.value) }
+        action = { callType: CALL_TYPES[f.kind], from: toHex(f.from), to: toHex(f.to!), gas: quantityHex(top ? tx.tx.gasLimit : f.gas), input: toHex(f.input), value: quantityHex(f.value) }
         result = { gasUsed, output: toHex(f.output) }
       }
       if (f.error !== undefined) {
