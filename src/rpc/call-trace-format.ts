@@ -72,7 +72,8 @@ export function remascCallFrame(tx: { from: Uint8Array; to: Uint8Array }): CallF
 
 /**
  * geth's 4byteTracer: "0x<selector>-<calldata size after the selector>" → count, over every CALL-family frame
- * with at least 4 bytes of input (creations and SELFDESTRUCT excluded, precompiles below 0x…0100 excluded).
+ * with at least 4 bytes of input (creations, SELFDESTRUCT and precompile calls — code addresses below 0x10000 —
+ * excluded).
  */
 export function fourByteJson(root: CallFrame): Record<string, number> {
   const out: Record<string, number> = {}
