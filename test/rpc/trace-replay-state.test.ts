@@ -49,6 +49,12 @@ describe('replay state', () => {
       expect(e.code, m).toBe(-32600)
       expect(e.message).toBe(`State not found for block with hash ${parent.hash}`)
     }
+    // the Remasc transaction of an old block needs no state: it is not executed
+    const old = await rpc(url, 'eth_getBlockByNumber', [receipt.blockNumber, false])
+    const remasc = old.transactions.at(-1)
+    expect(await rpc(url, 'trace_transaction', [remasc])).toMatchObject([{ type: 'call', action: { to: '0x0000000000000000000000000000000001000008' } }])
+    expect(await rpc(url, 'debug_traceTransaction', [remasc, { tracer: 'callTracer' }])).toMatchObject({ type: 'CALL', gas: '0x0' })
+    expect(await rpc(url, 'trace_filter', [{ fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber, toAddress: ['0x0000000000000000000000000000000001000008'] }])).toHaveLength(1)
     const last = await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x1' }])
     expect(await rpc(url, 'debug_traceTransaction', [last, { tracer: 'callTracer' }])).toMatchObject({ type: 'CALL', value: '0x1', gasUsed: '0x5208' })
   })

@@ -72,6 +72,8 @@ export async function traceBlockTxs<T extends ExecutionTracer>(
   make: TracerFactory<T>,
 ): Promise<TracedTx<T>[]> {
   const ex = chain.executor
+  // nothing to execute (only the Remasc transaction wanted): no state needed
+  if (!block.transactions.some((t) => !isRemascTx(t) && wanted(t))) return []
   const root = await parentRoot(chain, block)
   const vm = await ex.vmFor(root)
   const sm = vm.stateManager as UnitrieStateManager
