@@ -81,6 +81,11 @@ export interface NodeConfig {
    * and eth_estimateGas (default true; the CLI's --no-console-log sets false).
    */
   consoleLog?: boolean
+  /**
+   * The tracer of debug_trace* requests that name none: `rskTracer` (default, the reference's struct logs) or
+   * `structLogger` (geth's format, what Hardhat/Foundry-style tools read).
+   */
+  defaultTracer?: 'rskTracer' | 'structLogger'
   /** Receives each execution's console.log lines (also the chain's `console` event). */
   onConsoleLog?: (event: import('./chain/chain.js').ConsoleLogEvent) => void
 }

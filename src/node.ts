@@ -203,7 +203,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     ...extMethods(services),
     ...personalMethods(services),
     ...signingMethods(services),
-    ...debugMethods(services),
+    ...debugMethods(services, { defaultTracer: config.defaultTracer }),
     ...traceMethods(services),
   ]
   methods.push(

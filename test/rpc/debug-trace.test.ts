@@ -348,3 +348,21 @@ describe('blocks, calls and the other tracers', () => {
     expect((await rpcError(url, 'debug_traceCall', [{ to: store }, '0xffff'])).code).toBe(-32600)
   })
 })
+
+describe('defaultTracer: structLogger (createNode option, for tools expecting geth format)', () => {
+  it('requests without a tracer get geth struct logs; rskTracer still answers when named', async () => {
+    const n = await startNode({ defaultTracer: 'structLogger' })
+    try {
+      const { address } = await deploy(n.url, initFor(STORE))
+      const r = await sendTx(n.url, { to: address, gas: q(100_000) })
+      const g = await rpc(n.url, 'debug_traceTransaction', [r.transactionHash])
+      expect(g).toMatchObject({ gas: Number(BigInt(r.gasUsed)), failed: false, returnValue: w(0x2a) })
+      expect(g.structLogs[0]).toEqual({ pc: 0, op: 'PUSH1', gas: 79_000, gasCost: 3, depth: 1, stack: [] })
+      expect((await rpc(n.url, 'debug_traceTransaction', [r.transactionHash, {}])).failed).toBe(false)
+      expect((await rpc(n.url, 'debug_traceTransaction', [r.transactionHash, { tracer: 'rskTracer' }])).contractAddress).toBe(address.slice(2))
+      expect((await rpc(n.url, 'debug_traceCall', [{ to: address }, 'latest'])).structLogs[0].depth).toBe(1)
+    } finally {
+      await n.close()
+    }
+  })
+})

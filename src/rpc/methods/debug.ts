@@ -51,12 +51,16 @@ const DEFAULT_OPTIONS: TraceOptions = {
   structLogs: { disableMemory: false, disableStack: false, disableStorage: false, enableMemory: false, enableReturnData: false },
 }
 
+/** The opcode tracer used when a request names none: the reference's, or geth's struct logger. */
+export type DefaultTracer = 'rskTracer' | 'structLogger'
+
 /**
  * Decodes the trace options object (rskj TraceOptions + geth's names). Booleans must be booleans.
+ * @param defaultTracer the tracer when `tracer` is absent or empty
  * @throws RpcError -32602 for an unknown tracer (JavaScript tracers are not supported) or a malformed option
  */
-export function decodeTraceOptions(value: unknown, index: number): TraceOptions {
-  if (value === undefined || value === null) return DEFAULT_OPTIONS
+export function decodeTraceOptions(value: unknown, index: number, defaultTracer: DefaultTracer = 'rskTracer'): TraceOptions {
+  if (value === undefined || value === null) return { ...DEFAULT_OPTIONS, tracer: defaultTracer }
   if (typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`invalid argument ${index}: trace options must be an object`)
   const o = value as Record<string, unknown>
   const cfgRaw = o.tracerConfig ?? {}
@@ -71,8 +75,8 @@ export function decodeTraceOptions(value: unknown, index: number): TraceOptions 
     }
     return false
   }
-  let tracer = o.tracer ?? 'rskTracer'
-  if (tracer === '') tracer = 'rskTracer'
+  let tracer = o.tracer ?? defaultTracer
+  if (tracer === '') tracer = defaultTracer
   if (typeof tracer !== 'string' || !TRACERS.has(tracer)) {
     throw invalidParams(`invalid argument ${index}: unknown tracer ${JSON.stringify(tracer)} (supported: ${[...TRACERS].join(', ')})`)
   }
@@ -91,7 +95,8 @@ export function decodeTraceOptions(value: unknown, index: number): TraceOptions 
   }
 }
 
-const traceOptionsParam = () => optional(param('options', decodeTraceOptions), DEFAULT_OPTIONS)
+const traceOptionsParam = (d: DefaultTracer) =>
+  optional(param('options', (v, i) => decodeTraceOptions(v, i, d)), { ...DEFAULT_OPTIONS, tracer: d })
 
 /** The tracer a trace option set runs. */
 function makeTracer(opts: TraceOptions, sm: UnitrieStateManager, tx: { from: Uint8Array; to?: Uint8Array }, budget: TraceBudget): ExecutionTracer {
@@ -166,22 +171,27 @@ async function traceBlock(chain: Chain, block: BlockRecord, opts: TraceOptions, 
   })
 }
 
-/** debug_trace* methods. */
-export function debugMethods(s: Services): MethodSpec[] {
+/**
+ * debug_trace* methods.
+ * @param opts.defaultTracer the tracer of requests that name none (default the reference's `rskTracer`; a
+ *   compatibility mode for tools expecting geth's format sets `structLogger`)
+ */
+export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer } = {}): MethodSpec[] {
   const { chain } = s
+  const d = opts.defaultTracer ?? 'rskTracer'
   return [
-    method('debug_traceTransaction', 'debug', 're-executes a mined transaction with a tracer (default: struct logs)', [P.hash('transactionHash'), traceOptionsParam()], async (_c, hash, opts) => {
+    method('debug_traceTransaction', 'debug', 're-executes a mined transaction with a tracer (default: struct logs)', [P.hash('transactionHash'), traceOptionsParam(d)], async (_c, hash, opts) => {
       const loc = chain.transaction(hash)
       if (loc === undefined) return null
       const [t] = await traceBlock(chain, loc.block, opts, (tx) => tx === loc.tx)
       return t === undefined ? null : new RawJson(t.result)
     }),
-    method('debug_traceBlockByHash', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.hash('blockHash'), traceOptionsParam()], async (_c, hash, opts) => {
+    method('debug_traceBlockByHash', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.hash('blockHash'), traceOptionsParam(d)], async (_c, hash, opts) => {
       const block = chain.blockByHash(hash)
       if (block === undefined) return null
       return block.header.number === 0n ? [] : blockAnswer(await traceBlock(chain, block, opts))
     }),
-    method('debug_traceBlockByNumber', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.blockNoHash('block'), traceOptionsParam()], async (_c, ref, opts) => {
+    method('debug_traceBlockByNumber', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.blockNoHash('block'), traceOptionsParam(d)], async (_c, ref, opts) => {
       const block = resolveBlock(chain, ref)
       if (block === 'pending') throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 0: the pending block cannot be traced')
       if (block === undefined) return null
@@ -191,7 +201,7 @@ export function debugMethods(s: Services): MethodSpec[] {
       'debug_traceCall',
       'debug',
       'runs a call with a tracer (options also take stateOverrides / blockOverrides)',
-      [P.tx(), optional(P.block(), LATEST), optional(param('options', (v, i) => ({ opts: decodeTraceOptions(v, i), raw: v as Record<string, unknown> | undefined })), { opts: DEFAULT_OPTIONS, raw: undefined })],
+      [P.tx(), optional(P.block(), LATEST), optional(param('options', (v, i) => ({ opts: decodeTraceOptions(v, i, d), raw: v as Record<string, unknown> | undefined })), { opts: { ...DEFAULT_OPTIONS, tracer: d }, raw: undefined })],
       async (_c, req, ref, { opts, raw }) => {
         const state = decodeStateOverride(raw?.stateOverrides, 2)
         const blockOverride = decodeBlockOverride(raw?.blockOverrides, 2)
