@@ -207,7 +207,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
               (err ? ' ' + chalk.red(`${err.code} ${err.message}`) : ''),
           )
       : undefined,
-    consoleLog: o.consoleLog,
+    // (--silent prints nothing, so nothing is decoded either)
+    consoleLog: o.consoleLog && !o.silent,
     onConsoleLog: o.silent || !o.consoleLog ? undefined : (e) => printLine(consoleBlock(e)),
     onInternalError: (method, err) => {
       if (!o.silent) console.error(chalk.red(`internal error in ${method}:`), err)
