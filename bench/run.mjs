@@ -36,7 +36,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN]] [--o
   --n N              sequential transfers per peer (default 2000; 500 with --quick)
   --duration S       seconds per load test (default 5; 2 with --quick)
   --connections C    concurrent keep-alive connections for the load tests (default 16)
-  --out FILE         results file (default bench/results.json)`
+  --out FILE         results file (default bench/results.json)
+  --trace            only the tracing row: debug_traceTransaction of an ERC-20 transfer (callTracer, struct logs)`
 
 function parseArgs(argv) {
   const o = { quick: false, long: false, longN: 100_000, sustain: null, sustainPeers: [], sustainTps: 20, only: null, n: null, duration: null, connections: 16, out: join(benchDir, 'results.json') }
@@ -69,12 +70,15 @@ function parseArgs(argv) {
     else if (flag === '--duration') o.duration = num(val(), 0.5)
     else if (flag === '--connections') o.connections = Math.floor(num(val(), 1))
     else if (flag === '--out') o.out = resolve(val())
+    else if (flag === '--trace') o.traceOnly = true
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE)
       process.exit(0)
     } else die(`unknown option ${a}\n${USAGE}`)
   }
   if (o.sustainPeers.length) o.sustain ??= 10
+  // the tracing row alone does not replace the full run's results
+  if (o.traceOnly && !argv.some((a) => a.split('=')[0] === '--out')) o.out = join(benchDir, 'results-trace.json')
   o.n ??= o.quick ? 500 : 2000
   o.duration ??= o.quick ? 2 : 5
   o.warmup = o.quick ? 0 : 1
@@ -123,6 +127,7 @@ const { installCleanup, spawnChild, freePort, rssMiB, childPids, median, sleep }
 const { Rpc, body, hex } = await import('./lib/rpc.mjs')
 const { loadToken, cancunOpcodes } = await import('./lib/token.mjs')
 const { definePeers, JUNK_MNEMONIC } = await import('./lib/peers.mjs')
+const { traceRow } = await import('./lib/trace.mjs')
 const { analyze: analyzeSustain, report: sustainReport, verdict: sustainVerdict, fmtMin } = await import('./lib/sustain.mjs')
 installCleanup()
 
@@ -203,6 +208,8 @@ const METRICS = [
   ['receiptRps', 'eth_getTransactionReceipt', 'req/s', 'higher', 0],
   ['rssIdleMiB', 'RSS idle (after start)', 'MiB', 'lower', 1],
   ['rssAfterMiB', 'RSS after the workload', 'MiB', 'lower', 1],
+  ['traceCallMs', 'debug_traceTransaction callTracer, ERC-20 transfer (median of 20)', 'ms', 'lower', 2],
+  ['traceStructMs', 'debug_traceTransaction struct logs, ERC-20 transfer (median of 20)', 'ms', 'lower', 2],
 ]
 const METRIC = Object.fromEntries(METRICS.map(([k, label, unit, dir, digits]) => [k, { label, unit, dir, digits }]))
 
@@ -223,9 +230,10 @@ const log = (...a) => console.log(...a)
 const fmtMs = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(0)} ms`)
 
 /** Starts a peer and polls eth_chainId until it answers; returns the instance with startupMs. */
-async function start(peer, ctx, { withoutExtraCa = false } = {}) {
+async function start(peer, ctx, { withoutExtraCa = false, extraArgs = [] } = {}) {
   const port = await freePort()
-  const { cmd, args, cwd, env: peerEnv } = peer.command(port)
+  const { cmd, args: baseArgs, cwd, env: peerEnv } = peer.command(port)
+  const args = [...baseArgs, ...extraArgs]
   let env = peerEnv
   if (withoutExtraCa) {
     env = { ...(peerEnv ?? process.env) }
@@ -463,7 +471,15 @@ async function runPeer(peer) {
     ctx.instance?.stop(500)
   }, PEER_TIMEOUT_MS)
   try {
-    await workload(peer, res, ctx)
+    if (!opts.traceOnly) await workload(peer, res, ctx)
+    await ctx.instance?.stop()
+    log('   tracing row (fresh instance)')
+    await traceRow(
+      { start, devAccount, deployToken, sendAndWait, transferData, RECIPIENT, TRANSFER_GAS, Rpc, median, log },
+      peer,
+      res,
+      ctx,
+    )
   } catch (err) {
     res.status = 'failed'
     res.error = timedOut ? `gave up after ${PEER_TIMEOUT_MS / 60000} min (${err.message})` : err.message

@@ -111,6 +111,18 @@ export interface NodeConfig {
   onRequest?: (method: string, ms: number, error?: { code: number; message: string }) => void
   /** Called for unexpected internal errors. */
   onInternalError?: (method: string, err: unknown) => void
+  /**
+   * Decode Solidity console.log calls (hardhat/console.sol, forge-std console2) of mined transactions, eth_call
+   * and eth_estimateGas (default true; the CLI's --no-console-log sets false).
+   */
+  consoleLog?: boolean
+  /**
+   * The tracer of debug_trace* requests that name none: `rskTracer` (default, the reference's struct logs) or
+   * `structLogger` (geth's format, what Hardhat/Foundry-style tools read).
+   */
+  defaultTracer?: 'rskTracer' | 'structLogger'
+  /** Receives each execution's console.log lines (also the chain's `console` event). */
+  onConsoleLog?: (event: import('./chain/chain.js').ConsoleLogEvent) => void
 }
 
 /** Defaults applied by createNode. */

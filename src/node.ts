@@ -25,6 +25,8 @@ import { devMethods } from './rpc/methods/dev.js'
 import { stateFileMethods } from './rpc/methods/state-files.js'
 import { extMethods } from './rpc/methods/ext.js'
 import { personalMethods, signingMethods } from './rpc/methods/personal.js'
+import { debugMethods } from './rpc/methods/debug.js'
+import { traceMethods } from './rpc/methods/trace.js'
 import { Miner } from './miner/miner.js'
 import { Impersonation } from './accounts/impersonation.js'
 import { randomBytes } from 'node:crypto'
@@ -180,6 +182,9 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
       throw err
     }
   }
+  // Solidity console.log: decoded unless switched off; library users get the chain's `console` event or the callback
+  chain.executor.consoleLog = config.consoleLog ?? true
+  if (config.onConsoleLog !== undefined) chain.on('console', config.onConsoleLog)
 
   const mining = config.blockTime ? { mode: 'interval' as const, blockTime: config.blockTime } : { mode: 'instant' as const }
   const miner = new Miner(chain, {
@@ -230,6 +235,9 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     ...extMethods(services),
     ...personalMethods(services),
     ...signingMethods(services),
+    // Hardhat's and Anvil's debug_traceTransaction answer geth's struct logs when no tracer is named
+    ...debugMethods(services, { defaultTracer: config.defaultTracer ?? (compat.name === 'reference' ? undefined : 'structLogger') }),
+    ...traceMethods(services),
   ]
   methods.push(
     method('rpc_modules', 'eth', 'enabled RPC modules and their versions', [], () =>

@@ -96,6 +96,8 @@ export function definePeers({ root, benchDir, benchRequire, junkKey }) {
       gasPrice: 'query',
       maxEvm: 'cancun',
       command: (port) => ({ cmd: anvilBinary().path, args: ['--host', '127.0.0.1', '--port', String(port), '--quiet'] }),
+      // without it Anvil records no opcode steps (struct logs come back empty)
+      traceArgs: ['--steps-tracing'],
       mine: (rpc, n) => rpc.call('anvil_mine', [hex(n)], { timeoutMs: 120000 }),
     },
     {

@@ -33,6 +33,7 @@ import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
 import { orBlooms } from '../rsk/receipt-rlp.js'
+import { overrideContext, overrideKey, type CallOverrides } from '../execution/state-override.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import { ChainStorage, decodeStoredBlock, encodedBlocks, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
@@ -141,6 +142,16 @@ interface ChainSnapshot {
   pool: PoolTx[]
   timeOffset: bigint
   nextTimestamp: bigint | undefined
+}
+
+/**
+ * The `console` event: lines a transaction (mined), an eth_call or an eth_estimateGas printed with Solidity's
+ * console.log (src/execution/console-log.ts). `hash` (32 bytes) for transactions.
+ */
+export interface ConsoleLogEvent {
+  source: 'transaction' | 'call' | 'estimateGas'
+  hash?: Uint8Array
+  lines: string[]
 }
 
 /** Where a transaction sits. */
@@ -917,6 +928,7 @@ export class Chain extends EventEmitter {
     onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     let applied
+    const preRoot = this.executor.stateRoot
     try {
       applied = await this.executor.applyBlock(ctx, txs, { commit })
     } catch (err) {
@@ -953,6 +965,14 @@ export class Chain extends EventEmitter {
     // consensus: a mined block is merge-mined (the pending preview has no merged-mining fields)
     const hfmm = commit ? mergeMine(header, (n) => this.blockByNumber(n), mm) : undefined
     const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
+    // the tracers replay a block on the state it ran on: its parent's, unless changed in place in between
+    if (commit && !bytesEqual(preRoot, parent.header.stateRoot)) this.preStateRoots.set(block.hashKey, preRoot)
+    if (commit) {
+      for (let i = 0; i < txs.length; i++) {
+        const lines = applied.txs[i]!.consoleLogs
+        if (lines !== undefined) this.emit('console', { source: 'transaction', hash: txs[i]!.tx.hash(), lines } satisfies ConsoleLogEvent)
+      }
+    }
     return { block, applied: applied.txs }
   }
 
@@ -1057,15 +1077,20 @@ export class Chain extends EventEmitter {
    * @throws RpcError -32015 on revert (data = revert bytes); -32000 when the sender cannot pay the value;
    *   -32011 "Execution has got timeout out." past {@link executionTimeoutMs} (nothing is cached or kept)
    */
-  call(req: CallRequest, block: BlockRecord | 'pending'): Promise<CallResult> {
+  call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<CallResult> {
     return this.queue.run(async () => {
-      const { ctx, root } = await this.stateFor(block)
-      const key = 'c' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req)
-      const cached = this.executionMemo.get(key)
-      if (cached !== undefined) return cached as CallResult
+      const { ctx: base, root } = await this.stateFor(block)
+      const ctx = overrideContext(base, over.block)
+      const key = 'c' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
+      const cached = this.executionMemo.get(key) as CallResult | undefined
+      if (cached !== undefined) {
+        if (cached.consoleLogs !== undefined) this.emit('console', { source: 'call', lines: cached.consoleLogs } satisfies ConsoleLogEvent)
+        return cached
+      }
       try {
-        const result = await this.executor.call(req, ctx, root, this.callGasCap, this.executionTimeoutMs)
+        const result = await this.executor.call(req, ctx, root, this.callGasCap, this.executionTimeoutMs, over.state)
         this.executionMemo.set(key, result)
+        if (result.consoleLogs !== undefined) this.emit('console', { source: 'call', lines: result.consoleLogs } satisfies ConsoleLogEvent)
         return result
       } catch (err) {
         if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
@@ -1078,20 +1103,23 @@ export class Chain extends EventEmitter {
    * eth_estimateGas: the lowest gas limit with which the call succeeds, capped by the estimation cap.
    * @throws RpcError -32015 when it fails even at the cap; -32000 "insufficient funds for transfer"
    */
-  estimateGas(req: CallRequest, block: BlockRecord | 'pending'): Promise<bigint> {
+  estimateGas(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<bigint> {
     return this.queue.run(async () => {
-      const { ctx, root } = await this.stateFor(block)
-      const key = 'e' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req)
+      const { ctx: base, root } = await this.stateFor(block)
+      const ctx = overrideContext(base, over.block)
+      const key = 'e' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
       let outcome = this.executionMemo.get(key) as Awaited<ReturnType<Executor['estimateGas']>> | undefined
       try {
         if (outcome === undefined) {
-          outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap, this.executionTimeoutMs)
+          outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap, this.executionTimeoutMs, over.state)
           this.executionMemo.set(key, outcome)
         }
       } catch (err) {
         if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
         throw err
       }
+      const lines = 'failure' in outcome ? outcome.failure.consoleLogs : outcome.consoleLogs
+      if (lines !== undefined) this.emit('console', { source: 'estimateGas', lines } satisfies ConsoleLogEvent)
       if ('failure' in outcome) throw executionError(outcome.failure.error!, outcome.failure.returnValue)
       return outcome.gas
     })
@@ -1117,6 +1145,22 @@ export class Chain extends EventEmitter {
   /** Storage word at a block (inside the queue). */
   storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
     return this.queue.run(async () => this.executor.getStorage(address, slot, (await this.stateFor(block)).root))
+  }
+
+  /** Roots blocks ran on where they differ from the parent's (state changed in place in between; in memory only). */
+  private readonly preStateRoots = new LRUCache<string, Uint8Array>({ max: 4096 })
+
+  /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
+  preStateRoot(block: BlockRecord): Uint8Array | undefined {
+    return this.preStateRoots.get(block.hashKey) ?? this.blockByNumber(block.header.number - 1n)?.header.stateRoot
+  }
+
+  /**
+   * Block context and state root to run at, for executions outside this class (debug_traceCall; inside the queue).
+   * @throws RpcError -32600 "State not found…" beyond the kept states
+   */
+  executionState(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
+    return this.stateFor(block)
   }
 
   /** Block context and state root to run or read at (inside the queue). */

@@ -8,6 +8,7 @@ import type { ChalkInstance } from 'chalk'
 import { createNode, VERSION, type Node } from '../node.js'
 import type { NodeConfig } from '../config.js'
 import { isPublicBind } from '../server/origin-policy.js'
+import type { ConsoleLogEvent } from '../chain/chain.js'
 
 function int(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -112,6 +113,8 @@ interface CliOptions {
   allowHost?: string[] | '*'
   rpcTimeout: number
   verbose?: boolean
+  /** false with --no-console-log. */
+  consoleLog: boolean
   silent?: boolean
 }
 
@@ -157,6 +160,7 @@ export function buildProgram(): Command {
       allowList('--allow-host'),
     )
     .option('--rpc-timeout <seconds>', 'stop an eth_call / eth_estimateGas after N seconds with -32011 (0 = never; reference: 5)', seconds('--rpc-timeout'), 5)
+    .option('--no-console-log', 'do not decode and print Solidity console.log output')
     .option('-v, --verbose', 'log every request with its duration')
     .option('-s, --silent', 'print only the RPC URL line')
     .helpOption('--help', 'display help')
@@ -306,6 +310,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
               (err ? ' ' + chalk.red(`${err.code} ${err.message}`) : ''),
           )
       : undefined,
+    // (--silent prints nothing, so nothing is decoded either)
+    consoleLog: o.consoleLog && !o.silent,
+    onConsoleLog: o.silent || !o.consoleLog ? undefined : (e) => printLine(consoleBlock(e)),
     onInternalError: (method, err) => {
       if (!o.silent) console.error(chalk.red(`internal error in ${method}:`), err)
     },
@@ -354,6 +361,15 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
 
 /** Longest a SIGINT/SIGTERM shutdown waits for the node to close before the process exits anyway (ms). */
 const SHUTDOWN_GRACE_MS = 800
+
+/**
+ * The CLI's console.log output: a heading naming the transaction (or eth_call / eth_estimateGas), then the
+ * lines indented, as Hardhat prints them under each request.
+ */
+export function consoleBlock(e: ConsoleLogEvent): string {
+  const head = e.source === 'transaction' ? `console.log (transaction 0x${Buffer.from(e.hash!).toString('hex')}):` : `console.log (${e.source === 'call' ? 'eth_call' : 'eth_estimateGas'}):`
+  return [chalk.dim(head), ...e.lines.map((l) => '  ' + l)].join('\n')
+}
 
 /** Delay before {@link boundHeapGrowth} (ms). */
 const HEAP_FLAG_DELAY_MS = 200

@@ -11,7 +11,10 @@ import { bytesEqual } from '../util/bytes.js'
 export interface LogCriteria {
   /** Empty = any address. */
   addresses: Uint8Array[]
-  /** Per position: null = wildcard, else any of the alternatives. A shorter list matches any later topics. */
+  /**
+   * Per position: null = wildcard, else any of the alternatives. A shorter list matches any later topics; a
+   * longer list than the log has never matches (rskj AddressesTopicsFilter.matchesExactly).
+   */
   topics: (Uint8Array[] | null)[]
 }
 
@@ -34,11 +37,13 @@ export function logMatches(log: LogRecord, c: LogCriteria): boolean {
   if (addresses.length > 0 && !anyEqual(addresses, log.address)) return false
   const topics = c.topics
   const logTopics = log.topics
+  // a criteria list longer than the log's topics never matches, wildcards included (rskj
+  // AddressesTopicsFilter.matchesExactly: [A, null, null, null] does not match a 3-topic log)
+  if (topics.length > logTopics.length) return false
   for (let i = 0; i < topics.length; i++) {
     const alts = topics[i]
     if (alts === null || alts === undefined) continue
-    // positions beyond the log's topics must be wildcards
-    if (i >= logTopics.length || !anyEqual(alts, logTopics[i]!)) return false
+    if (!anyEqual(alts, logTopics[i]!)) return false
   }
   return true
 }

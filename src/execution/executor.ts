@@ -28,6 +28,8 @@ import {
   type ProcessingBlock,
 } from '../rsk/remasc.js'
 import { logsBloom, ZERO_BLOOM } from '../rsk/receipt-rlp.js'
+import { applyStateOverride, type StateOverride } from './state-override.js'
+import { ConsoleCapture } from './console-log.js'
 
 /** The block context transactions run in (COINBASE, NUMBER, TIMESTAMP, GASLIMIT, DIFFICULTY, BASEFEE). */
 export interface BlockContext {
@@ -62,6 +64,8 @@ export interface AppliedTx {
   fee: bigint
   /** The transaction did not fit any RSKIP144 sublist and was left out of the block (state unchanged). */
   skipped?: boolean
+  /** Lines the transaction printed with Solidity console.log (./console-log.ts). */
+  consoleLogs?: string[]
 }
 
 /** Result of {@link Executor.applyBlock}. */
@@ -105,6 +109,8 @@ export interface CallResult {
    * runs that got as far as executing; absent on their early out-of-gas answers and on block execution).
    */
   gasBeforeRefunds?: bigint
+  /** Lines the call printed with Solidity console.log (./console-log.ts). */
+  consoleLogs?: string[]
 }
 
 /** Thrown by {@link Executor.applyBlock} when a transaction cannot be applied at all (invalid nonce, funds, …). */
@@ -171,6 +177,10 @@ export class Executor {
   private network: 30 | 31 | 32 | 33 = 33
   private processingBlock: (number: bigint) => ProcessingBlock | undefined = () => undefined
   private keyTracker: KeyTracker | undefined
+  /** Whether Solidity console.log calls are decoded (the CLI's --no-console-log turns it off). */
+  consoleLog = true
+  /** console.log lines of the execution under way. */
+  readonly console = new ConsoleCapture(() => this.consoleLog)
 
   private constructor(
     readonly common: Common,
@@ -219,6 +229,7 @@ export class Executor {
     executor.network = opts.network
     if (opts.processingBlock) executor.processingBlock = opts.processingBlock
     const ex = executor
+    ex.console.install(vm.evm.events as never)
     vm.evm.events?.on('beforeMessage', (m: { to?: Address; codeAddress?: Address }) => {
       // (Message.codeAddress throws for creations, which have no `to`)
       const a = m.to === undefined ? undefined : m.codeAddress
@@ -303,6 +314,7 @@ export class Executor {
         let result: RunTxResult
         // no EIP-3607 on this chain: impersonated contracts may send (see maskSenderCodeOnce)
         sm.maskSenderCodeOnce(new Address(from))
+        this.console.take()
         try {
           result = await runTx(this.vm, {
             tx,
@@ -356,6 +368,7 @@ export class Executor {
           returnValue: result.execResult.returnValue,
           error: result.execResult.exceptionError?.error,
           fee,
+          consoleLogs: this.console.take(),
         })
       }
       tracker?.uninstall()
@@ -517,13 +530,33 @@ export class Executor {
    * @param root state to run against
    * @param gasCap maximum gas (reference rpc.callGasCap = 10 000 000)
    * @param timeoutMs deadline of the execution in ms (0 = none; see ./deadline.ts)
+   * @param overrides account overrides applied for this call only (./state-override.ts)
    * @throws CallPreconditionError when the sender cannot pay `value`; ExecutionTimeoutError (-32011) past the
    *   deadline, with every change undone
    */
-  async call(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasCap: bigint, timeoutMs = 0): Promise<CallResult> {
+  async call(
+    req: CallRequest,
+    ctx: BlockContext,
+    root: Uint8Array,
+    gasCap: bigint,
+    timeoutMs = 0,
+    overrides?: StateOverride,
+  ): Promise<CallResult> {
     const gasLimit = req.gas !== undefined && req.gas < gasCap ? req.gas : gasCap
-    if (req.to === undefined) return this.simulate(req, ctx, root, gasLimit, timeoutMs)
-    return this.message(req, ctx, root, gasLimit, timeoutMs)
+    if (req.to === undefined) return this.simulate(req, ctx, root, gasLimit, timeoutMs, overrides)
+    return this.message(req, ctx, root, gasLimit, timeoutMs, overrides)
+  }
+
+  /**
+   * The VM for `root`, for a caller that runs its own traced execution (src/execution/tracers): inside the chain's queue.
+   */
+  async vmFor(root: Uint8Array): Promise<VM> {
+    return this.vmAt(root)
+  }
+
+  /** The @ethereumjs context block for `ctx` (also sets the COINBASE/BASEFEE the custom opcodes answer). */
+  blockFor(ctx: BlockContext): Block {
+    return this.contextBlock(ctx)
   }
 
   /**
@@ -533,7 +566,14 @@ export class Executor {
    * `gasUsed` is before refunds (an eth_call does not report them).
    * @throws CallPreconditionError when the sender cannot pay `value`
    */
-  private async message(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint, timeoutMs: number): Promise<CallResult> {
+  private async message(
+    req: CallRequest,
+    ctx: BlockContext,
+    root: Uint8Array,
+    gasLimit: bigint,
+    timeoutMs: number,
+    overrides?: StateOverride,
+  ): Promise<CallResult> {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
@@ -545,11 +585,13 @@ export class Executor {
     for (let i = 0; i < data.length; i++) intrinsic += data[i] === 0 ? zero : nonZero
     if (intrinsic > gasLimit) return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
     const value = req.value ?? 0n
-    await requireValueCovered(sm, caller, value)
     const depth = (sm as UnitrieStateManager).checkpointDepth
     await sm.checkpoint()
     setDeadline(vm.evm, timeoutMs)
     try {
+      if (overrides !== undefined && overrides.length > 0) await applyStateOverride(sm as UnitrieStateManager, overrides)
+      await requireValueCovered(sm, caller, value)
+      this.console.take()
       const r = await vm.evm.runCall({
         caller,
         origin: caller,
@@ -563,7 +605,7 @@ export class Executor {
       })
       const e = r.execResult
       const gasUsed = intrinsic + e.executionGasUsed
-      return { returnValue: e.returnValue, gasUsed, gasBeforeRefunds: gasUsed, error: e.exceptionError?.error }
+      return { returnValue: e.returnValue, gasUsed, gasBeforeRefunds: gasUsed, error: e.exceptionError?.error, consoleLogs: this.console.take() }
     } finally {
       setDeadline(vm.evm, 0)
       // runTx ends with this; a bare runCall does not, and the journal would keep every call's diff
@@ -575,11 +617,27 @@ export class Executor {
   /**
    * Simulates the call as a transaction (intrinsic gas, refunds) with the given gas limit, reverting all changes.
    */
-  private async simulate(req: CallRequest, ctx: BlockContext, root: Uint8Array, gasLimit: bigint, timeoutMs: number): Promise<CallResult> {
+  private async simulate(
+    req: CallRequest,
+    ctx: BlockContext,
+    root: Uint8Array,
+    gasLimit: bigint,
+    timeoutMs: number,
+    overrides?: StateOverride,
+  ): Promise<CallResult> {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
     const from = new Address(req.from ?? new Uint8Array(20))
+    if (overrides !== undefined && overrides.length > 0) {
+      await sm.checkpoint()
+      try {
+        await applyStateOverride(sm as UnitrieStateManager, overrides)
+        return await this.simulate(req, ctx, root, gasLimit, timeoutMs)
+      } finally {
+        await sm.revert()
+      }
+    }
     const tx = createLegacyTx(
       {
         nonce: (await sm.getAccount(from))?.nonce ?? 0n,
@@ -604,6 +662,7 @@ export class Executor {
     // no EIP-3607 on this chain: calls and estimates `from` a contract work (see maskSenderCodeOnce)
     usm.maskSenderCodeOnce(from)
     setDeadline(vm.evm, timeoutMs)
+    this.console.take()
     try {
       const result = await runTx(vm, {
         tx,
@@ -619,6 +678,7 @@ export class Executor {
         gasBeforeRefunds: intrinsic + result.execResult.executionGasUsed,
         error: result.execResult.exceptionError?.error,
         createdAddress: result.createdAddress?.bytes,
+        consoleLogs: this.console.take(),
       }
     } catch (err) {
       if (err instanceof ExecutionTimeoutError) throw err
@@ -652,6 +712,7 @@ export class Executor {
     } else if (this.spareVms.length < SPARE_VMS) {
       const vm = await this.vm.shallowCopy(false)
       applyReferenceStateRules(vm)
+      this.console.install(vm.evm.events as never)
       await vm.stateManager.setStateRoot(root)
       spare = { vm, root }
     } else {
@@ -676,7 +737,8 @@ export class Executor {
     root: Uint8Array,
     cap: bigint,
     timeoutMs = 0,
-  ): Promise<{ gas: bigint } | { failure: CallResult }> {
+    overrides?: StateOverride,
+  ): Promise<{ gas: bigint; consoleLogs?: string[] } | { failure: CallResult }> {
     const limit = req.gas !== undefined && req.gas < cap ? req.gas : cap
     const probe = new EstimateProbe(limit)
     // the VM simulate/message run on (vmAt answers the same VM for the same root)
@@ -686,12 +748,14 @@ export class Executor {
     try {
       // a call runs as a bare message (as eth_call): the estimate needs no refunds, receipt or nonce bookkeeping
       run =
-        req.to === undefined ? await this.simulate(req, ctx, root, limit, timeoutMs) : await this.message(req, ctx, root, limit, timeoutMs)
+        req.to === undefined
+          ? await this.simulate(req, ctx, root, limit, timeoutMs, overrides)
+          : await this.message(req, ctx, root, limit, timeoutMs, overrides)
     } finally {
       probe.detach(events)
     }
     if (run.error !== undefined) return { failure: run }
-    return { gas: probe.estimate(run.gasBeforeRefunds ?? run.gasUsed, cap) }
+    return { gas: probe.estimate(run.gasBeforeRefunds ?? run.gasUsed, cap), consoleLogs: run.consoleLogs }
   }
 }
 

@@ -13,6 +13,7 @@ import type { Common } from '@ethereumjs/common'
 import { EVMError, getOpcodesForHF, type EVMOpts } from '@ethereumjs/evm'
 import { Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
 import { activeEstimate } from './gas-estimation.js'
+import { activeFrameHook } from './tracers/frame-hook.js'
 import { patchInterpreterLoop } from './interpreter-loop.js'
 
 /** One entry of `EVMOpts.customOpcodes`. */
@@ -161,6 +162,7 @@ function callGas(op: 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL'): Dynam
     const calleeGas = wanted < remaining ? wanted : remaining
     activeEstimate?.onChildReservation(left, gas, calleeGas, wanted >= remaining, value !== 0n)
     runState.messageGasLimit = calleeGas - stipend
+    activeFrameHook?.onFrameOpcode(op)
     return gas + stipend
   }
 }
@@ -186,6 +188,7 @@ function createGas(op: 'CREATE' | 'CREATE2'): DynamicGas {
       activeEstimate.onChildReservation(left, gas, left - gas, false, false)
     }
     runState.messageGasLimit = left - gas
+    activeFrameHook?.onFrameOpcode(op)
     return gas
   }
 }
@@ -198,7 +201,11 @@ function createGas(op: 'CREATE' | 'CREATE2'): DynamicGas {
  */
 const selfdestructGas: DynamicGas = async (runState, gas, common) => {
   if (runState.interpreter.isStatic()) halt('STATIC_STATE_CHANGE')
-  if (!(await exists(runState, runState.stack.peek(1)[0]))) gas += common.param('callNewAccountGas')
+  const beneficiary = runState.stack.peek(1)[0]
+  if (!(await exists(runState, beneficiary))) gas += common.param('callNewAccountGas')
+  if (activeFrameHook !== undefined) {
+    activeFrameHook.onSelfdestruct(runState.interpreter.getAddress().bytes, stackAddress(beneficiary).bytes, runState.interpreter.getSelfBalance())
+  }
   return gas
 }
 

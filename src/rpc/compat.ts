@@ -12,7 +12,9 @@
  *   processing transaction: reverted with reason string '…'", data `{ message, data }`; Anvil: code 3
  *   "execution reverted: …", data the revert bytes) instead of the reference's -32015;
  * - `eth_sendTransaction` without `gas` sends with the estimate instead of the reference's 90 000;
- * - `evm_setIntervalMining` takes that tool's unit (Hardhat milliseconds, Anvil seconds).
+ * - `evm_setIntervalMining` takes that tool's unit (Hardhat milliseconds, Anvil seconds);
+ * - `debug_trace*` without a `tracer` answer geth's struct logs (`structLogger`), as both tools do, instead of the
+ *   reference's `rskTracer` shape (src/node.ts passes it to the debug methods).
  */
 import { ErrorCode, RpcError } from '../chain/errors.js'
 import { decodeRevertReason, VmExecutionError } from '../chain/revert.js'

@@ -65,6 +65,13 @@ describe('reference default (no profile)', () => {
     expect(e).toMatchObject({ code: -32015, message: 'VM Exception while processing transaction: revert Probe: failed', data: REASON_DATA })
   })
 
+  it('debug_traceTransaction without a tracer answers the reference\'s struct logs (rskTracer)', async () => {
+    const hash = await rpc(s.url, 'eth_sendTransaction', [{ ...call(s, 'setValue', [3n]), gas: '0x30000' }])
+    const t = await rpc(s.url, 'debug_traceTransaction', [hash])
+    expect(t).not.toHaveProperty('failed')
+    expect(t.structLogs.length).toBeGreaterThan(10)
+  })
+
   it('hardhat_metadata is refused with -32601 naming the reason (hardhat-ethers keeps estimating gas)', async () => {
     const e = await rpcError(s.url, 'hardhat_metadata')
     expect(e.code).toBe(-32601)
@@ -168,6 +175,14 @@ describe('--compat hardhat', () => {
     const e = await rpcError(s.url, 'eth_sendTransaction', [call(s, 'failWithReason')])
     expect(e.message).toMatch(/reverted with reason string 'Probe: failed'/)
     expect(await rpc(s.url, 'eth_blockNumber')).toBe(before)
+  })
+
+  it('debug_traceTransaction without a tracer answers geth\'s struct logs ({gas, failed, returnValue, structLogs})', async () => {
+    const hash = await rpc(s.url, 'eth_sendTransaction', [{ ...call(s, 'setValue', [3n]), gas: '0x30000' }])
+    const t = await rpc(s.url, 'debug_traceTransaction', [hash])
+    expect(Object.keys(t).sort()).toEqual(['failed', 'gas', 'returnValue', 'structLogs'])
+    expect(t.failed).toBe(false)
+    expect(t.structLogs.length).toBeGreaterThan(10)
   })
 
   it('evm_setIntervalMining takes milliseconds (viem hardhat mode sends ms)', async () => {

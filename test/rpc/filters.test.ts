@@ -131,6 +131,8 @@ describe('eth_newFilter + eth_getFilterChanges', () => {
       all: await newFilter({ topics: [] }),
       fiveTopics: await newFilter({ topics: [null, null, null, VALUE_CHANGED] }), // longer than the log's topics
       none: await newFilter({ topics: [eventId('Nope()')] }),
+      tickWildcards: await newFilter({ topics: [TICK, null, null] }), // Tick has 2 topics: never matches
+      tickOneWildcard: await newFilter({ topics: [TICK, null] }),
     }
     const s1 = await setValue(probeA, 21) // ValueChanged(COW, oldA, 21)
     const s2 = await setValue(probeB, 22, COW1.address) // ValueChanged(COW1, …, 22)
@@ -147,6 +149,8 @@ describe('eth_newFilter + eth_getFilterChanges', () => {
     expect(await txs(ids.all)).toEqual([s1l, s2l, tl(0), tl(1), tl(2)])
     expect(await txs(ids.fiveTopics)).toEqual([])
     expect(await txs(ids.none)).toEqual([])
+    expect(await txs(ids.tickWildcards)).toEqual([])
+    expect(await txs(ids.tickOneWildcard)).toEqual([tl(0), tl(1), tl(2)])
   })
 
   it('fromBlock/toBlock numbers: eth_getFilterLogs covers the range; new blocks past toBlock are not delivered', async () => {

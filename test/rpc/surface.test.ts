@@ -107,11 +107,6 @@ type Listed = (typeof SUPPORTED_IN_FULL)[number] | (typeof PARTIALLY_SUPPORTED)[
 
 /** Methods of later issues, with the reason. They must answer -32601 until implemented (then remove them here). */
 const PENDING: Partial<Record<Listed, string>> = {
-  debug_traceTransaction: 'tracing issue (debug_trace*)',
-  debug_traceBlockByHash: 'tracing issue (debug_trace*)',
-  trace_transaction: 'tracing issue (trace_*)',
-  trace_block: 'tracing issue (trace_*)',
-  trace_filter: 'tracing issue (trace_*)',
 }
 
 /** Methods that change the chain wholesale: called last, in this order. */

@@ -19,6 +19,7 @@ import { LEGACY_ONLY, method, type MethodSpec } from '../method-table.js'
 import { listedTransactions } from '../compat.js'
 import { LATEST, optional, P, type BlockRef, type TxObject } from '../params.js'
 import { requireBlock, resolveBlock, type Services } from '../services.js'
+import { blockOverrideParam, stateOverrideParam } from '../override-params.js'
 
 /** Protocol version the reference answers for eth_protocolVersion (facts §6). */
 export const PROTOCOL_VERSION = '0x3e'
@@ -194,14 +195,14 @@ export function ethMethods(s: Services): MethodSpec[] {
       toHex(await chain.code(address, stateBlock(ref))),
     ),
 
-    method('eth_call', 'eth', 'runs a call without a transaction', [P.tx(), optional(P.block(), LATEST)], async (_c, obj, ref) => {
-      const r = await chain.call(obj, stateBlock(ref))
+    method('eth_call', 'eth', 'runs a call without a transaction, with optional state and block overrides', [P.tx(), optional(P.block(), LATEST), stateOverrideParam(), blockOverrideParam()], async (_c, obj, ref, state, block) => {
+      const r = await chain.call(obj, stateBlock(ref), { state, block })
       // Reverts are -32015 with data; other failures (out of gas, …) return the return data (reference).
       if (r.error === 'revert') throw executionError(r.error, r.returnValue)
       return toHex(r.returnValue)
     }),
-    method('eth_estimateGas', 'eth', "the reference's estimate: peak gas of one run", [P.tx(), optional(P.block(), { kind: 'tag', tag: 'pending' } as BlockRef)], async (_c, obj, ref) =>
-      quantity(await chain.estimateGas(obj, stateBlock(ref))),
+    method('eth_estimateGas', 'eth', "the reference's estimate: peak gas of one run", [P.tx(), optional(P.block(), { kind: 'tag', tag: 'pending' } as BlockRef), stateOverrideParam(), blockOverrideParam()], async (_c, obj, ref, state, block) =>
+      quantity(await chain.estimateGas(obj, stateBlock(ref), { state, block })),
     ),
 
     method('eth_sendRawTransaction', 'eth', 'submits a signed legacy transaction', [P.data('transaction')], async (_c, raw) => {

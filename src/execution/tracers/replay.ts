@@ -1,0 +1,153 @@
+/**
+ * Re-execution for the tracers: a mined block's transactions are run again on its parent's state (the
+ * reference's BlockExecutor.traceBlock), the chosen ones with a tracer attached, and everything is reverted
+ * afterwards; a call (debug_traceCall) runs like eth_call with a tracer. Inside the chain's queue.
+ *
+ * The parent's state must still be readable: with `--state-history` older states are forgotten (with `--db`
+ * they are read back), and beyond that the reference's "state not found" error is answered (-32600, as
+ * eth_call at such a block). A block mined after state was changed in place (anvil_setBalance, …) is replayed
+ * on the changed state (Chain.preStateRoot), kept in memory only: after a restart with `--db` it is the parent's.
+ */
+import { Address } from '@ethereumjs/util'
+import { runTx } from '@ethereumjs/vm'
+import type { Chain } from '../../chain/chain.js'
+import { ErrorCode, RpcError } from '../../chain/errors.js'
+import type { BlockRecord, TxRecord } from '../../chain/types.js'
+import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
+import { bytesEqual } from '../../util/bytes.js'
+import type { BlockContext, CallRequest } from '../executor.js'
+import { REMASC_ADDRESS } from '../executor.js'
+import { applyStateOverride, type StateOverride } from '../state-override.js'
+import type { ExecutionTracer, TracedOutcome, TraceEvents } from './types.js'
+
+/** Makes the tracer for one transaction; it gets the state manager the execution reads. */
+export type TracerFactory<T extends ExecutionTracer> = (sm: UnitrieStateManager, tx: TxRecord) => T
+
+/** A traced transaction: the tracer after the run and the run's outcome. */
+export interface TracedTx<T> {
+  tx: TxRecord
+  tracer: T
+  outcome: TracedOutcome
+}
+
+/** Whether a transaction record is the block's Remasc transaction (to 0x…01000008 from the zero address). */
+export function isRemascTx(tx: TxRecord): boolean {
+  return tx.tx.to !== undefined && bytesEqual(tx.tx.to.bytes, REMASC_ADDRESS.bytes) && tx.from.every((b) => b === 0)
+}
+
+/** The state root a block's transactions ran on: its parent's. @throws RpcError -32600 when no longer readable */
+async function parentRoot(chain: Chain, block: BlockRecord): Promise<Uint8Array> {
+  const parent = chain.blockByNumber(block.header.number - 1n)
+  const root = chain.preStateRoot(block)
+  if (parent === undefined || root === undefined) throw new RpcError(ErrorCode.InvalidRequest, 'The genesis block has no transactions to trace')
+  const states = chain.executor.stateManager.db
+  if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {
+    throw new RpcError(ErrorCode.InvalidRequest, `State not found for block with hash 0x${parent.hashKey}`)
+  }
+  return root
+}
+
+/**
+ * Leaves the VM as an untraced run would: the EVM journal and transient storage cleared, and every checkpoint
+ * level above `depth` undone (a run aborted by a tracer, e.g. past the size limit, leaves its levels open).
+ */
+async function unwindTo(vm: { evm: { journal: { cleanup(): Promise<void> }; transientStorage?: { clear(): void } } }, sm: UnitrieStateManager, depth: number): Promise<void> {
+  await vm.evm.journal.cleanup()
+  vm.evm.transientStorage?.clear()
+  while (sm.checkpointDepth > depth) await sm.revert()
+}
+
+/**
+ * Replays `block` on its parent's state, tracing the transactions `wanted` selects (in block order). The
+ * Remasc transaction is not executed by the EVM (the reference runs it as a native contract); it is reported
+ * with an empty trace by the callers. Inside the chain's queue.
+ * @param wanted which transactions to trace (by position); transactions after the last wanted one are not run
+ * @throws RpcError -32600 "State not found…" when the parent's state is no longer available; -32011 when a
+ *   tracer's size budget is exceeded
+ */
+export async function traceBlockTxs<T extends ExecutionTracer>(
+  chain: Chain,
+  block: BlockRecord,
+  wanted: (tx: TxRecord) => boolean,
+  make: TracerFactory<T>,
+): Promise<TracedTx<T>[]> {
+  const ex = chain.executor
+  // nothing to execute (only the Remasc transaction wanted): no state needed
+  if (!block.transactions.some((t) => !isRemascTx(t) && wanted(t))) return []
+  const root = await parentRoot(chain, block)
+  const vm = await ex.vmFor(root)
+  const sm = vm.stateManager as UnitrieStateManager
+  const events = vm.evm.events as unknown as TraceEvents
+  const ctx = chain.contextOf(block)
+  const evmBlock = ex.blockFor(ctx)
+  const txs = block.transactions.filter((t) => !isRemascTx(t))
+  let last = -1
+  for (let i = 0; i < txs.length; i++) if (wanted(txs[i]!)) last = i
+  const out: TracedTx<T>[] = []
+  const base = sm.checkpointDepth
+  await sm.checkpoint()
+  try {
+    let gasUsed = 0n
+    for (let i = 0; i <= last; i++) {
+      const rec = txs[i]!
+      const tracer = wanted(rec) ? make(sm, rec) : undefined
+      tracer?.attach(events)
+      sm.maskSenderCodeOnce(new Address(rec.from))
+      try {
+        const r = await runTx(vm, { tx: rec.tx, block: evmBlock, blockGasUsed: gasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true })
+        gasUsed += r.totalGasSpent
+        if (tracer !== undefined) {
+          out.push({
+            tx: rec,
+            tracer,
+            outcome: {
+              gasUsed: rec.receipt.gasUsed,
+              returnValue: r.execResult.returnValue,
+              error: r.execResult.exceptionError?.error,
+              createdAddress: r.createdAddress?.bytes,
+            },
+          })
+        }
+      } finally {
+        sm.clearSenderCodeMask()
+        tracer?.detach(events)
+      }
+    }
+  } finally {
+    await unwindTo(vm as never, sm, base)
+  }
+  return out
+}
+
+/**
+ * Runs a call (debug_traceCall) at a block's state like eth_call, with `tracer` attached and the overrides
+ * applied; nothing is kept. Inside the chain's queue.
+ * @param root the state to run on; @param ctx its block context (block overrides already applied)
+ */
+export async function traceCallAt<T extends ExecutionTracer>(
+  chain: Chain,
+  req: CallRequest,
+  root: Uint8Array,
+  ctx: BlockContext,
+  overrides: StateOverride,
+  make: (sm: UnitrieStateManager) => T,
+): Promise<{ tracer: T; outcome: TracedOutcome }> {
+  const ex = chain.executor
+  const vm = await ex.vmFor(root)
+  const sm = vm.stateManager as UnitrieStateManager
+  const events = vm.evm.events as unknown as TraceEvents
+  const base = sm.checkpointDepth
+  await sm.checkpoint()
+  let tracer: T | undefined
+  try {
+    // the tracer sees the overridden state as the state before the call
+    if (overrides.length > 0) await applyStateOverride(sm, overrides)
+    tracer = make(sm)
+    tracer.attach(events)
+    const r = await ex.call(req, ctx, root, chain.callGasCap)
+    return { tracer, outcome: { gasUsed: r.gasUsed, returnValue: r.returnValue, error: r.error, createdAddress: r.createdAddress } }
+  } finally {
+    tracer?.detach(events)
+    await unwindTo(vm as never, sm, base)
+  }
+}
