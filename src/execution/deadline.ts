@@ -85,16 +85,17 @@ export function executionCheckpoint(evm: DeadlineHolder): Promise<void> | undefi
 }
 
 /**
- * Yields the thread once (one `setImmediate`) when it has been busy for {@link SLICE_MS} since the last yield;
- * for long loops outside the EVM, e.g. mining many blocks in one request.
- * @returns a promise that resolves at once when no yield is due, else after the other work queued meanwhile
+ * A yield point for a loop of many executions (mining N blocks): each execution starts a fresh time slice
+ * ({@link startSlice}), so the shared slice never runs out between them; this one counts from the loop's own
+ * last yield instead.
+ * @returns a function to await between two iterations: it yields the thread once {@link SLICE_MS} have passed
+ *   since the previous yield (or since the loop started)
  */
-export function yieldIfBusy(): Promise<void> {
-  if (Date.now() - sliceStart < SLICE_MS) return Promise.resolve()
-  return new Promise<void>((resolve) =>
-    setImmediate(() => {
-      sliceStart = Date.now()
-      resolve()
-    }),
-  )
+export function loopYielder(): () => Promise<void> {
+  let last = Date.now()
+  return async () => {
+    if (Date.now() - last < SLICE_MS) return
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    last = Date.now()
+  }
 }

@@ -20,7 +20,7 @@ import {
   type RskHeader,
 } from '../../src/rsk/header.js'
 
-const devJson = JSON.parse(readFileSync('/work/shared/reference/genesis/rsk-dev.json', 'utf8')) as {
+const devJson = JSON.parse(readFileSync(new URL('../../src/rsk/genesis/rsk-dev.json', import.meta.url), 'utf8')) as {
   alloc: Record<string, { balance: string }>
 }
 
@@ -119,7 +119,7 @@ describe('regtest genesis block', () => {
 
 describe('genesisHeader()', () => {
   function fromJson(file: string, network: 30 | 31 | 33) {
-    const g = JSON.parse(readFileSync(`/work/shared/reference/genesis/${file}`, 'utf8')) as Record<string, string> & {
+    const g = JSON.parse(readFileSync(new URL(`../../src/rsk/genesis/${file}`, import.meta.url), 'utf8')) as Record<string, string> & {
       alloc: Record<string, { balance: string }>
     }
     const stateRoot = g['stateRoot']

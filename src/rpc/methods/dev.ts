@@ -11,7 +11,7 @@ import { method, type MethodSpec } from '../method-table.js'
 import { decodeQuantity, optional, P, param } from '../params.js'
 import type { Services } from '../services.js'
 import { BALANCE_LIMIT, NONCE_LIMIT, requireBelow, requireBlockGasLimit, requireMineCount, requireTimestamp } from '../bounds.js'
-import { yieldIfBusy } from '../../execution/deadline.js'
+import { loopYielder } from '../../execution/deadline.js'
 import { sendFrom } from './eth.js'
 
 /** A number of seconds as the reference's evm_increaseTime takes it: decimal or 0x-hex string, or a JSON number. */
@@ -76,8 +76,9 @@ export function devMethods(s: Services): MethodSpec[] {
     if (interval !== undefined && interval > 0n && count > 1n) {
       requireTimestamp(chain.now() + interval * (count - 1n), 1, 'interval * (blocks - 1) past the next timestamp')
     }
+    const yieldPoint = loopYielder()
     for (let i = 0n; i < count; i++) {
-      if (i > 0n) await yieldIfBusy()
+      if (i > 0n) await yieldPoint()
       if (i === 0n && timestamp !== undefined) chain.setNextBlockTimestamp(timestamp)
       else if (i > 0n && interval !== undefined && interval > 0n) chain.setNextBlockTimestamp(chain.head.header.timestamp + interval)
       await chain.mineBlock()
