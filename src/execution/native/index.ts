@@ -7,6 +7,7 @@ import { createAddressFromString } from '@ethereumjs/util'
 import type { PrecompileInput, ExecResult } from '@ethereumjs/evm'
 import { BLOCK_HEADER_ADDRESS, blockHeaderMethods } from './block-header.js'
 import { ENVIRONMENT_ADDRESS, environmentMethods } from './environment.js'
+import { HD_WALLET_UTILS_ADDRESS, hdWalletUtilsMethods } from './hd-wallet-utils.js'
 import { nativeContract, type NativeHost } from './native-contract.js'
 
 export type { NativeHost } from './native-contract.js'
@@ -24,6 +25,7 @@ export interface NativePrecompile {
  */
 export function nativePrecompiles(host: NativeHost): NativePrecompile[] {
   return [
+    { address: createAddressFromString(HD_WALLET_UTILS_ADDRESS), function: nativeContract(hdWalletUtilsMethods, host) },
     { address: createAddressFromString(BLOCK_HEADER_ADDRESS), function: nativeContract(blockHeaderMethods, host) },
     { address: createAddressFromString(ENVIRONMENT_ADDRESS), function: nativeContract(environmentMethods, host) },
   ]
