@@ -9,6 +9,9 @@ import { BLOCK_HEADER_ADDRESS, blockHeaderMethods } from './block-header.js'
 import { ENVIRONMENT_ADDRESS, environmentMethods } from './environment.js'
 import { HD_WALLET_UTILS_ADDRESS, hdWalletUtilsMethods } from './hd-wallet-utils.js'
 import { nativeContract, type NativeHost } from './native-contract.js'
+import { BLAKE2F_ADDRESS, blake2f } from './blake2f.js'
+import { plainPrecompile } from './plain-precompile.js'
+import { SECP256K1_ADD_ADDRESS, SECP256K1_MUL_ADDRESS, secp256k1Add, secp256k1Mul } from './secp256k1.js'
 
 export type { NativeHost } from './native-contract.js'
 export { trackMessages } from './message-tracker.js'
@@ -20,7 +23,7 @@ export interface NativePrecompile {
 }
 
 /**
- * The native contracts for `createVM({ evmOpts: { customPrecompiles } })`.
+ * The native contracts (and the precompiles @ethereumjs lacks on this chain's Common) for `createVM({ evmOpts: { customPrecompiles } })`.
  * @param host the node's side of the contracts (block lookups, local-call flag)
  */
 export function nativePrecompiles(host: NativeHost): NativePrecompile[] {
@@ -28,5 +31,8 @@ export function nativePrecompiles(host: NativeHost): NativePrecompile[] {
     { address: createAddressFromString(HD_WALLET_UTILS_ADDRESS), function: nativeContract(hdWalletUtilsMethods, host) },
     { address: createAddressFromString(BLOCK_HEADER_ADDRESS), function: nativeContract(blockHeaderMethods, host) },
     { address: createAddressFromString(ENVIRONMENT_ADDRESS), function: nativeContract(environmentMethods, host) },
+    { address: createAddressFromString(SECP256K1_ADD_ADDRESS), function: plainPrecompile(secp256k1Add) },
+    { address: createAddressFromString(SECP256K1_MUL_ADDRESS), function: plainPrecompile(secp256k1Mul) },
+    { address: createAddressFromString(BLAKE2F_ADDRESS), function: plainPrecompile(blake2f) },
   ]
 }
