@@ -219,7 +219,7 @@ export class Executor {
           executionBlockNumber: () => executor?.executionNumber ?? 0n,
           canonicalBlock: (n) => opts.canonicalBlock?.(n),
           isLocalCall: () => executor?.localCall ?? false,
-        }) as never,
+        }, common) as never,
       },
     })
     trackMessages(vm.evm)

@@ -11,6 +11,8 @@ import { HD_WALLET_UTILS_ADDRESS, hdWalletUtilsMethods } from './hd-wallet-utils
 import { nativeContract, type NativeHost } from './native-contract.js'
 import { BLAKE2F_ADDRESS, blake2f } from './blake2f.js'
 import { plainPrecompile } from './plain-precompile.js'
+import { bn254Precompiles } from './bn254.js'
+import type { Common } from '@ethereumjs/common'
 import { SECP256K1_ADD_ADDRESS, SECP256K1_MUL_ADDRESS, secp256k1Add, secp256k1Mul } from './secp256k1.js'
 
 export type { NativeHost } from './native-contract.js'
@@ -25,9 +27,11 @@ export interface NativePrecompile {
 /**
  * The native contracts (and the precompiles @ethereumjs lacks on this chain's Common) for `createVM({ evmOpts: { customPrecompiles } })`.
  * @param host the node's side of the contracts (block lookups, local-call flag)
+ * @param common this chain's Common (for @ethereumjs' bn254 arithmetic, wrapped with the reference's rules)
  */
-export function nativePrecompiles(host: NativeHost): NativePrecompile[] {
+export function nativePrecompiles(host: NativeHost, common: Common): NativePrecompile[] {
   return [
+    ...bn254Precompiles(common).map(([address, p]) => ({ address: createAddressFromString(address), function: plainPrecompile(p) })),
     { address: createAddressFromString(HD_WALLET_UTILS_ADDRESS), function: nativeContract(hdWalletUtilsMethods, host) },
     { address: createAddressFromString(BLOCK_HEADER_ADDRESS), function: nativeContract(blockHeaderMethods, host) },
     { address: createAddressFromString(ENVIRONMENT_ADDRESS), function: nativeContract(environmentMethods, host) },

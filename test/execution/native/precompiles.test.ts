@@ -1,5 +1,5 @@
 /**
- * secp256k1 add/mul (RSKIP516, 0x…01000016/17) and BLAKE2 F (0x09, RSKIP153) over real HTTP. Vectors: rskj
+ * secp256k1 add/mul (RSKIP516, 0x…01000016/17), BLAKE2 F (0x09, RSKIP153) and the bn254 failure rule over real HTTP. Vectors: rskj
  * rskj-core/src/test/java/org/ethereum/crypto/signature/Secp256k1ServiceTest.java (V1 = (1, V1Y), 2·V1, 9·V1,
  * the slope case, (2²⁵⁶−1)·V1, infinity cases, a point off the curve) and EIP-152's test vector 5 (12 rounds of
  * "abc"), which rskj's Blake2F follows. Gas: 150 / 3 000 / rounds (rskj PrecompiledContracts.java,
@@ -152,5 +152,36 @@ describe('BLAKE2 F 0x09 (not in @ethereumjs petersburg; on the reference from bl
   it('from a contract: longer input is cut to 213 bytes (RSKIP516)', async () => {
     expect(await fromContract(BLAKE2F, BLAKE_IN + 'abcd')).toEqual([true, BLAKE_OUT])
     expect((await fromContract(BLAKE2F, BLAKE_IN.slice(0, -2)))[0]).toBe(false)
+  })
+})
+
+describe('bn254 0x06-0x08: reference prices, failures charge the price only (RSKIP197)', () => {
+  const BN_ADD = '0x0000000000000000000000000000000000000006'
+  const BN_MUL = '0x0000000000000000000000000000000000000007'
+  const BN_PAIR = '0x0000000000000000000000000000000000000008'
+  const G1 = w(1) + w(2)
+  // 2·G1 on alt_bn128 (EIP-196 generator doubling)
+  const G1x2 = '030644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd315ed738c0e0a7c92e7845f96b2ae9c0a68a6a449e3538fc7ff3ebf7a5a18a2c4'
+  it('adds and multiplies G1', async () => {
+    expect(await call(BN_ADD, G1 + G1)).toBe('0x' + G1x2)
+    expect(await call(BN_MUL, G1 + w(2))).toBe('0x' + G1x2)
+  })
+  it('an invalid point fails charging 150 / 6 000, not all the gas', async () => {
+    const bad = w(1) + w(3) + G1
+    const r = await mined(BN_ADD, bad)
+    expect(r.status).toBe('0x0')
+    expect(r.gasUsed).toBe(intrinsic('0x' + bad) + 150n)
+    const m = await mined(BN_MUL, w(1) + w(3) + w(2))
+    expect(m.status).toBe('0x0')
+    expect(m.gasUsed).toBe(intrinsic('0x' + w(1) + w(3) + w(2)) + 6000n)
+  })
+  it('pairing: empty input is true for 45 000; input that is not whole pairs fails charging 45 000 + 34 000·⌊len/192⌋', async () => {
+    expect(await call(BN_PAIR, '')).toBe('0x' + w(1))
+    const ok = await mined(BN_PAIR, '')
+    expect(ok.gasUsed).toBe(21000n + 45_000n)
+    const bad = '01'.repeat(200)
+    const r = await mined(BN_PAIR, bad)
+    expect(r.status).toBe('0x0')
+    expect(r.gasUsed).toBe(intrinsic('0x' + bad) + 45_000n + 34_000n)
   })
 })
