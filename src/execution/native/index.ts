@@ -6,6 +6,7 @@
 import { createAddressFromString } from '@ethereumjs/util'
 import type { PrecompileInput, ExecResult } from '@ethereumjs/evm'
 import { BLOCK_HEADER_ADDRESS, blockHeaderMethods } from './block-header.js'
+import { BRIDGE_ADDRESS, BRIDGE_NO_METHOD_GAS, bridgeMethods, bridgeReleaseBtc } from './bridge.js'
 import { ENVIRONMENT_ADDRESS, environmentMethods } from './environment.js'
 import { HD_WALLET_UTILS_ADDRESS, hdWalletUtilsMethods } from './hd-wallet-utils.js'
 import { nativeContract, type NativeHost } from './native-contract.js'
@@ -32,6 +33,7 @@ export interface NativePrecompile {
 export function nativePrecompiles(host: NativeHost, common: Common): NativePrecompile[] {
   return [
     ...bn254Precompiles(common).map(([address, p]) => ({ address: createAddressFromString(address), function: plainPrecompile(p) })),
+    { address: createAddressFromString(BRIDGE_ADDRESS), function: nativeContract(bridgeMethods, host, { noMethodGas: BRIDGE_NO_METHOD_GAS, defaultMethod: bridgeReleaseBtc }) },
     { address: createAddressFromString(HD_WALLET_UTILS_ADDRESS), function: nativeContract(hdWalletUtilsMethods, host) },
     { address: createAddressFromString(BLOCK_HEADER_ADDRESS), function: nativeContract(blockHeaderMethods, host) },
     { address: createAddressFromString(ENVIRONMENT_ADDRESS), function: nativeContract(environmentMethods, host) },

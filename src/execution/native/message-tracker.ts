@@ -11,6 +11,26 @@ export interface TrackedMessage {
   depth: number
   caller?: { bytes: Uint8Array }
   value?: bigint
+  /** STATICCALL (or any call inside a static context, in @ethereumjs terms). */
+  isStatic?: boolean
+  /** DELEGATECALL. */
+  delegatecall?: boolean
+  /** The account whose context runs (differs from the code address for CALLCODE). */
+  to?: { bytes: Uint8Array }
+  /** The precompile's own address (@ethereumjs Message._codeAddress, unset when it equals `to`). */
+  _codeAddress?: { bytes: Uint8Array }
+}
+
+/** The reference's message types (rskj MsgType): how the calling code reached the contract. */
+export type MsgType = 'CALL' | 'STATICCALL' | 'DELEGATECALL' | 'CALLCODE'
+
+/** The message type of a tracked message (a transaction or eth_call counts as CALL). */
+export function msgType(m: TrackedMessage | undefined): MsgType {
+  if (m === undefined) return 'CALL'
+  if (m.delegatecall === true) return 'DELEGATECALL'
+  if (m._codeAddress !== undefined && m.to !== undefined && Buffer.compare(m._codeAddress.bytes, m.to.bytes) !== 0) return 'CALLCODE'
+  if (m.isStatic === true) return 'STATICCALL'
+  return 'CALL'
 }
 
 interface Emitter {

@@ -17,7 +17,7 @@
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm'
 import type { BlockRecord } from '../../chain/types.js'
 import { AbiDecodeError, ArgReader, selector } from './abi.js'
-import { currentMessage } from './message-tracker.js'
+import { currentMessage, msgType, type MsgType } from './message-tracker.js'
 
 /** What the native contracts may ask of the node (implemented by the executor). */
 export interface NativeHost {
@@ -39,6 +39,8 @@ export interface NativeCall<A> {
   depth: number
   /** 20-byte address of the caller (msg.sender of the native contract). */
   caller: Uint8Array
+  /** How the caller reached the contract. */
+  msgType: MsgType
   /** Wei sent with the call. */
   value: bigint
   host: NativeHost
@@ -62,6 +64,16 @@ export interface NativeMethod<A = unknown> {
   localCallsOnly?: boolean
   /** False when the method's activation rule is off (default on). */
   enabled?: boolean
+  /** Message types it accepts (Bridge, RSKIP417); default: any. */
+  callTypes?: readonly MsgType[]
+}
+
+/** Contract-wide rules that differ between NativeContract and the Bridge. */
+export interface NativeContractOptions {
+  /** Run for empty call data (none: such a call fails). */
+  defaultMethod?: NativeMethod<any>
+  /** Gas of a call that names no method (NativeContract: 0; Bridge: releaseBtc's cost). */
+  noMethodGas?: bigint
 }
 
 /** A failing native method (rskj NativeContractIllegalArgumentException / VMException). */
@@ -81,14 +93,15 @@ function failed(gasUsed: bigint, message: string): ExecResult {
  * Builds the precompile function of a native contract.
  * @param methods the contract's methods (routed by selector)
  * @param host the node's side (block lookups, local call flag)
- * @param defaultMethod run for empty call data (none: such a call fails)
+ * @param options default method and the gas of a call naming no method
  * @returns a function for `createEVM({ customPrecompiles })`
  */
 export function nativeContract(
   methods: NativeMethod<any>[],
   host: NativeHost,
-  defaultMethod?: NativeMethod<any>,
+  options: NativeContractOptions = {},
 ): (input: PrecompileInput) => Promise<ExecResult> {
+  const defaultMethod = options.defaultMethod
   const bySelector = new Map<string, NativeMethod<any>>()
   for (const m of methods) bySelector.set(Buffer.from(selector(m.signature)).toString('hex'), m)
   return async (input) => {
@@ -108,19 +121,22 @@ export function nativeContract(
         }
       }
     }
-    const gas = method === undefined ? 0n : (method.gas?.(args, data) ?? dataGas(data))
+    const gas = method === undefined ? (options.noMethodGas ?? 0n) : (method.gas?.(args, data) ?? dataGas(data))
     if (gas > input.gasLimit) {
       return { returnValue: EMPTY, executionGasUsed: input.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) }
     }
     if (method === undefined) return failed(gas, 'native contract: invalid data given')
     if (method.localCallsOnly === true && !host.isLocalCall()) return failed(gas, 'native contract: non-local call')
     const msg = currentMessage(input._EVM)
+    const type = msgType(msg)
+    if (method.callTypes !== undefined && !method.callTypes.includes(type)) return failed(gas, `native contract: call type ${type} not accepted`)
     try {
       const out = await method.execute({
         args,
         data,
         depth: msg?.depth ?? 0,
         caller: msg?.caller?.bytes ?? new Uint8Array(20),
+        msgType: type,
         value: msg?.value ?? 0n,
         host,
         input,

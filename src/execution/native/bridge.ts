@@ -1,0 +1,242 @@
+/**
+ * The Bridge at 0x0000000000000000000000000000000001000006, read side, on a regtest federation (rskj
+ * J/co/rsk/peg/Bridge.java, BridgeMethods.java, BridgeSupport.java, BridgeStorageProvider.java,
+ * BridgeStorageIndexKey.java, federation/FederationSupportImpl.java, whitelist/WhitelistSupportImpl.java).
+ *
+ * Calling convention (Bridge.getGasForData / execute): gas = the method's fixed cost + 2 per call-data byte; data
+ * that names no method costs releaseBtc's 23 000 and fails. Getters marked local answer only eth_call /
+ * eth_estimateGas runs (also from a contract inside them): in a mined transaction they fail (RSKIP88). Getters
+ * accept CALL and STATICCALL; DELEGATECALL/CALLCODE fail (RSKIP417).
+ *
+ * State comes from the Bridge's storage with the reference's keys (DataWord.fromString(name), or
+ * keccak(name-id) for per-item keys) and encodings (RLP big integers), else from the regtest constants — a
+ * fresh regtest Bridge. Where the storage holds structures node-cli does not decode (an elected federation,
+ * received BTC headers, a lock whitelist, queued peg-outs, the legacy processed-hash map) the getter fails with a
+ * "not supported by node-cli" message instead of answering wrongly.
+ */
+import { decode as rlpDecode } from '@ethereumjs/rlp'
+import type { PrecompileInput } from '@ethereumjs/evm'
+import { keccak256 } from '../../rsk/keccak.js'
+import { dataWordFromString } from '../../rsk/remasc.js'
+import { bytesToBigInt } from '../../util/bytes.js'
+import { encodeBytes, encodeString, encodeUint, type ArgReader } from './abi.js'
+import { regtestGenesisFederation, type FederationView } from './bridge-federation.js'
+import { dataGas, NativeContractError, type NativeCall, type NativeMethod } from './native-contract.js'
+import type { MsgType } from './message-tracker.js'
+
+/** Address of the Bridge (rskj PrecompiledContracts.BRIDGE_ADDR_STR). */
+export const BRIDGE_ADDRESS = '0x0000000000000000000000000000000001000006'
+const BRIDGE_BYTES = Uint8Array.from(Buffer.from(BRIDGE_ADDRESS.slice(2), 'hex'))
+
+/** Gas of call data naming no Bridge method: BridgeMethods.RELEASE_BTC's cost, without the data cost. */
+export const BRIDGE_NO_METHOD_GAS = 23_000n
+
+/** Bitcoin regtest genesis block hash (bitcoinj RegTestParams), the Bridge's BTC chain without checkpoints. */
+export const BTC_REGTEST_GENESIS_HASH = '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206'
+
+/** FeePerKbRegTestConstants.genesisFeePerKb: Coin.MILLICOIN, in satoshis. */
+export const REGTEST_GENESIS_FEE_PER_KB = 100_000n
+/** BridgeRegTestConstants.minimumPeginTxValue (RSKIP219, active from block 0 on regtest), in satoshis. */
+export const REGTEST_MINIMUM_PEGIN_VALUE = 500_000n
+/** FederationRegTestConstants.federationActivationAge (RSKIP383 value), in RSK blocks. */
+const FEDERATION_ACTIVATION_AGE = 150n
+
+const STATIC_OK: readonly MsgType[] = ['CALL', 'STATICCALL']
+
+/** Raw bytes of a Bridge storage cell (empty when unset). */
+async function cell(input: PrecompileInput, key: Uint8Array): Promise<Uint8Array> {
+  const sm = (input._EVM as unknown as { stateManager: { getStorageBytes(a: Uint8Array, k: Uint8Array): Promise<Uint8Array> } }).stateManager
+  return (await sm.getStorageBytes(BRIDGE_BYTES, key)) ?? new Uint8Array(0)
+}
+
+/** The cell under DataWord.fromString(name). */
+const named = (input: PrecompileInput, name: string) => cell(input, dataWordFromString(name))
+
+/** The cell under BridgeStorageIndexKey.getCompoundKey("-", id) = keccak256(name + "-" + id). */
+const compound = (input: PrecompileInput, name: string, id: string) => cell(input, keccak256(new TextEncoder().encode(`${name}-${id}`)))
+
+/** BridgeSerializationUtils.deserializeCoin / deserializeOptionalLong: an RLP big integer. */
+function rlpNumber(bytes: Uint8Array): bigint {
+  const item = rlpDecode(bytes)
+  if (!(item instanceof Uint8Array)) throw new NativeContractError('malformed Bridge storage value')
+  return bytesToBigInt(item)
+}
+
+/** Fails when a storage structure node-cli does not decode is present. */
+async function requireEmpty(input: PrecompileInput, what: string, ...names: string[]): Promise<void> {
+  for (const n of names) {
+    if ((await named(input, n)).length > 0) throw new NativeContractError(`${what} in the Bridge storage is not supported by node-cli`)
+  }
+}
+
+/** FederationSupportImpl.getActiveFederation: the genesis federation while no "new" federation is stored. */
+async function activeFederation(input: PrecompileInput): Promise<FederationView> {
+  await requireEmpty(input, 'an elected federation', 'newFederation')
+  return regtestGenesisFederation()
+}
+
+/** A getter without arguments. */
+function getter(signature: string, cost: bigint, localOnly: boolean, run: (call: NativeCall<void>) => Promise<Uint8Array>): NativeMethod<void> {
+  return { signature, gas: (_a, data) => cost + dataGas(data), localCallsOnly: localOnly, callTypes: STATIC_OK, execute: run }
+}
+
+/** Sha256Hash.wrap(hex string): 64 hex characters. */
+function btcHash(s: string): string {
+  if (!/^[0-9a-fA-F]{64}$/.test(s)) throw new NativeContractError(`Invalid BTC tx hash '${s}'`)
+  return s.toLowerCase()
+}
+
+/** BridgeStorageProvider.getHeightIfBtcTxhashIsAlreadyProcessed: the height, or undefined. */
+async function processedHeight(input: PrecompileInput, hash: string): Promise<bigint | undefined> {
+  await requireEmpty(input, 'the legacy processed BTC tx map', 'btcTxHashesAP')
+  const v = await compound(input, 'btcTxHashAP', hash)
+  return v.length === 0 ? undefined : rlpNumber(v)
+}
+
+/** The BTC light chain: only the regtest genesis while no header was received. */
+async function btcChainHeight(input: PrecompileInput): Promise<bigint> {
+  await requireEmpty(input, 'a received BTC header chain', 'blockStoreChainHead')
+  return 0n
+}
+
+const FEDERATION_METHODS: NativeMethod<any>[] = [
+  getter('getFederationAddress()', 11_000n, true, async ({ input }) => encodeString((await activeFederation(input)).address)),
+  getter('getFederationSize()', 10_000n, true, async ({ input }) => encodeUint(BigInt((await activeFederation(input)).btcKeys.length))),
+  getter('getFederationThreshold()', 11_000n, true, async ({ input }) => encodeUint(BigInt((await activeFederation(input)).threshold))),
+  getter('getFederationCreationTime()', 10_000n, true, async ({ input }) => encodeUint((await activeFederation(input)).creationTime)),
+  getter('getFederationCreationBlockNumber()', 10_000n, true, async ({ input }) => encodeUint((await activeFederation(input)).creationBlockNumber)),
+  getter('getActivePowpegRedeemScript()', 30_000n, false, async ({ input }) => encodeBytes((await activeFederation(input)).redeemScript)),
+  getter('getActiveFederationCreationBlockHeight()', 3_000n, false, async ({ input, host }) => {
+    // FederationSupportImpl.getActiveFederationCreationBlockHeight
+    const next = await named(input, 'nextFedCreationBlockHeight')
+    if (next.length > 0) {
+      const n = rlpNumber(next)
+      if (host.executionBlockNumber() >= n + FEDERATION_ACTIVATION_AGE) return encodeUint(n)
+    }
+    const active = await named(input, 'activeFedCreationBlockHeight')
+    return encodeUint(active.length > 0 ? rlpNumber(active) : 0n)
+  }),
+  {
+    signature: 'getFederatorPublicKeyOfType(int256,string)',
+    decode: (r: ArgReader) => ({ index: r.int(0), type: r.string(1) }),
+    gas: (_a: unknown, data: Uint8Array) => 10_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<{ index: bigint; type: string }>) => {
+      // FederationMember.KeyType.byValue: "btc", "rsk", "mst" (the genesis members use one key for all three)
+      if (!['btc', 'rsk', 'mst'].includes(args.type)) throw new NativeContractError(`Invalid key type '${args.type}'`)
+      const fed = await activeFederation(input)
+      // BigInteger.intValue(): the low 32 bits, signed
+      const index = Number(BigInt.asIntN(32, args.index))
+      if (index < 0 || index >= fed.btcKeys.length) {
+        throw new NativeContractError(`Index must be between 0 and ${fed.btcKeys.length - 1}`)
+      }
+      return encodeBytes(fed.btcKeys[index]!)
+    },
+  },
+  // no retiring, pending or proposed federation while the storage holds none
+  getter('getRetiringFederationSize()', 3_000n, true, async ({ input }) => {
+    await requireEmpty(input, 'a retiring federation', 'oldFederation')
+    return encodeUint(-1n)
+  }),
+  getter('getRetiringFederationAddress()', 3_000n, true, async ({ input }) => {
+    await requireEmpty(input, 'a retiring federation', 'oldFederation')
+    return encodeString('')
+  }),
+  getter('getPendingFederationSize()', 3_000n, true, async ({ input }) => {
+    await requireEmpty(input, 'a pending federation', 'pendingFederation')
+    return encodeUint(-1n)
+  }),
+]
+
+const PEGIN_METHODS: NativeMethod<any>[] = [
+  getter('getFeePerKb()', 2_000n, true, async ({ input }) => {
+    const v = await named(input, 'feePerKb')
+    return encodeUint(v.length > 0 ? rlpNumber(v) : REGTEST_GENESIS_FEE_PER_KB)
+  }),
+  getter('getMinimumLockTxValue()', 2_000n, true, async () => encodeUint(REGTEST_MINIMUM_PEGIN_VALUE)),
+  getter('getBtcBlockchainBestChainHeight()', 19_000n, false, async ({ input }) => encodeUint(await btcChainHeight(input))),
+  getter('getBtcBlockchainInitialBlockHeight()', 20_000n, true, async ({ input }) => {
+    await btcChainHeight(input)
+    return encodeUint(0n)
+  }),
+  {
+    signature: 'getBtcBlockchainBlockHashAtDepth(int256)',
+    decode: (r: ArgReader) => r.int(0),
+    gas: (_a: unknown, data: Uint8Array) => 20_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<bigint>) => {
+      const best = await btcChainHeight(input)
+      const depth = BigInt.asIntN(32, args)
+      if (depth < 0n || depth > best) throw new NativeContractError(`Height must be between 0 and ${best}`)
+      return encodeBytes(Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HASH, 'hex')))
+    },
+  },
+  {
+    signature: 'getBtcTxHashProcessedHeight(string)',
+    decode: (r: ArgReader) => r.string(0),
+    gas: (_a: unknown, data: Uint8Array) => 22_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<string>) => encodeUint((await processedHeight(input, btcHash(args))) ?? -1n),
+  },
+  {
+    signature: 'isBtcTxHashAlreadyProcessed(string)',
+    decode: (r: ArgReader) => r.string(0),
+    gas: (_a: unknown, data: Uint8Array) => 23_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<string>) => encodeUint((await processedHeight(input, btcHash(args))) === undefined ? 0n : 1n),
+  },
+  getter('getLockWhitelistSize()', 16_000n, true, async ({ input }) => {
+    await requireEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+    return encodeUint(0n)
+  }),
+  {
+    signature: 'getLockWhitelistAddress(int256)',
+    decode: (r: ArgReader) => r.int(0),
+    gas: (_a: unknown, data: Uint8Array) => 16_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ input }: NativeCall<bigint>) => {
+      await requireEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+      return encodeString('') // no entry at any index: ""
+    },
+  },
+  {
+    signature: 'getLockWhitelistEntryByAddress(string)',
+    decode: (r: ArgReader) => r.string(0),
+    gas: (_a: unknown, data: Uint8Array) => 16_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ input }: NativeCall<string>) => {
+      await requireEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+      return encodeUint(-1n) // WhitelistResponseCode.ADDRESS_NOT_EXIST (also for an unparsable address)
+    },
+  },
+]
+
+const PEGOUT_METHODS: NativeMethod<any>[] = [
+  getter('getQueuedPegoutsCount()', 3_000n, false, async ({ input }) => {
+    await requireEmpty(input, 'queued peg-out requests', 'releaseRequestQueue', 'releaseRequestQueueWithTxHash')
+    return encodeUint(0n)
+  }),
+  getter('getNextPegoutCreationBlockNumber()', 3_000n, false, async ({ input }) => {
+    const v = await named(input, 'nextPegoutHeight')
+    return encodeUint(v.length > 0 ? rlpNumber(v) : 0n)
+  }),
+]
+
+/**
+ * releaseBtc, the default method (empty call data, a plain value transfer): 23 000 gas. node-cli accepts the
+ * value and queues no peg-out (the reference queues a release request or refunds an amount below the minimum).
+ */
+export const bridgeReleaseBtc: NativeMethod<void> = {
+  signature: 'releaseBtc()',
+  gas: (_a, data) => BRIDGE_NO_METHOD_GAS + dataGas(data),
+  execute: () => new Uint8Array(0),
+}
+
+/** The Bridge methods node-cli answers (see the module doc for the rest). */
+export const bridgeMethods: NativeMethod<any>[] = [...FEDERATION_METHODS, ...PEGIN_METHODS, ...PEGOUT_METHODS, bridgeReleaseBtc]
