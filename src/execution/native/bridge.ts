@@ -14,19 +14,14 @@
  * received BTC headers, a lock whitelist, queued peg-outs, the legacy processed-hash map) the getter fails with a
  * "not supported by node-cli" message instead of answering wrongly.
  */
-import { decode as rlpDecode } from '@ethereumjs/rlp'
 import type { PrecompileInput } from '@ethereumjs/evm'
-import { keccak256 } from '../../rsk/keccak.js'
-import { dataWordFromString } from '../../rsk/remasc.js'
-import { bytesToBigInt } from '../../util/bytes.js'
+import { bridgeStorageIsEmpty, compound, named, rlpNumber } from './bridge-storage.js'
+export { BRIDGE_ADDRESS } from './bridge-storage.js'
 import { encodeBytes, encodeString, encodeUint, type ArgReader } from './abi.js'
 import { regtestGenesisFederation, type FederationView } from './bridge-federation.js'
 import { dataGas, NativeContractError, type NativeCall, type NativeMethod } from './native-contract.js'
 import type { MsgType } from './message-tracker.js'
-
-/** Address of the Bridge (rskj PrecompiledContracts.BRIDGE_ADDR_STR). */
-export const BRIDGE_ADDRESS = '0x0000000000000000000000000000000001000006'
-const BRIDGE_BYTES = Uint8Array.from(Buffer.from(BRIDGE_ADDRESS.slice(2), 'hex'))
+import { bridgeWriteMethods } from './bridge-writes.js'
 
 /** Gas of call data naming no Bridge method: BridgeMethods.RELEASE_BTC's cost, without the data cost. */
 export const BRIDGE_NO_METHOD_GAS = 23_000n
@@ -43,35 +38,9 @@ const FEDERATION_ACTIVATION_AGE = 150n
 
 const STATIC_OK: readonly MsgType[] = ['CALL', 'STATICCALL']
 
-/** Raw bytes of a Bridge storage cell (empty when unset). */
-async function cell(input: PrecompileInput, key: Uint8Array): Promise<Uint8Array> {
-  const sm = (input._EVM as unknown as { stateManager: { getStorageBytes(a: Uint8Array, k: Uint8Array): Promise<Uint8Array> } }).stateManager
-  return (await sm.getStorageBytes(BRIDGE_BYTES, key)) ?? new Uint8Array(0)
-}
-
-/** The cell under DataWord.fromString(name). */
-const named = (input: PrecompileInput, name: string) => cell(input, dataWordFromString(name))
-
-/** The cell under BridgeStorageIndexKey.getCompoundKey("-", id) = keccak256(name + "-" + id). */
-const compound = (input: PrecompileInput, name: string, id: string) => cell(input, keccak256(new TextEncoder().encode(`${name}-${id}`)))
-
-/** BridgeSerializationUtils.deserializeCoin / deserializeOptionalLong: an RLP big integer. */
-function rlpNumber(bytes: Uint8Array): bigint {
-  const item = rlpDecode(bytes)
-  if (!(item instanceof Uint8Array)) throw new NativeContractError('malformed Bridge storage value')
-  return bytesToBigInt(item)
-}
-
-/** Fails when a storage structure node-cli does not decode is present. */
-async function requireEmpty(input: PrecompileInput, what: string, ...names: string[]): Promise<void> {
-  for (const n of names) {
-    if ((await named(input, n)).length > 0) throw new NativeContractError(`${what} in the Bridge storage is not supported by node-cli`)
-  }
-}
-
 /** FederationSupportImpl.getActiveFederation: the genesis federation while no "new" federation is stored. */
 async function activeFederation(input: PrecompileInput): Promise<FederationView> {
-  await requireEmpty(input, 'an elected federation', 'newFederation')
+  await bridgeStorageIsEmpty(input, 'an elected federation', 'newFederation')
   return regtestGenesisFederation()
 }
 
@@ -88,14 +57,14 @@ function btcHash(s: string): string {
 
 /** BridgeStorageProvider.getHeightIfBtcTxhashIsAlreadyProcessed: the height, or undefined. */
 async function processedHeight(input: PrecompileInput, hash: string): Promise<bigint | undefined> {
-  await requireEmpty(input, 'the legacy processed BTC tx map', 'btcTxHashesAP')
+  await bridgeStorageIsEmpty(input, 'the legacy processed BTC tx map', 'btcTxHashesAP')
   const v = await compound(input, 'btcTxHashAP', hash)
   return v.length === 0 ? undefined : rlpNumber(v)
 }
 
 /** The BTC light chain: only the regtest genesis while no header was received. */
 async function btcChainHeight(input: PrecompileInput): Promise<bigint> {
-  await requireEmpty(input, 'a received BTC header chain', 'blockStoreChainHead')
+  await bridgeStorageIsEmpty(input, 'a received BTC header chain', 'blockStoreChainHead')
   return 0n
 }
 
@@ -136,15 +105,15 @@ const FEDERATION_METHODS: NativeMethod<any>[] = [
   },
   // no retiring, pending or proposed federation while the storage holds none
   getter('getRetiringFederationSize()', 3_000n, true, async ({ input }) => {
-    await requireEmpty(input, 'a retiring federation', 'oldFederation')
+    await bridgeStorageIsEmpty(input, 'a retiring federation', 'oldFederation')
     return encodeUint(-1n)
   }),
   getter('getRetiringFederationAddress()', 3_000n, true, async ({ input }) => {
-    await requireEmpty(input, 'a retiring federation', 'oldFederation')
+    await bridgeStorageIsEmpty(input, 'a retiring federation', 'oldFederation')
     return encodeString('')
   }),
   getter('getPendingFederationSize()', 3_000n, true, async ({ input }) => {
-    await requireEmpty(input, 'a pending federation', 'pendingFederation')
+    await bridgeStorageIsEmpty(input, 'a pending federation', 'pendingFederation')
     return encodeUint(-1n)
   }),
 ]
@@ -190,7 +159,7 @@ const PEGIN_METHODS: NativeMethod<any>[] = [
     execute: async ({ args, input }: NativeCall<string>) => encodeUint((await processedHeight(input, btcHash(args))) === undefined ? 0n : 1n),
   },
   getter('getLockWhitelistSize()', 16_000n, true, async ({ input }) => {
-    await requireEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+    await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
     return encodeUint(0n)
   }),
   {
@@ -200,7 +169,7 @@ const PEGIN_METHODS: NativeMethod<any>[] = [
     localCallsOnly: true,
     callTypes: STATIC_OK,
     execute: async ({ input }: NativeCall<bigint>) => {
-      await requireEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+      await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
       return encodeString('') // no entry at any index: ""
     },
   },
@@ -211,7 +180,7 @@ const PEGIN_METHODS: NativeMethod<any>[] = [
     localCallsOnly: true,
     callTypes: STATIC_OK,
     execute: async ({ input }: NativeCall<string>) => {
-      await requireEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+      await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
       return encodeUint(-1n) // WhitelistResponseCode.ADDRESS_NOT_EXIST (also for an unparsable address)
     },
   },
@@ -219,7 +188,7 @@ const PEGIN_METHODS: NativeMethod<any>[] = [
 
 const PEGOUT_METHODS: NativeMethod<any>[] = [
   getter('getQueuedPegoutsCount()', 3_000n, false, async ({ input }) => {
-    await requireEmpty(input, 'queued peg-out requests', 'releaseRequestQueue', 'releaseRequestQueueWithTxHash')
+    await bridgeStorageIsEmpty(input, 'queued peg-out requests', 'releaseRequestQueue', 'releaseRequestQueueWithTxHash')
     return encodeUint(0n)
   }),
   getter('getNextPegoutCreationBlockNumber()', 3_000n, false, async ({ input }) => {
@@ -239,4 +208,4 @@ export const bridgeReleaseBtc: NativeMethod<void> = {
 }
 
 /** The Bridge methods node-cli answers (see the module doc for the rest). */
-export const bridgeMethods: NativeMethod<any>[] = [...FEDERATION_METHODS, ...PEGIN_METHODS, ...PEGOUT_METHODS, bridgeReleaseBtc]
+export const bridgeMethods: NativeMethod<any>[] = [...FEDERATION_METHODS, ...PEGIN_METHODS, ...PEGOUT_METHODS, bridgeReleaseBtc, ...bridgeWriteMethods]

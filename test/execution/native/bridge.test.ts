@@ -197,3 +197,61 @@ describe('Bridge: calling convention', () => {
     expect(BigInt(hexlify(ret2))).toBe(100_000n)
   })
 })
+
+describe('Bridge: write methods for an unauthorized caller (a developer account)', () => {
+  const writes = new Interface([
+    'function receiveHeaders(bytes[])',
+    'function updateCollections()',
+    'function addSignature(bytes,bytes[],bytes)',
+    'function registerBtcTransaction(bytes,int256,bytes)',
+    'function voteFeePerKbChange(int256) returns (int256)',
+    'function createFederation() returns (int256)',
+    'function commitFederation(bytes) returns (int256)',
+    'function rollbackFederation() returns (int256)',
+    'function addOneOffLockWhitelistAddress(string,int256) returns (int256)',
+    'function addUnlimitedLockWhitelistAddress(string) returns (int256)',
+    'function removeLockWhitelistAddress(string) returns (int256)',
+    'function setLockWhitelistDisableBlockDelay(int256) returns (int256)',
+  ])
+  const send = (fn: string, args: unknown[]) => mined(BRIDGE, writes.encodeFunctionData(fn, args))
+  const ask = async (fn: string, args: unknown[]) => {
+    const out = await rpc<string>(url, 'eth_call', [{ from: COW.address, to: BRIDGE, data: writes.encodeFunctionData(fn, args) }, 'latest'])
+    return out === '0x' ? undefined : writes.decodeFunctionResult(fn, out)[0]
+  }
+
+  it('federator-only methods fail, charging their cost (receiveHeaders 25 000 + 3 500 per extra header)', async () => {
+    const header = '0x' + '00'.repeat(80)
+    const rh = writes.encodeFunctionData('receiveHeaders', [[header, header]])
+    const r = await send('receiveHeaders', [[header, header]])
+    expect(r.status).toBe('0x0')
+    expect(r.gasUsed).toBe(intrinsic(rh) + 25_000n + 3_500n + 2n * BigInt((rh.length - 2) / 2))
+    const u = await send('updateCollections', [])
+    expect(u.status).toBe('0x0')
+    expect(u.gasUsed).toBe(21_000n + 4n * 16n + 48_000n + 8n)
+    expect((await send('addSignature', ['0x' + FED_KEYS[0], ['0x01'], '0x' + '11'.repeat(32)])).status).toBe('0x0')
+  })
+  it('registerBtcTransaction succeeds with no effect on a Bridge without BTC headers', async () => {
+    const args = ['0x0100', 1, '0x00']
+    const r = await send('registerBtcTransaction', args)
+    expect(r.status).toBe('0x1')
+    const data = writes.encodeFunctionData('registerBtcTransaction', args)
+    expect(r.gasUsed).toBe(intrinsic(data) + 22_000n + 2n * BigInt((data.length - 2) / 2))
+  })
+  it('votes and whitelist changes answer -10 (UNAUTHORIZED_CALLER); an invalid whitelist address -2', async () => {
+    expect(await ask('voteFeePerKbChange', [200_000])).toBe(-10n)
+    expect(await ask('createFederation', [])).toBe(-10n)
+    expect(await ask('commitFederation', ['0x' + '22'.repeat(32)])).toBe(-10n)
+    expect(await ask('rollbackFederation', [])).toBe(-10n)
+    expect(await ask('addOneOffLockWhitelistAddress', ['mgivuh9jErcGdRr81cJ3A7YfgbJV7WNyZV', 100])).toBe(-10n)
+    expect(await ask('addOneOffLockWhitelistAddress', ['not-an-address', 100])).toBe(-2n)
+    expect(await ask('addUnlimitedLockWhitelistAddress', ['mgivuh9jErcGdRr81cJ3A7YfgbJV7WNyZV'])).toBe(-10n)
+    expect(await ask('removeLockWhitelistAddress', ['mgivuh9jErcGdRr81cJ3A7YfgbJV7WNyZV'])).toBe(-10n)
+    expect(await ask('setLockWhitelistDisableBlockDelay', [10])).toBe(-10n)
+    const r = await send('voteFeePerKbChange', [200_000])
+    expect(r.status).toBe('0x1')
+  })
+  it('write methods refuse STATICCALL (RSKIP417)', async () => {
+    const out = await rpc(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData('rawStaticCall', [BRIDGE, writes.encodeFunctionData('voteFeePerKbChange', [1])]) }, 'latest'])
+    expect(probeIf.decodeFunctionResult('rawStaticCall', out)[0]).toBe(false)
+  })
+})
