@@ -10,9 +10,8 @@
  *   <3-of-4 emergency multisig> OP_ENDIF; output script = P2SH(P2WSH(redeem script)); address = Base58Check
  *   with the Bitcoin regtest P2SH version 196 ("2…").
  */
-import { sha256 } from '@noble/hashes/sha2'
 import { concat } from '../../util/bytes.js'
-import { base58check, hash160 } from './curve.js'
+import { base58check, hash160, sha256 } from './curve.js'
 import { multisigRedeemScript } from './hd-wallet-utils.js'
 
 const hex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h, 'hex'))

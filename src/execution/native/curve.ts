@@ -1,13 +1,41 @@
 /**
  * secp256k1 points and Bitcoin hashes for the native contracts (HDWalletUtils, secp256k1 add/mul, Bridge).
- * @noble/curves (which ships with @ethereumjs/util, as ../crypto.ts uses it) is loaded on first use, not at
- * start-up; the hashes come from @noble/hashes.
+ * @noble/curves (which ships with @ethereumjs/util, as ../crypto.ts uses it) and the @noble/hashes SHA-2,
+ * RIPEMD-160 and HMAC modules are loaded on first use, not at start-up (their module set-up computes round
+ * constants; start-up needs none of them).
  */
 import { createRequire } from 'node:module'
-import { ripemd160 } from '@noble/hashes/legacy'
-import { sha256 } from '@noble/hashes/sha2'
 
 const require = createRequire(import.meta.url)
+
+type Hash = (data: Uint8Array) => Uint8Array
+
+/** The @noble/hashes functions the native contracts use. */
+export interface Hashes {
+  sha256: Hash
+  sha512: Hash & { outputLen: number; blockLen: number }
+  ripemd160: Hash
+  hmac(hash: Hashes['sha512'], key: Uint8Array, message: Uint8Array): Uint8Array
+}
+
+let loadedHashes: Hashes | undefined
+
+/** SHA-256, SHA-512, RIPEMD-160 and HMAC from @noble/hashes (loaded once). */
+export function hashes(): Hashes {
+  if (loadedHashes === undefined) {
+    const sha2 = require('@noble/hashes/sha2') as Pick<Hashes, 'sha256' | 'sha512'>
+    loadedHashes = {
+      sha256: sha2.sha256,
+      sha512: sha2.sha512,
+      ripemd160: (require('@noble/hashes/legacy') as Pick<Hashes, 'ripemd160'>).ripemd160,
+      hmac: (require('@noble/hashes/hmac') as Pick<Hashes, 'hmac'>).hmac,
+    }
+  }
+  return loadedHashes
+}
+
+/** SHA-256. */
+export const sha256 = (data: Uint8Array): Uint8Array => hashes().sha256(data)
 
 /** The slice of @noble/curves' secp256k1 Point the native contracts use. */
 export interface CurvePoint {
@@ -53,7 +81,7 @@ export function decodePoint(bytes: Uint8Array): CurvePoint {
 export const sha256d = (data: Uint8Array): Uint8Array => sha256(sha256(data))
 
 /** RIPEMD-160 of SHA-256 (Bitcoin's hash160). */
-export const hash160 = (data: Uint8Array): Uint8Array => ripemd160(sha256(data))
+export const hash160 = (data: Uint8Array): Uint8Array => hashes().ripemd160(sha256(data))
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'
 

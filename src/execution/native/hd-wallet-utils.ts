@@ -17,11 +17,9 @@
  * non-negative 32-bit decimal (no hardening, no "m/"), or more than 10 parts; m ≤ 0, fewer than 2 keys, fewer keys
  * than m, more than 15 keys, a key that is not 33/65 bytes or not on the curve.
  */
-import { hmac } from '@noble/hashes/hmac'
-import { sha512 } from '@noble/hashes/sha2'
 import { bytesToBigInt, concat } from '../../util/bytes.js'
 import { encodeBytes, encodeString, type ArgReader } from './abi.js'
-import { base58check, decodeBase58check, decodePoint, hash160, ORDER_N, Point, type CurvePoint } from './curve.js'
+import { base58check, decodeBase58check, decodePoint, hash160, hashes, ORDER_N, Point, type CurvePoint } from './curve.js'
 import { NativeContractError, type NativeMethod } from './native-contract.js'
 
 /** Address of the HDWalletUtils contract (rskj PrecompiledContracts.HD_WALLET_UTILS_ADDR_STR). */
@@ -97,7 +95,8 @@ function deriveChild(parent: ExtendedKey, parentPoint: CurvePoint, index: number
   const data = new Uint8Array(37)
   data.set(parent.key)
   new DataView(data.buffer).setUint32(33, index)
-  const i = hmac(sha512, parent.chainCode, data)
+  const h = hashes()
+  const i = h.hmac(h.sha512, parent.chainCode, data)
   const il = bytesToBigInt(i.subarray(0, 32))
   const point = il === 0n ? parentPoint : Point().BASE.multiply(il).add(parentPoint)
   // (HDDerivationException in the reference: astronomically rare)
