@@ -11,7 +11,8 @@
  *   confirmations required, so the reference logs "Could not validate transaction" and returns: success, no effect;
  * - votes (voteFeePerKbChange, createFederation, addFederatorPublicKeyMultikey, commitFederation,
  *   rollbackFederation) and lock-whitelist changes: -10 (UNAUTHORIZED_CALLER); a whitelist address that is not a
- *   regtest Base58 address answers -2 first (INVALID_ADDRESS_FORMAT).
+ *   regtest Base58 address answers -2 first (INVALID_ADDRESS_FORMAT);
+ * - increaseLockingCap: a value ≤ 0 fails, otherwise false (LockingCapRegTestConstants' authorizer).
  * The authorized/federator side (their keys are known, their private keys are not; only an impersonated sender
  * reaches it) fails with "not supported by node-cli".
  */
@@ -30,7 +31,9 @@ function rskAddress(pub: Uint8Array): string {
   return Buffer.from(keccak256(decodePoint(pub).toBytes(false).subarray(1)).subarray(12)).toString('hex')
 }
 
-let authorizers: { federation: Set<string>; feePerKb: Set<string>; whitelist: Set<string>; federators: Set<string> } | undefined
+let authorizers:
+  | { federation: Set<string>; feePerKb: Set<string>; lockingCap: Set<string>; whitelist: Set<string>; federators: Set<string> }
+  | undefined
 
 /** Authorized RSK addresses per authorizer (computed once). */
 function auth() {
@@ -44,6 +47,7 @@ function auth() {
       '04aff62315e9c18004392a5d9e39496ff5794b2d9f43ab4e8ade64740d7fdfe896969be859b43f26ef5aa4b5a0d11808277b4abfa1a07cc39f2839b89cc2bc6b4c',
     ]),
     feePerKb: set(['0430c7d0146029db553d60cf11e8d39df1c63979ee2e4cd1e4d4289a5d88cfcbf3a09b06b5cbc88b5bfeb4b87a94cefab81c8d44655e7e813fc3e18f51cfe7e8a0']),
+    lockingCap: set(['04450bbaab83ec48b3cb8fbb077c950ee079733041c039a8c4f1539e5181ca1a27589eeaf0fbf430e49d2909f14c767bf6909ad6845831f683416ee12b832e36ed']),
     whitelist: set(['04641fb250d7ca7a1cb4f530588e978013038ec4294d084d248869dd54d98873e45c61d00ceeaeeb9e35eab19fa5fbd8f07cb8a5f0ddba26b4d4b18349c09199ad']),
     federators: new Set(regtestGenesisFederation().btcKeys.map(rskAddress)),
   }
@@ -117,6 +121,12 @@ export const bridgeWriteMethods: NativeMethod<any>[] = [
   write('addUnlimitedLockWhitelistAddress(string)', 25_000n, (r) => r.string(0), (call) =>
     isRegtestAddress(call.args) ? vote(call, auth().whitelist, 'addUnlimitedLockWhitelistAddress') : encodeUint(-2n),
   ),
+  // LockingCapSupportImpl.increaseLockingCap: a value ≤ 0 fails the call, then an unauthorized caller gets false
+  write('increaseLockingCap(int256)', 8_000n, (r) => r.int(0), (call) => {
+    if (call.args <= 0n) throw new NativeContractError(`Locking Cap must be greater than zero. Value attempted: ${call.args}`)
+    if (!auth().lockingCap.has(callerHex(call))) return encodeUint(0n)
+    throw new NativeContractError('increaseLockingCap from an authorized key is not supported by node-cli')
+  }),
   write('removeLockWhitelistAddress(string)', 24_000n, (r) => r.string(0), (call) => vote(call, auth().whitelist, 'removeLockWhitelistAddress')),
   write('setLockWhitelistDisableBlockDelay(int256)', 24_000n, (r) => r.int(0), (call) => vote(call, auth().whitelist, 'setLockWhitelistDisableBlockDelay')),
 ]

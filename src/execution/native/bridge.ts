@@ -33,6 +33,8 @@ export const BTC_REGTEST_GENESIS_HASH = '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb4
 export const REGTEST_GENESIS_FEE_PER_KB = 100_000n
 /** BridgeRegTestConstants.minimumPeginTxValue (RSKIP219, active from block 0 on regtest), in satoshis. */
 export const REGTEST_MINIMUM_PEGIN_VALUE = 500_000n
+/** LockingCapRegTestConstants.initialValue: 1 000 BTC, in satoshis. */
+export const REGTEST_INITIAL_LOCKING_CAP = 100_000_000_000n
 /** FederationRegTestConstants.federationActivationAge (RSKIP383 value), in RSK blocks. */
 const FEDERATION_ACTIVATION_AGE = 150n
 
@@ -187,6 +189,11 @@ const PEGIN_METHODS: NativeMethod<any>[] = [
 ]
 
 const PEGOUT_METHODS: NativeMethod<any>[] = [
+  // LockingCapSupportImpl.getLockingCap: the stored cap, else LockingCapRegTestConstants.initialValue (1 000 BTC)
+  getter('getLockingCap()', 3_000n, true, async ({ input }) => {
+    const v = await named(input, 'lockingCap')
+    return encodeUint(v.length > 0 ? rlpNumber(v) : REGTEST_INITIAL_LOCKING_CAP)
+  }),
   getter('getQueuedPegoutsCount()', 3_000n, false, async ({ input }) => {
     await bridgeStorageIsEmpty(input, 'queued peg-out requests', 'releaseRequestQueue', 'releaseRequestQueueWithTxHash')
     return encodeUint(0n)

@@ -255,3 +255,48 @@ describe('Bridge: write methods for an unauthorized caller (a developer account)
     expect(probeIf.decodeFunctionResult('rawStaticCall', out)[0]).toBe(false)
   })
 })
+
+describe('Bridge: locking cap', () => {
+  const lc = new Interface(['function getLockingCap() returns (int256)', 'function increaseLockingCap(int256) returns (bool)'])
+  it('getLockingCap is the regtest initial value, 1 000 BTC in satoshis', async () => {
+    const out = await rpc<string>(url, 'eth_call', [{ to: BRIDGE, data: lc.encodeFunctionData('getLockingCap') }, 'latest'])
+    expect(lc.decodeFunctionResult('getLockingCap', out)[0]).toBe(100_000_000_000n)
+  })
+  it('increaseLockingCap: false for an unauthorized caller; a value ≤ 0 fails', async () => {
+    const ok = await rpc<string>(url, 'eth_call', [{ from: COW.address, to: BRIDGE, data: lc.encodeFunctionData('increaseLockingCap', [1]) }, 'latest'])
+    expect(lc.decodeFunctionResult('increaseLockingCap', ok)[0]).toBe(false)
+    expect(await rpc(url, 'eth_call', [{ from: COW.address, to: BRIDGE, data: lc.encodeFunctionData('increaseLockingCap', [0]) }, 'latest'])).toBe('0x')
+  })
+})
+
+describe('Bridge: answers from its storage (the reference layout, as in a forked Bridge)', () => {
+  /** DataWord.fromString(name): the UTF-8 name right-aligned in 32 bytes. */
+  const key = (name: string) => '0x' + Buffer.from(name).toString('hex').padStart(64, '0')
+  const set = (k: string, v: string) => rpc(url, 'anvil_setStorageAt', [BRIDGE, k, v])
+  it('feePerKb cell (RLP 200 000) and a processed BTC tx height (keccak("btcTxHashAP-<hash>") → RLP 123)', async () => {
+    const snap = await rpc(url, 'evm_snapshot')
+    try {
+      await set(key('feePerKb'), '0x' + '83030d40'.padStart(64, '0'))
+      expect(await call('getFeePerKb')).toBe(200_000n)
+      const h = 'cd'.repeat(32)
+      const { keccak256, toUtf8Bytes } = await import('ethers')
+      await set(keccak256(toUtf8Bytes(`btcTxHashAP-${h}`)), '0x' + '7b'.padStart(64, '0'))
+      expect(await call('getBtcTxHashProcessedHeight', [h])).toBe(123n)
+      expect(await call('isBtcTxHashAlreadyProcessed', [h])).toBe(true)
+    } finally {
+      await rpc(url, 'evm_revert', [snap])
+    }
+  })
+  it('a stored elected federation is not decoded: the federation getters fail instead of answering wrongly', async () => {
+    const snap = await rpc(url, 'evm_snapshot')
+    try {
+      await set(key('newFederation'), '0x' + 'c0'.padStart(64, '0'))
+      expect(await call('getFederationAddress')).toBeUndefined()
+      expect(await call('getFederationSize')).toBeUndefined()
+      expect(await call('getFeePerKb')).toBe(100_000n)
+    } finally {
+      await rpc(url, 'evm_revert', [snap])
+    }
+    expect(await call('getFederationSize')).toBe(3n)
+  })
+})
