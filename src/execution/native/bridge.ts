@@ -29,6 +29,13 @@ export const BRIDGE_NO_METHOD_GAS = 23_000n
 /** Bitcoin regtest genesis block hash (bitcoinj RegTestParams), the Bridge's BTC chain without checkpoints. */
 export const BTC_REGTEST_GENESIS_HASH = '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206'
 
+/**
+ * The Bitcoin regtest genesis header, 80 bytes as bitcoinj serializes it (version 1, no parent, the genesis merkle
+ * root, time 1296688602, bits 0x207fffff, nonce 2); its double SHA-256, reversed, is {@link BTC_REGTEST_GENESIS_HASH}.
+ */
+export const BTC_REGTEST_GENESIS_HEADER =
+  '01000000' + '00'.repeat(32) + '3ba3edfd7a7b12b27ac72c3e67768f617fc81bc3888a51323a9fb8aa4b1e5e4a' + 'dae5494d' + 'ffff7f20' + '02000000'
+
 /** FeePerKbRegTestConstants.genesisFeePerKb: Coin.MILLICOIN, in satoshis. */
 export const REGTEST_GENESIS_FEE_PER_KB = 100_000n
 /** BridgeRegTestConstants.minimumPeginTxValue (RSKIP219, active from block 0 on regtest), in satoshis. */
@@ -63,6 +70,8 @@ async function processedHeight(input: PrecompileInput, hash: string): Promise<bi
   const v = await compound(input, 'btcTxHashAP', hash)
   return v.length === 0 ? undefined : rlpNumber(v)
 }
+
+const genesisHeader = (): Uint8Array => Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HEADER, 'hex'))
 
 /** The BTC light chain: only the regtest genesis while no header was received. */
 async function btcChainHeight(input: PrecompileInput): Promise<bigint> {
@@ -126,6 +135,38 @@ const PEGIN_METHODS: NativeMethod<any>[] = [
     return encodeUint(v.length > 0 ? rlpNumber(v) : REGTEST_GENESIS_FEE_PER_KB)
   }),
   getter('getMinimumLockTxValue()', 2_000n, true, async () => encodeUint(REGTEST_MINIMUM_PEGIN_VALUE)),
+  // RSKIP220 header reads (Bridge.getBtcBlockchainBlockHeaderBy…: any failure answers empty bytes)
+  {
+    signature: 'getBtcBlockchainBlockHeaderByHeight(uint256)',
+    decode: (r: ArgReader) => r.uint(0),
+    gas: (_a: unknown, data: Uint8Array) => 5_000n + dataGas(data),
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<bigint>) => {
+      await btcChainHeight(input)
+      // BigInteger.intValue(), then the main chain at that height: only the genesis at 0
+      return encodeBytes(BigInt.asIntN(32, args) === 0n ? genesisHeader() : new Uint8Array(0))
+    },
+  },
+  {
+    signature: 'getBtcBlockchainBlockHeaderByHash(bytes32)',
+    decode: (r: ArgReader) => r.word(0),
+    gas: (_a: unknown, data: Uint8Array) => 4_600n + dataGas(data),
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<Uint8Array>) => {
+      await btcChainHeight(input)
+      return encodeBytes(Buffer.from(args).toString('hex') === BTC_REGTEST_GENESIS_HASH ? genesisHeader() : new Uint8Array(0))
+    },
+  },
+  {
+    signature: 'getBtcBlockchainParentBlockHeaderByHash(bytes32)',
+    decode: (r: ArgReader) => r.word(0),
+    gas: (_a: unknown, data: Uint8Array) => 4_900n + dataGas(data),
+    callTypes: STATIC_OK,
+    execute: async ({ input }: NativeCall<Uint8Array>) => {
+      await btcChainHeight(input)
+      return encodeBytes(new Uint8Array(0)) // the genesis has no stored parent; other hashes are unknown
+    },
+  },
   getter('getBtcBlockchainBestChainHeight()', 19_000n, false, async ({ input }) => encodeUint(await btcChainHeight(input))),
   getter('getBtcBlockchainInitialBlockHeight()', 20_000n, true, async ({ input }) => {
     await btcChainHeight(input)

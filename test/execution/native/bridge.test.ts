@@ -300,3 +300,33 @@ describe('Bridge: answers from its storage (the reference layout, as in a forked
     expect(await call('getFederationSize')).toBe(3n)
   })
 })
+
+describe('Bridge: BTC header reads (RSKIP220)', () => {
+  const hdr = new Interface([
+    'function getBtcBlockchainBlockHeaderByHeight(uint256) returns (bytes)',
+    'function getBtcBlockchainBlockHeaderByHash(bytes32) returns (bytes)',
+    'function getBtcBlockchainParentBlockHeaderByHash(bytes32) returns (bytes)',
+  ])
+  // Bitcoin regtest genesis header (bitcoinj RegTestParams): its double SHA-256, reversed, is the genesis hash
+  const GENESIS_HEADER =
+    '0x01000000' + '00'.repeat(32) + '3ba3edfd7a7b12b27ac72c3e67768f617fc81bc3888a51323a9fb8aa4b1e5e4a' + 'dae5494d' + 'ffff7f20' + '02000000'
+  const GENESIS_HASH = '0x0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206'
+  const ask = async (fn: string, args: unknown[]) =>
+    hdr.decodeFunctionResult(fn, await rpc<string>(url, 'eth_call', [{ to: BRIDGE, data: hdr.encodeFunctionData(fn, args) }, 'latest']))[0]
+  it('the genesis header by height 0 and by hash; empty bytes otherwise', async () => {
+    expect('0x' + Buffer.from(getBytes(sha256(sha256(GENESIS_HEADER)))).reverse().toString('hex')).toBe(GENESIS_HASH)
+    expect(await ask('getBtcBlockchainBlockHeaderByHeight', [0])).toBe(GENESIS_HEADER)
+    expect(await ask('getBtcBlockchainBlockHeaderByHeight', [1])).toBe('0x')
+    expect(await ask('getBtcBlockchainBlockHeaderByHash', [GENESIS_HASH])).toBe(GENESIS_HEADER)
+    expect(await ask('getBtcBlockchainBlockHeaderByHash', ['0x' + '11'.repeat(32)])).toBe('0x')
+    expect(await ask('getBtcBlockchainParentBlockHeaderByHash', [GENESIS_HASH])).toBe('0x')
+  })
+  it('costs 5 000 / 4 600 / 4 900 + 2 per data byte and answers a mined transaction', async () => {
+    const data = hdr.encodeFunctionData('getBtcBlockchainBlockHeaderByHeight', [0])
+    const r = await mined(BRIDGE, data)
+    expect(r.status).toBe('0x1')
+    expect(r.gasUsed).toBe(intrinsic(data) + 5_000n + 72n)
+    const h = hdr.encodeFunctionData('getBtcBlockchainBlockHeaderByHash', [GENESIS_HASH])
+    expect(BigInt(await rpc(url, 'eth_estimateGas', [{ to: BRIDGE, data: h }]))).toBe(intrinsic(h) + 4_600n + 72n)
+  })
+})
