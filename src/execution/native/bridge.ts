@@ -71,6 +71,18 @@ async function processedHeight(input: PrecompileInput, hash: string): Promise<bi
   return v.length === 0 ? undefined : rlpNumber(v)
 }
 
+/**
+ * BridgeUtils.calculateSegwitTxSize (P2SH-P2WSH federation): a transaction with `outputs` P2SH outputs to the
+ * federation (legacy serialization: version 4 + input count 1 + output count 1 + 32 per output + locktime 4), plus
+ * 36 bytes of script sig per input = base size; + 72 per signature per input + the redeem script per input =
+ * total size; virtual size = (total + 3 × base) / 4 (BIP141, integer division).
+ */
+export function segwitPegoutSize(fed: FederationView, inputs: number, outputs: number): number {
+  const base = 4 + 1 + 1 + outputs * (8 + 1 + 23) + 4 + inputs * 36
+  const total = base + fed.threshold * inputs * 72 + inputs * fed.redeemScript.length
+  return Math.floor((total + 3 * base) / 4)
+}
+
 const genesisHeader = (): Uint8Array => Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HEADER, 'hex'))
 
 /** The BTC light chain: only the regtest genesis while no header was received. */
@@ -238,6 +250,16 @@ const PEGOUT_METHODS: NativeMethod<any>[] = [
   getter('getQueuedPegoutsCount()', 3_000n, false, async ({ input }) => {
     await bridgeStorageIsEmpty(input, 'queued peg-out requests', 'releaseRequestQueue', 'releaseRequestQueueWithTxHash')
     return encodeUint(0n)
+  }),
+  getter('getEstimatedFeesForNextPegOutEvent()', 10_000n, false, async ({ input }) => {
+    // BridgeSupport.getEstimatedFeesForNextPegOutEvent (RSKIP385, RSKIP305): the simulated peg-out cannot be built
+    // from a federation wallet without UTXOs, so the reference falls back to feePerKb × the size of a 2-input,
+    // (queued + 2)-output peg-out (BridgeUtils.calculatePegoutTxSize) / 1 000
+    await bridgeStorageIsEmpty(input, 'queued peg-out requests', 'releaseRequestQueue', 'releaseRequestQueueWithTxHash')
+    await bridgeStorageIsEmpty(input, 'federation UTXOs', 'newFederationBtcUTXOs')
+    const fee = await named(input, 'feePerKb')
+    const feePerKb = fee.length > 0 ? rlpNumber(fee) : REGTEST_GENESIS_FEE_PER_KB
+    return encodeUint((feePerKb * BigInt(segwitPegoutSize(await activeFederation(input), 2, 2))) / 1000n)
   }),
   getter('getNextPegoutCreationBlockNumber()', 3_000n, false, async ({ input }) => {
     const v = await named(input, 'nextPegoutHeight')

@@ -330,3 +330,18 @@ describe('Bridge: BTC header reads (RSKIP220)', () => {
     expect(BigInt(await rpc(url, 'eth_estimateGas', [{ to: BRIDGE, data: h }]))).toBe(intrinsic(h) + 4_600n + 72n)
   })
 })
+
+describe('Bridge: peg-out fee estimate', () => {
+  const est = new Interface(['function getEstimatedFeesForNextPegOutEvent() returns (uint256)'])
+  it('feePerKb × vsize of a 2-input, 2-output P2SH-P2WSH peg-out / 1000 (BridgeUtils.calculateSegwitTxSize fallback)', async () => {
+    // base = 4 + 1 + 1 + 2 × (8 + 1 + 23) + 4 + 2 × 36 = 146; total = 146 + 2 sigs × 2 inputs × 72 + 2 × |redeem|
+    const redeemLength = (REDEEM.length - 2) / 2
+    expect(redeemLength).toBe(252)
+    const base = 146
+    const total = base + 2 * 2 * 72 + 2 * redeemLength
+    const vsize = Math.floor((total + 3 * base) / 4)
+    expect(vsize).toBe(344)
+    const out = await rpc<string>(url, 'eth_call', [{ to: BRIDGE, data: est.encodeFunctionData('getEstimatedFeesForNextPegOutEvent') }, 'latest'])
+    expect(est.decodeFunctionResult('getEstimatedFeesForNextPegOutEvent', out)[0]).toBe((100_000n * BigInt(vsize)) / 1000n)
+  })
+})
