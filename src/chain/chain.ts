@@ -218,6 +218,7 @@ export class Chain extends EventEmitter {
         const b = chain?.blockByNumber(n)
         return b && { hash: b.hash, coinbase: b.header.coinbase, paidFees: b.header.paidFees }
       },
+      canonicalBlock: (n) => chain?.blockByNumber(n),
       store: opts.storage?.trieStore,
     })
     chain = new Chain(executor, opts)

@@ -10,7 +10,7 @@ import type { Common, StateManagerInterface } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
 import { Account, Address, createAddressFromString } from '@ethereumjs/util'
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm'
-import type { LogRecord, ReceiptRecord } from '../chain/types.js'
+import type { BlockRecord, LogRecord, ReceiptRecord } from '../chain/types.js'
 import { bytesEqual, padLeft, toKey } from '../util/bytes.js'
 import { LRUCache } from 'lru-cache'
 import { captureInterpreter, rskOpcodes } from './opcodes.js'
@@ -30,6 +30,7 @@ import {
 import { logsBloom, ZERO_BLOOM } from '../rsk/receipt-rlp.js'
 import { applyStateOverride, type StateOverride } from './state-override.js'
 import { ConsoleCapture } from './console-log.js'
+import { nativePrecompiles, trackMessages } from './native/index.js'
 
 /** The block context transactions run in (COINBASE, NUMBER, TIMESTAMP, GASLIMIT, DIFFICULTY, BASEFEE). */
 export interface BlockContext {
@@ -155,6 +156,8 @@ export interface ExecutorOptions {
   processingBlock?: (number: bigint) => ProcessingBlock | undefined
   /** Node store of the state (the chain's database when persistent, src/chain/storage.ts). */
   store?: TrieNodeStore
+  /** Canonical block `n` for the native contracts (BlockHeader reads recent headers; src/execution/native/). */
+  canonicalBlock?: (number: bigint) => BlockRecord | undefined
 }
 
 /** Spare VMs kept for executions away from the live state (see Executor.vmAt): `pending` and one older block. */
@@ -181,6 +184,10 @@ export class Executor {
   consoleLog = true
   /** console.log lines of the execution under way. */
   readonly console = new ConsoleCapture(() => this.consoleLog)
+  /** Number of the block the current run executes in (set with its context; read by the native contracts). */
+  private executionNumber = 0n
+  /** Whether the current run is eth_call/eth_estimateGas (native methods may be restricted to local calls). */
+  private localCall = false
 
   private constructor(
     readonly common: Common,
@@ -218,8 +225,15 @@ export class Executor {
           () => executor?.minimumGasPrice ?? 0n,
           () => executor?.coinbase ?? new Uint8Array(20),
         ),
+        // the native contracts (BlockHeader, Environment, …; reference PrecompiledContracts.java)
+        customPrecompiles: nativePrecompiles({
+          executionBlockNumber: () => executor?.executionNumber ?? 0n,
+          canonicalBlock: (n) => opts.canonicalBlock?.(n),
+          isLocalCall: () => executor?.localCall ?? false,
+        }, common) as never,
       },
     })
+    trackMessages(vm.evm)
     applyReferenceStateRules(vm)
     // Hand the interpreter to the jump-analysis cache (see opcodes.ts): run one CHAINID.
     captureInterpreter()
@@ -247,6 +261,7 @@ export class Executor {
   private contextBlock(ctx: BlockContext): Block {
     this.minimumGasPrice = ctx.minimumGasPrice
     this.coinbase = ctx.coinbase
+    this.executionNumber = ctx.number
     // Calls and estimates at the same block reuse one context block (building it costs more than a simple call).
     const key = `${ctx.number}:${ctx.timestamp}:${ctx.gasLimit}:${ctx.difficulty}`
     if (this.lastContext?.key === key) return this.lastContext.block
@@ -288,6 +303,7 @@ export class Executor {
     const commit = opts.commit ?? true
     const sm = this.stateManager
     const block = this.contextBlock(ctx)
+    this.localCall = false
     const applied: AppliedTx[] = []
     let gasUsed = 0n
     let paidFees = 0n
@@ -577,6 +593,7 @@ export class Executor {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
+    this.localCall = true
     const caller = new Address(req.from ?? new Uint8Array(20))
     const data = req.data ?? new Uint8Array(0)
     let intrinsic = this.common.param('txGas')
@@ -628,6 +645,7 @@ export class Executor {
     const vm = await this.vmAt(root)
     const sm = vm.stateManager
     const block = this.contextBlock(ctx)
+    this.localCall = true
     const from = new Address(req.from ?? new Uint8Array(20))
     if (overrides !== undefined && overrides.length > 0) {
       await sm.checkpoint()
@@ -713,6 +731,7 @@ export class Executor {
       const vm = await this.vm.shallowCopy(false)
       applyReferenceStateRules(vm)
       this.console.install(vm.evm.events as never)
+      trackMessages(vm.evm)
       await vm.stateManager.setStateRoot(root)
       spare = { vm, root }
     } else {

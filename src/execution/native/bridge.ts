@@ -1,0 +1,281 @@
+/**
+ * The Bridge at 0x0000000000000000000000000000000001000006, read side, on a regtest federation (rskj
+ * J/co/rsk/peg/Bridge.java, BridgeMethods.java, BridgeSupport.java, BridgeStorageProvider.java,
+ * BridgeStorageIndexKey.java, federation/FederationSupportImpl.java, whitelist/WhitelistSupportImpl.java).
+ *
+ * Calling convention (Bridge.getGasForData / execute): gas = the method's fixed cost + 2 per call-data byte; data
+ * that names no method costs releaseBtc's 23 000 and fails. Getters marked local answer only eth_call /
+ * eth_estimateGas runs (also from a contract inside them): in a mined transaction they fail (RSKIP88). Getters
+ * accept CALL and STATICCALL; DELEGATECALL/CALLCODE fail (RSKIP417).
+ *
+ * State comes from the Bridge's storage with the reference's keys (DataWord.fromString(name), or
+ * keccak(name-id) for per-item keys) and encodings (RLP big integers), else from the regtest constants — a
+ * fresh regtest Bridge. Where the storage holds structures node-cli does not decode (an elected federation,
+ * received BTC headers, a lock whitelist, queued peg-outs, the legacy processed-hash map) the getter fails with a
+ * "not supported by node-cli" message instead of answering wrongly.
+ */
+import type { PrecompileInput } from '@ethereumjs/evm'
+import { bridgeStorageIsEmpty, compound, named, rlpNumber } from './bridge-storage.js'
+export { BRIDGE_ADDRESS } from './bridge-storage.js'
+import { encodeBytes, encodeString, encodeUint, type ArgReader } from './abi.js'
+import { regtestGenesisFederation, type FederationView } from './bridge-federation.js'
+import { dataGas, NativeContractError, type NativeCall, type NativeMethod } from './native-contract.js'
+import type { MsgType } from './message-tracker.js'
+import { bridgeWriteMethods } from './bridge-writes.js'
+
+/** Gas of call data naming no Bridge method: BridgeMethods.RELEASE_BTC's cost, without the data cost. */
+export const BRIDGE_NO_METHOD_GAS = 23_000n
+
+/** Bitcoin regtest genesis block hash (bitcoinj RegTestParams), the Bridge's BTC chain without checkpoints. */
+export const BTC_REGTEST_GENESIS_HASH = '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206'
+
+/**
+ * The Bitcoin regtest genesis header, 80 bytes as bitcoinj serializes it (version 1, no parent, the genesis merkle
+ * root, time 1296688602, bits 0x207fffff, nonce 2); its double SHA-256, reversed, is {@link BTC_REGTEST_GENESIS_HASH}.
+ */
+export const BTC_REGTEST_GENESIS_HEADER =
+  '01000000' + '00'.repeat(32) + '3ba3edfd7a7b12b27ac72c3e67768f617fc81bc3888a51323a9fb8aa4b1e5e4a' + 'dae5494d' + 'ffff7f20' + '02000000'
+
+/** FeePerKbRegTestConstants.genesisFeePerKb: Coin.MILLICOIN, in satoshis. */
+export const REGTEST_GENESIS_FEE_PER_KB = 100_000n
+/** BridgeRegTestConstants.minimumPeginTxValue (RSKIP219, active from block 0 on regtest), in satoshis. */
+export const REGTEST_MINIMUM_PEGIN_VALUE = 500_000n
+/** LockingCapRegTestConstants.initialValue: 1 000 BTC, in satoshis. */
+export const REGTEST_INITIAL_LOCKING_CAP = 100_000_000_000n
+/** FederationRegTestConstants.federationActivationAge (RSKIP383 value), in RSK blocks. */
+const FEDERATION_ACTIVATION_AGE = 150n
+
+const STATIC_OK: readonly MsgType[] = ['CALL', 'STATICCALL']
+
+/** FederationSupportImpl.getActiveFederation: the genesis federation while no "new" federation is stored. */
+async function activeFederation(input: PrecompileInput): Promise<FederationView> {
+  await bridgeStorageIsEmpty(input, 'an elected federation', 'newFederation')
+  return regtestGenesisFederation()
+}
+
+/** A getter without arguments. */
+function getter(signature: string, cost: bigint, localOnly: boolean, run: (call: NativeCall<void>) => Promise<Uint8Array>): NativeMethod<void> {
+  return { signature, gas: (_a, data) => cost + dataGas(data), localCallsOnly: localOnly, callTypes: STATIC_OK, execute: run }
+}
+
+/** Sha256Hash.wrap(hex string): 64 hex characters. */
+function btcHash(s: string): string {
+  if (!/^[0-9a-fA-F]{64}$/.test(s)) throw new NativeContractError(`Invalid BTC tx hash '${s}'`)
+  return s.toLowerCase()
+}
+
+/** BridgeStorageProvider.getHeightIfBtcTxhashIsAlreadyProcessed: the height, or undefined. */
+async function processedHeight(input: PrecompileInput, hash: string): Promise<bigint | undefined> {
+  await bridgeStorageIsEmpty(input, 'the legacy processed BTC tx map', 'btcTxHashesAP')
+  const v = await compound(input, 'btcTxHashAP', hash)
+  return v.length === 0 ? undefined : rlpNumber(v)
+}
+
+/**
+ * BridgeUtils.calculateSegwitTxSize (P2SH-P2WSH federation): a transaction with `outputs` P2SH outputs to the
+ * federation (legacy serialization: version 4 + input count 1 + output count 1 + 32 per output + locktime 4), plus
+ * 36 bytes of script sig per input = base size; + 72 per signature per input + the redeem script per input =
+ * total size; virtual size = (total + 3 × base) / 4 (BIP141, integer division).
+ */
+export function segwitPegoutSize(fed: FederationView, inputs: number, outputs: number): number {
+  const base = 4 + 1 + 1 + outputs * (8 + 1 + 23) + 4 + inputs * 36
+  const total = base + fed.threshold * inputs * 72 + inputs * fed.redeemScript.length
+  return Math.floor((total + 3 * base) / 4)
+}
+
+const genesisHeader = (): Uint8Array => Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HEADER, 'hex'))
+
+/** The BTC light chain: only the regtest genesis while no header was received. */
+async function btcChainHeight(input: PrecompileInput): Promise<bigint> {
+  await bridgeStorageIsEmpty(input, 'a received BTC header chain', 'blockStoreChainHead')
+  return 0n
+}
+
+const FEDERATION_METHODS: NativeMethod<any>[] = [
+  getter('getFederationAddress()', 11_000n, true, async ({ input }) => encodeString((await activeFederation(input)).address)),
+  getter('getFederationSize()', 10_000n, true, async ({ input }) => encodeUint(BigInt((await activeFederation(input)).btcKeys.length))),
+  getter('getFederationThreshold()', 11_000n, true, async ({ input }) => encodeUint(BigInt((await activeFederation(input)).threshold))),
+  getter('getFederationCreationTime()', 10_000n, true, async ({ input }) => encodeUint((await activeFederation(input)).creationTime)),
+  getter('getFederationCreationBlockNumber()', 10_000n, true, async ({ input }) => encodeUint((await activeFederation(input)).creationBlockNumber)),
+  getter('getActivePowpegRedeemScript()', 30_000n, false, async ({ input }) => encodeBytes((await activeFederation(input)).redeemScript)),
+  getter('getActiveFederationCreationBlockHeight()', 3_000n, false, async ({ input, host }) => {
+    // FederationSupportImpl.getActiveFederationCreationBlockHeight
+    const next = await named(input, 'nextFedCreationBlockHeight')
+    if (next.length > 0) {
+      const n = rlpNumber(next)
+      if (host.executionBlockNumber() >= n + FEDERATION_ACTIVATION_AGE) return encodeUint(n)
+    }
+    const active = await named(input, 'activeFedCreationBlockHeight')
+    return encodeUint(active.length > 0 ? rlpNumber(active) : 0n)
+  }),
+  {
+    signature: 'getFederatorPublicKeyOfType(int256,string)',
+    decode: (r: ArgReader) => ({ index: r.int(0), type: r.string(1) }),
+    gas: (_a: unknown, data: Uint8Array) => 10_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<{ index: bigint; type: string }>) => {
+      // FederationMember.KeyType.byValue: "btc", "rsk", "mst" (the genesis members use one key for all three)
+      if (!['btc', 'rsk', 'mst'].includes(args.type)) throw new NativeContractError(`Invalid key type '${args.type}'`)
+      const fed = await activeFederation(input)
+      // BigInteger.intValue(): the low 32 bits, signed
+      const index = Number(BigInt.asIntN(32, args.index))
+      if (index < 0 || index >= fed.btcKeys.length) {
+        throw new NativeContractError(`Index must be between 0 and ${fed.btcKeys.length - 1}`)
+      }
+      return encodeBytes(fed.btcKeys[index]!)
+    },
+  },
+  // no retiring, pending or proposed federation while the storage holds none
+  getter('getRetiringFederationSize()', 3_000n, true, async ({ input }) => {
+    await bridgeStorageIsEmpty(input, 'a retiring federation', 'oldFederation')
+    return encodeUint(-1n)
+  }),
+  getter('getRetiringFederationAddress()', 3_000n, true, async ({ input }) => {
+    await bridgeStorageIsEmpty(input, 'a retiring federation', 'oldFederation')
+    return encodeString('')
+  }),
+  getter('getPendingFederationSize()', 3_000n, true, async ({ input }) => {
+    await bridgeStorageIsEmpty(input, 'a pending federation', 'pendingFederation')
+    return encodeUint(-1n)
+  }),
+]
+
+const PEGIN_METHODS: NativeMethod<any>[] = [
+  getter('getFeePerKb()', 2_000n, true, async ({ input }) => {
+    const v = await named(input, 'feePerKb')
+    return encodeUint(v.length > 0 ? rlpNumber(v) : REGTEST_GENESIS_FEE_PER_KB)
+  }),
+  getter('getMinimumLockTxValue()', 2_000n, true, async () => encodeUint(REGTEST_MINIMUM_PEGIN_VALUE)),
+  // RSKIP220 header reads (Bridge.getBtcBlockchainBlockHeaderBy…: any failure answers empty bytes)
+  {
+    signature: 'getBtcBlockchainBlockHeaderByHeight(uint256)',
+    decode: (r: ArgReader) => r.uint(0),
+    gas: (_a: unknown, data: Uint8Array) => 5_000n + dataGas(data),
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<bigint>) => {
+      await btcChainHeight(input)
+      // BigInteger.intValue(), then the main chain at that height: only the genesis at 0
+      return encodeBytes(BigInt.asIntN(32, args) === 0n ? genesisHeader() : new Uint8Array(0))
+    },
+  },
+  {
+    signature: 'getBtcBlockchainBlockHeaderByHash(bytes32)',
+    decode: (r: ArgReader) => r.word(0),
+    gas: (_a: unknown, data: Uint8Array) => 4_600n + dataGas(data),
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<Uint8Array>) => {
+      await btcChainHeight(input)
+      return encodeBytes(Buffer.from(args).toString('hex') === BTC_REGTEST_GENESIS_HASH ? genesisHeader() : new Uint8Array(0))
+    },
+  },
+  {
+    signature: 'getBtcBlockchainParentBlockHeaderByHash(bytes32)',
+    decode: (r: ArgReader) => r.word(0),
+    gas: (_a: unknown, data: Uint8Array) => 4_900n + dataGas(data),
+    callTypes: STATIC_OK,
+    execute: async ({ input }: NativeCall<Uint8Array>) => {
+      await btcChainHeight(input)
+      return encodeBytes(new Uint8Array(0)) // the genesis has no stored parent; other hashes are unknown
+    },
+  },
+  getter('getBtcBlockchainBestChainHeight()', 19_000n, false, async ({ input }) => encodeUint(await btcChainHeight(input))),
+  getter('getBtcBlockchainInitialBlockHeight()', 20_000n, true, async ({ input }) => {
+    await btcChainHeight(input)
+    return encodeUint(0n)
+  }),
+  {
+    signature: 'getBtcBlockchainBlockHashAtDepth(int256)',
+    decode: (r: ArgReader) => r.int(0),
+    gas: (_a: unknown, data: Uint8Array) => 20_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<bigint>) => {
+      const best = await btcChainHeight(input)
+      const depth = BigInt.asIntN(32, args)
+      if (depth < 0n || depth > best) throw new NativeContractError(`Height must be between 0 and ${best}`)
+      return encodeBytes(Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HASH, 'hex')))
+    },
+  },
+  {
+    signature: 'getBtcTxHashProcessedHeight(string)',
+    decode: (r: ArgReader) => r.string(0),
+    gas: (_a: unknown, data: Uint8Array) => 22_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<string>) => encodeUint((await processedHeight(input, btcHash(args))) ?? -1n),
+  },
+  {
+    signature: 'isBtcTxHashAlreadyProcessed(string)',
+    decode: (r: ArgReader) => r.string(0),
+    gas: (_a: unknown, data: Uint8Array) => 23_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ args, input }: NativeCall<string>) => encodeUint((await processedHeight(input, btcHash(args))) === undefined ? 0n : 1n),
+  },
+  getter('getLockWhitelistSize()', 16_000n, true, async ({ input }) => {
+    await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+    return encodeUint(0n)
+  }),
+  {
+    signature: 'getLockWhitelistAddress(int256)',
+    decode: (r: ArgReader) => r.int(0),
+    gas: (_a: unknown, data: Uint8Array) => 16_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ input }: NativeCall<bigint>) => {
+      await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+      return encodeString('') // no entry at any index: ""
+    },
+  },
+  {
+    signature: 'getLockWhitelistEntryByAddress(string)',
+    decode: (r: ArgReader) => r.string(0),
+    gas: (_a: unknown, data: Uint8Array) => 16_000n + dataGas(data),
+    localCallsOnly: true,
+    callTypes: STATIC_OK,
+    execute: async ({ input }: NativeCall<string>) => {
+      await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+      return encodeUint(-1n) // WhitelistResponseCode.ADDRESS_NOT_EXIST (also for an unparsable address)
+    },
+  },
+]
+
+const PEGOUT_METHODS: NativeMethod<any>[] = [
+  // LockingCapSupportImpl.getLockingCap: the stored cap, else LockingCapRegTestConstants.initialValue (1 000 BTC)
+  getter('getLockingCap()', 3_000n, true, async ({ input }) => {
+    const v = await named(input, 'lockingCap')
+    return encodeUint(v.length > 0 ? rlpNumber(v) : REGTEST_INITIAL_LOCKING_CAP)
+  }),
+  getter('getQueuedPegoutsCount()', 3_000n, false, async ({ input }) => {
+    await bridgeStorageIsEmpty(input, 'queued peg-out requests', 'releaseRequestQueue', 'releaseRequestQueueWithTxHash')
+    return encodeUint(0n)
+  }),
+  getter('getEstimatedFeesForNextPegOutEvent()', 10_000n, false, async ({ input }) => {
+    // BridgeSupport.getEstimatedFeesForNextPegOutEvent (RSKIP385, RSKIP305): the simulated peg-out cannot be built
+    // from a federation wallet without UTXOs, so the reference falls back to feePerKb × the size of a 2-input,
+    // (queued + 2)-output peg-out (BridgeUtils.calculatePegoutTxSize) / 1 000
+    await bridgeStorageIsEmpty(input, 'queued peg-out requests', 'releaseRequestQueue', 'releaseRequestQueueWithTxHash')
+    await bridgeStorageIsEmpty(input, 'federation UTXOs', 'newFederationBtcUTXOs')
+    const fee = await named(input, 'feePerKb')
+    const feePerKb = fee.length > 0 ? rlpNumber(fee) : REGTEST_GENESIS_FEE_PER_KB
+    return encodeUint((feePerKb * BigInt(segwitPegoutSize(await activeFederation(input), 2, 2))) / 1000n)
+  }),
+  getter('getNextPegoutCreationBlockNumber()', 3_000n, false, async ({ input }) => {
+    const v = await named(input, 'nextPegoutHeight')
+    return encodeUint(v.length > 0 ? rlpNumber(v) : 0n)
+  }),
+]
+
+/**
+ * releaseBtc, the default method (empty call data, a plain value transfer): 23 000 gas. node-cli accepts the
+ * value and queues no peg-out (the reference queues a release request or refunds an amount below the minimum).
+ */
+export const bridgeReleaseBtc: NativeMethod<void> = {
+  signature: 'releaseBtc()',
+  gas: (_a, data) => BRIDGE_NO_METHOD_GAS + dataGas(data),
+  execute: () => new Uint8Array(0),
+}
+
+/** The Bridge methods node-cli answers (see the module doc for the rest). */
+export const bridgeMethods: NativeMethod<any>[] = [...FEDERATION_METHODS, ...PEGIN_METHODS, ...PEGOUT_METHODS, bridgeReleaseBtc, ...bridgeWriteMethods]
