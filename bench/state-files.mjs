@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import { freePort, installCleanup, sleep, spawnChild } from './lib/proc.mjs'
+import { freePort, installCleanup, peakRssMiB, sleep, spawnChild } from './lib/proc.mjs'
 import { Rpc } from './lib/rpc.mjs'
 
 const benchDir = dirname(fileURLToPath(import.meta.url))
@@ -36,16 +36,6 @@ function anvilBin() {
   // the platform binary itself: the npm wrapper (bin.mjs) would take the signals and the RSS figures
   const native = join(benchDir, 'node_modules', '@foundry-rs', `anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`, 'bin', 'anvil')
   return existsSync(native) ? native : bin
-}
-
-/** Peak resident set size (VmHWM) of a process in MiB, or null once it is gone. */
-function peakMiB(pid) {
-  try {
-    const m = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m ? Number(m[1]) / 1024 : null
-  } catch {
-    return null
-  }
 }
 
 /** Writes the Anvil-format state: ACCOUNTS accounts with SLOTS slots each, streamed to disk. */
@@ -84,12 +74,12 @@ async function measure(name, cmd, argsFor) {
     }
   }
   const loadMs = performance.now() - t0
-  const loadPeak = peakMiB(p.pid)
+  const loadPeak = peakRssMiB(p.pid)
   const t1 = performance.now()
   p.child.kill('SIGINT')
   let dumpPeak = loadPeak
   while (p.isAlive()) {
-    dumpPeak = peakMiB(p.pid) ?? dumpPeak
+    dumpPeak = peakRssMiB(p.pid) ?? dumpPeak
     await sleep(25)
   }
   const dumpMs = performance.now() - t1

@@ -123,8 +123,18 @@ export function spawnChild(cmd, args, { cwd, env, tailBytes = 8192 } = {}) {
 
 /** Resident set size of a process in MiB (VmRSS from /proc/<pid>/status), or null. */
 export function rssMiB(pid) {
+  return statusMiB(pid, 'VmRSS')
+}
+
+/** Peak resident set size of a process so far in MiB (VmHWM from /proc/<pid>/status), or null once it is gone. */
+export function peakRssMiB(pid) {
+  return statusMiB(pid, 'VmHWM')
+}
+
+/** A kB field of /proc/<pid>/status in MiB, or null. */
+function statusMiB(pid, field) {
   try {
-    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    const m = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
     return m ? Number(m[1]) / 1024 : null
   } catch {
     return null

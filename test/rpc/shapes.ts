@@ -118,3 +118,20 @@ export async function deploy(url: string, bytecode: string, from = COW.address):
   expect(receipt.status).toBe('0x1')
   return { address: receipt.contractAddress as string, receipt }
 }
+
+/**
+ * Sends a transaction with automine off, mines it with evm_mine, turns automine back on and returns its receipt
+ * (a send that fails is then still mined and answered with its receipt instead of -32015).
+ * @param tx eth_sendTransaction fields; `from` defaults to COW, `gas` to 3 000 000
+ */
+export async function minedReceipt(url: string, tx: Record<string, unknown>): Promise<{ status: string; gasUsed: bigint }> {
+  await rpc(url, 'evm_setAutomine', [false])
+  try {
+    const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, gas: q(3_000_000), ...tx }])
+    await rpc(url, 'evm_mine')
+    const r = await rpc(url, 'eth_getTransactionReceipt', [hash])
+    return { status: r.status, gasUsed: BigInt(r.gasUsed) }
+  } finally {
+    await rpc(url, 'evm_setAutomine', [true])
+  }
+}

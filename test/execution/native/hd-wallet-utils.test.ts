@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Interface } from 'ethers'
 import type { Node } from '../../../src/index.js'
 import { NativeProbe } from '../../../fixtures/index.js'
-import { COW, rpc, startNode } from '../../helpers/node.js'
-import { deploy, q } from '../../rpc/shapes.js'
+import { rpc, startNode } from '../../helpers/node.js'
+import { deploy, minedReceipt } from '../../rpc/shapes.js'
 
 const HD = '0x0000000000000000000000000000000001000009'
 const hd = new Interface([
@@ -67,17 +67,10 @@ function intrinsic(data: string): bigint {
 }
 
 /** Mines a transaction to the contract (automine off: a failure is a receipt, not -32015). */
+/** An HDWalletUtils call in a mined transaction (mined even when it fails). */
 async function mined(fn: string, args: unknown[]): Promise<{ status: string; gasUsed: bigint; data: string }> {
   const data = hd.encodeFunctionData(fn, args)
-  await rpc(url, 'evm_setAutomine', [false])
-  try {
-    const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, to: HD, data, gas: q(3_000_000) }])
-    await rpc(url, 'evm_mine')
-    const r = await rpc(url, 'eth_getTransactionReceipt', [hash])
-    return { status: r.status, gasUsed: BigInt(r.gasUsed), data }
-  } finally {
-    await rpc(url, 'evm_setAutomine', [true])
-  }
+  return { ...(await minedReceipt(url, { to: HD, data })), data }
 }
 
 beforeAll(async () => {
