@@ -4,7 +4,7 @@
  * the flags' usage errors.
  */
 import { once } from 'node:events'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
@@ -80,6 +80,25 @@ describe('state files from the CLI', () => {
     }
     expect(statSync(file).size).toBeGreaterThan(1_000_000)
   }, 90_000)
+
+  it('SIGINT during the exit dump: a second SIGINT exits at once and the previous file stays whole', async () => {
+    const big = join(dir, 'big.json') // written by the kill -9 test above
+    const file = join(dir, 'interrupted.json')
+    copyFileSync(big, file)
+    const before = readFileSync(file, 'utf8')
+    const p = runCli(['--port', '0', '--load-state', big, '--dump-state', file])
+    const [, url] = await p.waitFor(/Listening on (http:\/\/127\.0\.0\.1:\d+)/)
+    await rpc(url!, 'anvil_setBalance', [FRESH, '0x77'])
+    p.child.kill('SIGINT')
+    await p.waitFor(/SIGINT: shutting down, writing/)
+    p.child.kill('SIGINT')
+    const [code] = (await once(p.child, 'exit')) as [number]
+    const after = readFileSync(file, 'utf8')
+    // either the old file, or the complete new one (when the write finished before the second signal)
+    const json = JSON.parse(after)
+    expect(after === before || json.accounts[FRESH]?.balance === '0x77').toBe(true)
+    expect([0, 1]).toContain(code)
+  }, 60_000)
 
   it('usage errors', async () => {
     for (const [args, message] of [
