@@ -95,7 +95,7 @@ const PATCHES = [
   ]],
   // @noble/curves builds the secp256k1 curve at import: field, point precomputation set-up and a randomBytes
   // probe that loads node:crypto and WebCrypto (~7 ms and ~10 ms of start-up, measured). The node signs and
-  // recovers with the native secp256k1 addon (src/execution/crypto.ts); @ethereumjs only reaches this object in
+  // recovers with the native secp256k1 addon (src/crypto/secp256k1.ts); @ethereumjs only reaches this object in
   // fallbacks and signature helpers. Built on first property access instead; the same object behind a proxy.
   ['@noble/curves/secp256k1.js', [
     ['const Fpk1 = /* @__PURE__ */ Field(secp256k1_CURVE.p, { sqrt: sqrtMod });\nconst Pointk1 = /* @__PURE__ */ weierstrass(secp256k1_CURVE, {\n    Fp: Fpk1,\n    endo: secp256k1_ENDO,\n});',

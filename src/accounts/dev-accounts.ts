@@ -13,7 +13,7 @@
  */
 import { createLegacyTx, type LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
 import type { Common } from '@ethereumjs/common'
-import { privateKeyToAddress } from '../execution/crypto.js'
+import { privateKeyToAddress } from '../crypto/secp256k1.js'
 import { seedToPrivateKey } from '../rsk/networks.js'
 import { fromHex, toHex, toKey } from '../util/bytes.js'
 

@@ -18,7 +18,7 @@ import type { Common } from '@ethereumjs/common'
 import { SerialQueue } from '../util/serial-queue.js'
 import { LRUCache } from 'lru-cache'
 import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
-import { ErrorCode, RpcError, txRejected } from './errors.js'
+import { ErrorCode, RpcError, txRejected } from '../errors/rpc-error.js'
 import { executionError } from './revert.js'
 import {
   blockEncoding,
@@ -29,7 +29,7 @@ import {
   receiptsTrieRoot,
   transactionsTrieRoot,
 } from './seal.js'
-import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
+import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
 import { orBlooms } from '../rsk/receipt-rlp.js'

@@ -28,7 +28,7 @@ import {
   remascTransactionRlp,
 } from '../rsk/remasc.js'
 import { toRskHeader } from './seal.js'
-import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
+import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 
 /** A template Remasc transaction; each block's is a cheap derived object (createLegacyTx costs ~40 µs). */
 let remascTemplate: LegacyTx | undefined

@@ -10,9 +10,9 @@ import {
   javaBigIntegerBytes,
   type RskHeader,
 } from '../rsk/header.js'
-import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../rsk/keccak.js'
+import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../crypto/keccak.js'
 import { encodeReceipt as encodeRskReceipt, receiptsRoot, transactionsRoot } from '../rsk/receipt-rlp.js'
-import type { HeaderFields, ReceiptRecord } from './types.js'
+import type { HeaderFields, ReceiptRecord } from '../types/records.js'
 import { heapBytes, tempBytes, type Allocator } from '../util/bytes.js'
 
 /** The root of an empty trie (Unitrie and MPT agree): keccak256(0x80). */

@@ -36,14 +36,14 @@ import type { Common } from '@ethereumjs/common'
 import { createLegacyTxFromRLP } from '@ethereumjs/tx'
 import type { AbstractLevel } from 'abstract-level'
 import { decodeBlock, type RskHeader } from '../rsk/header.js'
-import { keccak256 } from '../rsk/keccak.js'
+import { keccak256 } from '../crypto/keccak.js'
 import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { remascTransactionRlp } from '../rsk/remasc.js'
 import { loadAllNodes, nodeReferences, Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
 import { bigIntToBytes, bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
 import { remascTxRecord } from './consensus.js'
 import { blockEncoding, encodeReceipt, headerHash } from './seal.js'
-import type { BlockRecord, HeaderFields, ReceiptRecord, TxRecord } from './types.js'
+import type { BlockRecord, HeaderFields, ReceiptRecord, TxRecord } from '../types/records.js'
 
 /**
  * The database the chain is stored in: any abstract-level database with byte keys and values — `level` with

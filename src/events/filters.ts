@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Chain } from '../chain/chain.js'
-import { RpcError, ErrorCode } from '../chain/errors.js'
-import type { BlockRecord } from '../chain/types.js'
+import { RpcError, ErrorCode } from '../errors/rpc-error.js'
+import type { BlockRecord } from '../types/records.js'
 import { blockLogs, collect, queryLogs, type LogCriteria, type LogMatch } from './log-query.js'
 import { bytesEqual } from '../util/bytes.js'
 

@@ -3,8 +3,8 @@
  * reference limits rpc.logs.maxBlocksToQuery = 5000 and maxLogsToReturn = 20 000 → -32012).
  */
 import type { Chain } from '../chain/chain.js'
-import { ErrorCode, RpcError } from '../chain/errors.js'
-import type { BlockRecord, LogRecord, TxRecord } from '../chain/types.js'
+import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import type { BlockRecord, LogRecord, TxRecord } from '../types/records.js'
 import { bytesEqual } from '../util/bytes.js'
 
 /** Address/topic criteria of a log filter. */

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Chain } from '../chain/chain.js'
-import type { BlockRecord } from '../chain/types.js'
+import type { BlockRecord } from '../types/records.js'
 import { blockLogs, type LogCriteria, type LogMatch } from './log-query.js'
 
 /** The subscription kinds of spec §4. */

@@ -17,7 +17,7 @@ import { Common, type ChainConfig } from '@ethereumjs/common'
 import { paramsEVM } from '@ethereumjs/evm'
 import { paramsTx } from '@ethereumjs/tx'
 import { paramsVM } from '@ethereumjs/vm'
-import { customCrypto } from './crypto.js'
+import { customCrypto } from '../crypto/secp256k1.js'
 
 /** Forks active at block 0, in order. Istanbul and later are left out on purpose (see module doc). */
 const FORKS = [

@@ -16,7 +16,7 @@
  * The cost on the fast path is one compare per static opcode (did it jump backwards?); the clock is read once per
  * {@link CHECK_EVERY} units.
  */
-import { ErrorCode, RpcError } from '../chain/errors.js'
+import { ErrorCode, RpcError } from '../errors/rpc-error.js'
 
 /** Work units between two clock reads in the opcode loop (a backward jump is one unit). */
 export const CHECK_EVERY = 1024

@@ -5,22 +5,7 @@
  * evm_setAutomine, evm_setIntervalMining, evm_startMining / evm_stopMining.
  */
 import type { Chain } from '../chain/chain.js'
-
-/** Timer functions (injectable so tests drive interval mining without waiting). */
-export interface Timers {
-  setInterval(callback: () => void, ms: number): unknown
-  clearInterval(handle: unknown): void
-}
-
-/** The real timers; the interval handle is unref'd so it never keeps the process alive. */
-export const realTimers: Timers = {
-  setInterval: (cb, ms) => {
-    const h = setInterval(cb, ms)
-    h.unref()
-    return h
-  },
-  clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
-}
+import { realTimers, type Timers } from '../util/timers.js'
 
 /** Options for {@link Miner}. */
 export interface MinerOptions {

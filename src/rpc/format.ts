@@ -3,7 +3,7 @@
  * BlockResultDTO, TransactionResultDTO, TransactionReceiptDTO, LogFilterElement). Quantities are minimal hex,
  * data is unpadded hex, nulls are emitted.
  */
-import type { BlockRecord, LogRecord, TxRecord } from '../chain/types.js'
+import type { BlockRecord, LogRecord, TxRecord } from '../types/records.js'
 import { quantity, toHex, ZERO_HASH } from '../util/bytes.js'
 
 const ZERO_NONCE = '0x0000000000000000'

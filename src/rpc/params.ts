@@ -3,7 +3,7 @@
  * Every failure is a -32602 RpcError naming the argument position, in the reference's wording where it
  * has one ("invalid argument 0: hex string has length 38, want 40 for RSK address").
  */
-import { invalidParams } from '../chain/errors.js'
+import { invalidParams } from '../errors/rpc-error.js'
 import { fromHex } from '../util/bytes.js'
 
 /** A positional parameter: its name (for docs/errors), whether it may be omitted, and its decoder. */

@@ -26,7 +26,7 @@
 import { bytesToBigInt, concat, heapBytes, tempBytes, type Allocator } from '../util/bytes.js'
 import { createHash } from 'node:crypto'
 import { RLP } from '@ethereumjs/rlp'
-import { keccak256 } from './keccak.js'
+import { keccak256 } from '../crypto/keccak.js'
 
 // ---------------------------------------------------------------------------------------------
 // RLP primitives (org/ethereum/util/RLP.java encodeElement / encodeList)

@@ -10,7 +10,7 @@ import devnetGenesis from './genesis/devnet-genesis.json' with { type: 'json' }
 import testnetGenesis from './genesis/orchid-testnet.json' with { type: 'json' }
 import mainnetGenesis from './genesis/rsk-mainnet.json' with { type: 'json' }
 import regtestGenesis from './genesis/rsk-dev.json' with { type: 'json' }
-import { keccak256 } from '../execution/crypto.js'
+import { keccak256 } from '../crypto/secp256k1.js'
 import { fromHex } from '../util/bytes.js'
 
 /** A genesis file as the reference node ships it. */

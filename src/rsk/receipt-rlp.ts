@@ -21,7 +21,7 @@
  * callers pass whatever value the executor computed.
  */
 import { RLP } from '@ethereumjs/rlp'
-import { keccak256 } from './keccak.js'
+import { keccak256 } from '../crypto/keccak.js'
 import { bytesToBigInt, heapBytes, type Allocator } from '../util/bytes.js'
 import { rlpBytes, rlpList, unsignedBytes } from './header.js'
 import { Unitrie } from './unitrie.js'

@@ -24,7 +24,7 @@
  * - co/rsk/trie/TrieStoreImpl.java   what gets persisted under which key
  */
 import { bytesToHex } from '@ethereumjs/util'
-import { EMPTY_TRIE_HASH, keccak256 } from './keccak.js'
+import { EMPTY_TRIE_HASH, keccak256 } from '../crypto/keccak.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
  * reference-node-facts.md §4/§7), raising -32010 with the reference's messages.
  */
 import type { LegacyTx } from '@ethereumjs/tx'
-import { txRejected } from '../chain/errors.js'
+import { txRejected } from '../errors/rpc-error.js'
 
 /** Maximum init code size (bytes) of a creation (EIP-3860 limit, as the reference). */
 export const MAX_INIT_CODE_SIZE = 49_152

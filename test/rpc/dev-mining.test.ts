@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Wallet } from 'ethers'
 import type { Node } from '../../src/index.js'
-import type { Timers } from '../../src/miner/miner.js'
+import type { Timers } from '../../src/util/timers.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
 import { q } from './shapes.js'
 

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RLP } from '@ethereumjs/rlp'
-import { keccak256 } from '../../src/execution/crypto.js'
+import { keccak256 } from '../../src/crypto/secp256k1.js'
 import type { Node } from '../../src/index.js'
 import { rpc, startNode } from '../helpers/node.js'
 

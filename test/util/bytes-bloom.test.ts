@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { fromHex, heapBytes, tempBytes, toHex, toKey } from '../../src/util/bytes.js'
-import { keccak256 } from '../../src/rsk/keccak.js'
+import { keccak256 } from '../../src/crypto/keccak.js'
 import { keccak_256 } from '@noble/hashes/sha3'
 import { encodeReceipt, isZeroBloom, logsBloom, orBlooms, ZERO_BLOOM } from '../../src/rsk/receipt-rlp.js'
 

@@ -16,7 +16,7 @@
  */
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import { Address } from '@ethereumjs/util'
-import { ErrorCode, RpcError } from '../../chain/errors.js'
+import { ErrorCode, RpcError } from '../../errors/rpc-error.js'
 import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
 import { MAX_TRACE_BYTES, type ExecutionTracer, type TraceEvents } from './types.js'
 

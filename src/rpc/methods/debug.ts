@@ -16,8 +16,8 @@
  * -32011 (the reference's maxResponseSize).
  */
 import type { Chain } from '../../chain/chain.js'
-import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
-import type { BlockRecord, TxRecord } from '../../chain/types.js'
+import { ErrorCode, invalidParams, RpcError } from '../../errors/rpc-error.js'
+import type { BlockRecord, TxRecord } from '../../types/records.js'
 import { overrideContext } from '../../execution/state-override.js'
 import { CallFrameCollector } from '../../execution/tracers/call-frames.js'
 import { PrestateCollector } from '../../execution/tracers/prestate.js'

@@ -3,8 +3,8 @@
  * eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter,
  * eth_subscribe, eth_unsubscribe, and eth_pendingTransactions (spec §3, §4, §6).
  */
-import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
-import type { BlockRecord } from '../../chain/types.js'
+import { ErrorCode, invalidParams, RpcError } from '../../errors/rpc-error.js'
+import type { BlockRecord } from '../../types/records.js'
 import type { FilterManager, RangeBound } from '../../events/filters.js'
 import type { SubscriptionManager, SubscriptionKind } from '../../events/subscriptions.js'
 import type { LogMatch } from '../../events/log-query.js'

@@ -20,8 +20,8 @@
  * the same for a block's first transaction).
  */
 import type { Chain } from '../../chain/chain.js'
-import { invalidParams, RpcError } from '../../chain/errors.js'
-import type { BlockRecord, TxRecord } from '../../chain/types.js'
+import { invalidParams, RpcError } from '../../errors/rpc-error.js'
+import type { BlockRecord, TxRecord } from '../../types/records.js'
 import { CallFrameCollector, type CallFrame } from '../../execution/tracers/call-frames.js'
 import { isRemascTx, traceBlockTxs } from '../../execution/tracers/replay.js'
 import { toHex } from '../../util/bytes.js'
