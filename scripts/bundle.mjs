@@ -270,6 +270,7 @@ if (rewritten === 0 || leftover) {
 }
 // bin/node-cli.js reads the bundle as latin1 (~1 ms less than UTF-8 decoding 1 MB); esbuild's default
 // charset escapes non-ASCII characters, this checks it stays so.
+// eslint-disable-next-line no-control-regex -- the NUL..DEL range is the point
 if (/[^\x00-\x7f]/.test(code)) throw new Error('bundle: non-ASCII output; bin/node-cli.js reads the bundle as latin1')
 // The build id on the first line lets bin/node-cli.js tell a cache of this exact bundle from a stale one: V8
 // itself only checks the source length, its version and its flags.

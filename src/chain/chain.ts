@@ -18,7 +18,7 @@ import type { Common } from '@ethereumjs/common'
 import { SerialQueue } from '../util/serial-queue.js'
 import { LRUCache } from 'lru-cache'
 import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
-import { ErrorCode, RpcError, txRejected } from '../errors/rpc-error.js'
+import { ErrorCode, RpcError } from '../errors/rpc-error.js'
 import { executionError } from './revert.js'
 import {
   blockEncoding,

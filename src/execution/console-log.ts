@@ -108,7 +108,7 @@ function checksum(a: Uint8Array): string {
 function render(args: (string | bigint | boolean)[]): string {
   if (args.length === 0) return ''
   const rest = [...args]
-  let first = rest.shift()!
+  const first = rest.shift()!
   let text: string
   if (typeof first === 'string' && first.includes('%')) {
     text = first.replace(/%([sdioOxj%])/g, (m, c: string) => {

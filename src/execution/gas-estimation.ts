@@ -63,6 +63,7 @@ export class EstimateProbe {
   attach(events: EvmEvents): void {
     events.on('beforeMessage', this.onBefore)
     events.on('afterMessage', this.onAfter)
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the module-level estimate the opcode handlers read
     activeEstimate = this
   }
 

@@ -88,7 +88,7 @@ export function rlpList(encodedItems: readonly Uint8Array[], alloc: Allocator = 
 
 /** Minimal unsigned big-endian bytes; 0 → empty (so RLP gives 0x80). Rejects negatives. */
 export function unsignedBytes(value: bigint | number): Uint8Array {
-  let v = BigInt(value)
+  const v = BigInt(value)
   if (v < 0n) throw new Error('unsignedBytes: negative value')
   if (v === 0n) return new Uint8Array(0)
   let hex = v.toString(16)

@@ -8,7 +8,6 @@
  */
 import { Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
 import { until, WsClient } from '../helpers/ws.js'
 import { Contract, id as eventId, Interface, Network, WebSocketProvider } from 'ethers'
 import { createPublicClient, getAddress, http, webSocket, type Address, type Hex } from 'viem'

@@ -16,7 +16,7 @@ import { sendFrom } from './eth.js'
 
 /** A number of seconds as the reference's evm_increaseTime takes it: decimal or 0x-hex string, or a JSON number. */
 const seconds = (name: string) =>
-  param(name, (v, i) => {
+  param(name, (v) => {
     if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v)
     if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v)
     if (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)) return BigInt(v)
