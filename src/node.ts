@@ -1,5 +1,5 @@
 /**
- * createNode(config): the one entry used by the CLI, the tests and library users (design.md "The flow").
+ * createNode(config): the one entry used by the CLI, the tests and library users (docs/architecture.md#request-flow).
  * Builds the chain for a network preset, the method table, and the HTTP+WS server on one port.
  */
 import { createRequire } from 'node:module'

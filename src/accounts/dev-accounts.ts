@@ -1,5 +1,5 @@
 /**
- * The node's keyring, in the order `eth_accounts` lists it (reference-node-facts.md §3): the seeded dev
+ * The node's keyring, in the order `eth_accounts` lists it (docs/reference-rules.md#rule-dev-accounts): the seeded dev
  * accounts (regtest "cow" seeds, reference J/co/rsk/rpc/modules/personal/PersonalModuleWalletEnabled.java),
  * the `--mnemonic` accounts, the miner coinbase account, then the accounts added at run time
  * (personal_newAccount, personal_importRawKey, personal_newAccountWithSeed, and keystores found under `--db`).

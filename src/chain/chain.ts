@@ -1,6 +1,6 @@
 /**
  * The chain: blocks, transactions and receipts with their indexes, the head, and the one serialized writer
- * that mines (design.md principles 4 and 6). Emits `block` after every appended block.
+ * that mines (docs/architecture.md#single-writer, docs/architecture.md#events). Emits `block` after every appended block.
  */
 import { EventEmitter } from 'node:events'
 import type { LegacyTx } from '@ethereumjs/tx'
@@ -987,7 +987,7 @@ export class Chain extends EventEmitter {
 
   /**
    * The `pending` block: a sample next block on top of the head, built from the pool's executable
-   * transactions (as {@link mineBlock} would pick them) without committing (spec §2 rule 3; reference
+   * transactions (as {@link mineBlock} would pick them) without committing (docs/reference-rules.md#rule-pending-block; reference
    * ExecutionBlockRetriever). Cached until the head or the pool changes. Its state root stays readable, so
    * `pending` state reads see the pool's effects.
    */

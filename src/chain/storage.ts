@@ -1,5 +1,5 @@
 /**
- * Chain storage (design.md principle 5): blocks, receipts, the head and the Unitrie nodes of every block's
+ * Chain storage (docs/architecture.md#storage): blocks, receipts, the head and the Unitrie nodes of every block's
  * state in one key-value database — `level` at `<db>/chain` with `--db <dir>`. Every mined block is written as
  * ONE atomic batch, so a crash never leaves a partly written block and the head never points past what is on
  * disk.

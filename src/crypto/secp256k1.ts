@@ -3,7 +3,7 @@
  *
  * Uses the `keccak` and `secp256k1` npm packages (prebuilt N-API binaries); where a binary does not load,
  * falls back to the pure-JS @noble implementations that @ethereumjs uses by default, with the same results.
- * Plugged into @ethereumjs through `Common({ customCrypto })` (see ../shared/reference/ethereumjs-v10.md §7).
+ * Plugged into @ethereumjs through `Common({ customCrypto })` (see docs/reference-rules.md#lib-custom-crypto).
  */
 import { createRequire } from 'node:module'
 import type { CustomCrypto } from '@ethereumjs/common'

@@ -1,7 +1,7 @@
 /**
  * Polled filters: eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges,
- * eth_getFilterLogs, eth_uninstallFilter (spec §3 state table, §4). Reference behaviour
- * (rskj J/org/ethereum/rpc/FilterManager.java, reference-node-facts.md §8): a filter expires after 5 minutes
+ * eth_getFilterLogs, eth_uninstallFilter (docs/reference-rules.md#rule-filters). Reference behaviour
+ * (rskj J/org/ethereum/rpc/FilterManager.java, docs/reference-rules.md#rule-filters): a filter expires after 5 minutes
  * without a poll; its id is `0x` + the hex of a 36-character UUID string (72 hex digits); an unknown id is
  * -32000 "filter not found".
  */

@@ -1,5 +1,5 @@
 /**
- * Log matching and range queries for eth_getLogs and log filters (spec §4 "Logs and filters", topic rule;
+ * Log matching and range queries for eth_getLogs and log filters (docs/reference-rules.md#rule-log-matching;
  * reference limits rpc.logs.maxBlocksToQuery = 5000 and maxLogsToReturn = 20 000 → -32012).
  */
 import type { Chain } from '../chain/chain.js'

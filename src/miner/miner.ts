@@ -1,5 +1,5 @@
 /**
- * Mining modes (issue "dev-chain controls"): instant (automine: one block per transaction, synchronous),
+ * Mining modes (docs/reference-rules.md#rule-evm-mining): instant (automine: one block per transaction, synchronous),
  * interval (a block every N ms from the pool, empty blocks too, like the reference's miner every
  * `delayBetweenBlocks`), manual (neither: transactions wait until evm_mine). Switched at run time by
  * evm_setAutomine, evm_setIntervalMining, evm_startMining / evm_stopMining.

@@ -1,5 +1,5 @@
 /**
- * Range checks of the dev-chain setters (issue 14, defect 4): a value the chain cannot hold is refused up front
+ * Range checks of the dev-chain setters: a value the chain cannot hold is refused up front
  * with -32602 naming the argument, instead of being stored and breaking later sends or blocks with undocumented
  * errors. Used by ./methods/dev.ts.
  */

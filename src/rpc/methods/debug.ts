@@ -1,6 +1,6 @@
 /**
- * debug_traceTransaction, debug_traceBlockByHash, debug_traceBlockByNumber and debug_traceCall (facts §6
- * "debug"; rskj DebugModuleImpl, RskTracer, CallTracer, TraceOptions). Tracers, selected by `tracer`:
+ * debug_traceTransaction, debug_traceBlockByHash, debug_traceBlockByNumber and debug_traceCall (rskj
+ * DebugModuleImpl, RskTracer, CallTracer, TraceOptions). Tracers, selected by `tracer`:
  *
  * - default (`rskTracer`): the reference's struct logs {contractAddress, initStorage, structLogs, result, error,
  *   reverted, storageSize, currentStorage} (src/execution/tracers/struct-logs.ts, shape `rsk`);

@@ -1,5 +1,5 @@
 /**
- * personal_* (reference co/rsk/rpc/modules/personal/PersonalModuleWalletEnabled.java; facts §6) and the
+ * personal_* (reference co/rsk/rpc/modules/personal/PersonalModuleWalletEnabled.java; docs/reference-rules.md#rule-personal) and the
  * signing methods of the eth module: eth_sign (reference EthModuleWalletEnabled.sign), eth_signTransaction,
  * eth_signTypedData_v4 (with the aliases eth_signTypedData and eth_signTypedData_v3) and personal_sign — the
  * last three beyond the reference, for wallets and libraries (ethers' JsonRpcSigner, viem's JSON-RPC accounts).

@@ -1,6 +1,6 @@
 /**
  * trace_transaction, trace_block, trace_filter and trace_get: parity-style traces as the reference emits them
- * (facts §6 "trace"; rskj TraceModuleImpl, TraceTransformer, TraceFilterRequest). Built from the call tree of
+ * (rskj TraceModuleImpl, TraceTransformer, TraceFilterRequest). Built from the call tree of
  * a replay (src/execution/tracers/call-frames.ts):
  *
  * - one item per frame, depth first: {action, blockHash, blockNumber (a JSON number), transactionHash,
