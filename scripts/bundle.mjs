@@ -1,7 +1,7 @@
 // Bundles the CLI into one file (dist/node-cli.cjs) and primes its V8 code cache (dist/node-cli.cjs.v8cache).
 //
 // Why one file: loading one file instead of the few hundred modules of @ethereumjs cuts the CLI's start-up
-// import time from ~215 ms to ~80 ms (measured; issue 6).
+// import time from ~215 ms to ~80 ms (measured; docs/architecture.md#performance-rules).
 // Why a CommonJS-style function and a code cache: of those ~80 ms, V8 spent ~25 ms compiling the bundle and
 // lazily compiling the functions start-up runs. bin/node-cli.js compiles the bundle with `vm.Script` and the code
 // cache this script primes, which V8 deserialises in ~3.5 ms instead: start-up 117 → 91 ms of main-thread CPU

@@ -1,6 +1,7 @@
 /**
- * Byte-faithful consensus data over real HTTP (issue "Byte-faithful consensus data"; reference-node-facts.md
- * §1-§2, §6): the Remasc transaction (fields, hash, receipt, listing, payments and storage), RSKIP144 block
+ * Byte-faithful consensus data over real HTTP (docs/reference-rules.md#rule-remasc-transaction,
+ * docs/reference-rules.md#rule-parallel-sublists, docs/reference-rules.md#rule-merged-mining-fields, docs/reference-rules.md#rule-raw-header,
+ * docs/reference-rules.md#rule-receipt-nodes, docs/reference-rules.md#rule-get-proof): the Remasc transaction (fields, hash, receipt, listing, payments and storage), RSKIP144 block
  * order and edges, merged-mining fields, and the ext_ / mnr_ / eth_ consensus methods — checked with
  * verifiers written here, independent of the node's own encoders:
  * - a block hash recomputed from ext_getRawBlockHeaderByHash (decode, re-encode compressed, keccak);

@@ -1,5 +1,6 @@
 /**
- * Byte helpers and bloom sharing that the chain's memory per mined transaction depends on (issue 6):
+ * Byte helpers and bloom sharing that the chain's memory per mined transaction depends on
+ * (docs/architecture.md#performance-rules):
  * fromHex results own their memory (no view into Node's shared Buffer pool), and orBlooms shares its
  * input when it can while still ORing correctly.
  */
