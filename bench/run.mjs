@@ -11,7 +11,7 @@
 // The peers and the load client live in bench/package.json (exact pins) and are
 // installed on first use with `npm ci --prefix bench`.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus, loadavg, totalmem, release } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -214,6 +214,7 @@ const METRICS = [
 const METRIC = Object.fromEntries(METRICS.map(([k, label, unit, dir, digits]) => [k, { label, unit, dir, digits }]))
 
 /** node-cli's targets: [metric, peer, comparison, factor]. */
+/** @type {Array<[metric: string, peer: string, cmp: '<=' | '>=', factor: number, label: string]>} */
 const TARGETS = [
   ['startupMs', 'anvil', '<=', 2, 'startup <= 2x Anvil'],
   ['startupNoExtraCaMs', 'anvil', '<=', 2, 'startup <= 2x Anvil (without NODE_EXTRA_CA_CERTS)'],
@@ -543,7 +544,7 @@ async function workload(peer, res, ctx) {
     const token = dep.token
     res.details.token = dep.info
     if (dep.note) res.notes.push(dep.note)
-    let nonce = await getNonce()
+    const nonce = await getNonce()
     step(`token ${token} (${res.details.token.evmVersion}), gas price ${gasPrice} wei`)
 
     // 2. read-only load: eth_blockNumber, eth_call, eth_estimateGas

@@ -1,7 +1,7 @@
 // Bundles the CLI into one file (dist/node-cli.cjs) and primes its V8 code cache (dist/node-cli.cjs.v8cache).
 //
 // Why one file: loading one file instead of the few hundred modules of @ethereumjs cuts the CLI's start-up
-// import time from ~215 ms to ~80 ms (measured; issue 6).
+// import time from ~215 ms to ~80 ms (measured; docs/architecture.md#performance-rules).
 // Why a CommonJS-style function and a code cache: of those ~80 ms, V8 spent ~25 ms compiling the bundle and
 // lazily compiling the functions start-up runs. bin/node-cli.js compiles the bundle with `vm.Script` and the code
 // cache this script primes, which V8 deserialises in ~3.5 ms instead: start-up 117 → 91 ms of main-thread CPU
@@ -95,7 +95,7 @@ const PATCHES = [
   ]],
   // @noble/curves builds the secp256k1 curve at import: field, point precomputation set-up and a randomBytes
   // probe that loads node:crypto and WebCrypto (~7 ms and ~10 ms of start-up, measured). The node signs and
-  // recovers with the native secp256k1 addon (src/execution/crypto.ts); @ethereumjs only reaches this object in
+  // recovers with the native secp256k1 addon (src/crypto/secp256k1.ts); @ethereumjs only reaches this object in
   // fallbacks and signature helpers. Built on first property access instead; the same object behind a proxy.
   ['@noble/curves/secp256k1.js', [
     ['const Fpk1 = /* @__PURE__ */ Field(secp256k1_CURVE.p, { sqrt: sqrtMod });\nconst Pointk1 = /* @__PURE__ */ weierstrass(secp256k1_CURVE, {\n    Fp: Fpk1,\n    endo: secp256k1_ENDO,\n});',
@@ -270,6 +270,7 @@ if (rewritten === 0 || leftover) {
 }
 // bin/node-cli.js reads the bundle as latin1 (~1 ms less than UTF-8 decoding 1 MB); esbuild's default
 // charset escapes non-ASCII characters, this checks it stays so.
+// eslint-disable-next-line no-control-regex -- the NUL..DEL range is the point
 if (/[^\x00-\x7f]/.test(code)) throw new Error('bundle: non-ASCII output; bin/node-cli.js reads the bundle as latin1')
 // The build id on the first line lets bin/node-cli.js tell a cache of this exact bundle from a stale one: V8
 // itself only checks the source length, its version and its flags.

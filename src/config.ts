@@ -75,7 +75,7 @@ export interface NodeConfig {
    */
   rpcTimeout?: number
   /** Interval-mining timers (tests inject fake ones). */
-  timers?: import('./miner/miner.js').Timers
+  timers?: import('./util/timers.js').Timers
   /**
    * Number of recent blocks whose state stays readable for historical reads (older reads answer -32600
    * "State not found…"); genesis and snapshot states are always kept. With {@link db}, older states are read

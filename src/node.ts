@@ -1,5 +1,5 @@
 /**
- * createNode(config): the one entry used by the CLI, the tests and library users (design.md "The flow").
+ * createNode(config): the one entry used by the CLI, the tests and library users (docs/architecture.md#request-flow).
  * Builds the chain for a network preset, the method table, and the HTTP+WS server on one port.
  */
 import { createRequire } from 'node:module'
@@ -9,10 +9,10 @@ import { DirectoryKeystore, MemoryKeystore } from './accounts/keystore.js'
 import { Wallet } from './accounts/wallet.js'
 import { Chain } from './chain/chain.js'
 import { ChainStorage } from './chain/storage.js'
-import { RpcError } from './chain/errors.js'
+import { RpcError } from './errors/rpc-error.js'
 import { DEFAULT_CONFIG, resolveModules, type NodeConfig } from './config.js'
 import { createChainCommon } from './execution/common.js'
-import { keccak256 } from './execution/crypto.js'
+import { keccak256 } from './crypto/secp256k1.js'
 import { Dispatcher } from './rpc/dispatcher.js'
 import { compatProfile, type CompatName } from './rpc/compat.js'
 import { method, type MethodSpec } from './rpc/method-table.js'
@@ -38,9 +38,9 @@ import { startServer } from './server/index.js'
 import { minerExtraData } from './chain/consensus.js'
 import type { Connection, RunningServer } from './server/types.js'
 import { bytesToBigInt, toHex } from './util/bytes.js'
-import { startWasmKeccak } from './rsk/keccak.js'
+import { startWasmKeccak } from './crypto/keccak.js'
 
-/** Delay after the server is up before the WebAssembly Keccak is set up (ms; rsk/keccak.ts startWasmKeccak). */
+/** Delay after the server is up before the WebAssembly Keccak is set up (ms; crypto/keccak.ts startWasmKeccak). */
 const WASM_KECCAK_DELAY_MS = 200
 
 const require = createRequire(import.meta.url)

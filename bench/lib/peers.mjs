@@ -17,7 +17,7 @@ const ANVIL_PLATFORM = { 'linux-x64': 'linux-amd64', 'linux-arm64': 'linux-arm64
 
 /**
  * @param {{ root: string, benchDir: string, benchRequire: NodeRequire, junkKey: string }} env
- * @returns {Array<Peer>}
+ * @returns {Array<Record<string, any>>}
  *
  * Peer: { name, version(), unavailable(): string|null, chainId: bigint, key, gasPrice: 'zero'|'query',
  *         maxEvm, command(port) → { cmd, args, cwd?, env? }, mine(rpc, n) }

@@ -36,11 +36,11 @@ export function installCleanup() {
   if (installed) return
   installed = true
   process.on('exit', cleanupSync)
-  for (const [sig, code] of [
+  for (const [sig, code] of /** @type {Array<[NodeJS.Signals, number]>} */ ([
     ['SIGINT', 130],
     ['SIGTERM', 143],
     ['SIGHUP', 129],
-  ]) {
+  ])) {
     process.on(sig, () => {
       console.error(`\nbench: ${sig}, stopping the nodes`)
       cleanupSync()
@@ -63,7 +63,7 @@ export function freePort() {
     srv.unref()
     srv.on('error', reject)
     srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address()
+      const { port } = /** @type {import('node:net').AddressInfo} */ (srv.address())
       srv.close(() => resolve(port))
     })
   })
@@ -73,6 +73,9 @@ export function freePort() {
  * Spawns `cmd args` with piped, drained output (the last `tailBytes` kept for
  * error messages). Returns { child, pid, tail(), exited (promise of {code, signal}),
  * isAlive(), stop() }.
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, tailBytes?: number }} [opts]
  */
 export function spawnChild(cmd, args, { cwd, env, tailBytes = 8192 } = {}) {
   const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })

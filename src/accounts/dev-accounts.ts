@@ -1,5 +1,5 @@
 /**
- * The node's keyring, in the order `eth_accounts` lists it (reference-node-facts.md §3): the seeded dev
+ * The node's keyring, in the order `eth_accounts` lists it (docs/reference-rules.md#rule-dev-accounts): the seeded dev
  * accounts (regtest "cow" seeds, reference J/co/rsk/rpc/modules/personal/PersonalModuleWalletEnabled.java),
  * the `--mnemonic` accounts, the miner coinbase account, then the accounts added at run time
  * (personal_newAccount, personal_importRawKey, personal_newAccountWithSeed, and keystores found under `--db`).
@@ -13,7 +13,7 @@
  */
 import { createLegacyTx, type LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
 import type { Common } from '@ethereumjs/common'
-import { privateKeyToAddress } from '../execution/crypto.js'
+import { privateKeyToAddress } from '../crypto/secp256k1.js'
 import { seedToPrivateKey } from '../rsk/networks.js'
 import { fromHex, toHex, toKey } from '../util/bytes.js'
 

@@ -2,7 +2,7 @@
  * Sending as an address without its key (anvil_/hardhat_impersonateAccount, anvil_autoImpersonateAccount,
  * eth_sendUnsignedTransaction). The transaction carries a placeholder signature (v 27, r = the sender,
  * s = 1 — unique hashes per sender and nonce) and reports the given sender (Hardhat's fake-sender pattern,
- * ethereumjs-v10.md §7).
+ * docs/reference-rules.md#lib-impersonation).
  */
 import type { Common } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx, type LegacyTxData } from '@ethereumjs/tx'

@@ -6,8 +6,8 @@
  *
  * EIP-712 hashing is ethers' `TypedDataEncoder` (ethers/hash), imported on first use.
  */
-import { invalidParams } from '../chain/errors.js'
-import { keccak256, signHash } from '../execution/crypto.js'
+import { invalidParams } from '../errors/rpc-error.js'
+import { keccak256, signHash } from '../crypto/secp256k1.js'
 import { concat, fromHex, toHex } from '../util/bytes.js'
 
 /**

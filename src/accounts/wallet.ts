@@ -15,8 +15,8 @@
  * None of them changes anything.
  */
 import { randomBytes } from 'node:crypto'
-import { ErrorCode, invalidParams, RpcError } from '../chain/errors.js'
-import { privateKeyToAddress } from '../execution/crypto.js'
+import { ErrorCode, invalidParams, RpcError } from '../errors/rpc-error.js'
+import { privateKeyToAddress } from '../crypto/secp256k1.js'
 import { seedToPrivateKey } from '../rsk/networks.js'
 import { bytesToBigInt, toHex } from '../util/bytes.js'
 import type { AccountStore, LocalAccount } from './dev-accounts.js'

@@ -1,6 +1,6 @@
 /**
  * The chain: blocks, transactions and receipts with their indexes, the head, and the one serialized writer
- * that mines (design.md principles 4 and 6). Emits `block` after every appended block.
+ * that mines (docs/architecture.md#single-writer, docs/architecture.md#events). Emits `block` after every appended block.
  */
 import { EventEmitter } from 'node:events'
 import type { LegacyTx } from '@ethereumjs/tx'
@@ -18,7 +18,7 @@ import type { Common } from '@ethereumjs/common'
 import { SerialQueue } from '../util/serial-queue.js'
 import { LRUCache } from 'lru-cache'
 import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
-import { ErrorCode, RpcError, txRejected } from './errors.js'
+import { ErrorCode, RpcError } from '../errors/rpc-error.js'
 import { executionError } from './revert.js'
 import {
   blockEncoding,
@@ -29,7 +29,7 @@ import {
   receiptsTrieRoot,
   transactionsTrieRoot,
 } from './seal.js'
-import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
+import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
 import { orBlooms } from '../rsk/receipt-rlp.js'
@@ -987,7 +987,7 @@ export class Chain extends EventEmitter {
 
   /**
    * The `pending` block: a sample next block on top of the head, built from the pool's executable
-   * transactions (as {@link mineBlock} would pick them) without committing (spec §2 rule 3; reference
+   * transactions (as {@link mineBlock} would pick them) without committing (docs/reference-rules.md#rule-pending-block; reference
    * ExecutionBlockRetriever). Cached until the head or the pool changes. Its state root stays readable, so
    * `pending` state reads see the pool's effects.
    */

@@ -1,5 +1,7 @@
 /**
- * Turning an executed block into the reference node's block (reference-node-facts.md §1-§2):
+ * Turning an executed block into the reference node's block (docs/reference-rules.md#rule-remasc-transaction,
+ * docs/reference-rules.md#rule-parallel-sublists, docs/reference-rules.md#rule-merged-mining-fields,
+ * docs/reference-rules.md#rule-hash-for-merged-mining):
  * - the transaction list in RSKIP144 block order with the Remasc transaction last (listed, as the
  *   reference lists it: rpc.skipRemasc=false);
  * - merged mining as the reference regtest miner client does it for every block it mines: the
@@ -28,7 +30,7 @@ import {
   remascTransactionRlp,
 } from '../rsk/remasc.js'
 import { toRskHeader } from './seal.js'
-import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
+import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 
 /** A template Remasc transaction; each block's is a cheap derived object (createLegacyTx costs ~40 µs). */
 let remascTemplate: LegacyTx | undefined

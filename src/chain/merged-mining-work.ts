@@ -16,7 +16,7 @@
  */
 import type { Chain } from './chain.js'
 import { StaleWorkError, type MiningWork } from './consensus.js'
-import { RpcError } from './errors.js'
+import { RpcError } from '../errors/rpc-error.js'
 import { headerHash } from './seal.js'
 import {
   coinbaseMerkleBranch,

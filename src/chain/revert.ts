@@ -2,7 +2,7 @@
  * Turning a failed execution into the reference node's -32015 error
  * (rskj EthModule.decodeProgramRevert + RskJsonRpcRequestException.transactionRevertedExecutionError).
  */
-import { ErrorCode, RpcError } from './errors.js'
+import { ErrorCode, RpcError } from '../errors/rpc-error.js'
 import { toHex } from '../util/bytes.js'
 
 const ERROR_STRING_SELECTOR = '08c379a0'

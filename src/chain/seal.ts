@@ -1,5 +1,7 @@
 /**
- * Sealing a block the way the reference node builds it (reference-node-facts.md §1-§2): Unitrie
+ * Sealing a block the way the reference node builds it (docs/reference-rules.md#rule-unitrie-tx-receipt-tries,
+ * docs/reference-rules.md#rule-header-fields, docs/reference-rules.md#rule-block-hash, docs/reference-rules.md#rule-block-rlp-size,
+ * docs/reference-rules.md#rule-hash-for-merged-mining): Unitrie
  * transaction and receipt roots keyed by RLP(index), the RSK header encoding and hash (V0 genesis, V2 from
  * block 1 as regtest), the block RLP whose length is `size`, and hashForMergedMining.
  */
@@ -10,9 +12,9 @@ import {
   javaBigIntegerBytes,
   type RskHeader,
 } from '../rsk/header.js'
-import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../rsk/keccak.js'
+import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../crypto/keccak.js'
 import { encodeReceipt as encodeRskReceipt, receiptsRoot, transactionsRoot } from '../rsk/receipt-rlp.js'
-import type { HeaderFields, ReceiptRecord } from './types.js'
+import type { HeaderFields, ReceiptRecord } from '../types/records.js'
 import { heapBytes, tempBytes, type Allocator } from '../util/bytes.js'
 
 /** The root of an empty trie (Unitrie and MPT agree): keccak256(0x80). */

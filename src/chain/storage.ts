@@ -1,5 +1,5 @@
 /**
- * Chain storage (design.md principle 5): blocks, receipts, the head and the Unitrie nodes of every block's
+ * Chain storage (docs/architecture.md#storage): blocks, receipts, the head and the Unitrie nodes of every block's
  * state in one key-value database — `level` at `<db>/chain` with `--db <dir>`. Every mined block is written as
  * ONE atomic batch, so a crash never leaves a partly written block and the head never points past what is on
  * disk.
@@ -36,14 +36,14 @@ import type { Common } from '@ethereumjs/common'
 import { createLegacyTxFromRLP } from '@ethereumjs/tx'
 import type { AbstractLevel } from 'abstract-level'
 import { decodeBlock, type RskHeader } from '../rsk/header.js'
-import { keccak256 } from '../rsk/keccak.js'
+import { keccak256 } from '../crypto/keccak.js'
 import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { remascTransactionRlp } from '../rsk/remasc.js'
 import { loadAllNodes, nodeReferences, Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
 import { bigIntToBytes, bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
 import { remascTxRecord } from './consensus.js'
 import { blockEncoding, encodeReceipt, headerHash } from './seal.js'
-import type { BlockRecord, HeaderFields, ReceiptRecord, TxRecord } from './types.js'
+import type { BlockRecord, HeaderFields, ReceiptRecord, TxRecord } from '../types/records.js'
 
 /**
  * The database the chain is stored in: any abstract-level database with byte keys and values — `level` with

@@ -1,14 +1,14 @@
 /**
  * Polled filters: eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter, eth_getFilterChanges,
- * eth_getFilterLogs, eth_uninstallFilter (spec §3 state table, §4). Reference behaviour
- * (rskj J/org/ethereum/rpc/FilterManager.java, reference-node-facts.md §8): a filter expires after 5 minutes
+ * eth_getFilterLogs, eth_uninstallFilter (docs/reference-rules.md#rule-filters). Reference behaviour
+ * (rskj J/org/ethereum/rpc/FilterManager.java, docs/reference-rules.md#rule-filters): a filter expires after 5 minutes
  * without a poll; its id is `0x` + the hex of a 36-character UUID string (72 hex digits); an unknown id is
  * -32000 "filter not found".
  */
 import { randomUUID } from 'node:crypto'
 import type { Chain } from '../chain/chain.js'
-import { RpcError, ErrorCode } from '../chain/errors.js'
-import type { BlockRecord } from '../chain/types.js'
+import { RpcError, ErrorCode } from '../errors/rpc-error.js'
+import type { BlockRecord } from '../types/records.js'
 import { blockLogs, collect, queryLogs, type LogCriteria, type LogMatch } from './log-query.js'
 import { bytesEqual } from '../util/bytes.js'
 

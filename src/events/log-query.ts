@@ -1,10 +1,10 @@
 /**
- * Log matching and range queries for eth_getLogs and log filters (spec §4 "Logs and filters", topic rule;
+ * Log matching and range queries for eth_getLogs and log filters (docs/reference-rules.md#rule-log-matching;
  * reference limits rpc.logs.maxBlocksToQuery = 5000 and maxLogsToReturn = 20 000 → -32012).
  */
 import type { Chain } from '../chain/chain.js'
-import { ErrorCode, RpcError } from '../chain/errors.js'
-import type { BlockRecord, LogRecord, TxRecord } from '../chain/types.js'
+import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import type { BlockRecord, LogRecord, TxRecord } from '../types/records.js'
 import { bytesEqual } from '../util/bytes.js'
 
 /** Address/topic criteria of a log filter. */

@@ -1,7 +1,7 @@
 /**
  * WebSocket subscriptions: eth_subscribe newHeads | logs | newPendingTransactions | syncing, eth_unsubscribe,
- * notifications as spec §6 (`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription",
- * "result"}}`). Ids are 16 random bytes in hex (reference-node-facts.md §6). Logs of blocks undone by a
+ * notifications as docs/reference-rules.md#rule-subscriptions states (`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription",
+ * "result"}}`). Ids are 16 random bytes in hex (docs/reference-rules.md#rule-subscriptions). Logs of blocks undone by a
  * snapshot revert or reorg are re-sent with `removed: true`. Closing the socket drops its subscriptions.
  *
  * The payload formatting is injected (the RPC layer's format functions), so this module stays transport- and
@@ -9,10 +9,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Chain } from '../chain/chain.js'
-import type { BlockRecord } from '../chain/types.js'
+import type { BlockRecord } from '../types/records.js'
 import { blockLogs, type LogCriteria, type LogMatch } from './log-query.js'
 
-/** The subscription kinds of spec §4. */
+/** The subscription kinds (docs/reference-rules.md#rule-subscriptions). */
 export type SubscriptionKind = 'newHeads' | 'logs' | 'newPendingTransactions' | 'syncing'
 
 /** Where notifications go: a connection's push, and its close hook. */
@@ -43,7 +43,7 @@ export class SubscriptionManager {
 
   /**
    * @param isLocal whether a sender's key is held by the node: `newPendingTransactions` notifies only those
-   *   transactions (spec §6)
+   *   transactions (docs/reference-rules.md#rule-subscriptions)
    */
   constructor(
     chain: Chain,

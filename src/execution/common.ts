@@ -1,9 +1,10 @@
 /**
  * The @ethereumjs `Common` for this chain: legacy transactions only, no base fee, EIP-155 with the
  * network's chain id, and the reference node's EVM: ≈ Cancun opcodes on pre-Berlin gas
- * (reference-node-facts.md §4, rskj J/org/ethereum/vm/GasCost.java, OpCodes).
+ * (docs/reference-rules.md#rule-evm-fork, docs/reference-rules.md#rule-intrinsic-gas,
+ * docs/reference-rules.md#rule-call-gas; rskj J/org/ethereum/vm/GasCost.java, OpCodes).
  *
- * How it is built (ethereumjs-v10.md §1, approach B): every fork from chainstart to petersburg is active at
+ * How it is built (docs/reference-rules.md#lib-common-custom-chain): every fork from chainstart to petersburg is active at
  * block 0 (Petersburg gas: SLOAD 200, BALANCE 400, EXTCODEHASH 400, SSTORE 20 000/5 000 with 15 000 refund,
  * refunds capped at gasUsed/2, no EIP-2929/2930/2200/3529), and the `petersburg` spec is extended with the
  * opcode EIPs the reference has: PUSH0 (3855), TSTORE/TLOAD (1153), MCOPY (5656), the init-code limit and
@@ -17,7 +18,7 @@ import { Common, type ChainConfig } from '@ethereumjs/common'
 import { paramsEVM } from '@ethereumjs/evm'
 import { paramsTx } from '@ethereumjs/tx'
 import { paramsVM } from '@ethereumjs/vm'
-import { customCrypto } from './crypto.js'
+import { customCrypto } from '../crypto/secp256k1.js'
 
 /** Forks active at block 0, in order. Istanbul and later are left out on purpose (see module doc). */
 const FORKS = [

@@ -10,7 +10,7 @@
  * an address ending in 0x67 (see {@link ConsoleCapture}).
  */
 import type { Address } from '@ethereumjs/util'
-import { keccak256 } from './crypto.js'
+import { keccak256 } from '../crypto/secp256k1.js'
 
 /** The console address (20 bytes). */
 export const CONSOLE_ADDRESS = Uint8Array.from(Buffer.from('000000000000000000636f6e736f6c652e6c6f67', 'hex'))
@@ -108,7 +108,7 @@ function checksum(a: Uint8Array): string {
 function render(args: (string | bigint | boolean)[]): string {
   if (args.length === 0) return ''
   const rest = [...args]
-  let first = rest.shift()!
+  const first = rest.shift()!
   let text: string
   if (typeof first === 'string' && first.includes('%')) {
     text = first.replace(/%([sdioOxj%])/g, (m, c: string) => {

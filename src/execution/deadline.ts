@@ -1,12 +1,12 @@
 /**
- * Deadlines and time slices for EVM executions (issue 14: no request monopolises the node).
+ * Deadlines and time slices for EVM executions (no request monopolises the node).
  *
  * The opcode loop (./interpreter-loop.ts) calls {@link executionCheckpoint} every {@link CHECK_EVERY} units of
  * work (a backward jump is 1 unit, an opcode with dynamic gas — calls, storage, precompiles — is
  * {@link DYNAMIC_OP_UNITS}). The checkpoint
  * - throws {@link ExecutionTimeoutError} once the execution's deadline (set per EVM by {@link setDeadline}) has
  *   passed: the reference stops a request after `rpc.timeout` (5000 ms) with -32011 "Execution has got timeout
- *   out." (reference-node-facts.md §8); like the reference, whose VM polls an expiry set per request
+ *   out." (docs/reference-rules.md#rule-limits); like the reference, whose VM polls an expiry set per request
  *   (rskj co/rsk/rpc/netty/ExecTimeoutContext.java `checkIfExpired`), the check runs inside the opcode loop;
  * - yields to the event loop (one `setImmediate`) when the thread has been busy for {@link SLICE_MS}, so that other
  *   requests that need no execution (eth_blockNumber, eth_chainId, reads of blocks…), timers and signals are
@@ -16,7 +16,7 @@
  * The cost on the fast path is one compare per static opcode (did it jump backwards?); the clock is read once per
  * {@link CHECK_EVERY} units.
  */
-import { ErrorCode, RpcError } from '../chain/errors.js'
+import { ErrorCode, RpcError } from '../errors/rpc-error.js'
 
 /** Work units between two clock reads in the opcode loop (a backward jump is one unit). */
 export const CHECK_EVERY = 1024

@@ -2,15 +2,15 @@
  * EVM execution on @ethereumjs v10: applying blocks of transactions to the state, eth_call, eth_estimateGas
  * and state reads at any block's state root.
  *
- * Not safe for concurrent use: every method must run inside the chain's {@link SerialQueue} (design.md
- * principle 4), which is what {@link Chain} does.
+ * Not safe for concurrent use: every method must run inside the chain's {@link SerialQueue}
+ * (docs/architecture.md#single-writer), which is what {@link Chain} does.
  */
 import { createBlock, type Block } from '@ethereumjs/block'
 import type { Common, StateManagerInterface } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
 import { Account, Address, createAddressFromString } from '@ethereumjs/util'
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm'
-import type { BlockRecord, LogRecord, ReceiptRecord } from '../chain/types.js'
+import type { BlockRecord, LogRecord, ReceiptRecord } from '../types/records.js'
 import { bytesEqual, padLeft, toKey } from '../util/bytes.js'
 import { LRUCache } from 'lru-cache'
 import { captureInterpreter, rskOpcodes } from './opcodes.js'
@@ -716,7 +716,7 @@ export class Executor {
    * block of eth_estimateGas, or at old blocks), least recently used first. A spare is re-pointed to the root
    * it is needed at instead of a VM being copied per root: `pending` changes with every block, and a VM copy per
    * block (EVM, opcode tables, Common) kept for a few blocks was both slow and the main source of old-generation
-   * garbage under a mixed load (V8 kept ~3.5× the live heap as fragmented old space; issue 6).
+   * garbage under a mixed load (V8 kept ~3.5× the live heap as fragmented old space; docs/architecture.md#performance-rules).
    */
   private readonly spareVms: { vm: VM; root: Uint8Array }[] = []
 

@@ -2,7 +2,7 @@
  * eth_estimateGas as the reference computes it: ONE execution at the estimation gas limit, whose peak gas
  * consumption is the answer (rskj J/co/rsk/rpc/modules/eth/EthModule.java `internalEstimateGas`,
  * J/org/ethereum/vm/program/ProgramResult.java `spendGas` / `merge`, J/org/ethereum/vm/VM.java `getMessageCall`;
- * reference-node-facts.md §8 "estimateGas executes once").
+ * docs/reference-rules.md#rule-estimate-gas).
  *
  * The reference tracks, for the transaction's top frame, the gas it has spent so far (intrinsic gas, opcode
  * charges, and the whole gas reserved for each child frame, with what the child did not use given back when it
@@ -63,6 +63,7 @@ export class EstimateProbe {
   attach(events: EvmEvents): void {
     events.on('beforeMessage', this.onBefore)
     events.on('afterMessage', this.onAfter)
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the module-level estimate the opcode handlers read
     activeEstimate = this
   }
 

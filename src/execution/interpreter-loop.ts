@@ -1,5 +1,6 @@
 /**
- * A cheaper opcode loop for @ethereumjs's interpreter (issue 6: allocation and GC per transaction).
+ * A cheaper opcode loop for @ethereumjs's interpreter (less allocation and GC per transaction;
+ * docs/architecture.md#performance-rules).
  *
  * @ethereumjs v10 runs every opcode through `async runStep()`, awaited by `run()`: two promises, an async
  * frame and an argument array per opcode, ~140 KB of garbage per ERC-20 transfer (a third of all the node

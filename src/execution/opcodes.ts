@@ -1,5 +1,5 @@
 /**
- * Opcodes the reference EVM has that the Petersburg-based Common lacks (reference-node-facts.md §4):
+ * Opcodes the reference EVM has that the Petersburg-based Common lacks (docs/reference-rules.md#rule-evm-fork):
  * CHAINID (0x46, 2 gas), SELFBALANCE (0x47, 5 gas) and BASEFEE (0x48, 2 gas) which on this chain pushes the
  * block's minimumGasPrice (rskj J/org/ethereum/vm/VM.java `doBASEFEE`).
  *

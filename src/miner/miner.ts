@@ -1,26 +1,11 @@
 /**
- * Mining modes (issue "dev-chain controls"): instant (automine: one block per transaction, synchronous),
+ * Mining modes (docs/reference-rules.md#rule-evm-mining): instant (automine: one block per transaction, synchronous),
  * interval (a block every N ms from the pool, empty blocks too, like the reference's miner every
  * `delayBetweenBlocks`), manual (neither: transactions wait until evm_mine). Switched at run time by
  * evm_setAutomine, evm_setIntervalMining, evm_startMining / evm_stopMining.
  */
 import type { Chain } from '../chain/chain.js'
-
-/** Timer functions (injectable so tests drive interval mining without waiting). */
-export interface Timers {
-  setInterval(callback: () => void, ms: number): unknown
-  clearInterval(handle: unknown): void
-}
-
-/** The real timers; the interval handle is unref'd so it never keeps the process alive. */
-export const realTimers: Timers = {
-  setInterval: (cb, ms) => {
-    const h = setInterval(cb, ms)
-    h.unref()
-    return h
-  },
-  clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
-}
+import { realTimers, type Timers } from '../util/timers.js'
 
 /** Options for {@link Miner}. */
 export interface MinerOptions {

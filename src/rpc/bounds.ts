@@ -1,9 +1,9 @@
 /**
- * Range checks of the dev-chain setters (issue 14, defect 4): a value the chain cannot hold is refused up front
+ * Range checks of the dev-chain setters: a value the chain cannot hold is refused up front
  * with -32602 naming the argument, instead of being stored and breaking later sends or blocks with undocumented
  * errors. Used by ./methods/dev.ts.
  */
-import { invalidParams } from '../chain/errors.js'
+import { invalidParams } from '../errors/rpc-error.js'
 
 /** Largest account balance + 1: a balance is a 256-bit word (BALANCE, the state's account RLP). */
 export const BALANCE_LIMIT = 1n << 256n

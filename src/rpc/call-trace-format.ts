@@ -1,5 +1,5 @@
 /**
- * JSON of call trees: the reference's `callTracer` (rskj CallTraceTransformer / TxTraceResult; facts §6) and
+ * JSON of call trees: the reference's `callTracer` (rskj CallTraceTransformer / TxTraceResult) and
  * geth's `4byteTracer`.
  *
  * callTracer frames: {type, from, to, value, gas, gasUsed, input, output, error, revertReason, calls, logs},

@@ -16,9 +16,9 @@
  * - `debug_trace*` without a `tracer` answer geth's struct logs (`structLogger`), as both tools do, instead of the
  *   reference's `rskTracer` shape (src/node.ts passes it to the debug methods).
  */
-import { ErrorCode, RpcError } from '../chain/errors.js'
+import { ErrorCode, RpcError } from '../errors/rpc-error.js'
 import { decodeRevertReason, VmExecutionError } from '../chain/revert.js'
-import type { BlockRecord, TxRecord } from '../chain/types.js'
+import type { BlockRecord, TxRecord } from '../types/records.js'
 import { REMASC_ADDRESS } from '../rsk/remasc.js'
 import { bytesEqual } from '../util/bytes.js'
 

@@ -1,8 +1,10 @@
 /**
  * The JSON-RPC 2.0 envelope: parsing, batches, notifications, dispatch through the method table, and
- * error responses (spec §1, §7; reference-node-facts.md §7-§8). Implements the transport's RequestHandler.
+ * error responses (docs/reference-rules.md#rule-encoding,
+ * docs/reference-rules.md#rule-error-codes, docs/reference-rules.md#rule-error-http-status,
+ * docs/reference-rules.md#rule-error-envelope-limits, docs/reference-rules.md#rule-limits). Implements the transport's RequestHandler.
  */
-import { ErrorCode, RpcError } from '../chain/errors.js'
+import { ErrorCode, RpcError } from '../errors/rpc-error.js'
 import type { Connection, HandlerResponse, RequestHandler } from '../server/types.js'
 import { RawJson } from './format.js'
 import { UNAVAILABLE_METHODS, type CallContext, type MethodSpec, type ModuleName } from './method-table.js'

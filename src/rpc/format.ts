@@ -1,9 +1,10 @@
 /**
- * Domain records → the JSON shapes of spec §2, as the reference node emits them (reference-node-facts.md §2:
- * BlockResultDTO, TransactionResultDTO, TransactionReceiptDTO, LogFilterElement). Quantities are minimal hex,
+ * Domain records → the JSON shapes the reference node emits (docs/reference-rules.md#rule-block-json,
+ * docs/reference-rules.md#rule-transaction-json, docs/reference-rules.md#rule-receipt-json,
+ * docs/reference-rules.md#rule-log-json; rskj BlockResultDTO, TransactionResultDTO, TransactionReceiptDTO, LogFilterElement). Quantities are minimal hex,
  * data is unpadded hex, nulls are emitted.
  */
-import type { BlockRecord, LogRecord, TxRecord } from '../chain/types.js'
+import type { BlockRecord, LogRecord, TxRecord } from '../types/records.js'
 import { quantity, toHex, ZERO_HASH } from '../util/bytes.js'
 
 const ZERO_NONCE = '0x0000000000000000'

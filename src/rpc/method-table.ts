@@ -1,5 +1,5 @@
 /**
- * The one method table (design.md principle 1): for each method its name, aliases, module, parameter
+ * The one method table (docs/architecture.md#one-method-table): for each method its name, aliases, module, parameter
  * decoders and handler. Dispatch, "method not found", module switches and the README's method list all
  * come from it.
  */
@@ -76,7 +76,7 @@ export const LEGACY_ONLY =
 
 /**
  * Methods that are not served, with the reason given in the -32601 message: those the spec lists as not
- * available (spec §4), and the fee-market methods of chains with EIP-1559. A Map, not a plain object: a lookup
+ * available (docs/reference-rules.md#rule-unavailable-methods), and the fee-market methods of chains with EIP-1559. A Map, not a plain object: a lookup
  * by a request's method name must never reach `Object.prototype` (`constructor`, `__proto__`, `toString`…),
  * whose values would leak into the error message.
  */

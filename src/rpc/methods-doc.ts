@@ -1,5 +1,5 @@
 /**
- * The README's method list, generated from the method table (design.md principle 1), so the documented
+ * The README's method list, generated from the method table (docs/architecture.md#one-method-table), so the documented
  * surface is always the served one. `npm run docs` rewrites the README section between the markers; a test
  * fails when the README is out of date.
  */

@@ -1,9 +1,9 @@
 /**
- * Parameter decoders: raw JSON params → typed values, once, at the edge (design.md principle 2).
+ * Parameter decoders: raw JSON params → typed values, once, at the edge (docs/architecture.md#params-at-the-edge).
  * Every failure is a -32602 RpcError naming the argument position, in the reference's wording where it
  * has one ("invalid argument 0: hex string has length 38, want 40 for RSK address").
  */
-import { invalidParams } from '../chain/errors.js'
+import { invalidParams } from '../errors/rpc-error.js'
 import { fromHex } from '../util/bytes.js'
 
 /** A positional parameter: its name (for docs/errors), whether it may be omitted, and its decoder. */
@@ -89,7 +89,7 @@ export function decodeStorageSlot(value: unknown, index: number): Uint8Array {
   return fromHex(q.toString(16).padStart(64, '0'))
 }
 
-/** A block identifier (spec §2 rule 4). */
+/** A block identifier (docs/reference-rules.md#rule-encoding). */
 export type BlockRef =
   | { kind: 'tag'; tag: 'latest' | 'earliest' | 'pending' }
   | { kind: 'number'; number: bigint }
@@ -175,7 +175,7 @@ export interface FilterObject {
   topics: (Uint8Array[] | null)[]
 }
 
-/** Decodes a log filter object (spec §4 "Logs and filters"; reference spelling `blockhash` accepted). */
+/** Decodes a log filter object (docs/reference-rules.md#rule-log-matching; reference spelling `blockhash` accepted). */
 export function decodeFilter(value: unknown, index: number): FilterObject {
   if (value === undefined || value === null) return { addresses: [], topics: [] }
   if (typeof value !== 'object' || Array.isArray(value)) fail(index, 'expected a filter object')

@@ -30,7 +30,7 @@
  * This module matches rskj 9.0.x/master (regtest stateRoot 0x9c13f6bf…723f).
  */
 import { hexToBytes } from '@ethereumjs/util'
-import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from './keccak.js'
+import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../crypto/keccak.js'
 import type { RskHeader } from './header.js'
 import { Unitrie } from './unitrie.js'
 import {

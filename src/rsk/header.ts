@@ -26,7 +26,7 @@
 import { bytesToBigInt, concat, heapBytes, tempBytes, type Allocator } from '../util/bytes.js'
 import { createHash } from 'node:crypto'
 import { RLP } from '@ethereumjs/rlp'
-import { keccak256 } from './keccak.js'
+import { keccak256 } from '../crypto/keccak.js'
 
 // ---------------------------------------------------------------------------------------------
 // RLP primitives (org/ethereum/util/RLP.java encodeElement / encodeList)
@@ -88,7 +88,7 @@ export function rlpList(encodedItems: readonly Uint8Array[], alloc: Allocator = 
 
 /** Minimal unsigned big-endian bytes; 0 → empty (so RLP gives 0x80). Rejects negatives. */
 export function unsignedBytes(value: bigint | number): Uint8Array {
-  let v = BigInt(value)
+  const v = BigInt(value)
   if (v < 0n) throw new Error('unsignedBytes: negative value')
   if (v === 0n) return new Uint8Array(0)
   let hex = v.toString(16)

@@ -2,15 +2,16 @@
  * Network presets 30 (main), 31 (test), 32 (dev), 33 (local/regtest): chain id, network id, genesis header
  * fields and allocation, dev accounts, miner defaults.
  *
- * Sources: spec §1 (chain and network ids), reference-node-facts.md §3 (regtest genesis rsk-dev.json, cow
- * accounts, miner coinbase, targetgaslimit 7 500 000), genesis files from the reference node
+ * Sources: docs/reference-rules.md#rule-network-ids (chain and network ids), docs/reference-rules.md#rule-regtest-genesis,
+ * docs/reference-rules.md#rule-dev-accounts, docs/reference-rules.md#rule-derived-header-values (regtest genesis rsk-dev.json,
+ * cow accounts, miner coinbase, targetgaslimit 7 500 000), genesis files from the reference node
  * (R/genesis/rsk-mainnet.json, orchid-testnet.json, devnet-genesis.json, rsk-dev.json).
  */
 import devnetGenesis from './genesis/devnet-genesis.json' with { type: 'json' }
 import testnetGenesis from './genesis/orchid-testnet.json' with { type: 'json' }
 import mainnetGenesis from './genesis/rsk-mainnet.json' with { type: 'json' }
 import regtestGenesis from './genesis/rsk-dev.json' with { type: 'json' }
-import { keccak256 } from '../execution/crypto.js'
+import { keccak256 } from '../crypto/secp256k1.js'
 import { fromHex } from '../util/bytes.js'
 
 /** A genesis file as the reference node ships it. */

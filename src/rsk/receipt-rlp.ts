@@ -21,7 +21,7 @@
  * callers pass whatever value the executor computed.
  */
 import { RLP } from '@ethereumjs/rlp'
-import { keccak256 } from './keccak.js'
+import { keccak256 } from '../crypto/keccak.js'
 import { bytesToBigInt, heapBytes, type Allocator } from '../util/bytes.js'
 import { rlpBytes, rlpList, unsignedBytes } from './header.js'
 import { Unitrie } from './unitrie.js'
@@ -75,7 +75,7 @@ export function logsBloom(logs: readonly RskLog[]): Uint8Array {
  * OR several 256-byte blooms (block logsBloom = OR of the receipts' blooms; BlockExecutor.calculateLogsBloom).
  * Blooms are read-only values: when at most one input has a bit set, that input (or the shared
  * {@link ZERO_BLOOM}) is returned instead of a new array, so a typical block (one transaction with logs, the
- * Remasc transaction without) keeps one bloom instead of three (memory per mined block, issue 6).
+ * Remasc transaction without) keeps one bloom instead of three (memory per mined block; docs/architecture.md#performance-rules).
  */
 export function orBlooms(blooms: readonly Uint8Array[]): Uint8Array {
   let only: Uint8Array | undefined

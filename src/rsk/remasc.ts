@@ -19,7 +19,7 @@
  * A single-miner chain has no uncles, so the sibling and broken-selection-rule branches never pay or
  * burn anything here; they are implemented for the no-sibling case only.
  */
-import { keccak256 } from './keccak.js'
+import { keccak256 } from '../crypto/keccak.js'
 import { rlpBytes, rlpList, unsignedBytes } from './header.js'
 import { fromHex, padLeft } from '../util/bytes.js'
 import type { RskLog } from './receipt-rlp.js'

@@ -16,7 +16,7 @@
  *                  where strip() removes leading zeros and maps an all-zero slot to 0x00
  *   code key     = accountKey ‖ 0x80                                       (32)
  */
-import { keccak256 } from './keccak.js'
+import { keccak256 } from '../crypto/keccak.js'
 import { bytesToBigInt } from '../util/bytes.js'
 import { javaBigIntegerBytes, rlpBytes, rlpList, unsignedBytes } from './header.js'
 

@@ -24,7 +24,7 @@
  * - co/rsk/trie/TrieStoreImpl.java   what gets persisted under which key
  */
 import { bytesToHex } from '@ethereumjs/util'
-import { EMPTY_TRIE_HASH, keccak256 } from './keccak.js'
+import { EMPTY_TRIE_HASH, keccak256 } from '../crypto/keccak.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -820,7 +820,7 @@ export class Unitrie {
   *entries(prefix: Uint8Array = new Uint8Array(0)): Generator<UnitrieEntry> {
     const want = bytesToBits(prefix)
     let n = this.root
-    let consumed: number[] = []
+    const consumed: number[] = []
     let rest = want
     // descend to the subtree that contains every key starting with `prefix`
     while (n) {

@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type WebSocket, type RawData } from 'ws'
-import type { Connection, HandlerResponse, RequestHandler, RunningServer, ServerOptions } from './types.js'
+import type { HandlerResponse, RequestHandler, RunningServer, ServerOptions } from './types.js'
 import { OriginPolicy, type AccessDecision } from './origin-policy.js'
 import {
   BAD_REQUEST_TEXT,

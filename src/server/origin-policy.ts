@@ -17,9 +17,9 @@
  *
  * The reference node defaults to `rpc.providers.web.cors = "localhost"` (Origin and Referer checked) and
  * accepts only the `Host` names of its bound address (or of `rpc.providers.web.http.hosts` when bound to a
- * non-local address) (reference-node-facts.md §8; rskj co/rsk/rpc/OriginValidator.java and
+ * non-local address) (docs/reference-rules.md#rule-origin-policy; rskj co/rsk/rpc/OriginValidator.java and
  * co/rsk/rpc/netty/JsonRpcWeb3FilterHandler.java). It refuses with 400; this node answers 403 Forbidden with a text
- * saying which flag opens it (issue 14), and does not check `Referer` (browsers send `Origin` on every
+ * saying which flag opens it, and does not check `Referer` (browsers send `Origin` on every
  * cross-origin POST and WebSocket upgrade).
  */
 import { networkInterfaces } from 'node:os'

@@ -7,7 +7,7 @@
 import { open } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
-import { wasmKeccakReady } from '../rsk/keccak.js'
+import { wasmKeccakReady } from '../crypto/keccak.js'
 import { Unitrie } from '../rsk/unitrie.js'
 import { unitrieFromEntries } from '../rsk/unitrie-bulk.js'
 import { accountKey, EMPTY_ACCOUNT_STATE, storageKey, storagePrefixKey, STORAGE_MARKER_VALUE } from '../rsk/trie-keys.js'

@@ -44,7 +44,7 @@
 import type { AccountFields, Common, StateManagerInterface, StorageDump, StorageRange } from '@ethereumjs/common'
 import { OriginalStorageCache } from '@ethereumjs/statemanager'
 import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, toBytes } from '@ethereumjs/util'
-import { EMPTY_TRIE_HASH, keccak256 } from '../rsk/keccak.js'
+import { EMPTY_TRIE_HASH, keccak256 } from '../crypto/keccak.js'
 import { genesisStateTrie, type GenesisAlloc, type RskNetworkId } from '../rsk/genesis-state.js'
 import { decodeAccountState, encodeAccountState, slotFromStorageKey } from '../rsk/trie-keys.js'
 import { Unitrie, type TrieNode, type TrieNodeStore } from '../rsk/unitrie.js'

@@ -5,7 +5,7 @@
  * 40% (transaction.gasPriceBump) and be strictly higher; otherwise -32010 "gas price not enough to bump transaction").
  */
 import type { LegacyTx } from '@ethereumjs/tx'
-import { txRejected } from '../chain/errors.js'
+import { txRejected } from '../errors/rpc-error.js'
 import { toKey } from '../util/bytes.js'
 
 /** Minimum gas price increase of a same-nonce replacement, in percent. */

@@ -1,9 +1,9 @@
 /**
- * The reference pool's admission checks (rskj J/co/rsk/net/handler/TxPendingValidator.java and
- * reference-node-facts.md §4/§7), raising -32010 with the reference's messages.
+ * The reference pool's admission checks (rskj J/co/rsk/net/handler/TxPendingValidator.java;
+ * docs/reference-rules.md#rule-pool-validation, docs/reference-rules.md#rule-error-pool), raising -32010 with the reference's messages.
  */
 import type { LegacyTx } from '@ethereumjs/tx'
-import { txRejected } from '../chain/errors.js'
+import { txRejected } from '../errors/rpc-error.js'
 
 /** Maximum init code size (bytes) of a creation (EIP-3860 limit, as the reference). */
 export const MAX_INIT_CODE_SIZE = 49_152

@@ -1,6 +1,6 @@
 /**
  * Byte/hex helpers used across the node (Buffer-backed for speed).
- * QUANTITY = minimal `0x` hex of a non-negative integer; DATA = `0x` hex of bytes (spec §2 encoding conventions).
+ * QUANTITY = minimal `0x` hex of a non-negative integer; DATA = `0x` hex of bytes (docs/reference-rules.md#rule-encoding).
  */
 
 /** `0x`-prefixed lowercase hex of bytes (DATA). */
@@ -15,7 +15,7 @@ const HEX_SCRATCH = Buffer.allocUnsafeSlow(64)
  * Lowercase hex of bytes without prefix (map keys). Short arrays (hashes, addresses, keys) are copied into a
  * scratch Buffer first: wrapping them (`bytes.buffer`) would make V8 move a small typed array's bytes off the
  * heap into a separately allocated ArrayBuffer (~170 B more per array, for the life of the array), and nearly
- * every stored hash and address gets hex-encoded at some point (memory per mined transaction, issue 6).
+ * every stored hash and address gets hex-encoded at some point (memory per mined transaction).
  */
 export function toKey(bytes: Uint8Array): string {
   const n = bytes.length
@@ -97,7 +97,7 @@ export const heapBytes: Allocator = (n) => new Uint8Array(n)
 /**
  * `n` bytes for a short-lived value (encoded only to be hashed, copied or written out), NOT zero-filled.
  * V8 gives every typed array over 64 bytes a backing store of its own, allocated and later swept outside the
- * JS heap: ~2.5 µs each on the 2-core bench machine, and an automined transfer made ~58 of them (issue 6).
+ * JS heap: ~2.5 µs each on the 2-core bench machine, and an automined transfer made ~58 of them (docs/architecture.md#performance-rules).
  * From 65 bytes to 4 KB this returns a view on Node's shared Buffer pool instead (no allocation of its own).
  * Never keep the result: a kept view pins its 8 KB pool slab.
  */

@@ -1,5 +1,5 @@
 /**
- * A FIFO queue that runs async tasks one at a time: the chain's single writer (design.md principle 4).
+ * A FIFO queue that runs async tasks one at a time: the chain's single writer (docs/architecture.md#single-writer).
  * Mining, snapshots, cheat methods and every VM/state access go through one instance, so no read ever
  * sees a half-built block and no two tasks interleave on the state manager.
  */

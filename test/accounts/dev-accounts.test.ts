@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { computeAddress, hexlify } from 'ethers'
 import { addressOfKey } from '../../src/accounts/dev-accounts.js'
-import { keccak256, privateKeyToAddress } from '../../src/execution/crypto.js'
+import { keccak256, privateKeyToAddress } from '../../src/crypto/secp256k1.js'
 import { seedToPrivateKey } from '../../src/rsk/networks.js'
 import { toHex } from '../../src/util/bytes.js'
 

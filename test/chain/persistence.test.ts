@@ -1,5 +1,5 @@
 /**
- * Chain persistence with --db (design.md principle 5; src/chain/storage.ts): a node reopened on the same
+ * Chain persistence with --db (docs/architecture.md#storage; src/chain/storage.ts): a node reopened on the same
  * directory serves the same blocks, transactions, receipts, logs and states (also states older than
  * --state-history), keeps mining from its head exactly as a node that never stopped, forgets blocks undone by
  * evm_revert / evm_reset, refuses a directory holding another chain, and writes each block in one batch.

@@ -181,7 +181,7 @@ describe('ethers JsonRpcProvider + Wallet', () => {
     const block = (await provider.getBlock('latest'))!
     expect(block.number).toBe(receipt.blockNumber)
     expect(block.hash).toBe(receipt.blockHash)
-    // every block ends with the Remasc transaction (reference-node-facts §2)
+    // every block ends with the Remasc transaction (docs/reference-rules.md#rule-remasc-transaction)
     expect(block.transactions).toHaveLength(2)
     expect(block.transactions[0]).toBe(tx.hash)
     expect(block.baseFeePerGas).toBeNull()

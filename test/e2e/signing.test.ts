@@ -1,5 +1,5 @@
 /**
- * End-to-end signing and keystores (issue "Accounts: personal_*, an encrypted keystore, and signing"):
+ * End-to-end signing and keystores (docs/reference-rules.md#rule-personal):
  * signatures from eth_sign / personal_sign / eth_signTypedData_v4 verified by ethers and viem, eth_signTransaction
  * output decoded by ethers and mined through eth_sendRawTransaction, v3 keystore files under `--db` read by
  * ethers (and ethers-written keystores read by the node) across restarts, `--mnemonic` accounts against ethers'

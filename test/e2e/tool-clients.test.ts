@@ -17,7 +17,6 @@ import { deploy } from '../rpc/shapes.js'
 
 const requireClient = createRequire(join(CLIENTS_DIR, 'package.json'))
 // web3.js lives in test/clients (kept out of the root install); typed loosely here
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const { Web3 } = requireClient('web3') as { Web3: any }
 
 

@@ -261,7 +261,7 @@ describe('viem public + wallet client (local account)', () => {
     expect(block.number).toBe(receipt.blockNumber)
     expect(block.hash).toBe(receipt.blockHash)
     expect(block.baseFeePerGas).toBeNull()
-    // every block ends with the Remasc transaction (reference-node-facts §2); viem parses it (v, r, s "0x0")
+    // every block ends with the Remasc transaction (docs/reference-rules.md#rule-remasc-transaction); viem parses it (v, r, s "0x0")
     expect(block.transactions).toHaveLength(2)
     expect(block.transactions[1]!.from).toBe('0x0000000000000000000000000000000000000000')
     expect(block.transactions[1]!.to).toBe('0x0000000000000000000000000000000001000008')

@@ -1,5 +1,5 @@
 /**
- * The reference node's gas rules for frames (reference-node-facts.md §4; rskj VM.java computeCallGas /
+ * The reference node's gas rules for frames (docs/reference-rules.md#rule-call-gas; rskj VM.java computeCallGas /
  * getMessageCall / doCREATE / doSUICIDE, Program.java callToAddress / createContract / getMaxDepth), over a
  * real node and JSON-RPC with hand-assembled contracts:
  * - no 63/64 rule: CALL passes min(gas left, requested + stipend), CREATE/CREATE2 pass all the gas left;

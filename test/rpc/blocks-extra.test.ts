@@ -1,7 +1,8 @@
 /**
  * Block counts, uncles and by-index lookups over real HTTP, the `pending` tag with transactions waiting in
  * the pool, and the `{blockHash}` / `{blockNumber}` map forms (spec §2 rule 4, §4 "Blocks" and
- * "Transactions"; facts §2, §7 "-32600 Block … not found"):
+ * "Transactions"; docs/reference-rules.md#rule-block-json, docs/reference-rules.md#rule-remasc-transaction,
+ * docs/reference-rules.md#rule-error-codes "-32600 Block … not found"):
  * eth_getBlockTransactionCountByHash/ByNumber, eth_getUncleCountByBlockHash/ByBlockNumber,
  * eth_getUncleByBlockHashAndIndex/ByBlockNumberAndIndex, eth_getTransactionByBlockHashAndIndex/
  * ByBlockNumberAndIndex, and `pending` on eth_getBlockByNumber, eth_getBalance, eth_getCode,
@@ -34,7 +35,7 @@ beforeAll(async () => {
   transferHash = r.transactionHash
   b1 = await rpc(url, 'eth_getBlockByNumber', ['0x1', false])
   b2 = await rpc(url, 'eth_getBlockByNumber', ['0x2', false])
-  // every block ends with the Remasc transaction (reference-node-facts §2)
+  // every block ends with the Remasc transaction (docs/reference-rules.md#rule-remasc-transaction)
   expect(b2.transactions).toHaveLength(2)
   expect(b2.transactions[0]).toBe(transferHash)
 })

@@ -1,5 +1,5 @@
 /**
- * No request monopolises the node (issue 14, defect 2), on both transports: an endless contract answers -32011
+ * No request monopolises the node (docs/reference-rules.md#rule-limits), on both transports: an endless contract answers -32011
  * at the deadline and leaves no state behind, other requests are served while a long execution or a long mine
  * runs, and a huge mine count is refused at once with -32602.
  */

@@ -1,6 +1,6 @@
 /**
- * Mining modes and the block clock (issue "dev-chain controls"; reference-node-facts.md §6 "evm"; peers'
- * evm_/anvil_/hardhat_ mining methods, peer-dev-chains.md §1b): manual mode (evm_setAutomine false), block
+ * Mining modes and the block clock (docs/reference-rules.md#rule-evm-mining, docs/reference-rules.md#rule-evm-increase-time;
+ * the peers' evm_/anvil_/hardhat_ mining methods): manual mode (evm_setAutomine false), block
  * building from the pool by gas price then nonce within the block gas limit, evm_stopMining/evm_startMining
  * and eth_mining, interval mining driven by injected fake timers, anvil_mine/hardhat_mine (count, interval),
  * evm_mine with a timestamp, evm_increaseTime (accumulated offset, cleared once a block is built — reference
@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Wallet } from 'ethers'
 import type { Node } from '../../src/index.js'
-import type { Timers } from '../../src/miner/miner.js'
+import type { Timers } from '../../src/util/timers.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
 import { q } from './shapes.js'
 
@@ -48,7 +48,7 @@ const timers = new FakeTimers()
 const internalErrors: unknown[] = []
 
 const blockNumber = async (u = url) => BigInt(await rpc<string>(u, 'eth_blockNumber'))
-/** A block without its last transaction, the Remasc one every mined block ends with (reference-node-facts §2). */
+/** A block without its last transaction, the Remasc one every mined block ends with (docs/reference-rules.md#rule-remasc-transaction). */
 const withoutRemasc = (b: any) => (b && BigInt(b.number) > 0n ? { ...b, transactions: b.transactions.slice(0, -1) } : b)
 const latest = async (u = url) => withoutRemasc(await rpc(u, 'eth_getBlockByNumber', ['latest', false]))
 const block = async (n: bigint, u = url) => withoutRemasc(await rpc(u, 'eth_getBlockByNumber', [q(n), false]))

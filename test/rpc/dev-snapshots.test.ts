@@ -1,5 +1,5 @@
 /**
- * Snapshots (issue "dev-chain controls"; reference-node-facts.md §6 "evm", §9.6; rskj SnapshotManager):
+ * Snapshots (docs/reference-rules.md#rule-evm-snapshot; rskj SnapshotManager):
  * evm_snapshot ids "0x1", "0x2", …; evm_revert restores head, state, pool and indexes, keeps the id
  * (reusable, reference) and drops later ids; unknown id → false, malformed id → -32602; evm_reset back to
  * genesis; logs undone by a revert reach subscriptions and filters with removed: true (newHeads does not

@@ -1,6 +1,6 @@
 /**
- * State and node cheats (issue "dev-chain controls"; peer-dev-chains.md §1b rows "setBalance/Code/Nonce/
- * Storage", "Impersonation", "Vendor namespace"): set{Balance,Nonce,Code,StorageAt} under the anvil_,
+ * State and node cheats (the peers' setBalance/Code/Nonce/Storage,
+ * impersonation and vendor-namespace methods; docs/reference-rules.md#lib-impersonation): set{Balance,Nonce,Code,StorageAt} under the anvil_,
  * hardhat_ and ganache evm_setAccount* names apply to the latest state in place (no block mined);
  * impersonation (anvil_/hardhat_impersonateAccount, stopImpersonatingAccount, autoImpersonateAccount) and
  * eth_sendUnsignedTransaction; setCoinbase, setMinGasPrice, dropTransaction, setLoggingEnabled,

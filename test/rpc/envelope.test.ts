@@ -1,6 +1,7 @@
 /**
  * The JSON-RPC 2.0 envelope over real HTTP: ids, batches (mixed results, notifications, limits), notifications,
- * parse and request errors with their HTTP statuses, unknown and unavailable methods (spec §1, §7; facts §7-§8).
+ * parse and request errors with their HTTP statuses, unknown and unavailable methods (spec §1, §7;
+ * docs/reference-rules.md#rule-error-codes, docs/reference-rules.md#rule-error-http-status, docs/reference-rules.md#rule-error-envelope-limits).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'

@@ -1,7 +1,8 @@
 /**
  * Blocks and logs over real HTTP: eth_getBlockByNumber / eth_getBlockByHash (tags, numbers, hashes, map form,
  * pending, full transactions, the reference block shape) and eth_getLogs (address string/array, topic
- * wildcards and OR-arrays, blockHash, ranges, the 5000-block limit) (spec §2, §4; facts §2, §7, §8).
+ * wildcards and OR-arrays, blockHash, ranges, the 5000-block limit) (spec §2, §4;
+ * docs/reference-rules.md#rule-block-json, docs/reference-rules.md#rule-log-json, docs/reference-rules.md#rule-log-matching, docs/reference-rules.md#rule-limits).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AbiCoder, id as eventId, Interface } from 'ethers'

@@ -1,7 +1,8 @@
 /**
  * eth_call over real HTTP: Probe's view functions (block context, Cancun opcodes, SELFBALANCE), historical and
  * pending contexts, reverts as -32015 with the revert bytes, non-revert failures, and -32602 on malformed
- * call objects (spec §4 "Calls and gas", §7 rule 2; facts §4, §7).
+ * call objects (spec §4 "Calls and gas", §7 rule 2;
+ * docs/reference-rules.md#rule-call-defaults, docs/reference-rules.md#rule-error-revert).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AbiCoder, getAddress, Interface, Wallet, ZeroAddress } from 'ethers'

@@ -1,7 +1,8 @@
 /**
  * A node with a minimum gas price (reference miner.minGasPrice, RSKIP09): eth_gasPrice = best block mgp × 1.1,
  * blocks step their minimumGasPrice toward the target by 1 % (≥ 1 wei), BASEFEE = the block mgp, and the pool
- * rejects a gas price under the block's minimum (-32010) (facts §1 derived values, §4, §7, §8).
+ * rejects a gas price under the block's minimum (-32010)
+ * (docs/reference-rules.md#rule-derived-header-values, docs/reference-rules.md#rule-pool-validation, docs/reference-rules.md#rule-error-pool).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Interface, Wallet } from 'ethers'

@@ -1,7 +1,8 @@
 /**
  * State reads over real HTTP: eth_getBalance, eth_getStorageAt, eth_getTransactionCount, eth_getCode,
  * eth_blockNumber — at latest/earliest/pending, numbers, hashes and the {blockHash}/{blockNumber} map form,
- * historical state, and the -32602 / unknown-block errors (spec §2 rule 4, §4 "State reads"; facts §6-§7).
+ * historical state, and the -32602 / unknown-block errors (spec §2 rule 4, §4 "State reads";
+ * docs/reference-rules.md#rule-encoding, docs/reference-rules.md#rule-error-codes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AbiCoder, Interface, keccak256, Wallet } from 'ethers'

@@ -2,7 +2,9 @@
  * Transactions over real HTTP: eth_sendRawTransaction (ethers-signed legacy txs), eth_sendTransaction (node
  * signs), eth_estimateGas (the estimate is enough and minimal), eth_getTransactionByHash and
  * eth_getTransactionReceipt shapes, pool rejections (-32010 with the reference messages), decoding errors
- * (-32602) and mined reverts (-32015) (spec §2, §4; facts §2, §4, §7).
+ * (-32602) and mined reverts (-32015) (spec §2, §4;
+ * docs/reference-rules.md#rule-transaction-json, docs/reference-rules.md#rule-pool-validation, docs/reference-rules.md#rule-error-pool,
+ * docs/reference-rules.md#rule-error-revert).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AbiCoder, getCreateAddress, Interface, keccak256, Transaction, Wallet, type BaseWallet, type TransactionRequest } from 'ethers'

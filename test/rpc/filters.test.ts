@@ -1,6 +1,6 @@
 /**
- * Polled filters over real HTTP (spec §3 filter states, §4 "Logs and filters" incl. the topic rule; facts §7
- * "-32000 filter not found", §8 "Filters: expire after 5 min unpolled; id = 0x + hex of a 36-char UUID"):
+ * Polled filters over real HTTP (spec §3 filter states, §4 "Logs and filters" incl. the topic rule;
+ * docs/reference-rules.md#rule-filters: "-32000 filter not found", expiry after 5 min unpolled, id = 0x + hex of a 36-char UUID):
  * eth_newFilter (address string/array, topics with null wildcards and OR-arrays, fromBlock/toBlock numbers and
  * tags, blockHash), eth_getFilterChanges (only what is new since the previous poll), eth_newBlockFilter,
  * eth_newPendingTransactionFilter, eth_getFilterLogs, eth_uninstallFilter, unknown ids and expiry on an

@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Chain } from '../../src/chain/chain.js'
-import type { BlockRecord, LogRecord, TxRecord } from '../../src/chain/types.js'
+import type { BlockRecord, LogRecord, TxRecord } from '../../src/types/records.js'
 import { blockLogs, MAX_LOGS_TO_RETURN, queryLogs, type LogCriteria } from '../../src/events/log-query.js'
 import { RawJson } from '../../src/rpc/format.js'
-import { keccak256 } from '../../src/rsk/keccak.js'
+import { keccak256 } from '../../src/crypto/keccak.js'
 import { logsBloom, orBlooms } from '../../src/rsk/receipt-rlp.js'
 
 const bytes = (n: number, len: number): Uint8Array => new Uint8Array(len).fill(n)

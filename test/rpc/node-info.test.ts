@@ -1,7 +1,8 @@
 /**
  * Node, peer and mining information of a local node without peers, the sco_ (peer scoring) module, the
  * methods the spec lists as not available, and the RPC module switches (spec §4 "Support status" and
- * "Node and network information"; facts §6 "Other methods", "sco", §7 "-32601", §8 "Modules on by default"):
+ * "Node and network information"; docs/reference-rules.md#rule-node-info, docs/reference-rules.md#rule-unavailable-methods,
+ * docs/reference-rules.md#rule-modules-default):
  * net_peerList, eth_netHashrate (a JSON number), eth_hashrate, eth_mining, ext_protocolVersion /
  * eth_protocolVersion, debug_wireProtocolQueueSize, sco_*, eth_compileSolidity & co., createNode({ rpcModules }).
  */
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createNode, type Node } from '../../src/index.js'
 import { rpc, rpcError, startNode } from '../helpers/node.js'
 
-/** Counters of the reference's PeerScoringReputationSummary (facts §6 "sco"). */
+/** Counters of the reference's PeerScoringReputationSummary (docs/reference-rules.md#rule-node-info). */
 const SUMMARY_FIELDS = [
   'count',
   'successfulHandshakes',

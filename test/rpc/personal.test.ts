@@ -1,5 +1,5 @@
 /**
- * personal_* over real HTTP (issue "Accounts: personal_*, an encrypted keystore, and signing"; facts §3, §6;
+ * personal_* over real HTTP (docs/reference-rules.md#rule-dev-accounts, docs/reference-rules.md#rule-personal;
  * reference PersonalModuleWalletEnabled / Wallet): account creation and import, listing order, lock/unlock with
  * expiry on the node's injected clock, dumpRawKey, personal_sendTransaction with a passphrase, and the errors
  * (unknown account -32602, locked account -32602, wrong passphrase -32000, bad key -32602) — each of which

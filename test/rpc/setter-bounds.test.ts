@@ -1,6 +1,5 @@
 /**
- * Range checks of the dev setters (issue 14, defect 4) and a method lookup that knows only the method table
- * (defect 5), on both transports: out-of-range values answer -32602 naming the argument and change nothing;
+ * Range checks of the dev setters and a method lookup that knows only the method table, on both transports: out-of-range values answer -32602 naming the argument and change nothing;
  * the largest allowed value is accepted and keeps the chain usable; prototype names answer -32601.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,5 +1,6 @@
 /**
- * Shared expectations for the RPC tests: the reference JSON shapes (reference-node-facts.md §2), hex formats,
+ * Shared expectations for the RPC tests: the reference JSON shapes
+ * (docs/reference-rules.md#rule-block-json … docs/reference-rules.md#rule-log-json), hex formats,
  * and small send/deploy helpers that go through the node's HTTP JSON-RPC.
  */
 import { expect } from 'vitest'
@@ -16,12 +17,12 @@ export const BLOOM = /^0x[0-9a-f]{512}$/
 /** DATA (even-length hex). */
 export const DATA = /^0x([0-9a-f]{2})*$/
 
-/** Regtest miner coinbase: keccak("regtest_miner_secret_please_change") (facts §3). */
+/** Regtest miner coinbase: keccak("regtest_miner_secret_please_change") (docs/reference-rules.md#rule-regtest-genesis). */
 export const MINER = '0xec4ddeb4380ad69b3e509baad9f158cdf4e4681d'
 export const ZERO_HASH = '0x' + '00'.repeat(32)
 export const ZERO_WORD = ZERO_HASH
 
-/** BlockResultDTO fields (facts §2). */
+/** BlockResultDTO fields (docs/reference-rules.md#rule-block-json). */
 export const BLOCK_FIELDS = [
   'number',
   'hash',
@@ -53,7 +54,7 @@ export const BLOCK_FIELDS = [
   'rskPteEdges',
   'baseEvent',
 ]
-/** TransactionResultDTO fields (facts §2): no chainId / yParity. */
+/** TransactionResultDTO fields (docs/reference-rules.md#rule-transaction-json): no chainId / yParity. */
 export const TX_FIELDS = [
   'hash',
   'nonce',
@@ -71,7 +72,7 @@ export const TX_FIELDS = [
   's',
   'type',
 ]
-/** TransactionReceiptDTO fields (facts §2). */
+/** TransactionReceiptDTO fields (docs/reference-rules.md#rule-receipt-json). */
 export const RECEIPT_FIELDS = [
   'transactionHash',
   'transactionIndex',
@@ -88,7 +89,7 @@ export const RECEIPT_FIELDS = [
   'type',
   'effectiveGasPrice',
 ]
-/** LogFilterElement fields (facts §2) plus `removed` (false), which geth/Anvil send and hardhat-ethers requires. */
+/** LogFilterElement fields (docs/reference-rules.md#rule-log-json) plus `removed` (false), which geth/Anvil send and hardhat-ethers requires. */
 export const LOG_FIELDS = ['logIndex', 'blockNumber', 'blockHash', 'transactionHash', 'transactionIndex', 'address', 'data', 'topics', 'removed']
 
 /** Asserts the object has exactly these keys (order-independent). */

@@ -1,14 +1,13 @@
 /**
  * WebSocket subscriptions (spec §2 "New-head notification result", §3 subscription states, §4
- * "Subscriptions (WebSocket only)", §6 events; facts §6 "WS eth_subscribe: ids are 16 random bytes; newHeads
- * includes baseEvent"): eth_subscribe newHeads | logs | newPendingTransactions | syncing over a raw `ws`
+ * "Subscriptions (WebSocket only)", §6 events; docs/reference-rules.md#rule-subscriptions: ids are 16 random bytes;
+ * newHeads includes baseEvent): eth_subscribe newHeads | logs | newPendingTransactions | syncing over a raw `ws`
  * socket, the exact notification envelope, eth_unsubscribe, what closing a socket does, eth_subscribe over
  * HTTP, and real clients: ethers WebSocketProvider (block and contract events) and viem watchers over
  * webSocket (eth_subscribe) and http (polling, via filters).
  */
 import { Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
 import { until, WsClient } from '../helpers/ws.js'
 import { Contract, id as eventId, Interface, Network, WebSocketProvider } from 'ethers'
 import { createPublicClient, getAddress, http, webSocket, type Address, type Hex } from 'viem'
@@ -22,7 +21,7 @@ const token = new Interface(Token.abi)
 const VALUE_CHANGED = eventId('ValueChanged(address,uint256,uint256)')
 const TICK = eventId('Tick(uint256,uint256)')
 const SUB_ID = /^0x[0-9a-f]{32}$/
-/** Spec §2 "New-head notification result", plus the reference's baseEvent (facts §6). */
+/** Spec §2 "New-head notification result", plus the reference's baseEvent (docs/reference-rules.md#rule-subscriptions). */
 const HEAD_FIELDS = [
   'difficulty',
   'extraData',

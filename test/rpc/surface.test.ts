@@ -4,7 +4,7 @@
  * answer -32601. Methods that later issues implement are listed in PENDING with the reason; they must answer
  * -32601 today, so the list fails (and gets updated) as soon as one of them starts answering.
  *
- * The lists are copied from the spec (../shared/spec/node-rpc-spec.md §4), which is not part of the repo.
+ * The lists are copied from the JSON-RPC spec, §4 "Support status of methods".
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Wallet } from 'ethers'

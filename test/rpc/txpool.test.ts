@@ -1,6 +1,6 @@
 /**
- * The pool over real HTTP (spec §4 txpool_*, eth_pendingTransactions, §3 transaction states; facts §6
- * "txpool" shapes, §4 pool checks, §7 -32010 messages): txpool_status/content/inspect shapes, future-nonce
+ * The pool over real HTTP (spec §4 txpool_*, eth_pendingTransactions, §3 transaction states; docs/reference-rules.md#rule-txpool-shapes,
+ * docs/reference-rules.md#rule-pool-validation, docs/reference-rules.md#rule-pool-replacement, docs/reference-rules.md#rule-error-pool): txpool_status/content/inspect shapes, future-nonce
  * transactions queued behind a gap and mined when it fills, same-nonce replacement with the 40% price bump,
  * duplicates, queued transactions through eth_getTransactionByHash, eth_pendingTransactions (the node's
  * accounts only) and the `pending` nonce.

@@ -1,6 +1,6 @@
 /**
  * web3_*, net_* and the node-information eth_* methods over real HTTP (spec §4 "Node and network information";
- * reference-node-facts.md §3, §6, §8).
+ * docs/reference-rules.md#rule-node-info, docs/reference-rules.md#rule-dev-accounts, docs/reference-rules.md#rule-network-ids).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { keccak256, toUtf8Bytes, hexlify } from 'ethers'
@@ -17,7 +17,7 @@ beforeAll(async () => {
 })
 afterAll(() => node?.close())
 
-/** Cow accounts of rsk-dev.json in eth_accounts order (facts §3). */
+/** Cow accounts of rsk-dev.json in eth_accounts order (docs/reference-rules.md#rule-dev-accounts). */
 const COW_ADDRESSES = [
   '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826',
   '0x7986b3df570230288501eea3d890bd66948c9b79',

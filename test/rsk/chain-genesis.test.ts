@@ -1,5 +1,6 @@
 /**
- * The running node's first blocks against the reference regtest vectors (reference-node-facts.md §1-§3):
+ * The running node's first blocks against the reference regtest vectors (docs/reference-rules.md#rule-regtest-genesis,
+ * docs/reference-rules.md#rule-block-hash, docs/reference-rules.md#rule-unitrie-tx-receipt-tries):
  * block 0 (hash 0x8ea789fa…68fe, stateRoot 0x9c13f6bf…723f) and an empty block 1 — whose stateRoot
  * 0xf276a3a8…272c, transactionsRoot 0x8c9664a3…7952 and receiptsRoot 0x66cfdb73…b0f6 are those of a real
  * regtest block 1 (third-party Go port vectors "verified against the actual RSK Java implementation"; the
@@ -9,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RLP } from '@ethereumjs/rlp'
-import { keccak256 } from '../../src/execution/crypto.js'
+import { keccak256 } from '../../src/crypto/secp256k1.js'
 import type { Node } from '../../src/index.js'
 import { rpc, startNode } from '../helpers/node.js'
 
@@ -54,7 +55,7 @@ describe('an empty block 1', () => {
   })
 
   // The node behind the vector ran with targetgaslimit 10 000 000 (its block 1 keeps the genesis 10 M), while a
-  // default regtest node steps toward 7 500 000 (facts §1); that field is substituted like extraData.
+  // default regtest node steps toward 7 500 000 (docs/reference-rules.md#rule-derived-header-values); that field is substituted like extraData.
   it('with the reference timestamp, extraData and gasLimit, its merged-mining preimage hashes to the real block 1', async () => {
     const raw = bytes(await rpc<string>(url, 'ext_getRawBlockHeaderByNumber', ['0x1']))
     const f = RLP.decode(raw) as Uint8Array[]

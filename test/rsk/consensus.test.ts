@@ -1,6 +1,7 @@
 /**
- * Byte-faithful consensus data over real HTTP (issue "Byte-faithful consensus data"; reference-node-facts.md
- * §1-§2, §6): the Remasc transaction (fields, hash, receipt, listing, payments and storage), RSKIP144 block
+ * Byte-faithful consensus data over real HTTP (docs/reference-rules.md#rule-remasc-transaction,
+ * docs/reference-rules.md#rule-parallel-sublists, docs/reference-rules.md#rule-merged-mining-fields, docs/reference-rules.md#rule-raw-header,
+ * docs/reference-rules.md#rule-receipt-nodes, docs/reference-rules.md#rule-get-proof): the Remasc transaction (fields, hash, receipt, listing, payments and storage), RSKIP144 block
  * order and edges, merged-mining fields, and the ext_ / mnr_ / eth_ consensus methods — checked with
  * verifiers written here, independent of the node's own encoders:
  * - a block hash recomputed from ext_getRawBlockHeaderByHash (decode, re-encode compressed, keccak);
@@ -12,7 +13,7 @@ import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RLP } from '@ethereumjs/rlp'
 import { Interface } from 'ethers'
-import { keccak256 } from '../../src/execution/crypto.js'
+import { keccak256 } from '../../src/crypto/secp256k1.js'
 import type { Node } from '../../src/index.js'
 import { Probe } from '../../fixtures/index.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
-import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../../src/rsk/keccak.js'
+import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../../src/crypto/keccak.js'
 import {
   CONSENSUS_PRECOMPILE_ADDRESSES,
   GENESIS_PRECOMPILE_ADDRESSES,

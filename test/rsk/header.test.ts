@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
-import { EMPTY_LIST_HASH, keccak256 } from '../../src/rsk/keccak.js'
+import { EMPTY_LIST_HASH, keccak256 } from '../../src/crypto/keccak.js'
 import {
   RSK_TAG,
   calculateForkDetectionData,

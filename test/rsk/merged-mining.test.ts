@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { forkDetectionDataFor } from '../../src/chain/consensus.js'
-import type { BlockRecord } from '../../src/chain/types.js'
+import type { BlockRecord } from '../../src/types/records.js'
 import { calculateForkDetectionData } from '../../src/rsk/header.js'
 import {
   coinbaseMerkleBranch,
@@ -23,7 +23,7 @@ import {
   validateMergedMining,
 } from '../../src/rsk/merged-mining.js'
 import { dataWordFromString, remascTransactionHash, remascTransactionRlp, REMASC_KEYS } from '../../src/rsk/remasc.js'
-import { keccak256 } from '../../src/rsk/keccak.js'
+import { keccak256 } from '../../src/crypto/keccak.js'
 
 const sha256d = (b: Uint8Array) => createHash('sha256').update(createHash('sha256').update(b).digest()).digest()
 const rev = (b: Uint8Array) => Uint8Array.from(b).reverse()

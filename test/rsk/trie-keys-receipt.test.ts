@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
-import { keccak256 } from '../../src/rsk/keccak.js'
+import { keccak256 } from '../../src/crypto/keccak.js'
 import {
   EMPTY_ACCOUNT_STATE,
   accountKey,
@@ -24,7 +24,7 @@ import {
   transactionsRoot,
   type RskReceipt,
 } from '../../src/rsk/receipt-rlp.js'
-import { EMPTY_TRIE_HASH } from '../../src/rsk/keccak.js'
+import { EMPTY_TRIE_HASH } from '../../src/crypto/keccak.js'
 
 const cow = hexToBytes('0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826')
 

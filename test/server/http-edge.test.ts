@@ -1,6 +1,5 @@
 /**
- * HTTP edge cases and slow or non-reading clients on both transports with real sockets (issue 14, defects 3
- * and 6): HTTP/1.0, malformed request heads, a body that never arrives, slowloris heads, and a WebSocket client
+ * HTTP edge cases and slow or non-reading clients on both transports with real sockets: HTTP/1.0, malformed request heads, a body that never arrives, slowloris heads, and a WebSocket client
  * that stops reading.
  */
 import { Socket } from 'node:net'

@@ -1,5 +1,5 @@
 /**
- * Safe by default (issue 14, defect 1): no web page can reach the keys. Cross-origin requests and DNS-rebinding
+ * Safe by default (docs/reference-rules.md#rule-origin-policy): no web page can reach the keys. Cross-origin requests and DNS-rebinding
  * attempts are refused over HTTP and WebSocket on both transports, with real sockets, and the key is never
  * returned; loopback pages and wallet extensions work; `allowOrigin` / `allowHost` open the node.
  */

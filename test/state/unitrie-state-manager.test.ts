@@ -16,7 +16,7 @@ import { AbiCoder, Interface } from 'ethers'
 import { Token } from '../../fixtures/index.js'
 import { createChainCommon } from '../../src/execution/common.js'
 import { genesisStateTrie, parseGenesisAlloc } from '../../src/rsk/genesis-state.js'
-import { keccak256 } from '../../src/rsk/keccak.js'
+import { keccak256 } from '../../src/crypto/keccak.js'
 import {
   accountKey,
   codeKey,

@@ -1,11 +1,12 @@
 /**
- * Byte helpers and bloom sharing that the chain's memory per mined transaction depends on (issue 6):
+ * Byte helpers and bloom sharing that the chain's memory per mined transaction depends on
+ * (docs/architecture.md#performance-rules):
  * fromHex results own their memory (no view into Node's shared Buffer pool), and orBlooms shares its
  * input when it can while still ORing correctly.
  */
 import { describe, expect, it } from 'vitest'
 import { fromHex, heapBytes, tempBytes, toHex, toKey } from '../../src/util/bytes.js'
-import { keccak256 } from '../../src/rsk/keccak.js'
+import { keccak256 } from '../../src/crypto/keccak.js'
 import { keccak_256 } from '@noble/hashes/sha3'
 import { encodeReceipt, isZeroBloom, logsBloom, orBlooms, ZERO_BLOOM } from '../../src/rsk/receipt-rlp.js'
 

@@ -3,7 +3,7 @@
  * J/org/ethereum/solidity/SolidityType.java): 4-byte selectors, 32-byte words, dynamic `bytes`/`string`
  * arguments and outputs. Kept small on purpose (no ABI library in the node's start-up path).
  */
-import { keccak256 } from '../../rsk/keccak.js'
+import { keccak256 } from '../../crypto/keccak.js'
 import { bytesToBigInt, concat } from '../../util/bytes.js'
 
 /** Thrown when call data does not decode as the method's inputs (the reference: method not found, gas 0). */

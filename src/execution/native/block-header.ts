@@ -16,7 +16,7 @@
  * coinbase transaction; getBitcoinHeader answers empty bytes for it and getMergedMiningTags empty bytes (the
  * reference's miner always merge-mines). The local chain has no uncles.
  */
-import type { BlockRecord } from '../../chain/types.js'
+import type { BlockRecord } from '../../types/records.js'
 import { RSK_TAG } from '../../rsk/header.js'
 import { bigIntToBytes } from '../../util/bytes.js'
 import { encodeBytes, type ArgReader } from './abi.js'

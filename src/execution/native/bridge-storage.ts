@@ -5,7 +5,7 @@
  */
 import { decode as rlpDecode } from '@ethereumjs/rlp'
 import type { PrecompileInput } from '@ethereumjs/evm'
-import { keccak256 } from '../../rsk/keccak.js'
+import { keccak256 } from '../../crypto/keccak.js'
 import { dataWordFromString } from '../../rsk/remasc.js'
 import { bytesToBigInt } from '../../util/bytes.js'
 import { NativeContractError } from './native-contract.js'

@@ -16,7 +16,7 @@
  * The authorized/federator side (their keys are known, their private keys are not; only an impersonated sender
  * reaches it) fails with "not supported by node-cli".
  */
-import { keccak256 } from '../../rsk/keccak.js'
+import { keccak256 } from '../../crypto/keccak.js'
 import { encodeUint, type ArgReader } from './abi.js'
 import { regtestGenesisFederation } from './bridge-federation.js'
 import { decodeBase58check, decodePoint } from './curve.js'

@@ -1,6 +1,6 @@
 /**
  * secp256k1 points and Bitcoin hashes for the native contracts (HDWalletUtils, secp256k1 add/mul, Bridge).
- * @noble/curves (which ships with @ethereumjs/util, as ../crypto.ts uses it) and the @noble/hashes SHA-2,
+ * @noble/curves (which ships with @ethereumjs/util, as src/crypto/secp256k1.ts uses it) and the @noble/hashes SHA-2,
  * RIPEMD-160 and HMAC modules are loaded on first use, not at start-up (their module set-up computes round
  * constants; start-up needs none of them).
  */

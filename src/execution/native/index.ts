@@ -1,6 +1,6 @@
 /**
  * The reference node's native contracts as @ethereumjs custom precompiles (rskj
- * J/org/ethereum/vm/PrecompiledContracts.java; all active from block 0 on regtest, facts §5).
+ * J/org/ethereum/vm/PrecompiledContracts.java; all active from block 0 on regtest, docs/reference-rules.md#rule-precompiles).
  * Remasc (0x…01000008) is not here: it runs as the block's last transaction (src/rsk/remasc.ts).
  */
 import { createAddressFromString } from '@ethereumjs/util'

@@ -15,7 +15,7 @@
  * - a method whose result is null/empty Optional returns no data; otherwise the ABI encoding of the outputs.
  */
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm'
-import type { BlockRecord } from '../../chain/types.js'
+import type { BlockRecord } from '../../types/records.js'
 import { AbiDecodeError, ArgReader, selector } from './abi.js'
 import { currentMessage, msgType, type MsgType } from './message-tracker.js'
 

@@ -10,15 +10,28 @@
  */
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
-import type { Chain } from '../../chain/chain.js'
-import { ErrorCode, RpcError } from '../../chain/errors.js'
-import type { BlockRecord, TxRecord } from '../../chain/types.js'
+import { ErrorCode, RpcError } from '../../errors/rpc-error.js'
+import type { BlockRecord, TxRecord } from '../../types/records.js'
 import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
 import { bytesEqual } from '../../util/bytes.js'
-import type { BlockContext, CallRequest } from '../executor.js'
+import type { BlockContext, CallRequest, Executor } from '../executor.js'
 import { REMASC_ADDRESS } from '../executor.js'
 import { applyStateOverride, type StateOverride } from '../state-override.js'
 import type { ExecutionTracer, TracedOutcome, TraceEvents } from './types.js'
+
+/**
+ * What a replay reads from the chain (the chain passes itself; declared here so execution/ does not import
+ * chain/, which imports execution/).
+ */
+export interface ReplaySource {
+  readonly executor: Executor
+  /** eth_call gas cap (reference rpc.callGasCap). */
+  readonly callGasCap: bigint
+  blockByNumber(n: bigint): BlockRecord | undefined
+  /** The state root a mined block's transactions ran on, when still known. */
+  preStateRoot(block: BlockRecord): Uint8Array | undefined
+  contextOf(block: BlockRecord): BlockContext
+}
 
 /** Makes the tracer for one transaction; it gets the state manager the execution reads. */
 export type TracerFactory<T extends ExecutionTracer> = (sm: UnitrieStateManager, tx: TxRecord) => T
@@ -36,7 +49,7 @@ export function isRemascTx(tx: TxRecord): boolean {
 }
 
 /** The state root a block's transactions ran on: its parent's. @throws RpcError -32600 when no longer readable */
-async function parentRoot(chain: Chain, block: BlockRecord): Promise<Uint8Array> {
+async function parentRoot(chain: ReplaySource, block: BlockRecord): Promise<Uint8Array> {
   const parent = chain.blockByNumber(block.header.number - 1n)
   const root = chain.preStateRoot(block)
   if (parent === undefined || root === undefined) throw new RpcError(ErrorCode.InvalidRequest, 'The genesis block has no transactions to trace')
@@ -66,7 +79,7 @@ async function unwindTo(vm: { evm: { journal: { cleanup(): Promise<void> }; tran
  *   tracer's size budget is exceeded
  */
 export async function traceBlockTxs<T extends ExecutionTracer>(
-  chain: Chain,
+  chain: ReplaySource,
   block: BlockRecord,
   wanted: (tx: TxRecord) => boolean,
   make: TracerFactory<T>,
@@ -125,7 +138,7 @@ export async function traceBlockTxs<T extends ExecutionTracer>(
  * @param root the state to run on; @param ctx its block context (block overrides already applied)
  */
 export async function traceCallAt<T extends ExecutionTracer>(
-  chain: Chain,
+  chain: ReplaySource,
   req: CallRequest,
   root: Uint8Array,
   ctx: BlockContext,

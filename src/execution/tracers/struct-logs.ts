@@ -1,7 +1,7 @@
 /**
  * Opcode-level traces ("struct logs") in two shapes:
  *
- * - `rsk` — the reference's default tracer (rskj DetailedProgramTrace / Op; facts §6): entries
+ * - `rsk` — the reference's default tracer (rskj DetailedProgramTrace / Op): entries
  *   {op, depth, pc, gas, gasCost, memory, stack, storage} with depth 0 at the top frame, memory as 32-byte words
  *   and stack words as 64-digit hex, both without 0x; `storage` is the executing contract's storage as the
  *   reference tracks it (its storage at frame start, then each SLOAD/SSTORE slot as read or written, shown from
@@ -16,7 +16,7 @@
  */
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import { Address } from '@ethereumjs/util'
-import { ErrorCode, RpcError } from '../../chain/errors.js'
+import { ErrorCode, RpcError } from '../../errors/rpc-error.js'
 import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
 import { MAX_TRACE_BYTES, type ExecutionTracer, type TraceEvents } from './types.js'
 

@@ -1,6 +1,6 @@
 /**
- * debug_traceTransaction, debug_traceBlockByHash, debug_traceBlockByNumber and debug_traceCall (facts §6
- * "debug"; rskj DebugModuleImpl, RskTracer, CallTracer, TraceOptions). Tracers, selected by `tracer`:
+ * debug_traceTransaction, debug_traceBlockByHash, debug_traceBlockByNumber and debug_traceCall (rskj
+ * DebugModuleImpl, RskTracer, CallTracer, TraceOptions). Tracers, selected by `tracer`:
  *
  * - default (`rskTracer`): the reference's struct logs {contractAddress, initStorage, structLogs, result, error,
  *   reverted, storageSize, currentStorage} (src/execution/tracers/struct-logs.ts, shape `rsk`);
@@ -16,8 +16,8 @@
  * -32011 (the reference's maxResponseSize).
  */
 import type { Chain } from '../../chain/chain.js'
-import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
-import type { BlockRecord, TxRecord } from '../../chain/types.js'
+import { ErrorCode, invalidParams, RpcError } from '../../errors/rpc-error.js'
+import type { BlockRecord, TxRecord } from '../../types/records.js'
 import { overrideContext } from '../../execution/state-override.js'
 import { CallFrameCollector } from '../../execution/tracers/call-frames.js'
 import { PrestateCollector } from '../../execution/tracers/prestate.js'

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Account, Address } from '@ethereumjs/util'
-import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
+import { ErrorCode, invalidParams, RpcError } from '../../errors/rpc-error.js'
 import { bigIntToBytes, quantity, toHex } from '../../util/bytes.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { decodeQuantity, optional, P, param } from '../params.js'
@@ -16,7 +16,7 @@ import { sendFrom } from './eth.js'
 
 /** A number of seconds as the reference's evm_increaseTime takes it: decimal or 0x-hex string, or a JSON number. */
 const seconds = (name: string) =>
-  param(name, (v, i) => {
+  param(name, (v) => {
     if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v)
     if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v)
     if (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)) return BigInt(v)

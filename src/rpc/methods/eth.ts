@@ -1,14 +1,15 @@
 /**
  * eth_* methods: chain info, state reads, calls and gas, transactions and receipts, blocks, logs
- * (spec §4; shapes per reference-node-facts.md §2; errors per §7).
+ * (docs/reference-rules.md#rule-encoding; shapes per docs/reference-rules.md#rule-block-json … docs/reference-rules.md#rule-log-json;
+ * errors per docs/reference-rules.md#rule-error-codes).
  */
 import { createLegacyTxFromBytesArray, LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
 import { RLP } from '@ethereumjs/rlp'
 import { Address } from '@ethereumjs/util'
-import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
-import type { BlockRecord } from '../../chain/types.js'
+import { ErrorCode, invalidParams, RpcError } from '../../errors/rpc-error.js'
+import type { BlockRecord } from '../../types/records.js'
 import { executionError } from '../../chain/revert.js'
-import { keccak256 } from '../../execution/crypto.js'
+import { keccak256 } from '../../crypto/secp256k1.js'
 import { impersonatedTransaction } from '../../accounts/impersonation.js'
 import { signLegacyTransaction, type LocalAccount } from '../../accounts/dev-accounts.js'
 import { lockedAccount, unknownAccount } from '../../accounts/wallet.js'
@@ -21,7 +22,7 @@ import { LATEST, optional, P, type BlockRef, type TxObject } from '../params.js'
 import { requireBlock, resolveBlock, type Services } from '../services.js'
 import { blockOverrideParam, stateOverrideParam } from '../override-params.js'
 
-/** Protocol version the reference answers for eth_protocolVersion (facts §6). */
+/** Protocol version the reference answers for eth_protocolVersion (docs/reference-rules.md#rule-node-info). */
 export const PROTOCOL_VERSION = '0x3e'
 /** Default gas of eth_sendTransaction (reference TransactionArgumentsUtil). */
 export const DEFAULT_SEND_GAS = 90_000n
@@ -80,7 +81,7 @@ export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
  * it: `getSenderAddress()` answers the recovered address (@ethereumjs re-derives it with a pure-JS keccak on
  * every call: pool validation, execution, receipts) and `serialize()` answers the received bytes (the node
  * otherwise re-encodes them for the hash, the transactions trie, the block encoding and the pool's size rule).
- * Together ≈3% of the server time per automined ERC-20 transfer (profiled, issue 6).
+ * Together ≈3% of the server time per automined ERC-20 transfer (profiled; docs/architecture.md#performance-rules).
  * @throws Error "Invalid Signature" when the sender cannot be recovered
  */
 function attachKnownParts(tx: LegacyTx, raw: Uint8Array): void {

@@ -1,5 +1,7 @@
 /**
- * Chain-specific consensus-data methods (spec §4; the reference's rsk_ module is named ext_ here), the
+ * Chain-specific consensus-data methods (docs/reference-rules.md#rule-raw-header,
+ * docs/reference-rules.md#rule-receipt-nodes, docs/reference-rules.md#rule-storage-bytes, docs/reference-rules.md#rule-mnr-methods,
+ * docs/reference-rules.md#rule-get-proof; the reference's rsk_ module is named ext_ here), the
  * merged-mining methods (mnr_) and the eth_ mining/bridge/proof rows:
  * - ext_getRawBlockHeaderByHash / ByNumber: the uncompressed header RLP (BlockHeader.getEncoded(); for
  *   V1/V2 headers keccak(raw) ≠ block hash, the hash is over the compressed form);
@@ -21,13 +23,13 @@
  *   key; it covers the marker), the empty-trie hash without storage; codeHash is keccak(code) (keccak of
  *   empty for an account without code, zero hash for a missing account, as RSKIP169 getCodeHashStandard).
  */
-import { ErrorCode, RpcError } from '../../chain/errors.js'
+import { ErrorCode, RpcError } from '../../errors/rpc-error.js'
 import { MergedMiningWorkServer } from '../../chain/merged-mining-work.js'
 import { encodeReceipt, toRskHeader } from '../../chain/seal.js'
-import type { BlockRecord } from '../../chain/types.js'
-import { keccak256 } from '../../execution/crypto.js'
+import type { BlockRecord } from '../../types/records.js'
+import { keccak256 } from '../../crypto/secp256k1.js'
 import { rawHeader } from '../../rsk/header.js'
-import { EMPTY_TRIE_HASH } from '../../rsk/keccak.js'
+import { EMPTY_TRIE_HASH } from '../../crypto/keccak.js'
 import { receiptNodes } from '../../rsk/receipt-rlp.js'
 import { accountKey, storageKey, storagePrefixKey } from '../../rsk/trie-keys.js'
 import { bytesToBits, type Unitrie } from '../../rsk/unitrie.js'

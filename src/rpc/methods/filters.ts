@@ -1,10 +1,10 @@
 /**
  * Filters (polled) and subscriptions (pushed over WebSocket): eth_newFilter, eth_newBlockFilter,
  * eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter,
- * eth_subscribe, eth_unsubscribe, and eth_pendingTransactions (spec §3, §4, §6).
+ * eth_subscribe, eth_unsubscribe, and eth_pendingTransactions (docs/reference-rules.md#rule-filters, docs/reference-rules.md#rule-subscriptions).
  */
-import { ErrorCode, invalidParams, RpcError } from '../../chain/errors.js'
-import type { BlockRecord } from '../../chain/types.js'
+import { ErrorCode, invalidParams, RpcError } from '../../errors/rpc-error.js'
+import type { BlockRecord } from '../../types/records.js'
 import type { FilterManager, RangeBound } from '../../events/filters.js'
 import type { SubscriptionManager, SubscriptionKind } from '../../events/subscriptions.js'
 import type { LogMatch } from '../../events/log-query.js'
@@ -19,7 +19,7 @@ export function formatFilterLog(m: LogMatch, removed: boolean): Record<string, u
   return { ...formatLog(m.log, m.tx, m.block), removed }
 }
 
-/** The new-head notification payload (spec §2 "New-head notification result"; reference adds baseEvent). */
+/** The new-head notification payload (docs/reference-rules.md#rule-subscriptions; reference adds baseEvent). */
 export function formatHead(b: BlockRecord): Record<string, unknown> {
   const h = b.header
   return {

@@ -1,10 +1,10 @@
 /**
- * Node, peer and mining-info methods of a local node without peers (spec §4; rskj Web3Impl.java):
+ * Node, peer and mining-info methods of a local node without peers (docs/reference-rules.md#rule-node-info; rskj Web3Impl.java):
  * net_peerList, eth_netHashrate (a JSON number, reference), ext_protocolVersion, debug_wireProtocolQueueSize,
  * and the sco_ (peer scoring) module — empty but correctly shaped, with the banned-address list kept.
  */
 import { isIP } from 'node:net'
-import { invalidParams } from '../../chain/errors.js'
+import { invalidParams } from '../../errors/rpc-error.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { P } from '../params.js'
 import { PROTOCOL_VERSION } from './eth.js'

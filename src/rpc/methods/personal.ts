@@ -1,5 +1,5 @@
 /**
- * personal_* (reference co/rsk/rpc/modules/personal/PersonalModuleWalletEnabled.java; facts §6) and the
+ * personal_* (reference co/rsk/rpc/modules/personal/PersonalModuleWalletEnabled.java; docs/reference-rules.md#rule-personal) and the
  * signing methods of the eth module: eth_sign (reference EthModuleWalletEnabled.sign), eth_signTransaction,
  * eth_signTypedData_v4 (with the aliases eth_signTypedData and eth_signTypedData_v3) and personal_sign — the
  * last three beyond the reference, for wallets and libraries (ethers' JsonRpcSigner, viem's JSON-RPC accounts).
@@ -7,7 +7,7 @@
  * Addresses and keys are 0x-hex. Account errors (unknown -32602, locked -32602, wrong passphrase -32000) are
  * described in ../../accounts/wallet.ts.
  */
-import { invalidParams } from '../../chain/errors.js'
+import { invalidParams } from '../../errors/rpc-error.js'
 import { DEFAULT_UNLOCK_MS } from '../../accounts/wallet.js'
 import { signLegacyTransaction } from '../../accounts/dev-accounts.js'
 import { decodeTypedData, signDigest, signPersonalMessage, typedDataDigest } from '../../accounts/signing.js'

@@ -1,6 +1,6 @@
 /**
  * trace_transaction, trace_block, trace_filter and trace_get: parity-style traces as the reference emits them
- * (facts §6 "trace"; rskj TraceModuleImpl, TraceTransformer, TraceFilterRequest). Built from the call tree of
+ * (rskj TraceModuleImpl, TraceTransformer, TraceFilterRequest). Built from the call tree of
  * a replay (src/execution/tracers/call-frames.ts):
  *
  * - one item per frame, depth first: {action, blockHash, blockNumber (a JSON number), transactionHash,
@@ -20,8 +20,8 @@
  * the same for a block's first transaction).
  */
 import type { Chain } from '../../chain/chain.js'
-import { invalidParams, RpcError } from '../../chain/errors.js'
-import type { BlockRecord, TxRecord } from '../../chain/types.js'
+import { invalidParams, RpcError } from '../../errors/rpc-error.js'
+import type { BlockRecord, TxRecord } from '../../types/records.js'
 import { CallFrameCollector, type CallFrame } from '../../execution/tracers/call-frames.js'
 import { isRemascTx, traceBlockTxs } from '../../execution/tracers/replay.js'
 import { toHex } from '../../util/bytes.js'

@@ -1,6 +1,6 @@
 /**
  * txpool_content, txpool_inspect, txpool_status in the reference shapes
- * (rskj J/co/rsk/rpc/modules/txpool/TxPoolModuleImpl.java; reference-node-facts.md §6):
+ * (rskj J/co/rsk/rpc/modules/txpool/TxPoolModuleImpl.java; docs/reference-rules.md#rule-txpool-shapes):
  * senders keyed without 0x, nonces as decimal strings, Coin values as Java BigInteger bytes ("0x00" for 0),
  * status counts as JSON numbers.
  */

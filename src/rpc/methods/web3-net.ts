@@ -1,7 +1,7 @@
 /**
- * web3_* and net_* methods (spec §4 "Node and network information").
+ * web3_* and net_* methods (docs/reference-rules.md#rule-node-info).
  */
-import { keccak256 } from '../../execution/crypto.js'
+import { keccak256 } from '../../crypto/secp256k1.js'
 import { toHex } from '../../util/bytes.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { P } from '../params.js'

@@ -3,7 +3,7 @@
  * transactions, eth_call and from a contract (fixtures/contracts/NativeProbe.sol). Expected values follow rskj
  * co/rsk/pcc/environment/GetCallStackDepth.java and co/rsk/pcc/blockheader/* (depth 0 = the parent of the
  * executing block; numbers as Java BigInteger.toByteArray(); gas 4 000 + 2 per call-data byte, 0 for
- * getCallStackDepth), and the regtest genesis (facts §3: gasLimit 0x989680, difficulty 1, mgp 0, coinbase
+ * getCallStackDepth), and the regtest genesis (docs/reference-rules.md#rule-regtest-genesis: gasLimit 0x989680, difficulty 1, mgp 0, coinbase
  * 0x3333…3333, MM fields 0x00).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -141,7 +141,7 @@ describe('BlockHeader 0x…01000010', () => {
     const b1 = await rpc(url, 'eth_getBlockByNumber', ['0x1', false])
     // at block 2, depth 0 is block 1 (NativeProbe's deployment)
     const gasLimit = BigInt(b1.gasLimit)
-    expect(gasLimit).toBe(10_000_000n - 10_000_000n / 1024n) // one step toward 7.5 M (facts §1)
+    expect(gasLimit).toBe(10_000_000n - 10_000_000n / 1024n) // one step toward 7.5 M (docs/reference-rules.md#rule-derived-header-values)
     expect(await getter('getGasLimit', [0], '0x2')).toBe('0x00' + gasLimit.toString(16))
     const used = BigInt(b1.gasUsed)
     const usedHex = used.toString(16).padStart(used.toString(16).length + (used.toString(16).length % 2), '0')

@@ -3,11 +3,11 @@
  *
  * Uses the `keccak` and `secp256k1` npm packages (prebuilt N-API binaries); where a binary does not load,
  * falls back to the pure-JS @noble implementations that @ethereumjs uses by default, with the same results.
- * Plugged into @ethereumjs through `Common({ customCrypto })` (see ../shared/reference/ethereumjs-v10.md §7).
+ * Plugged into @ethereumjs through `Common({ customCrypto })` (see docs/reference-rules.md#lib-custom-crypto).
  */
 import { createRequire } from 'node:module'
 import type { CustomCrypto } from '@ethereumjs/common'
-import { keccak256 } from '../rsk/keccak.js'
+import { keccak256 } from './keccak.js'
 
 const require = createRequire(import.meta.url)
 
@@ -26,7 +26,7 @@ function tryRequire<T>(name: string): T | undefined {
 }
 
 // `secp256k1` picks its native binding at require time and falls back to JS itself; we only use it when
-// the native binding is the one loaded. Keccak comes from ../rsk/keccak.ts (native addon, self-tested).
+// the native binding is the one loaded. Keccak comes from ./keccak.ts (native addon, self-tested).
 // Loaded on first use, not at import: loading the addon takes ~6 ms, and start-up signs and recovers nothing
 // (the dev accounts' addresses are known, see ../accounts/dev-accounts.ts).
 let nativeSecpLoaded: NativeSecp256k1 | null | undefined

@@ -159,7 +159,7 @@ const slowKeccak256: (data: Uint8Array) => Uint8Array = native
       // Inputs are copied into a scratch Buffer rather than wrapped (`data.buffer` would move a small typed
       // array's bytes off the V8 heap for good), and the digest is copied into a 32-byte on-heap array: the
       // addon's result owns a separately allocated backing store, and hashes are what the chain keeps most of
-      // (node, block and transaction hashes; ~170 B less each, issue 6).
+      // (node, block and transaction hashes; ~170 B less each; docs/architecture.md#performance-rules).
       let buf: Buffer
       if (Buffer.isBuffer(data)) buf = data
       else if (data.length <= SCRATCH_SIZE) {

@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import { describe, it, expect } from 'vitest'
 import { bytesToHex, utf8ToBytes } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3'
-import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH, KECCAK_IMPLEMENTATION, keccak256, keccakImplementation, publishedPrebuild, startWasmKeccak } from '../../src/rsk/keccak.js'
+import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH, KECCAK_IMPLEMENTATION, keccak256, keccakImplementation, publishedPrebuild, startWasmKeccak } from '../../src/crypto/keccak.js'
 
 describe('keccak256', () => {
   it('hashes the empty string to the well-known value', () => {

@@ -1,6 +1,6 @@
 /**
  * Errors the domain raises, carrying the JSON-RPC code the reference node answers with
- * (reference-node-facts.md §7; rskj J/org/ethereum/rpc/exception/RskJsonRpcRequestException.java).
+ * (docs/reference-rules.md#rule-error-codes; rskj J/org/ethereum/rpc/exception/RskJsonRpcRequestException.java).
  * The RPC layer passes `code`, `message` and `data` through unchanged.
  */
 

@@ -1,0 +1,40 @@
+// @ts-check
+/**
+ * Lint (`npm run lint`, run in CI by .ci/run): the @eslint/js and typescript-eslint recommended rules over src/,
+ * test/, bench/ and scripts/, without type information (fast). Formatting is not checked here.
+ * Undefined names are left to the TypeScript checker (`npm run typecheck`, which also checks bench/ and
+ * scripts/ through tsconfig.scripts.json), as typescript-eslint advises.
+ */
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'test/clients/**', 'bench/node_modules/**', 'fixtures/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: 'module' },
+    rules: {
+      'no-undef': 'off',
+      // `catch {}` where a failure is expected and harmless (best-effort clean-up in bench/)
+      'no-empty': ['error', { allowEmptyCatch: true }],
+      // `let x` assigned after closures that read it (Chain.create, Executor.create) stays `let`
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // a leading underscore marks a parameter or binding kept for its position or its shape
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true, caughtErrors: 'none' },
+      ],
+    },
+  },
+  {
+    // native contract method tables hold methods of different argument types (NativeMethod<any>[])
+    files: ['src/execution/native/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // tests read arbitrary JSON-RPC answers
+    files: ['test/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+)
