@@ -9,7 +9,7 @@
 // (the exact path: blocks, state root). Figures: start → first answer (load), SIGINT → exit (dump), file size, and
 // the process's peak RSS (VmHWM) during load and during dump. Results: bench/results-state-files.json.
 import { spawnSync } from 'node:child_process'
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { once } from 'node:events'
