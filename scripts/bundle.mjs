@@ -219,8 +219,22 @@ function __nodeCliLazyBuiltin(id, esm) {
 }
 `
 
+/**
+ * `debug` (used by @ethereumjs) tries `require('supports-color')` in a try/catch for 256-colour output. When a
+ * dev tool hoists supports-color into node_modules (eslint → chalk@4 → supports-color@7), esbuild bundled it, and
+ * its top level calls `tty.isatty()`: node:tty and node:net were then loaded at every start (~3 ms). The bundle
+ * gets an empty module instead, so `debug` keeps its basic colours whatever is installed.
+ */
+const noSupportsColorPlugin = {
+  name: 'no-supports-color',
+  setup(b) {
+    b.onResolve({ filter: /^supports-color$/ }, () => ({ path: 'supports-color', namespace: 'node-cli-empty' }))
+    b.onLoad({ filter: /.*/, namespace: 'node-cli-empty' }, () => ({ contents: 'module.exports = {}', loader: 'js' }))
+  },
+}
+
 const result = await build({
-  plugins: [dedupePlugin, patchPlugin],
+  plugins: [dedupePlugin, patchPlugin, noSupportsColorPlugin],
   entryPoints: ['dist/cli/main.js'],
   outfile: OUT,
   write: false,
