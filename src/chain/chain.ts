@@ -30,6 +30,9 @@ import {
   transactionsTrieRoot,
 } from './seal.js'
 import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
+import { BlockStore, type TxLocation } from './block-store.js'
+import { DevState } from './dev-state.js'
+import { SnapshotRegistry } from './snapshots.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
 import { orBlooms } from '../rsk/receipt-rlp.js'
@@ -135,15 +138,6 @@ function executionKey(root: Uint8Array, ctx: BlockContext, req: CallRequest): st
   ].join('|')
 }
 
-/** What evm_snapshot records. */
-interface ChainSnapshot {
-  blockNumber: bigint
-  stateRoot: Uint8Array
-  pool: PoolTx[]
-  timeOffset: bigint
-  nextTimestamp: bigint | undefined
-}
-
 /**
  * The `console` event: lines a transaction (mined), an eth_call or an eth_estimateGas printed with Solidity's
  * console.log (src/execution/console-log.ts). `hash` (32 bytes) for transactions.
@@ -154,11 +148,7 @@ export interface ConsoleLogEvent {
   lines: string[]
 }
 
-/** Where a transaction sits. */
-export interface TxLocation {
-  block: BlockRecord
-  tx: TxRecord
-}
+export type { TxLocation } from './block-store.js'
 
 /** A transaction for {@link Chain.submit}, or a function building it with its sender's pending nonce. */
 export type TxToSubmit = LegacyTx | ((pendingNonce: bigint) => LegacyTx)
@@ -174,18 +164,18 @@ export class Chain extends EventEmitter {
   readonly queue = new SerialQueue()
   /** Transactions waiting to be mined. */
   private readonly pool = new TxPool()
-  /** Instant mining: mine executable transactions as they arrive. */
-  automine = true
-  private readonly blocks: BlockRecord[] = []
-  private readonly byHash = new Map<string, BlockRecord>()
-  private readonly txIndex = new Map<string, TxLocation>()
-  /** Seconds added to the wall clock (evm_increaseTime). */
-  timeOffset = 0n
-  private readonly clock: () => number
+  /** Instant mining: mine executable transactions as they arrive (see {@link setAutomine}). */
+  private automineOn = true
+  /** The canonical blocks and their indexes. */
+  private readonly blocks = new BlockStore()
+  /** The clock, next-block overrides and mining targets (evm_increaseTime, evm_setNextBlockTimestamp, …). */
+  private readonly dev: DevState
+  /** evm_snapshot records. */
+  private readonly snapshots = new SnapshotRegistry()
   readonly callGasCap: bigint
   readonly gasEstimationCap: bigint
   /** See {@link ChainOptions.executionTimeoutMs}. */
-  executionTimeoutMs: number
+  readonly executionTimeoutMs: number
 
   /** The chain's database, if persistent. */
   private readonly database: ChainStorage | undefined
@@ -197,7 +187,12 @@ export class Chain extends EventEmitter {
     super()
     this.database = opts.storage
     this.setMaxListeners(0)
-    this.clock = opts.clock ?? Date.now
+    this.dev = new DevState({
+      clock: opts.clock ?? Date.now,
+      coinbase: opts.coinbase,
+      targetGasLimit: opts.targetGasLimit,
+      minGasPrice: opts.minGasPrice,
+    })
     this.callGasCap = opts.callGasCap ?? 10_000_000n
     this.gasEstimationCap = opts.gasEstimationCap ?? 6_800_000n
     this.executionTimeoutMs = opts.executionTimeoutMs ?? 5_000
@@ -323,62 +318,53 @@ export class Chain extends EventEmitter {
 
   /** The canonical head block. */
   get head(): BlockRecord {
-    return this.blocks[this.blocks.length - 1]!
+    return this.blocks.head
   }
 
   /** Canonical block by number, or undefined. */
   blockByNumber(n: bigint): BlockRecord | undefined {
-    return n >= 0n && n < BigInt(this.blocks.length) ? this.blocks[Number(n)] : undefined
+    return this.blocks.byNumber(n)
   }
 
   /** Canonical block by 32-byte hash, or undefined. */
   blockByHash(hash: Uint8Array): BlockRecord | undefined {
-    return this.byHash.get(toKey(hash))
+    return this.blocks.byBlockHash(hash)
   }
 
   /** A mined transaction by hash, or undefined. */
   transaction(hash: Uint8Array): TxLocation | undefined {
-    return this.txIndex.get(toKey(hash))
+    return this.blocks.transaction(hash)
   }
 
   /** Current time for the next block, in seconds (wall clock + evm_increaseTime offset). */
   now(): bigint {
-    return BigInt(Math.floor(this.clock() / 1000)) + this.timeOffset
+    return this.dev.now()
+  }
+
+  /** Seconds the next block's clock is moved forward (evm_increaseTime), 0 when none. */
+  get timeOffset(): bigint {
+    return this.dev.timeOffset
   }
 
   /**
    * Block context of the block that would be mined next on the current head (also the `pending` context
-   * for calls and estimates).
+   * for calls and estimates); see {@link DevState.nextContext}.
    */
   nextContext(): BlockContext {
-    const parent = this.head.header
-    const now = this.now()
-    let timestamp = now > parent.timestamp ? now : parent.timestamp + 1n
-    // evm_increaseTime moves the next block at least that far past its parent (reference regtest MinerClock:
-    // parent + adjustment), also when the head is ahead of the wall clock (after an interval anvil_mine or
-    // evm_setNextBlockTimestamp)
-    if (this.timeOffset > 0n && timestamp < parent.timestamp + this.timeOffset) timestamp = parent.timestamp + this.timeOffset
-    if (this.nextTimestamp !== undefined) timestamp = this.nextTimestamp
-    return {
-      number: parent.number + 1n,
-      timestamp,
-      coinbase: this.opts.coinbase,
-      gasLimit: this.nextGasLimitOverride ?? this.nextGasLimit(parent.gasLimit),
-      difficulty: 1n,
-      minimumGasPrice: this.nextMinGasPriceOverride ?? this.nextMinimumGasPrice(parent.minimumGasPrice),
-    }
+    return this.dev.nextContext(this.head.header)
   }
 
-  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*) ----
+  /** Whether instant mining is on (transactions are mined as they arrive). */
+  get automine(): boolean {
+    return this.automineOn
+  }
 
-  /** Exact timestamp (seconds) of the next block (evm_setNextBlockTimestamp); cleared when a block is mined. */
-  private nextTimestamp: bigint | undefined
-  /** One-shot overrides for the next block (hardhat_setMinGasPrice, evm_setBlockGasLimit). */
-  private nextMinGasPriceOverride: bigint | undefined
-  private nextGasLimitOverride: bigint | undefined
-  /** Snapshots by id (1, 2, …): reusable, as the reference's SnapshotManager. */
-  private readonly snapshots = new Map<number, ChainSnapshot>()
-  private nextSnapshotId = 1
+  /** Turns instant mining on or off (the miner: evm_setAutomine, evm_start/stopMining). */
+  setAutomine(on: boolean): void {
+    this.automineOn = on
+  }
+
+  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev-state.ts, snapshots in src/chain/snapshots.ts ----
 
   /**
    * Adds seconds to the clock offset of the next block (evm_increaseTime; reference MinerClock): a value
@@ -386,8 +372,7 @@ export class Chain extends EventEmitter {
    * @returns the accumulated offset, seconds
    */
   increaseTime(seconds: bigint): bigint {
-    if (seconds > 0n) this.timeOffset += seconds
-    return this.timeOffset
+    return this.dev.increaseTime(seconds)
   }
 
   /**
@@ -396,19 +381,12 @@ export class Chain extends EventEmitter {
    * @throws RpcError -32602 when not after the head's timestamp
    */
   setNextBlockTimestamp(timestamp: bigint): void {
-    const parent = this.head.header.timestamp
-    if (timestamp <= parent) {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
-        `Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${parent}`,
-      )
-    }
-    this.nextTimestamp = timestamp
+    this.dev.setNextBlockTimestamp(timestamp, this.head.header.timestamp)
   }
 
   /** The coinbase (20 bytes) of blocks mined from now on (anvil_setCoinbase). */
   setCoinbase(address: Uint8Array): void {
-    this.opts.coinbase = address
+    this.dev.setCoinbase(address)
   }
 
   /**
@@ -416,15 +394,13 @@ export class Chain extends EventEmitter {
    * (hardhat_setMinGasPrice; later blocks follow the reference band around it).
    */
   setMinGasPrice(wei: bigint): void {
-    this.opts.minGasPrice = wei
-    this.nextMinGasPriceOverride = wei
+    this.dev.setMinGasPrice(wei)
     this.pendingCache = undefined
   }
 
   /** Sets the block gas limit of the next block and the target after it (evm_setBlockGasLimit). */
   setBlockGasLimit(gas: bigint): void {
-    this.opts.targetGasLimit = gas
-    this.nextGasLimitOverride = gas
+    this.dev.setBlockGasLimit(gas)
     this.pendingCache = undefined
   }
 
@@ -434,16 +410,13 @@ export class Chain extends EventEmitter {
    */
   snapshot(): Promise<number> {
     return this.queue.run(() => {
-      const id = this.nextSnapshotId++
       this.executor.stateManager.db.pin(this.executor.stateRoot)
-      this.snapshots.set(id, {
+      return this.snapshots.take({
         blockNumber: this.head.header.number,
         stateRoot: this.executor.stateRoot,
         pool: [...this.pool.all()],
-        timeOffset: this.timeOffset,
-        nextTimestamp: this.nextTimestamp,
+        ...this.dev.clockControls(),
       })
-      return id
     })
   }
 
@@ -457,17 +430,11 @@ export class Chain extends EventEmitter {
     return this.queue.run(async () => {
       const snap = this.snapshots.get(id)
       if (!snap) return false
-      for (const [later, s] of [...this.snapshots]) {
-        if (later <= id) continue
-        this.executor.stateManager.db.unpin(s.stateRoot)
-        this.snapshots.delete(later)
-      }
-      this.nextSnapshotId = id + 1
+      for (const s of this.snapshots.keepUpTo(id)) this.executor.stateManager.db.unpin(s.stateRoot)
       await this.rewind(snap.blockNumber, snap.stateRoot)
       this.pool.clear()
       for (const p of snap.pool) this.pool.add(p.tx, p.hash, p.from)
-      this.timeOffset = snap.timeOffset
-      this.nextTimestamp = snap.nextTimestamp
+      this.dev.restoreClock(snap)
       return true
     })
   }
@@ -475,15 +442,10 @@ export class Chain extends EventEmitter {
   /** Back to genesis (evm_reset / anvil_reset): blocks, pool, snapshots and clock controls are cleared. */
   reset(): Promise<void> {
     return this.queue.run(async () => {
-      await this.rewind(0n, this.blocks[0]!.header.stateRoot)
+      await this.rewind(0n, this.blocks.genesis.header.stateRoot)
       this.pool.clear()
-      for (const snap of this.snapshots.values()) this.executor.stateManager.db.unpin(snap.stateRoot)
-      this.snapshots.clear()
-      this.nextSnapshotId = 1
-      this.timeOffset = 0n
-      this.nextTimestamp = undefined
-      this.nextMinGasPriceOverride = undefined
-      this.nextGasLimitOverride = undefined
+      for (const snap of this.snapshots.clear()) this.executor.stateManager.db.unpin(snap.stateRoot)
+      this.dev.clearNextBlockControls()
     })
   }
 
@@ -491,11 +453,7 @@ export class Chain extends EventEmitter {
   private async rewind(number: bigint, stateRoot: Uint8Array): Promise<void> {
     // the stored chain first (one batch): a failure leaves both as they were
     await this.database?.rewind(number, this.head.header.number, stateRoot)
-    const removed = this.blocks.splice(Number(number) + 1)
-    for (const b of removed) {
-      this.byHash.delete(b.hashKey)
-      for (const tx of b.transactions) this.txIndex.delete(toKey(tx.hash))
-    }
+    const removed = this.blocks.truncateAbove(number)
     await this.executor.resetTo(stateRoot)
     this.pendingCache = undefined
     if (removed.length > 0) this.emit('removedBlocks', removed.reverse())
@@ -532,9 +490,9 @@ export class Chain extends EventEmitter {
   captureState(): Promise<{ state: Unitrie; blocks: BlockRecord[]; head: BlockRecord; genesis: BlockRecord }> {
     return this.queue.run(() => ({
       state: this.executor.stateManager.getTrie(),
-      blocks: this.blocks.slice(1),
+      blocks: this.blocks.afterGenesis(),
       head: this.head,
-      genesis: this.blocks[0]!,
+      genesis: this.blocks.genesis,
     }))
   }
 
@@ -672,25 +630,6 @@ export class Chain extends EventEmitter {
     }
   }
 
-  /** Steps toward the target by at most parent/1024 (reference GasLimitCalculator with forcegaslimit). */
-  private nextGasLimit(parent: bigint): bigint {
-    const target = this.opts.targetGasLimit
-    const step = parent / 1024n
-    if (parent > target) return parent - step > target ? parent - step : target
-    if (parent < target) return parent + step < target ? parent + step : target
-    return parent
-  }
-
-  /** The target minGasPrice clamped to parent ±1% (min 1 wei step) (reference MinimumGasPriceCalculator, RSKIP09). */
-  private nextMinimumGasPrice(parent: bigint): bigint {
-    const target = this.opts.minGasPrice
-    let delta = parent / 100n
-    if (delta < 1n) delta = 1n
-    if (target > parent + delta) return parent + delta
-    if (target < parent - delta) return parent - delta
-    return target
-  }
-
   /**
    * Submits a transaction: validates it against the pool rules (nonce in [account, account+16), funds, gas
    * price, gas limit, …), adds it to the pool (a same-nonce transaction is replaced when the price bump is
@@ -711,7 +650,7 @@ export class Chain extends EventEmitter {
    * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean } = {}): Promise<{ hash: Uint8Array }> {
-    if (!this.automine || this.database) return this.queue.run(() => this.submitInQueue(tx, from, opts))
+    if (!this.automineOn || this.database) return this.queue.run(() => this.submitInQueue(tx, from, opts))
     // resolved early by the callback below, or by the task (a settled promise ignores the later of the two)
     return new Promise((resolve, reject) => {
       const task = this.queue.run(() =>
@@ -723,9 +662,9 @@ export class Chain extends EventEmitter {
               if (!(err instanceof RpcError)) this.emit('internalError', err)
             },
           ).then(() => {
-            if (this.sealing === gate) this.sealing = undefined
+            if (this.sealingGate === gate) this.sealingGate = undefined
           })
-          this.sealing = gate
+          this.sealingGate = gate
           if (outcome.error === undefined) resolve({ hash })
           else reject(executionError(outcome.error, outcome.returnValue, gasLimit, hash))
           // let the answer be written before the block is sealed
@@ -741,7 +680,11 @@ export class Chain extends EventEmitter {
    * undefined when none is. The RPC layer awaits it before running any request. It never rejects: a failure of
    * that sealing other than the transaction's own error is emitted as `internalError` (err) instead.
    */
-  sealing: Promise<void> | undefined
+  get sealing(): Promise<void> | undefined {
+    return this.sealingGate
+  }
+
+  private sealingGate: Promise<void> | undefined
 
   /**
    * {@link submit}'s work, inside the queue.
@@ -770,7 +713,7 @@ export class Chain extends EventEmitter {
     })
     this.pool.add(tx, hash, from)
     this.emit('pendingTransaction', hash, from)
-    if (!this.automine) return { hash }
+    if (!this.automineOn) return { hash }
     let failure: RpcError | undefined
     for (;;) {
       const next = (await this.orderedPool())[0]
@@ -1058,19 +1001,14 @@ export class Chain extends EventEmitter {
 
   private append(block: BlockRecord): void {
     // the clock controls apply to one block (reference MinerServerImpl.buildBlockToMine clears the offset)
-    this.timeOffset = 0n
-    this.nextTimestamp = undefined
-    this.nextMinGasPriceOverride = undefined
-    this.nextGasLimitOverride = undefined
+    this.dev.clearNextBlockControls()
     this.index(block)
     this.emit('block', block)
   }
 
   /** Adds a block to the canonical chain and its indexes. */
   private index(block: BlockRecord): void {
-    this.blocks.push(block)
-    this.byHash.set(block.hashKey, block)
-    for (const tx of block.transactions) this.txIndex.set(toKey(tx.hash), { block, tx })
+    this.blocks.add(block)
   }
 
   /**
