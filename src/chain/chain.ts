@@ -5,7 +5,6 @@
 import { EventEmitter } from 'node:events'
 import type { LegacyTx } from '@ethereumjs/tx'
 import {
-  CallPreconditionError,
   Executor,
   TxApplyError,
   type BlockContext,
@@ -33,10 +32,11 @@ import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
 import { BlockStore, type TxLocation } from './block-store.js'
 import { DevState } from './dev-state.js'
 import { SnapshotRegistry } from './snapshots.js'
+import { contextOf, StateQueries, type ConsoleLogEvent } from './state-queries.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { TxPool, type PoolTx } from '../txpool/pool.js'
 import { orBlooms } from '../rsk/receipt-rlp.js'
-import { overrideContext, overrideKey, type CallOverrides } from '../execution/state-override.js'
+import type { CallOverrides } from '../execution/state-override.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import { ChainStorage, decodeStoredBlock, encodedBlocks, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
@@ -115,39 +115,7 @@ export interface ChainOptions {
 /** Default number of recent block states kept readable (see {@link ChainOptions.stateHistory}). */
 export const DEFAULT_STATE_HISTORY = 500
 
-/**
- * The memo key of an execution: every input that can change its result (the caller prepends the context
- * block's hash, which covers the ancestors BLOCKHASH can read).
- */
-function executionKey(root: Uint8Array, ctx: BlockContext, req: CallRequest): string {
-  const hex = (b: Uint8Array | undefined) => (b === undefined ? '' : toKey(b))
-  return [
-    toKey(root),
-    ctx.number,
-    ctx.timestamp,
-    hex(ctx.coinbase),
-    ctx.gasLimit,
-    ctx.difficulty,
-    ctx.minimumGasPrice,
-    hex(req.from),
-    hex(req.to),
-    req.gas ?? '',
-    req.gasPrice ?? '',
-    req.value ?? '',
-    hex(req.data),
-  ].join('|')
-}
-
-/**
- * The `console` event: lines a transaction (mined), an eth_call or an eth_estimateGas printed with Solidity's
- * console.log (src/execution/console-log.ts). `hash` (32 bytes) for transactions.
- */
-export interface ConsoleLogEvent {
-  source: 'transaction' | 'call' | 'estimateGas'
-  hash?: Uint8Array
-  lines: string[]
-}
-
+export type { ConsoleLogEvent } from './state-queries.js'
 export type { TxLocation } from './block-store.js'
 
 /** A transaction for {@link Chain.submit}, or a function building it with its sender's pending nonce. */
@@ -177,6 +145,9 @@ export class Chain extends EventEmitter {
   /** See {@link ChainOptions.executionTimeoutMs}. */
   readonly executionTimeoutMs: number
 
+  /** Calls, estimates and state reads (src/chain/state-queries.ts). */
+  private readonly queries: StateQueries
+
   /** The chain's database, if persistent. */
   private readonly database: ChainStorage | undefined
 
@@ -196,6 +167,16 @@ export class Chain extends EventEmitter {
     this.callGasCap = opts.callGasCap ?? 10_000_000n
     this.gasEstimationCap = opts.gasEstimationCap ?? 6_800_000n
     this.executionTimeoutMs = opts.executionTimeoutMs ?? 5_000
+    this.queries = new StateQueries({
+      executor,
+      head: () => this.head,
+      pendingBlock: () => this.computePending(),
+      nextContext: () => this.nextContext(),
+      onConsole: (event) => this.emit('console', event),
+      callGasCap: this.callGasCap,
+      gasEstimationCap: this.gasEstimationCap,
+      executionTimeoutMs: this.executionTimeoutMs,
+    })
   }
 
   /**
@@ -619,15 +600,7 @@ export class Chain extends EventEmitter {
 
   /** Context of an existing block (calls "at" a past block run in that block's context). */
   contextOf(block: BlockRecord): BlockContext {
-    const h = block.header
-    return {
-      number: h.number,
-      timestamp: h.timestamp,
-      coinbase: h.coinbase,
-      gasLimit: h.gasLimit,
-      difficulty: h.difficulty,
-      minimumGasPrice: h.minimumGasPrice,
-    }
+    return contextOf(block)
   }
 
   /**
@@ -1012,30 +985,12 @@ export class Chain extends EventEmitter {
   }
 
   /**
-   * eth_call against a block's state (inside the queue).
+   * eth_call against a block's state (src/chain/state-queries.ts).
    * @throws RpcError -32015 on revert (data = revert bytes); -32000 when the sender cannot pay the value;
    *   -32011 "Execution has got timeout out." past {@link executionTimeoutMs} (nothing is cached or kept)
    */
   call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<CallResult> {
-    return this.queue.run(async () => {
-      const { ctx: base, root } = await this.stateFor(block)
-      const ctx = overrideContext(base, over.block)
-      const key = 'c' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
-      const cached = this.executionMemo.get(key) as CallResult | undefined
-      if (cached !== undefined) {
-        if (cached.consoleLogs !== undefined) this.emit('console', { source: 'call', lines: cached.consoleLogs } satisfies ConsoleLogEvent)
-        return cached
-      }
-      try {
-        const result = await this.executor.call(req, ctx, root, this.callGasCap, this.executionTimeoutMs, over.state)
-        this.executionMemo.set(key, result)
-        if (result.consoleLogs !== undefined) this.emit('console', { source: 'call', lines: result.consoleLogs } satisfies ConsoleLogEvent)
-        return result
-      } catch (err) {
-        if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
-        throw err
-      }
-    })
+    return this.queue.run(() => this.queries.call(req, block, over))
   }
 
   /**
@@ -1043,47 +998,22 @@ export class Chain extends EventEmitter {
    * @throws RpcError -32015 when it fails even at the cap; -32000 "insufficient funds for transfer"
    */
   estimateGas(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<bigint> {
-    return this.queue.run(async () => {
-      const { ctx: base, root } = await this.stateFor(block)
-      const ctx = overrideContext(base, over.block)
-      const key = 'e' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
-      let outcome = this.executionMemo.get(key) as Awaited<ReturnType<Executor['estimateGas']>> | undefined
-      try {
-        if (outcome === undefined) {
-          outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap, this.executionTimeoutMs, over.state)
-          this.executionMemo.set(key, outcome)
-        }
-      } catch (err) {
-        if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
-        throw err
-      }
-      const lines = 'failure' in outcome ? outcome.failure.consoleLogs : outcome.consoleLogs
-      if (lines !== undefined) this.emit('console', { source: 'estimateGas', lines } satisfies ConsoleLogEvent)
-      if ('failure' in outcome) throw executionError(outcome.failure.error!, outcome.failure.returnValue)
-      return outcome.gas
-    })
+    return this.queue.run(() => this.queries.estimateGas(req, block, over))
   }
-
-  /**
-   * Results of eth_call and eth_estimateGas by (state root, block context, request): both are pure functions
-   * of those, so an identical request against unchanged state (a UI or test polling `balanceOf`) is answered
-   * without running the EVM again. Bounded; entries of old roots simply age out.
-   */
-  private readonly executionMemo = new LRUCache<string, object>({ max: 2048 })
 
   /** Account fields at a block (inside the queue). */
   account(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(async () => this.executor.getAccount(address, (await this.stateFor(block)).root))
+    return this.queue.run(() => this.queries.account(address, block))
   }
 
   /** Code at a block (inside the queue). */
   code(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(async () => this.executor.getCode(address, (await this.stateFor(block)).root))
+    return this.queue.run(() => this.queries.code(address, block))
   }
 
   /** Storage word at a block (inside the queue). */
   storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(async () => this.executor.getStorage(address, slot, (await this.stateFor(block)).root))
+    return this.queue.run(() => this.queries.storage(address, slot, block))
   }
 
   /** Roots blocks ran on where they differ from the parent's (state changed in place in between; in memory only). */
@@ -1103,20 +1033,8 @@ export class Chain extends EventEmitter {
   }
 
   /** Block context and state root to run or read at (inside the queue). */
-  private async stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
-    if (block === 'pending') {
-      const p = await this.computePending()
-      return { ctx: this.nextContext(), root: p.header.stateRoot }
-    }
-    // the head's state is the live one, which includes in-place changes (setBalance, …)
-    const root = block === this.head ? this.executor.stateRoot : block.header.stateRoot
-    // (with --db an old state not in memory any more is loaded from the database)
-    const states = this.executor.stateManager.db
-    if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {
-      // older than --state-history (reference stateNotFound, -32600)
-      throw new RpcError(ErrorCode.InvalidRequest, `State not found for block with hash 0x${block.hashKey}`)
-    }
-    return { ctx: this.contextOf(block), root }
+  private stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
+    return this.queries.stateFor(block)
   }
 }
 
