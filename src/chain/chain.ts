@@ -3,81 +3,38 @@
  * that mines (design.md principles 4 and 6). Emits `block` after every appended block.
  */
 import { EventEmitter } from 'node:events'
-import type { LegacyTx } from '@ethereumjs/tx'
-import {
-  Executor,
-  TxApplyError,
-  type BlockContext,
-  type CallRequest,
-  type AppliedBlock,
-  type AppliedTx,
-  type CallResult,
-} from '../execution/executor.js'
 import type { Common } from '@ethereumjs/common'
-import { SerialQueue } from '../util/serial-queue.js'
-import { LRUCache } from 'lru-cache'
-import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
-import { ErrorCode, RpcError, txRejected } from './errors.js'
-import { executionError } from './revert.js'
-import {
-  blockEncoding,
-  EMPTY_TRIE_ROOT,
-  EMPTY_UNCLES_HASH,
-  hashForMergedMining,
-  headerHash,
-  receiptsTrieRoot,
-  transactionsTrieRoot,
-} from './seal.js'
-import type { BlockRecord, HeaderFields, TxRecord } from './types.js'
-import { BlockStore, type TxLocation } from './block-store.js'
-import { DevState } from './dev-state.js'
-import { SnapshotRegistry } from './snapshots.js'
-import { contextOf, StateQueries, type ConsoleLogEvent } from './state-queries.js'
-import { validateTransaction } from '../txpool/validation.js'
-import { TxPool, type PoolTx } from '../txpool/pool.js'
-import { orBlooms } from '../rsk/receipt-rlp.js'
+import { Executor, type AppliedTx, type BlockContext, type CallRequest, type CallResult } from '../execution/executor.js'
 import type { CallOverrides } from '../execution/state-override.js'
-import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
+import type { MergedMiningFields } from '../rsk/merged-mining.js'
 import type { Unitrie } from '../rsk/unitrie.js'
-import { ChainStorage, decodeStoredBlock, encodedBlocks, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
-// consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
+import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
+import type { PoolTx, TxPool } from '../txpool/pool.js'
+import { toKey } from '../util/bytes.js'
+import { SerialQueue } from '../util/serial-queue.js'
+import { BlockBuilder, type BlockTx, type GenesisFields, type OnExecuted } from './block-builder.js'
+import { BlockStore, type TxLocation } from './block-store.js'
+// consensus: merged-mining work (src/chain/consensus.ts)
 import {
-  blockTransactions,
   forkDetectionDataFor,
-  mergeMine,
   StaleWorkError,
   workHashForMergedMining,
   type MergedMiningSource,
   type MiningWork,
 } from './consensus.js'
-import type { MergedMiningFields } from '../rsk/merged-mining.js'
-
-/** A transaction of a block being mined could not be applied (index into the block's list). */
-class PoolApplyError extends RpcError {
-  constructor(
-    message: string,
-    readonly index: number,
-  ) {
-    super(ErrorCode.TxRejected, message)
-  }
-}
+import { DevState } from './dev-state.js'
+import { SnapshotRegistry } from './snapshots.js'
+import { contextOf, StateQueries } from './state-queries.js'
+import { decodeStoredBlock, type ChainStorage } from './storage.js'
+import { restoreChain } from './chain-restore.js'
+import { TxSubmission, type TxToSubmit } from './tx-submission.js'
+import type { BlockRecord } from './types.js'
 
 /** Options for {@link Chain.create}. */
 export interface ChainOptions {
   common: Common
   /** Genesis header fields (from the network preset). */
-  genesis: {
-    timestamp: bigint
-    extraData: Uint8Array
-    gasLimit: bigint
-    difficulty: bigint
-    coinbase: Uint8Array
-    minimumGasPrice: bigint
-    /** Difficulty bytes as the genesis file has them. */
-    difficultyBytes: Uint8Array
-    /** The merged-mining fields of the genesis file (0x00 in every reference genesis). */
-    bitcoinMergedMining: Uint8Array
-  }
+  genesis: GenesisFields
   /** Network number (30-33): selects the genesis precompile rules of the state. */
   network: 30 | 31 | 32 | 33
   /** Genesis allocation: 0x-address → wei. */
@@ -118,11 +75,7 @@ export const DEFAULT_STATE_HISTORY = 500
 export type { ConsoleLogEvent } from './state-queries.js'
 export type { TxLocation } from './block-store.js'
 
-/** A transaction for {@link Chain.submit}, or a function building it with its sender's pending nonce. */
-export type TxToSubmit = LegacyTx | ((pendingNonce: bigint) => LegacyTx)
-
-/** Called once a block's transactions have executed, before it is sealed (see Chain.submit). */
-type OnExecuted = (applied: AppliedBlock) => Promise<void>
+export type { TxToSubmit } from './tx-submission.js'
 
 /**
  * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}.
@@ -130,10 +83,6 @@ type OnExecuted = (applied: AppliedBlock) => Promise<void>
 export class Chain extends EventEmitter {
   /** The single writer; also used for every read that touches the VM/state. */
   readonly queue = new SerialQueue()
-  /** Transactions waiting to be mined. */
-  private readonly pool = new TxPool()
-  /** Instant mining: mine executable transactions as they arrive (see {@link setAutomine}). */
-  private automineOn = true
   /** The canonical blocks and their indexes. */
   private readonly blocks = new BlockStore()
   /** The clock, next-block overrides and mining targets (evm_increaseTime, evm_setNextBlockTimestamp, …). */
@@ -145,6 +94,15 @@ export class Chain extends EventEmitter {
   /** See {@link ChainOptions.executionTimeoutMs}. */
   readonly executionTimeoutMs: number
 
+  /** The pool, pool submission and automine (src/chain/tx-submission.ts). */
+  private readonly submission: TxSubmission
+
+  /** Transactions waiting to be mined (owned by the submission path). */
+  private get pool(): TxPool {
+    return this.submission.pool
+  }
+  /** Building, sealing and the pending block (src/chain/block-builder.ts). */
+  private readonly builder: BlockBuilder
   /** Calls, estimates and state reads (src/chain/state-queries.ts). */
   private readonly queries: StateQueries
 
@@ -167,6 +125,22 @@ export class Chain extends EventEmitter {
     this.callGasCap = opts.callGasCap ?? 10_000_000n
     this.gasEstimationCap = opts.gasEstimationCap ?? 6_800_000n
     this.executionTimeoutMs = opts.executionTimeoutMs ?? 5_000
+    this.builder = new BlockBuilder({
+      executor,
+      blocks: this.blocks,
+      common: opts.common,
+      extraData: opts.extraData,
+      persistent: opts.storage !== undefined,
+      onConsole: (event) => this.emit('console', event),
+    })
+    this.submission = new TxSubmission({
+      queue: this.queue,
+      executor,
+      nextContext: () => this.nextContext(),
+      mineWith: (ctx, txs, onExecuted) => this.mineWith(ctx, txs, undefined, onExecuted),
+      persistent: opts.storage !== undefined,
+      emit: (event, ...args) => this.emit(event, ...args),
+    })
     this.queries = new StateQueries({
       executor,
       head: () => this.head,
@@ -202,84 +176,13 @@ export class Chain extends EventEmitter {
     // one committed root per block, plus a few in-place changes and pending previews
     executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
     executor.stateManager.db.pin(executor.stateRoot)
-    const g = opts.genesis
-    const header: HeaderFields = {
-      parentHash: ZERO_HASH,
-      unclesHash: EMPTY_UNCLES_HASH,
-      coinbase: g.coinbase,
-      stateRoot: executor.stateRoot,
-      transactionsRoot: EMPTY_TRIE_ROOT,
-      receiptsRoot: EMPTY_TRIE_ROOT,
-      logsBloom: new Uint8Array(256),
-      difficulty: g.difficulty,
-      number: 0n,
-      gasLimit: g.gasLimit,
-      gasUsed: 0n,
-      timestamp: g.timestamp,
-      extraData: g.extraData,
-      paidFees: 0n,
-      minimumGasPrice: g.minimumGasPrice,
-      uncleCount: 0,
-      bitcoinMergedMiningHeader: g.bitcoinMergedMining,
-      bitcoinMergedMiningMerkleProof: g.bitcoinMergedMining,
-      bitcoinMergedMiningCoinbaseTransaction: g.bitcoinMergedMining,
-      rawDifficulty: g.difficultyBytes,
-      rawGasLimit: bigIntToBytes(g.gasLimit),
-    }
-    const genesis = chain.seal(header, [], g.difficulty)
-    if (opts.storage) await chain.restore(opts.storage, genesis)
-    else chain.append(genesis)
+    const genesis = chain.builder.genesis(opts.genesis)
+    // with --db: continue the stored chain (src/chain/chain-restore.ts), or start it
+    const restored = opts.storage
+      ? await restoreChain(opts.storage, genesis, { executor, blocks: chain.blocks, common: opts.common, network: opts.network })
+      : 'new'
+    if (restored === 'new') chain.append(genesis)
     return chain
-  }
-
-  /**
-   * Continues the chain stored in `storage` (blocks, indexes, head, live state), or starts it with `genesis`.
-   * @throws StorageMismatchError when it holds another genesis or chain id; StorageCorruptError when inconsistent
-   */
-  private async restore(storage: ChainStorage, genesis: BlockRecord): Promise<void> {
-    const sm = this.executor.stateManager
-    sm.db.loadRoot = (root) => storage.loadRoot(root)
-    const meta: StoredMeta = {
-      format: STORAGE_FORMAT,
-      network: this.opts.network,
-      chainId: Number(this.chainId),
-      genesisHash: genesis.hashKey,
-    }
-    const stored = await storage.read()
-    if (stored === undefined) {
-      await storage.init(meta, genesis, sm.getTrie())
-      this.append(genesis)
-      return
-    }
-    const m = stored.meta
-    if (m.format !== STORAGE_FORMAT) {
-      throw new StorageMismatchError(`${storage.label} holds a chain in storage format ${m.format}; this version reads format ${STORAGE_FORMAT}`)
-    }
-    if (m.genesisHash !== meta.genesisHash) {
-      throw new StorageMismatchError(
-        `${storage.label} holds a chain with a different genesis (network ${m.network}, genesis 0x${m.genesisHash}); ` +
-          `this configuration has network ${meta.network}, genesis 0x${meta.genesisHash}. ` +
-          'Use another directory, or the --network, --gas-limit, --mnemonic and --balance it was created with',
-      )
-    }
-    if (m.chainId !== meta.chainId) {
-      throw new StorageMismatchError(
-        `${storage.label} holds a chain with chain id ${m.chainId}; this configuration has chain id ${meta.chainId}`,
-      )
-    }
-    this.index(genesis)
-    for await (const { rlp, extra } of stored.blocks) {
-      const block = decodeStoredBlock(rlp, extra, this.common)
-      if (toKey(block.header.parentHash) !== this.head.hashKey) {
-        throw new StorageCorruptError(`${storage.label}: block ${block.header.number} does not follow block ${this.head.header.number}`)
-      }
-      this.index(block)
-    }
-    if (this.head.header.number !== stored.head) throw new StorageCorruptError(`${storage.label}: head ${stored.head} is missing`)
-    if ((await sm.db.load(stored.liveRoot)) === undefined) {
-      throw new StorageCorruptError(`${storage.label}: the state 0x${toKey(stored.liveRoot)} of the head is missing`)
-    }
-    await this.executor.resetTo(stored.liveRoot)
   }
 
   /** Stops using the chain's database (after the queue drains). Idempotent. */
@@ -337,12 +240,12 @@ export class Chain extends EventEmitter {
 
   /** Whether instant mining is on (transactions are mined as they arrive). */
   get automine(): boolean {
-    return this.automineOn
+    return this.submission.automine
   }
 
   /** Turns instant mining on or off (the miner: evm_setAutomine, evm_start/stopMining). */
   setAutomine(on: boolean): void {
-    this.automineOn = on
+    this.submission.setAutomine(on)
   }
 
   // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev-state.ts, snapshots in src/chain/snapshots.ts ----
@@ -376,13 +279,13 @@ export class Chain extends EventEmitter {
    */
   setMinGasPrice(wei: bigint): void {
     this.dev.setMinGasPrice(wei)
-    this.pendingCache = undefined
+    this.builder.invalidatePending()
   }
 
   /** Sets the block gas limit of the next block and the target after it (evm_setBlockGasLimit). */
   setBlockGasLimit(gas: bigint): void {
     this.dev.setBlockGasLimit(gas)
-    this.pendingCache = undefined
+    this.builder.invalidatePending()
   }
 
   /**
@@ -436,7 +339,7 @@ export class Chain extends EventEmitter {
     await this.database?.rewind(number, this.head.header.number, stateRoot)
     const removed = this.blocks.truncateAbove(number)
     await this.executor.resetTo(stateRoot)
-    this.pendingCache = undefined
+    this.builder.invalidatePending()
     if (removed.length > 0) this.emit('removedBlocks', removed.reverse())
   }
 
@@ -450,7 +353,7 @@ export class Chain extends EventEmitter {
     return this.queue.run(async () => {
       const before = this.executor.stateRoot
       await this.executor.modify(change)
-      this.pendingCache = undefined
+      this.builder.invalidatePending()
       if (this.database) {
         try {
           await this.database.writeLiveState(this.executor.stateManager.getTrie())
@@ -490,7 +393,7 @@ export class Chain extends EventEmitter {
       const next = await build(sm.getTrie())
       sm.db.register(next)
       await this.executor.resetTo(next.hash())
-      this.pendingCache = undefined
+      this.builder.invalidatePending()
       if (this.database) {
         try {
           await this.database.writeLiveState(next)
@@ -527,7 +430,7 @@ export class Chain extends EventEmitter {
       sm.db.pin(state.hash())
       for (const b of decoded) this.index(b)
       await this.executor.resetTo(state.hash())
-      this.pendingCache = undefined
+      this.builder.invalidatePending()
     })
   }
 
@@ -550,25 +453,16 @@ export class Chain extends EventEmitter {
   buildWork(): Promise<MiningWork> {
     return this.queue.run(async () => {
       const ctx = this.nextContext()
-      let picked = await this.pickForBlock(ctx)
-      for (;;) {
-        const txs = picked.map((p) => ({ tx: p.tx, from: p.from }))
-        try {
-          const { block, applied } = await this.buildBlock(ctx, txs, false)
-          const included = picked.filter((_, i) => !applied[i]?.skipped)
-          return {
-            block,
-            hashForMergedMining: workHashForMergedMining(block.header, forkDetectionDataFor(ctx.number, (n) => this.blockByNumber(n))),
-            parentHash: this.head.hash,
-            ctx,
-            txs: included.map((p) => ({ tx: p.tx, from: p.from })),
-            poolHashes: included.map((p) => p.hash),
-            stateRoot: this.executor.stateRoot,
-          }
-        } catch (err) {
-          if (!(err instanceof PoolApplyError)) throw err
-          picked = picked.filter((_, i) => i !== err.index)
-        }
+      const { block, applied, picked } = await this.builder.preview(ctx, await this.submission.pickForBlock(ctx))
+      const included = picked.filter((_, i) => !applied[i]?.skipped)
+      return {
+        block,
+        hashForMergedMining: workHashForMergedMining(block.header, forkDetectionDataFor(ctx.number, (n) => this.blockByNumber(n))),
+        parentHash: this.head.hash,
+        ctx,
+        txs: included.map((p) => ({ tx: p.tx, from: p.from })),
+        poolHashes: included.map((p) => p.hash),
+        stateRoot: this.executor.stateRoot,
       }
     })
   }
@@ -623,29 +517,7 @@ export class Chain extends EventEmitter {
    * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean } = {}): Promise<{ hash: Uint8Array }> {
-    if (!this.automineOn || this.database) return this.queue.run(() => this.submitInQueue(tx, from, opts))
-    // resolved early by the callback below, or by the task (a settled promise ignores the later of the two)
-    return new Promise((resolve, reject) => {
-      const task = this.queue.run(() =>
-        this.submitInQueue(tx, from, opts, async (hash, outcome, gasLimit) => {
-          const gate: Promise<void> = task.then(
-            () => undefined,
-            (err: unknown) => {
-              // the submitted transaction's own failure was its answer; anything else is the node's
-              if (!(err instanceof RpcError)) this.emit('internalError', err)
-            },
-          ).then(() => {
-            if (this.sealingGate === gate) this.sealingGate = undefined
-          })
-          this.sealingGate = gate
-          if (outcome.error === undefined) resolve({ hash })
-          else reject(executionError(outcome.error, outcome.returnValue, gasLimit, hash))
-          // let the answer be written before the block is sealed
-          await new Promise<void>((r) => setImmediate(r))
-        }),
-      )
-      task.then(resolve, reject)
-    })
+    return this.submission.submit(tx, from, opts)
   }
 
   /**
@@ -654,89 +526,14 @@ export class Chain extends EventEmitter {
    * that sealing other than the transaction's own error is emitted as `internalError` (err) instead.
    */
   get sealing(): Promise<void> | undefined {
-    return this.sealingGate
-  }
-
-  private sealingGate: Promise<void> | undefined
-
-  /**
-   * {@link submit}'s work, inside the queue.
-   * @param onExecuted called once the submitted transaction has executed in its block, before the block is
-   *   sealed; the sealing waits for the promise it returns
-   * @returns the hash
-   * @throws RpcError -32010 when the pool rejects the transaction; -32015 when it was mined but failed
-   */
-  private async submitInQueue(
-    toSubmit: TxToSubmit,
-    from: Uint8Array,
-    opts: { allowMissingSender?: boolean },
-    onExecuted?: (hash: Uint8Array, outcome: AppliedTx, gasLimit: bigint) => Promise<void>,
-  ): Promise<{ hash: Uint8Array }> {
-    const tx = typeof toSubmit === 'function' ? toSubmit(await this.pendingNonceInQueue(from)) : toSubmit
-    const hash = tx.hash()
-    const ctx = this.nextContext()
-    const sender = await this.executor.getAccount(from, this.executor.stateRoot)
-    validateTransaction(tx, {
-      sender,
-      expectedNonce: sender.nonce,
-      blockGasLimit: ctx.gasLimit,
-      minimumGasPrice: ctx.minimumGasPrice,
-      allowFutureNonce: true,
-      allowMissingSender: opts.allowMissingSender,
-    })
-    this.pool.add(tx, hash, from)
-    this.emit('pendingTransaction', hash, from)
-    if (!this.automineOn) return { hash }
-    let failure: RpcError | undefined
-    for (;;) {
-      const next = (await this.orderedPool())[0]
-      if (!next) break
-      const ours = bytesEqual(next.hash, hash)
-      let result
-      try {
-        result = await this.mineFromPool(
-          this.nextContext(),
-          [next],
-          false,
-          ours && onExecuted ? (applied) => onExecuted(hash, applied.txs[0]!, tx.gasLimit) : undefined,
-        )
-      } catch (err) {
-        // the transaction could not be applied and was dropped from the pool
-        if (ours) throw err
-        continue
-      }
-      if (ours) {
-        const outcome = result.applied[0]!
-        if (outcome.error !== undefined) failure = executionError(outcome.error, outcome.returnValue, tx.gasLimit, hash)
-      }
-    }
-    if (failure) throw failure
-    return { hash }
-  }
-
-  /** Pool transactions in mining order (highest gas price first, nonces in order per sender). Inside the queue. */
-  private async orderedPool(): Promise<PoolTx[]> {
-    const nonces = await this.poolNonces()
-    return this.pool.ordered((a) => nonces.get(toKey(a)) ?? 0n)
-  }
-
-  private async poolNonces(): Promise<Map<string, bigint>> {
-    const nonces = new Map<string, bigint>()
-    for (const p of this.pool.all()) {
-      const k = toKey(p.from)
-      if (!nonces.has(k)) nonces.set(k, (await this.executor.getAccount(p.from, this.executor.stateRoot)).nonce)
-    }
-    return nonces
+    return this.submission.sealing
   }
 
   /**
    * Pending (executable) and queued (after a nonce gap) pool transactions, each by sender then nonce.
    */
   poolContent(): Promise<{ pending: PoolTx[]; queued: PoolTx[] }> {
-    return this.queue.run(async () => {
-      const nonces = await this.poolNonces()
-      return this.pool.split((a) => nonces.get(toKey(a)) ?? 0n)
-    })
+    return this.queue.run(() => this.submission.content())
   }
 
   /** A transaction still in the pool, or undefined. */
@@ -748,13 +545,7 @@ export class Chain extends EventEmitter {
    * The next nonce of `address` counting its executable pool transactions (the `pending` nonce).
    */
   pendingNonce(address: Uint8Array): Promise<bigint> {
-    return this.queue.run(() => this.pendingNonceInQueue(address))
-  }
-
-  private async pendingNonceInQueue(address: Uint8Array): Promise<bigint> {
-    let n = (await this.executor.getAccount(address, this.executor.stateRoot)).nonce
-    while (this.pool.at(address, n)) n++
-    return n
+    return this.queue.run(() => this.submission.pendingNonce(address))
   }
 
   /**
@@ -765,46 +556,8 @@ export class Chain extends EventEmitter {
   mineBlock(): Promise<BlockRecord> {
     return this.queue.run(async () => {
       const ctx = this.nextContext()
-      return (await this.mineFromPool(ctx, await this.pickForBlock(ctx))).block
+      return (await this.submission.mineFromPool(ctx, await this.submission.pickForBlock(ctx))).block
     })
-  }
-
-  /**
-   * Mines `picked` pool transactions in one block and removes them from the pool. A transaction that can no
-   * longer be applied (e.g. its sender's funds changed) is dropped from the pool and the block is retried
-   * without it; when nothing is left and `allowEmpty` is false, that error is raised instead of mining an
-   * empty block. Inside the queue.
-   * @throws RpcError -32010 (see above)
-   */
-  private async mineFromPool(
-    ctx: BlockContext,
-    picked: PoolTx[],
-    allowEmpty = true,
-    onExecuted?: OnExecuted,
-  ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
-    let txs = picked
-    for (;;) {
-      try {
-        const result = await this.mineWith(
-          ctx,
-          txs.map((p) => ({ tx: p.tx, from: p.from })),
-          undefined,
-          onExecuted,
-        )
-        // a transaction no RSKIP144 sublist had room for stays in the pool
-        txs.forEach((p, i) => {
-          if (!result.applied[i]?.skipped) this.pool.remove(p.hash)
-        })
-        return result
-      } catch (err) {
-        if (!(err instanceof PoolApplyError)) throw err
-        const bad = txs[err.index]!
-        this.pool.remove(bad.hash)
-        this.emit('droppedTransaction', bad.hash, err.message)
-        txs = txs.filter((p) => p !== bad)
-        if (txs.length === 0 && !allowEmpty) throw err
-      }
-    }
   }
 
   /**
@@ -813,12 +566,12 @@ export class Chain extends EventEmitter {
    */
   private async mineWith(
     ctx: BlockContext,
-    txs: { tx: LegacyTx; from: Uint8Array }[],
+    txs: BlockTx[],
     mm?: MergedMiningSource,
     onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     const parentState = this.executor.stateRoot
-    const result = await this.buildBlock(ctx, txs, true, mm, onExecuted)
+    const result = await this.builder.build(ctx, txs, true, mm, onExecuted)
     if (this.database) {
       // one batch per block (block, receipts, state nodes, head) before anyone sees the block
       try {
@@ -830,67 +583,6 @@ export class Chain extends EventEmitter {
     }
     this.append(result.block)
     return result
-  }
-
-  /**
-   * Executes `txs` in the context and seals the block; `commit` false previews it (the `pending` block).
-   * @param onExecuted awaited between the execution and the sealing
-   * @throws PoolApplyError when a transaction cannot be applied
-   */
-  private async buildBlock(
-    ctx: BlockContext,
-    txs: { tx: LegacyTx; from: Uint8Array }[],
-    commit: boolean,
-    mm?: MergedMiningSource,
-    onExecuted?: OnExecuted,
-  ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
-    let applied
-    const preRoot = this.executor.stateRoot
-    try {
-      applied = await this.executor.applyBlock(ctx, txs, { commit })
-    } catch (err) {
-      if (err instanceof TxApplyError) throw new PoolApplyError(normalizeApplyError(err.message), err.index)
-      throw err
-    }
-    if (onExecuted) await onExecuted(applied)
-    // consensus: block order (RSKIP144 sublists) with the Remasc transaction last
-    const records: TxRecord[] = blockTransactions(ctx.number, txs, applied, this.opts.common)
-    const bloom = orBlooms(records.map((r) => r.receipt.logsBloom))
-    const parent = this.head
-    const header: HeaderFields = {
-      parentHash: parent.hash,
-      unclesHash: EMPTY_UNCLES_HASH,
-      coinbase: ctx.coinbase,
-      stateRoot: applied.stateRoot,
-      transactionsRoot: transactionsTrieRoot(records.map((r) => r.tx.serialize())),
-      receiptsRoot: receiptsTrieRoot(records.map((r) => r.receipt)),
-      logsBloom: bloom,
-      difficulty: ctx.difficulty,
-      number: ctx.number,
-      gasLimit: ctx.gasLimit,
-      gasUsed: applied.gasUsed,
-      timestamp: ctx.timestamp,
-      extraData: this.opts.extraData,
-      paidFees: applied.paidFees,
-      minimumGasPrice: ctx.minimumGasPrice,
-      uncleCount: 0,
-      bitcoinMergedMiningHeader: new Uint8Array(0),
-      bitcoinMergedMiningMerkleProof: new Uint8Array(0),
-      bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
-      edges: applied.edges,
-    }
-    // consensus: a mined block is merge-mined (the pending preview has no merged-mining fields)
-    const hfmm = commit ? mergeMine(header, (n) => this.blockByNumber(n), mm) : undefined
-    const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
-    // the tracers replay a block on the state it ran on: its parent's, unless changed in place in between
-    if (commit && !bytesEqual(preRoot, parent.header.stateRoot)) this.preStateRoots.set(block.hashKey, preRoot)
-    if (commit) {
-      for (let i = 0; i < txs.length; i++) {
-        const lines = applied.txs[i]!.consoleLogs
-        if (lines !== undefined) this.emit('console', { source: 'transaction', hash: txs[i]!.tx.hash(), lines } satisfies ConsoleLogEvent)
-      }
-    }
-    return { block, applied: applied.txs }
   }
 
   /**
@@ -911,65 +603,10 @@ export class Chain extends EventEmitter {
     return this.queue.run(() => this.computePending())
   }
 
-  private pendingCache: { key: string; block: BlockRecord } | undefined
-
-  /** Inside the queue. */
-  private async computePending(): Promise<BlockRecord> {
+  /** The pending block, inside the queue. */
+  private computePending(): Promise<BlockRecord> {
     const key = `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`
-    if (this.pendingCache?.key === key) return this.pendingCache.block
-    const ctx = this.nextContext()
-    let picked = await this.pickForBlock(ctx)
-    let block: BlockRecord | undefined
-    while (block === undefined) {
-      try {
-        block = (await this.buildBlock(ctx, picked.map((p) => ({ tx: p.tx, from: p.from })), false)).block
-      } catch (err) {
-        if (!(err instanceof PoolApplyError)) throw err
-        picked = picked.filter((_, i) => i !== err.index)
-      }
-    }
-    this.pendingCache = { key, block }
-    return block
-  }
-
-  /** Pool transactions for the next block: mining order while they fit the block gas limit. Inside the queue. */
-  private async pickForBlock(ctx: BlockContext): Promise<PoolTx[]> {
-    const picked: PoolTx[] = []
-    let gas = 0n
-    const blockedSenders = new Set<string>()
-    for (const p of await this.orderedPool()) {
-      const k = toKey(p.from)
-      if (blockedSenders.has(k)) continue
-      if (gas + p.tx.gasLimit > ctx.gasLimit) {
-        blockedSenders.add(k)
-        continue
-      }
-      gas += p.tx.gasLimit
-      picked.push(p)
-    }
-    return picked
-  }
-
-  private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint, hfmm?: Uint8Array): BlockRecord {
-    const hash = headerHash(header)
-    const rlp = blockEncoding(
-      header,
-      txs.map((t) => t.tx.serialize()),
-    )
-    const block: BlockRecord = {
-      header,
-      hash,
-      hashKey: toKey(hash),
-      hashForMergedMining: hfmm ?? hashForMergedMining(header),
-      size: rlp.length,
-      totalDifficulty,
-      cumulativeDifficulty: header.difficulty,
-      transactions: txs,
-      uncles: [],
-    }
-    // the storage writes this encoding as it is (no second encoding per mined block)
-    if (this.database) encodedBlocks.set(block, rlp)
-    return block
+    return this.builder.pending(key, () => this.nextContext(), (ctx) => this.submission.pickForBlock(ctx))
   }
 
   private append(block: BlockRecord): void {
@@ -1016,12 +653,9 @@ export class Chain extends EventEmitter {
     return this.queue.run(() => this.queries.storage(address, slot, block))
   }
 
-  /** Roots blocks ran on where they differ from the parent's (state changed in place in between; in memory only). */
-  private readonly preStateRoots = new LRUCache<string, Uint8Array>({ max: 4096 })
-
   /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
   preStateRoot(block: BlockRecord): Uint8Array | undefined {
-    return this.preStateRoots.get(block.hashKey) ?? this.blockByNumber(block.header.number - 1n)?.header.stateRoot
+    return this.builder.preStateRoot(block)
   }
 
   /**
@@ -1036,12 +670,4 @@ export class Chain extends EventEmitter {
   private stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
     return this.queries.stateFor(block)
   }
-}
-
-/** Maps @ethereumjs runTx rejection texts to the reference pool's messages. */
-function normalizeApplyError(message: string): string {
-  if (/nonce/i.test(message) && /too low|higher|lower/i.test(message)) return 'transaction nonce too low'
-  if (/enough funds|insufficient/i.test(message)) return 'insufficient funds'
-  if (/gas limit|gasLimit/i.test(message)) return "transaction's basic cost is above the gas limit"
-  return message
 }
