@@ -12,7 +12,8 @@ import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { PoolTx, TxPool } from '../txpool/pool.js'
 import { toKey } from '../util/bytes.js'
 import { SerialQueue } from '../util/serial-queue.js'
-import { BlockBuilder, type BlockTx, type GenesisFields, type OnExecuted } from './block-builder.js'
+import { BlockBuilder, type BlockTx, type OnExecuted } from './block-builder.js'
+import { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
 import { BlockStore, type TxLocation } from './block-store.js'
 // consensus: merged-mining work (src/chain/consensus.ts)
 import {
@@ -25,53 +26,13 @@ import {
 import { DevState } from './dev-state.js'
 import { SnapshotRegistry } from './snapshots.js'
 import { contextOf, StateQueries } from './state-queries.js'
-import { decodeStoredBlock, type ChainStorage } from './storage.js'
+import type { ChainStorage } from './storage.js'
+import { LiveState, type ChainCapture } from './live-state.js'
 import { restoreChain } from './chain-restore.js'
 import { TxSubmission, type TxToSubmit } from './tx-submission.js'
 import type { BlockRecord } from './types.js'
 
-/** Options for {@link Chain.create}. */
-export interface ChainOptions {
-  common: Common
-  /** Genesis header fields (from the network preset). */
-  genesis: GenesisFields
-  /** Network number (30-33): selects the genesis precompile rules of the state. */
-  network: 30 | 31 | 32 | 33
-  /** Genesis allocation: 0x-address → wei. */
-  alloc: Record<string, bigint>
-  /** Coinbase of mined blocks (20 bytes). */
-  coinbase: Uint8Array
-  /** Gas limit the miner steps toward by parent/1024 per block (reference GasLimitCalculator). */
-  targetGasLimit: bigint
-  /** extraData of mined blocks. */
-  extraData: Uint8Array
-  /** Target minimumGasPrice (wei; reference miner.minGasPrice), approached within ±1% of the parent per block. */
-  minGasPrice: bigint
-  /** Wall clock in milliseconds (injectable for tests). Default Date.now. */
-  clock?: () => number
-  /** eth_call gas cap (reference rpc.callGasCap). */
-  callGasCap?: bigint
-  /** eth_estimateGas cap (reference rpc.gasEstimationCap). */
-  gasEstimationCap?: bigint
-  /** Deadline of one eth_call / eth_estimateGas in ms (reference rpc.timeout = 5000); 0 = none. Default 5000. */
-  executionTimeoutMs?: number
-  /**
-   * States of this many most recent blocks stay readable for historical reads (eth_getBalance at an old
-   * block, eth_call at an old block); older ones are forgotten so memory stays flat, like Anvil's in-memory
-   * state history. Genesis and snapshot states are always kept. Default 500; 0 = keep all.
-   */
-  stateHistory?: number
-  /**
-   * Where blocks, receipts, the head and the states are stored (src/chain/storage.ts; `--db`). A database
-   * that already holds a chain is continued: its blocks are reloaded and mining goes on from its head.
-   * Without it the chain lives in memory only.
-   */
-  storage?: ChainStorage
-}
-
-/** Default number of recent block states kept readable (see {@link ChainOptions.stateHistory}). */
-export const DEFAULT_STATE_HISTORY = 500
-
+export { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
 export type { ConsoleLogEvent } from './state-queries.js'
 export type { TxLocation } from './block-store.js'
 
@@ -105,6 +66,8 @@ export class Chain extends EventEmitter {
   private readonly builder: BlockBuilder
   /** Calls, estimates and state reads (src/chain/state-queries.ts). */
   private readonly queries: StateQueries
+  /** In-place state changes, state-file capture and import (src/chain/live-state.ts). */
+  private readonly live: LiveState
 
   /** The chain's database, if persistent. */
   private readonly database: ChainStorage | undefined
@@ -141,6 +104,7 @@ export class Chain extends EventEmitter {
       persistent: opts.storage !== undefined,
       emit: (event, ...args) => this.emit(event, ...args),
     })
+    this.live = new LiveState(executor, this.blocks, opts.common, opts.storage)
     this.queries = new StateQueries({
       executor,
       head: () => this.head,
@@ -351,16 +315,10 @@ export class Chain extends EventEmitter {
    */
   modifyState(change: (sm: UnitrieStateManager) => Promise<void>): Promise<void> {
     return this.queue.run(async () => {
-      const before = this.executor.stateRoot
-      await this.executor.modify(change)
-      this.builder.invalidatePending()
-      if (this.database) {
-        try {
-          await this.database.writeLiveState(this.executor.stateManager.getTrie())
-        } catch (err) {
-          await this.executor.resetTo(before)
-          throw err
-        }
+      try {
+        await this.live.modify(change)
+      } finally {
+        this.builder.invalidatePending()
       }
     })
   }
@@ -371,13 +329,8 @@ export class Chain extends EventEmitter {
    * A consistent capture of the chain for a state dump, taken inside the queue: the live state (a Unitrie is
    * immutable, so it stays as captured while the chain goes on), blocks 1 … head and the head.
    */
-  captureState(): Promise<{ state: Unitrie; blocks: BlockRecord[]; head: BlockRecord; genesis: BlockRecord }> {
-    return this.queue.run(() => ({
-      state: this.executor.stateManager.getTrie(),
-      blocks: this.blocks.afterGenesis(),
-      head: this.head,
-      genesis: this.blocks.genesis,
-    }))
+  captureState(): Promise<ChainCapture> {
+    return this.queue.run(() => this.live.capture())
   }
 
   /**
@@ -388,19 +341,10 @@ export class Chain extends EventEmitter {
    */
   replaceLiveState(build: (live: Unitrie) => Promise<Unitrie>): Promise<void> {
     return this.queue.run(async () => {
-      const sm = this.executor.stateManager
-      const before = this.executor.stateRoot
-      const next = await build(sm.getTrie())
-      sm.db.register(next)
-      await this.executor.resetTo(next.hash())
-      this.builder.invalidatePending()
-      if (this.database) {
-        try {
-          await this.database.writeLiveState(next)
-        } catch (err) {
-          await this.executor.resetTo(before)
-          throw err
-        }
+      try {
+        await this.live.replace(build)
+      } finally {
+        this.builder.invalidatePending()
       }
     })
   }
@@ -414,22 +358,7 @@ export class Chain extends EventEmitter {
    */
   importChain(blocks: readonly [Uint8Array, Uint8Array][], state: Unitrie): Promise<void> {
     return this.queue.run(async () => {
-      if (this.blocks.length !== 1 || this.database) throw new Error('a dumped chain can only be loaded into a new in-memory chain')
-      const decoded: BlockRecord[] = []
-      let parent = this.head
-      for (const [rlp, extra] of blocks) {
-        const block = decodeStoredBlock(rlp, extra, this.common)
-        if (block.header.number !== parent.header.number + 1n || toKey(block.header.parentHash) !== parent.hashKey) {
-          throw new Error(`block ${block.header.number} does not follow block ${parent.header.number}`)
-        }
-        decoded.push(block)
-        parent = block
-      }
-      const sm = this.executor.stateManager
-      sm.db.register(state)
-      sm.db.pin(state.hash())
-      for (const b of decoded) this.index(b)
-      await this.executor.resetTo(state.hash())
+      await this.live.importChain(blocks, state)
       this.builder.invalidatePending()
     })
   }
@@ -612,13 +541,8 @@ export class Chain extends EventEmitter {
   private append(block: BlockRecord): void {
     // the clock controls apply to one block (reference MinerServerImpl.buildBlockToMine clears the offset)
     this.dev.clearNextBlockControls()
-    this.index(block)
-    this.emit('block', block)
-  }
-
-  /** Adds a block to the canonical chain and its indexes. */
-  private index(block: BlockRecord): void {
     this.blocks.add(block)
+    this.emit('block', block)
   }
 
   /**
