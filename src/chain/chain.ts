@@ -1,6 +1,17 @@
 /**
- * The chain: blocks, transactions and receipts with their indexes, the head, and the one serialized writer
- * that mines (design.md principles 4 and 6). Emits `block` after every appended block.
+ * The chain: the one serialized writer (its queue) that sequences the parts below and emits the chain's events
+ * (docs/architecture.md, "single writer" and "events"). Each part holds one job and knows nothing of the queue
+ * or the events:
+ * - block-store.ts: the canonical blocks, the hash and transaction indexes;
+ * - dev-state.ts, snapshots.ts: the clock offset, next-block overrides, mining targets; evm_snapshot records;
+ * - block-builder.ts: building and sealing blocks, the genesis, the `pending` block;
+ * - tx-submission.ts: the pool, pool submission and automine (the answer-before-seal path);
+ * - state-queries.ts: calls, estimates (with their memo and overrides) and state reads;
+ * - live-state.ts: in-place state changes, state-file capture and import; chain-restore.ts: continuing `--db`.
+ *
+ * Events: `block` (BlockRecord) after every appended block; `removedBlocks` (BlockRecord[], highest first) after
+ * a revert or reset; `pendingTransaction` (hash, from) and `droppedTransaction` (hash, reason) from the pool;
+ * `console` (ConsoleLogEvent); `internalError` (err) for a failure while sealing an already-answered block.
  */
 import { EventEmitter } from 'node:events'
 import type { Common } from '@ethereumjs/common'
@@ -15,14 +26,7 @@ import { SerialQueue } from '../util/serial-queue.js'
 import { BlockBuilder, type BlockTx, type OnExecuted } from './block-builder.js'
 import { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
 import { BlockStore, type TxLocation } from './block-store.js'
-// consensus: merged-mining work (src/chain/consensus.ts)
-import {
-  forkDetectionDataFor,
-  StaleWorkError,
-  workHashForMergedMining,
-  type MergedMiningSource,
-  type MiningWork,
-} from './consensus.js'
+import type { MergedMiningSource, MiningWork } from './consensus.js'
 import { DevState } from './dev-state.js'
 import { SnapshotRegistry } from './snapshots.js'
 import { contextOf, StateQueries } from './state-queries.js'
@@ -30,16 +34,17 @@ import type { ChainStorage } from './storage.js'
 import { LiveState, type ChainCapture } from './live-state.js'
 import { restoreChain } from './chain-restore.js'
 import { TxSubmission, type TxToSubmit } from './tx-submission.js'
+import { buildWorkBlock, mineWorkBlock, type WorkParts } from './work-blocks.js'
 import type { BlockRecord } from './types.js'
 
 export { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
 export type { ConsoleLogEvent } from './state-queries.js'
 export type { TxLocation } from './block-store.js'
-
 export type { TxToSubmit } from './tx-submission.js'
 
 /**
- * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}.
+ * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}; nothing
+ * outside writes its fields (automine, the clock, the sealing gate change through methods only).
  */
 export class Chain extends EventEmitter {
   /** The single writer; also used for every read that touches the VM/state. */
@@ -368,7 +373,7 @@ export class Chain extends EventEmitter {
     return this.queue.run(() => this.pool.remove(hash) !== undefined)
   }
 
-  // ---- consensus: merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*), see src/chain/merged-mining-work.ts ----
+  // ---- consensus: merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*): src/chain/work-blocks.ts, src/chain/merged-mining-work.ts ----
 
   /** Bumped whenever the pool changes (cache keys). */
   get poolVersion(): number {
@@ -380,20 +385,7 @@ export class Chain extends EventEmitter {
    * executed without committing, with its hashForMergedMining (RSKIP110 fork detection data from block 449).
    */
   buildWork(): Promise<MiningWork> {
-    return this.queue.run(async () => {
-      const ctx = this.nextContext()
-      const { block, applied, picked } = await this.builder.preview(ctx, await this.submission.pickForBlock(ctx))
-      const included = picked.filter((_, i) => !applied[i]?.skipped)
-      return {
-        block,
-        hashForMergedMining: workHashForMergedMining(block.header, forkDetectionDataFor(ctx.number, (n) => this.blockByNumber(n))),
-        parentHash: this.head.hash,
-        ctx,
-        txs: included.map((p) => ({ tx: p.tx, from: p.from })),
-        poolHashes: included.map((p) => p.hash),
-        stateRoot: this.executor.stateRoot,
-      }
-    })
+    return this.queue.run(() => buildWorkBlock(this.nextContext(), this.workParts()))
   }
 
   /**
@@ -401,24 +393,13 @@ export class Chain extends EventEmitter {
    * @throws StaleWorkError when the best block or its state changed since the work was built
    */
   submitWork(work: MiningWork, mm: MergedMiningFields): Promise<BlockRecord> {
-    return this.queue.run(async () => {
-      if (toKey(this.head.hash) !== toKey(work.parentHash) || toKey(this.executor.stateRoot) !== toKey(work.stateRoot)) {
-        throw new StaleWorkError('the best block changed since the work was built')
-      }
-      let result
-      try {
-        result = await this.mineWith(work.ctx, work.txs, (h) => {
-          if (toKey(h) !== toKey(work.hashForMergedMining)) throw new StaleWorkError('the block re-executed differently')
-          return mm
-        })
-      } catch (err) {
-        // the state was committed before sealing failed: go back to the parent's
-        if (err instanceof StaleWorkError) await this.executor.resetTo(work.stateRoot)
-        throw err
-      }
-      for (const h of work.poolHashes) this.pool.remove(h)
-      return result.block
-    })
+    return this.queue.run(() => mineWorkBlock(work, mm, this.workParts(), this.pool))
+  }
+
+  /** The parts the merged-mining work blocks use (src/chain/work-blocks.ts). */
+  private workParts(): WorkParts {
+    const { executor, blocks, builder, submission } = this
+    return { executor, blocks, builder, submission, mineWith: (ctx, txs, mm) => this.mineWith(ctx, txs, mm) }
   }
 
   /** Context of an existing block (calls "at" a past block run in that block's context). */
