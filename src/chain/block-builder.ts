@@ -8,7 +8,13 @@
 import type { Common } from '@ethereumjs/common'
 import type { LegacyTx } from '@ethereumjs/tx'
 import { LRUCache } from 'lru-cache'
-import { TxApplyError, type AppliedBlock, type AppliedTx, type BlockContext, type Executor } from '../execution/executor.js'
+import {
+  TxApplyError,
+  type AppliedBlock,
+  type AppliedTx,
+  type BlockContext,
+  type Executor,
+} from '../execution/executor.js'
 import { orBlooms } from '../rsk/receipt-rlp.js'
 import type { PoolTx } from '../txpool/pool.js'
 import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
@@ -180,7 +186,10 @@ export class BlockBuilder {
    * and the block built again without it.
    * @returns the block, the outcomes and the pool transactions it holds (in `picked` order)
    */
-  async preview(ctx: BlockContext, picked: PoolTx[]): Promise<{ block: BlockRecord; applied: AppliedTx[]; picked: PoolTx[] }> {
+  async preview(
+    ctx: BlockContext,
+    picked: PoolTx[],
+  ): Promise<{ block: BlockRecord; applied: AppliedTx[]; picked: PoolTx[] }> {
     for (;;) {
       try {
         const { block, applied } = await this.build(ctx, picked.map((p) => ({ tx: p.tx, from: p.from })), false)
@@ -193,11 +202,15 @@ export class BlockBuilder {
   }
 
   /**
-   * The `pending` block (spec §2 rule 3; reference ExecutionBlockRetriever), cached under `key` (the chain's
+   * The `pending` block (docs/reference-rules.md#rule-pending-block), cached under `key` (the chain's
    * head, pool version and live state root): built by {@link preview} when the key changed.
    * @param pick the pool transactions for the next block, as mining would pick them
    */
-  async pending(key: string, ctx: () => BlockContext, pick: (ctx: BlockContext) => Promise<PoolTx[]>): Promise<BlockRecord> {
+  async pending(
+    key: string,
+    ctx: () => BlockContext,
+    pick: (ctx: BlockContext) => Promise<PoolTx[]>,
+  ): Promise<BlockRecord> {
     if (this.pendingCache?.key === key) return this.pendingCache.block
     const c = ctx()
     const { block } = await this.preview(c, await pick(c))

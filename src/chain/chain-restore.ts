@@ -8,7 +8,14 @@ import type { Common } from '@ethereumjs/common'
 import type { Executor } from '../execution/executor.js'
 import { toKey } from '../util/bytes.js'
 import type { BlockStore } from './block-store.js'
-import { ChainStorage, decodeStoredBlock, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
+import {
+  decodeStoredBlock,
+  STORAGE_FORMAT,
+  StorageCorruptError,
+  StorageMismatchError,
+  type ChainStorage,
+  type StoredMeta,
+} from './storage.js'
 import type { BlockRecord } from './types.js'
 
 /** The parts of the chain a restore fills. */
@@ -28,7 +35,11 @@ export interface RestoreTarget {
  * @throws StorageMismatchError when it holds another storage format, genesis or chain id; StorageCorruptError
  *   when its blocks do not follow each other, the head is missing or the head's state is missing
  */
-export async function restoreChain(storage: ChainStorage, genesis: BlockRecord, t: RestoreTarget): Promise<'new' | 'continued'> {
+export async function restoreChain(
+  storage: ChainStorage,
+  genesis: BlockRecord,
+  t: RestoreTarget,
+): Promise<'new' | 'continued'> {
   const sm = t.executor.stateManager
   sm.db.loadRoot = (root) => storage.loadRoot(root)
   const meta: StoredMeta = {
@@ -44,7 +55,9 @@ export async function restoreChain(storage: ChainStorage, genesis: BlockRecord, 
   }
   const m = stored.meta
   if (m.format !== STORAGE_FORMAT) {
-    throw new StorageMismatchError(`${storage.label} holds a chain in storage format ${m.format}; this version reads format ${STORAGE_FORMAT}`)
+    throw new StorageMismatchError(
+      `${storage.label} holds a chain in storage format ${m.format}; this version reads format ${STORAGE_FORMAT}`,
+    )
   }
   if (m.genesisHash !== meta.genesisHash) {
     throw new StorageMismatchError(
@@ -63,11 +76,15 @@ export async function restoreChain(storage: ChainStorage, genesis: BlockRecord, 
   for await (const { rlp, extra } of stored.blocks) {
     const block = decodeStoredBlock(rlp, extra, t.common)
     if (toKey(block.header.parentHash) !== blocks.head.hashKey) {
-      throw new StorageCorruptError(`${storage.label}: block ${block.header.number} does not follow block ${blocks.head.header.number}`)
+      throw new StorageCorruptError(
+        `${storage.label}: block ${block.header.number} does not follow block ${blocks.head.header.number}`,
+      )
     }
     blocks.add(block)
   }
-  if (blocks.head.header.number !== stored.head) throw new StorageCorruptError(`${storage.label}: head ${stored.head} is missing`)
+  if (blocks.head.header.number !== stored.head) {
+    throw new StorageCorruptError(`${storage.label}: head ${stored.head} is missing`)
+  }
   if ((await sm.db.load(stored.liveRoot)) === undefined) {
     throw new StorageCorruptError(`${storage.label}: the state 0x${toKey(stored.liveRoot)} of the head is missing`)
   }

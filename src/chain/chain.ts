@@ -1,13 +1,14 @@
 /**
  * The chain: the one serialized writer (its queue) that sequences the parts below and emits the chain's events
- * (docs/architecture.md, "single writer" and "events"). Each part holds one job and knows nothing of the queue
- * or the events:
+ * (docs/architecture.md#single-writer, docs/architecture.md#events). Each part holds one job and emits no
+ * events; only the submission path runs tasks on the queue itself (for its answer before the seal):
  * - block-store.ts: the canonical blocks, the hash and transaction indexes;
  * - dev-state.ts, snapshots.ts: the clock offset, next-block overrides, mining targets; evm_snapshot records;
  * - block-builder.ts: building and sealing blocks, the genesis, the `pending` block;
  * - tx-submission.ts: the pool, pool submission and automine (the answer-before-seal path);
  * - state-queries.ts: calls, estimates (with their memo and overrides) and state reads;
- * - live-state.ts: in-place state changes, state-file capture and import; chain-restore.ts: continuing `--db`.
+ * - live-state.ts: in-place state changes, state-file capture and import; chain-restore.ts: continuing `--db`;
+ * - work-blocks.ts: the blocks of merged-mining work; chain-options.ts: the options of {@link Chain.create}.
  *
  * Events: `block` (BlockRecord) after every appended block; `removedBlocks` (BlockRecord[], highest first) after
  * a revert or reset; `pendingTransaction` (hash, from) and `droppedTransaction` (hash, reason) from the pool;
@@ -15,7 +16,13 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Common } from '@ethereumjs/common'
-import { Executor, type AppliedTx, type BlockContext, type CallRequest, type CallResult } from '../execution/executor.js'
+import {
+  Executor,
+  type AppliedTx,
+  type BlockContext,
+  type CallRequest,
+  type CallResult,
+} from '../execution/executor.js'
 import type { CallOverrides } from '../execution/state-override.js'
 import type { MergedMiningFields } from '../rsk/merged-mining.js'
 import type { Unitrie } from '../rsk/unitrie.js'
@@ -148,7 +155,12 @@ export class Chain extends EventEmitter {
     const genesis = chain.builder.genesis(opts.genesis)
     // with --db: continue the stored chain (src/chain/chain-restore.ts), or start it
     const restored = opts.storage
-      ? await restoreChain(opts.storage, genesis, { executor, blocks: chain.blocks, common: opts.common, network: opts.network })
+      ? await restoreChain(opts.storage, genesis, {
+          executor,
+          blocks: chain.blocks,
+          common: opts.common,
+          network: opts.network,
+        })
       : 'new'
     if (restored === 'new') chain.append(genesis)
     return chain
@@ -217,7 +229,7 @@ export class Chain extends EventEmitter {
     this.submission.setAutomine(on)
   }
 
-  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev-state.ts, snapshots in src/chain/snapshots.ts ----
+  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev-state.ts, src/chain/snapshots.ts ----
 
   /**
    * Adds seconds to the clock offset of the next block (evm_increaseTime; reference MinerClock): a value
@@ -373,7 +385,7 @@ export class Chain extends EventEmitter {
     return this.queue.run(() => this.pool.remove(hash) !== undefined)
   }
 
-  // ---- consensus: merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*): src/chain/work-blocks.ts, src/chain/merged-mining-work.ts ----
+  // ---- merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*): src/chain/work-blocks.ts ----
 
   /** Bumped whenever the pool changes (cache keys). */
   get poolVersion(): number {
@@ -505,9 +517,9 @@ export class Chain extends EventEmitter {
 
   /**
    * The `pending` block: a sample next block on top of the head, built from the pool's executable
-   * transactions (as {@link mineBlock} would pick them) without committing (spec §2 rule 3; reference
-   * ExecutionBlockRetriever). Cached until the head or the pool changes. Its state root stays readable, so
-   * `pending` state reads see the pool's effects.
+   * transactions (as {@link mineBlock} would pick them) without committing
+   * (docs/reference-rules.md#rule-pending-block; reference ExecutionBlockRetriever). Cached until the head, the
+   * pool or the live state changes. Its state root stays readable, so `pending` state reads see the pool's effects.
    */
   pendingBlock(): Promise<BlockRecord> {
     return this.queue.run(() => this.computePending())

@@ -67,7 +67,9 @@ export class LiveState {
    * @throws Error when the chain is not fresh or a block does not decode or follow its parent (nothing changed)
    */
   async importChain(blocks: readonly [Uint8Array, Uint8Array][], state: Unitrie): Promise<void> {
-    if (this.blocks.length !== 1 || this.database) throw new Error('a dumped chain can only be loaded into a new in-memory chain')
+    if (this.blocks.length !== 1 || this.database) {
+      throw new Error('a dumped chain can only be loaded into a new in-memory chain')
+    }
     const decoded: BlockRecord[] = []
     let parent = this.blocks.head
     for (const [rlp, extra] of blocks) {

@@ -5,7 +5,13 @@
  * here changes the chain.
  */
 import { LRUCache } from 'lru-cache'
-import { CallPreconditionError, type BlockContext, type CallRequest, type CallResult, type Executor } from '../execution/executor.js'
+import {
+  CallPreconditionError,
+  type BlockContext,
+  type CallRequest,
+  type CallResult,
+  type Executor,
+} from '../execution/executor.js'
 import { overrideContext, overrideKey, type CallOverrides } from '../execution/state-override.js'
 import { toKey } from '../util/bytes.js'
 import { ErrorCode, RpcError } from './errors.js'
@@ -104,7 +110,8 @@ export class StateQueries {
       return cached
     }
     try {
-      const result = await this.o.executor.call(req, ctx, root, this.o.callGasCap, this.o.executionTimeoutMs, over.state)
+      const { callGasCap, executionTimeoutMs } = this.o
+      const result = await this.o.executor.call(req, ctx, root, callGasCap, executionTimeoutMs, over.state)
       this.executionMemo.set(key, result)
       if (result.consoleLogs !== undefined) this.o.onConsole({ source: 'call', lines: result.consoleLogs })
       return result
@@ -126,7 +133,8 @@ export class StateQueries {
     let outcome = this.executionMemo.get(key) as Awaited<ReturnType<Executor['estimateGas']>> | undefined
     try {
       if (outcome === undefined) {
-        outcome = await this.o.executor.estimateGas(req, ctx, root, this.o.gasEstimationCap, this.o.executionTimeoutMs, over.state)
+        const { gasEstimationCap, executionTimeoutMs } = this.o
+        outcome = await this.o.executor.estimateGas(req, ctx, root, gasEstimationCap, executionTimeoutMs, over.state)
         this.executionMemo.set(key, outcome)
       }
     } catch (err) {

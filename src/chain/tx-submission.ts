@@ -166,7 +166,12 @@ export class TxSubmission {
    * empty block. Inside the queue.
    * @throws RpcError -32010 (see above)
    */
-  async mineFromPool(ctx: BlockContext, picked: PoolTx[], allowEmpty = true, onExecuted?: OnExecuted): Promise<MinedBlock> {
+  async mineFromPool(
+    ctx: BlockContext,
+    picked: PoolTx[],
+    allowEmpty = true,
+    onExecuted?: OnExecuted,
+  ): Promise<MinedBlock> {
     let txs = picked
     for (;;) {
       try {
@@ -209,7 +214,7 @@ export class TxSubmission {
     return picked
   }
 
-  /** Pending (executable) and queued (after a nonce gap) pool transactions, each by sender then nonce. Inside the queue. */
+  /** Pending (executable) and queued (after a nonce gap) pool transactions, by sender then nonce. Inside the queue. */
   async content(): Promise<{ pending: PoolTx[]; queued: PoolTx[] }> {
     const nonces = await this.poolNonces()
     return this.pool.split((a) => nonces.get(toKey(a)) ?? 0n)

@@ -12,7 +12,13 @@ import { toKey } from '../util/bytes.js'
 import type { BlockBuilder, BlockTx } from './block-builder.js'
 import type { BlockStore } from './block-store.js'
 // consensus: fork detection data and the work hash (src/chain/consensus.ts)
-import { forkDetectionDataFor, StaleWorkError, workHashForMergedMining, type MergedMiningSource, type MiningWork } from './consensus.js'
+import {
+  forkDetectionDataFor,
+  StaleWorkError,
+  workHashForMergedMining,
+  type MergedMiningSource,
+  type MiningWork,
+} from './consensus.js'
 import type { TxSubmission } from './tx-submission.js'
 import type { BlockRecord } from './types.js'
 
@@ -35,7 +41,10 @@ export async function buildWorkBlock(ctx: BlockContext, p: WorkParts): Promise<M
   const included = picked.filter((_, i) => !applied[i]?.skipped)
   return {
     block,
-    hashForMergedMining: workHashForMergedMining(block.header, forkDetectionDataFor(ctx.number, (n) => p.blocks.byNumber(n))),
+    hashForMergedMining: workHashForMergedMining(
+      block.header,
+      forkDetectionDataFor(ctx.number, (n) => p.blocks.byNumber(n)),
+    ),
     parentHash: p.blocks.head.hash,
     ctx,
     txs: included.map((t) => ({ tx: t.tx, from: t.from })),
@@ -50,7 +59,12 @@ export async function buildWorkBlock(ctx: BlockContext, p: WorkParts): Promise<M
  * @throws StaleWorkError when the best block or its state changed since the work was built, or the block
  *   re-executed differently (the state is then the parent's again)
  */
-export async function mineWorkBlock(work: MiningWork, mm: MergedMiningFields, p: WorkParts, pool: TxPool): Promise<BlockRecord> {
+export async function mineWorkBlock(
+  work: MiningWork,
+  mm: MergedMiningFields,
+  p: WorkParts,
+  pool: TxPool,
+): Promise<BlockRecord> {
   if (toKey(p.blocks.head.hash) !== toKey(work.parentHash) || toKey(p.executor.stateRoot) !== toKey(work.stateRoot)) {
     throw new StaleWorkError('the best block changed since the work was built')
   }
