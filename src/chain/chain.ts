@@ -1,191 +1,85 @@
 /**
- * The chain: blocks, transactions and receipts with their indexes, the head, and the one serialized writer
- * that mines (docs/architecture.md#single-writer, docs/architecture.md#events). Emits `block` after every appended block.
+ * The chain: the one serialized writer (its queue) that sequences the parts below and emits the chain's events
+ * (docs/architecture.md#single-writer, docs/architecture.md#events). Each part holds one job and emits no
+ * events; only the submission path runs tasks on the queue itself (for its answer before the seal):
+ * - block-store.ts: the canonical blocks, the hash and transaction indexes;
+ * - dev-state.ts, snapshots.ts: the clock offset, next-block overrides, mining targets; evm_snapshot records;
+ * - block-builder.ts: building and sealing blocks, the genesis, the `pending` block;
+ * - tx-submission.ts: the pool, pool submission and automine (the answer-before-seal path);
+ * - state-queries.ts: calls, estimates (with their memo and overrides) and state reads;
+ * - live-state.ts: in-place state changes, state-file capture and import; chain-restore.ts: continuing `--db`;
+ * - work-blocks.ts: the blocks of merged-mining work; chain-options.ts: the options of {@link Chain.create}.
+ *
+ * Events: `block` (BlockRecord) after every appended block; `removedBlocks` (BlockRecord[], highest first) after
+ * a revert or reset; `pendingTransaction` (hash, from) and `droppedTransaction` (hash, reason) from the pool;
+ * `console` (ConsoleLogEvent); `internalError` (err) for a failure while sealing an already-answered block.
  */
 import { EventEmitter } from 'node:events'
-import type { LegacyTx } from '@ethereumjs/tx'
+import type { Common } from '@ethereumjs/common'
 import {
-  CallPreconditionError,
   Executor,
-  TxApplyError,
+  type AppliedTx,
   type BlockContext,
   type CallRequest,
-  type AppliedBlock,
-  type AppliedTx,
   type CallResult,
 } from '../execution/executor.js'
-import type { Common } from '@ethereumjs/common'
-import { SerialQueue } from '../util/serial-queue.js'
-import { LRUCache } from 'lru-cache'
-import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
-import { executionError } from './revert.js'
-import {
-  blockEncoding,
-  EMPTY_TRIE_ROOT,
-  EMPTY_UNCLES_HASH,
-  hashForMergedMining,
-  headerHash,
-  receiptsTrieRoot,
-  transactionsTrieRoot,
-} from './seal.js'
-import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
-import { validateTransaction } from '../txpool/validation.js'
-import { TxPool, type PoolTx } from '../txpool/pool.js'
-import { orBlooms } from '../rsk/receipt-rlp.js'
-import { overrideContext, overrideKey, type CallOverrides } from '../execution/state-override.js'
-import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
-import type { Unitrie } from '../rsk/unitrie.js'
-import { ChainStorage, decodeStoredBlock, encodedBlocks, STORAGE_FORMAT, StorageCorruptError, StorageMismatchError, type StoredMeta } from './storage.js'
-// consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
-import {
-  blockTransactions,
-  forkDetectionDataFor,
-  mergeMine,
-  StaleWorkError,
-  workHashForMergedMining,
-  type MergedMiningSource,
-  type MiningWork,
-} from './consensus.js'
+import type { CallOverrides } from '../execution/state-override.js'
 import type { MergedMiningFields } from '../rsk/merged-mining.js'
+import type { Unitrie } from '../rsk/unitrie.js'
+import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
+import type { PoolTx, TxPool } from '../txpool/pool.js'
+import { toKey } from '../util/bytes.js'
+import { SerialQueue } from '../util/serial-queue.js'
+import { BlockBuilder, type BlockTx, type OnExecuted } from './block-builder.js'
+import { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
+import { BlockStore, type TxLocation } from './block-store.js'
+import type { MergedMiningSource, MiningWork } from './consensus.js'
+import { DevState } from './dev-state.js'
+import { SnapshotRegistry } from './snapshots.js'
+import { contextOf, StateQueries } from './state-queries.js'
+import type { ChainStorage } from './storage.js'
+import { LiveState, type ChainCapture } from './live-state.js'
+import { restoreChain } from './chain-restore.js'
+import { TxSubmission, type TxToSubmit } from './tx-submission.js'
+import { buildWorkBlock, mineWorkBlock, type WorkParts } from './work-blocks.js'
+import type { BlockRecord } from '../types/records.js'
 
-/** A transaction of a block being mined could not be applied (index into the block's list). */
-class PoolApplyError extends RpcError {
-  constructor(
-    message: string,
-    readonly index: number,
-  ) {
-    super(ErrorCode.TxRejected, message)
-  }
-}
-
-/** Options for {@link Chain.create}. */
-export interface ChainOptions {
-  common: Common
-  /** Genesis header fields (from the network preset). */
-  genesis: {
-    timestamp: bigint
-    extraData: Uint8Array
-    gasLimit: bigint
-    difficulty: bigint
-    coinbase: Uint8Array
-    minimumGasPrice: bigint
-    /** Difficulty bytes as the genesis file has them. */
-    difficultyBytes: Uint8Array
-    /** The merged-mining fields of the genesis file (0x00 in every reference genesis). */
-    bitcoinMergedMining: Uint8Array
-  }
-  /** Network number (30-33): selects the genesis precompile rules of the state. */
-  network: 30 | 31 | 32 | 33
-  /** Genesis allocation: 0x-address → wei. */
-  alloc: Record<string, bigint>
-  /** Coinbase of mined blocks (20 bytes). */
-  coinbase: Uint8Array
-  /** Gas limit the miner steps toward by parent/1024 per block (reference GasLimitCalculator). */
-  targetGasLimit: bigint
-  /** extraData of mined blocks. */
-  extraData: Uint8Array
-  /** Target minimumGasPrice (wei; reference miner.minGasPrice), approached within ±1% of the parent per block. */
-  minGasPrice: bigint
-  /** Wall clock in milliseconds (injectable for tests). Default Date.now. */
-  clock?: () => number
-  /** eth_call gas cap (reference rpc.callGasCap). */
-  callGasCap?: bigint
-  /** eth_estimateGas cap (reference rpc.gasEstimationCap). */
-  gasEstimationCap?: bigint
-  /** Deadline of one eth_call / eth_estimateGas in ms (reference rpc.timeout = 5000); 0 = none. Default 5000. */
-  executionTimeoutMs?: number
-  /**
-   * States of this many most recent blocks stay readable for historical reads (eth_getBalance at an old
-   * block, eth_call at an old block); older ones are forgotten so memory stays flat, like Anvil's in-memory
-   * state history. Genesis and snapshot states are always kept. Default 500; 0 = keep all.
-   */
-  stateHistory?: number
-  /**
-   * Where blocks, receipts, the head and the states are stored (src/chain/storage.ts; `--db`). A database
-   * that already holds a chain is continued: its blocks are reloaded and mining goes on from its head.
-   * Without it the chain lives in memory only.
-   */
-  storage?: ChainStorage
-}
-
-/** Default number of recent block states kept readable (see {@link ChainOptions.stateHistory}). */
-export const DEFAULT_STATE_HISTORY = 500
+export { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
+export type { ConsoleLogEvent } from './state-queries.js'
+export type { TxLocation } from './block-store.js'
+export type { TxToSubmit } from './tx-submission.js'
 
 /**
- * The memo key of an execution: every input that can change its result (the caller prepends the context
- * block's hash, which covers the ancestors BLOCKHASH can read).
- */
-function executionKey(root: Uint8Array, ctx: BlockContext, req: CallRequest): string {
-  const hex = (b: Uint8Array | undefined) => (b === undefined ? '' : toKey(b))
-  return [
-    toKey(root),
-    ctx.number,
-    ctx.timestamp,
-    hex(ctx.coinbase),
-    ctx.gasLimit,
-    ctx.difficulty,
-    ctx.minimumGasPrice,
-    hex(req.from),
-    hex(req.to),
-    req.gas ?? '',
-    req.gasPrice ?? '',
-    req.value ?? '',
-    hex(req.data),
-  ].join('|')
-}
-
-/** What evm_snapshot records. */
-interface ChainSnapshot {
-  blockNumber: bigint
-  stateRoot: Uint8Array
-  pool: PoolTx[]
-  timeOffset: bigint
-  nextTimestamp: bigint | undefined
-}
-
-/**
- * The `console` event: lines a transaction (mined), an eth_call or an eth_estimateGas printed with Solidity's
- * console.log (src/execution/console-log.ts). `hash` (32 bytes) for transactions.
- */
-export interface ConsoleLogEvent {
-  source: 'transaction' | 'call' | 'estimateGas'
-  hash?: Uint8Array
-  lines: string[]
-}
-
-/** Where a transaction sits. */
-export interface TxLocation {
-  block: BlockRecord
-  tx: TxRecord
-}
-
-/** A transaction for {@link Chain.submit}, or a function building it with its sender's pending nonce. */
-export type TxToSubmit = LegacyTx | ((pendingNonce: bigint) => LegacyTx)
-
-/** Called once a block's transactions have executed, before it is sealed (see Chain.submit). */
-type OnExecuted = (applied: AppliedBlock) => Promise<void>
-
-/**
- * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}.
+ * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}; nothing
+ * outside writes its fields (automine, the clock, the sealing gate change through methods only).
  */
 export class Chain extends EventEmitter {
   /** The single writer; also used for every read that touches the VM/state. */
   readonly queue = new SerialQueue()
-  /** Transactions waiting to be mined. */
-  private readonly pool = new TxPool()
-  /** Instant mining: mine executable transactions as they arrive. */
-  automine = true
-  private readonly blocks: BlockRecord[] = []
-  private readonly byHash = new Map<string, BlockRecord>()
-  private readonly txIndex = new Map<string, TxLocation>()
-  /** Seconds added to the wall clock (evm_increaseTime). */
-  timeOffset = 0n
-  private readonly clock: () => number
+  /** The canonical blocks and their indexes. */
+  private readonly blocks = new BlockStore()
+  /** The clock, next-block overrides and mining targets (evm_increaseTime, evm_setNextBlockTimestamp, …). */
+  private readonly dev: DevState
+  /** evm_snapshot records. */
+  private readonly snapshots = new SnapshotRegistry()
   readonly callGasCap: bigint
   readonly gasEstimationCap: bigint
   /** See {@link ChainOptions.executionTimeoutMs}. */
-  executionTimeoutMs: number
+  readonly executionTimeoutMs: number
+
+  /** The pool, pool submission and automine (src/chain/tx-submission.ts). */
+  private readonly submission: TxSubmission
+
+  /** Transactions waiting to be mined (owned by the submission path). */
+  private get pool(): TxPool {
+    return this.submission.pool
+  }
+  /** Building, sealing and the pending block (src/chain/block-builder.ts). */
+  private readonly builder: BlockBuilder
+  /** Calls, estimates and state reads (src/chain/state-queries.ts). */
+  private readonly queries: StateQueries
+  /** In-place state changes, state-file capture and import (src/chain/live-state.ts). */
+  private readonly live: LiveState
 
   /** The chain's database, if persistent. */
   private readonly database: ChainStorage | undefined
@@ -197,10 +91,42 @@ export class Chain extends EventEmitter {
     super()
     this.database = opts.storage
     this.setMaxListeners(0)
-    this.clock = opts.clock ?? Date.now
+    this.dev = new DevState({
+      clock: opts.clock ?? Date.now,
+      coinbase: opts.coinbase,
+      targetGasLimit: opts.targetGasLimit,
+      minGasPrice: opts.minGasPrice,
+    })
     this.callGasCap = opts.callGasCap ?? 10_000_000n
     this.gasEstimationCap = opts.gasEstimationCap ?? 6_800_000n
     this.executionTimeoutMs = opts.executionTimeoutMs ?? 5_000
+    this.builder = new BlockBuilder({
+      executor,
+      blocks: this.blocks,
+      common: opts.common,
+      extraData: opts.extraData,
+      persistent: opts.storage !== undefined,
+      onConsole: (event) => this.emit('console', event),
+    })
+    this.submission = new TxSubmission({
+      queue: this.queue,
+      executor,
+      nextContext: () => this.nextContext(),
+      mineWith: (ctx, txs, onExecuted) => this.mineWith(ctx, txs, undefined, onExecuted),
+      persistent: opts.storage !== undefined,
+      emit: (event, ...args) => this.emit(event, ...args),
+    })
+    this.live = new LiveState(executor, this.blocks, opts.common, opts.storage)
+    this.queries = new StateQueries({
+      executor,
+      head: () => this.head,
+      pendingBlock: () => this.computePending(),
+      nextContext: () => this.nextContext(),
+      onConsole: (event) => this.emit('console', event),
+      callGasCap: this.callGasCap,
+      gasEstimationCap: this.gasEstimationCap,
+      executionTimeoutMs: this.executionTimeoutMs,
+    })
   }
 
   /**
@@ -226,84 +152,18 @@ export class Chain extends EventEmitter {
     // one committed root per block, plus a few in-place changes and pending previews
     executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
     executor.stateManager.db.pin(executor.stateRoot)
-    const g = opts.genesis
-    const header: HeaderFields = {
-      parentHash: ZERO_HASH,
-      unclesHash: EMPTY_UNCLES_HASH,
-      coinbase: g.coinbase,
-      stateRoot: executor.stateRoot,
-      transactionsRoot: EMPTY_TRIE_ROOT,
-      receiptsRoot: EMPTY_TRIE_ROOT,
-      logsBloom: new Uint8Array(256),
-      difficulty: g.difficulty,
-      number: 0n,
-      gasLimit: g.gasLimit,
-      gasUsed: 0n,
-      timestamp: g.timestamp,
-      extraData: g.extraData,
-      paidFees: 0n,
-      minimumGasPrice: g.minimumGasPrice,
-      uncleCount: 0,
-      bitcoinMergedMiningHeader: g.bitcoinMergedMining,
-      bitcoinMergedMiningMerkleProof: g.bitcoinMergedMining,
-      bitcoinMergedMiningCoinbaseTransaction: g.bitcoinMergedMining,
-      rawDifficulty: g.difficultyBytes,
-      rawGasLimit: bigIntToBytes(g.gasLimit),
-    }
-    const genesis = chain.seal(header, [], g.difficulty)
-    if (opts.storage) await chain.restore(opts.storage, genesis)
-    else chain.append(genesis)
+    const genesis = chain.builder.genesis(opts.genesis)
+    // with --db: continue the stored chain (src/chain/chain-restore.ts), or start it
+    const restored = opts.storage
+      ? await restoreChain(opts.storage, genesis, {
+          executor,
+          blocks: chain.blocks,
+          common: opts.common,
+          network: opts.network,
+        })
+      : 'new'
+    if (restored === 'new') chain.append(genesis)
     return chain
-  }
-
-  /**
-   * Continues the chain stored in `storage` (blocks, indexes, head, live state), or starts it with `genesis`.
-   * @throws StorageMismatchError when it holds another genesis or chain id; StorageCorruptError when inconsistent
-   */
-  private async restore(storage: ChainStorage, genesis: BlockRecord): Promise<void> {
-    const sm = this.executor.stateManager
-    sm.db.loadRoot = (root) => storage.loadRoot(root)
-    const meta: StoredMeta = {
-      format: STORAGE_FORMAT,
-      network: this.opts.network,
-      chainId: Number(this.chainId),
-      genesisHash: genesis.hashKey,
-    }
-    const stored = await storage.read()
-    if (stored === undefined) {
-      await storage.init(meta, genesis, sm.getTrie())
-      this.append(genesis)
-      return
-    }
-    const m = stored.meta
-    if (m.format !== STORAGE_FORMAT) {
-      throw new StorageMismatchError(`${storage.label} holds a chain in storage format ${m.format}; this version reads format ${STORAGE_FORMAT}`)
-    }
-    if (m.genesisHash !== meta.genesisHash) {
-      throw new StorageMismatchError(
-        `${storage.label} holds a chain with a different genesis (network ${m.network}, genesis 0x${m.genesisHash}); ` +
-          `this configuration has network ${meta.network}, genesis 0x${meta.genesisHash}. ` +
-          'Use another directory, or the --network, --gas-limit, --mnemonic and --balance it was created with',
-      )
-    }
-    if (m.chainId !== meta.chainId) {
-      throw new StorageMismatchError(
-        `${storage.label} holds a chain with chain id ${m.chainId}; this configuration has chain id ${meta.chainId}`,
-      )
-    }
-    this.index(genesis)
-    for await (const { rlp, extra } of stored.blocks) {
-      const block = decodeStoredBlock(rlp, extra, this.common)
-      if (toKey(block.header.parentHash) !== this.head.hashKey) {
-        throw new StorageCorruptError(`${storage.label}: block ${block.header.number} does not follow block ${this.head.header.number}`)
-      }
-      this.index(block)
-    }
-    if (this.head.header.number !== stored.head) throw new StorageCorruptError(`${storage.label}: head ${stored.head} is missing`)
-    if ((await sm.db.load(stored.liveRoot)) === undefined) {
-      throw new StorageCorruptError(`${storage.label}: the state 0x${toKey(stored.liveRoot)} of the head is missing`)
-    }
-    await this.executor.resetTo(stored.liveRoot)
   }
 
   /** Stops using the chain's database (after the queue drains). Idempotent. */
@@ -323,62 +183,53 @@ export class Chain extends EventEmitter {
 
   /** The canonical head block. */
   get head(): BlockRecord {
-    return this.blocks[this.blocks.length - 1]!
+    return this.blocks.head
   }
 
   /** Canonical block by number, or undefined. */
   blockByNumber(n: bigint): BlockRecord | undefined {
-    return n >= 0n && n < BigInt(this.blocks.length) ? this.blocks[Number(n)] : undefined
+    return this.blocks.byNumber(n)
   }
 
   /** Canonical block by 32-byte hash, or undefined. */
   blockByHash(hash: Uint8Array): BlockRecord | undefined {
-    return this.byHash.get(toKey(hash))
+    return this.blocks.byBlockHash(hash)
   }
 
   /** A mined transaction by hash, or undefined. */
   transaction(hash: Uint8Array): TxLocation | undefined {
-    return this.txIndex.get(toKey(hash))
+    return this.blocks.transaction(hash)
   }
 
   /** Current time for the next block, in seconds (wall clock + evm_increaseTime offset). */
   now(): bigint {
-    return BigInt(Math.floor(this.clock() / 1000)) + this.timeOffset
+    return this.dev.now()
+  }
+
+  /** Seconds the next block's clock is moved forward (evm_increaseTime), 0 when none. */
+  get timeOffset(): bigint {
+    return this.dev.timeOffset
   }
 
   /**
    * Block context of the block that would be mined next on the current head (also the `pending` context
-   * for calls and estimates).
+   * for calls and estimates); see {@link DevState.nextContext}.
    */
   nextContext(): BlockContext {
-    const parent = this.head.header
-    const now = this.now()
-    let timestamp = now > parent.timestamp ? now : parent.timestamp + 1n
-    // evm_increaseTime moves the next block at least that far past its parent (reference regtest MinerClock:
-    // parent + adjustment), also when the head is ahead of the wall clock (after an interval anvil_mine or
-    // evm_setNextBlockTimestamp)
-    if (this.timeOffset > 0n && timestamp < parent.timestamp + this.timeOffset) timestamp = parent.timestamp + this.timeOffset
-    if (this.nextTimestamp !== undefined) timestamp = this.nextTimestamp
-    return {
-      number: parent.number + 1n,
-      timestamp,
-      coinbase: this.opts.coinbase,
-      gasLimit: this.nextGasLimitOverride ?? this.nextGasLimit(parent.gasLimit),
-      difficulty: 1n,
-      minimumGasPrice: this.nextMinGasPriceOverride ?? this.nextMinimumGasPrice(parent.minimumGasPrice),
-    }
+    return this.dev.nextContext(this.head.header)
   }
 
-  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*) ----
+  /** Whether instant mining is on (transactions are mined as they arrive). */
+  get automine(): boolean {
+    return this.submission.automine
+  }
 
-  /** Exact timestamp (seconds) of the next block (evm_setNextBlockTimestamp); cleared when a block is mined. */
-  private nextTimestamp: bigint | undefined
-  /** One-shot overrides for the next block (hardhat_setMinGasPrice, evm_setBlockGasLimit). */
-  private nextMinGasPriceOverride: bigint | undefined
-  private nextGasLimitOverride: bigint | undefined
-  /** Snapshots by id (1, 2, …): reusable, as the reference's SnapshotManager. */
-  private readonly snapshots = new Map<number, ChainSnapshot>()
-  private nextSnapshotId = 1
+  /** Turns instant mining on or off (the miner: evm_setAutomine, evm_start/stopMining). */
+  setAutomine(on: boolean): void {
+    this.submission.setAutomine(on)
+  }
+
+  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev-state.ts, src/chain/snapshots.ts ----
 
   /**
    * Adds seconds to the clock offset of the next block (evm_increaseTime; reference MinerClock): a value
@@ -386,8 +237,7 @@ export class Chain extends EventEmitter {
    * @returns the accumulated offset, seconds
    */
   increaseTime(seconds: bigint): bigint {
-    if (seconds > 0n) this.timeOffset += seconds
-    return this.timeOffset
+    return this.dev.increaseTime(seconds)
   }
 
   /**
@@ -396,19 +246,12 @@ export class Chain extends EventEmitter {
    * @throws RpcError -32602 when not after the head's timestamp
    */
   setNextBlockTimestamp(timestamp: bigint): void {
-    const parent = this.head.header.timestamp
-    if (timestamp <= parent) {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
-        `Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${parent}`,
-      )
-    }
-    this.nextTimestamp = timestamp
+    this.dev.setNextBlockTimestamp(timestamp, this.head.header.timestamp)
   }
 
   /** The coinbase (20 bytes) of blocks mined from now on (anvil_setCoinbase). */
   setCoinbase(address: Uint8Array): void {
-    this.opts.coinbase = address
+    this.dev.setCoinbase(address)
   }
 
   /**
@@ -416,16 +259,14 @@ export class Chain extends EventEmitter {
    * (hardhat_setMinGasPrice; later blocks follow the reference band around it).
    */
   setMinGasPrice(wei: bigint): void {
-    this.opts.minGasPrice = wei
-    this.nextMinGasPriceOverride = wei
-    this.pendingCache = undefined
+    this.dev.setMinGasPrice(wei)
+    this.builder.invalidatePending()
   }
 
   /** Sets the block gas limit of the next block and the target after it (evm_setBlockGasLimit). */
   setBlockGasLimit(gas: bigint): void {
-    this.opts.targetGasLimit = gas
-    this.nextGasLimitOverride = gas
-    this.pendingCache = undefined
+    this.dev.setBlockGasLimit(gas)
+    this.builder.invalidatePending()
   }
 
   /**
@@ -434,16 +275,13 @@ export class Chain extends EventEmitter {
    */
   snapshot(): Promise<number> {
     return this.queue.run(() => {
-      const id = this.nextSnapshotId++
       this.executor.stateManager.db.pin(this.executor.stateRoot)
-      this.snapshots.set(id, {
+      return this.snapshots.take({
         blockNumber: this.head.header.number,
         stateRoot: this.executor.stateRoot,
         pool: [...this.pool.all()],
-        timeOffset: this.timeOffset,
-        nextTimestamp: this.nextTimestamp,
+        ...this.dev.clockControls(),
       })
-      return id
     })
   }
 
@@ -457,17 +295,11 @@ export class Chain extends EventEmitter {
     return this.queue.run(async () => {
       const snap = this.snapshots.get(id)
       if (!snap) return false
-      for (const [later, s] of [...this.snapshots]) {
-        if (later <= id) continue
-        this.executor.stateManager.db.unpin(s.stateRoot)
-        this.snapshots.delete(later)
-      }
-      this.nextSnapshotId = id + 1
+      for (const s of this.snapshots.keepUpTo(id)) this.executor.stateManager.db.unpin(s.stateRoot)
       await this.rewind(snap.blockNumber, snap.stateRoot)
       this.pool.clear()
       for (const p of snap.pool) this.pool.add(p.tx, p.hash, p.from)
-      this.timeOffset = snap.timeOffset
-      this.nextTimestamp = snap.nextTimestamp
+      this.dev.restoreClock(snap)
       return true
     })
   }
@@ -475,15 +307,10 @@ export class Chain extends EventEmitter {
   /** Back to genesis (evm_reset / anvil_reset): blocks, pool, snapshots and clock controls are cleared. */
   reset(): Promise<void> {
     return this.queue.run(async () => {
-      await this.rewind(0n, this.blocks[0]!.header.stateRoot)
+      await this.rewind(0n, this.blocks.genesis.header.stateRoot)
       this.pool.clear()
-      for (const snap of this.snapshots.values()) this.executor.stateManager.db.unpin(snap.stateRoot)
-      this.snapshots.clear()
-      this.nextSnapshotId = 1
-      this.timeOffset = 0n
-      this.nextTimestamp = undefined
-      this.nextMinGasPriceOverride = undefined
-      this.nextGasLimitOverride = undefined
+      for (const snap of this.snapshots.clear()) this.executor.stateManager.db.unpin(snap.stateRoot)
+      this.dev.clearNextBlockControls()
     })
   }
 
@@ -491,13 +318,9 @@ export class Chain extends EventEmitter {
   private async rewind(number: bigint, stateRoot: Uint8Array): Promise<void> {
     // the stored chain first (one batch): a failure leaves both as they were
     await this.database?.rewind(number, this.head.header.number, stateRoot)
-    const removed = this.blocks.splice(Number(number) + 1)
-    for (const b of removed) {
-      this.byHash.delete(b.hashKey)
-      for (const tx of b.transactions) this.txIndex.delete(toKey(tx.hash))
-    }
+    const removed = this.blocks.truncateAbove(number)
     await this.executor.resetTo(stateRoot)
-    this.pendingCache = undefined
+    this.builder.invalidatePending()
     if (removed.length > 0) this.emit('removedBlocks', removed.reverse())
   }
 
@@ -509,16 +332,10 @@ export class Chain extends EventEmitter {
    */
   modifyState(change: (sm: UnitrieStateManager) => Promise<void>): Promise<void> {
     return this.queue.run(async () => {
-      const before = this.executor.stateRoot
-      await this.executor.modify(change)
-      this.pendingCache = undefined
-      if (this.database) {
-        try {
-          await this.database.writeLiveState(this.executor.stateManager.getTrie())
-        } catch (err) {
-          await this.executor.resetTo(before)
-          throw err
-        }
+      try {
+        await this.live.modify(change)
+      } finally {
+        this.builder.invalidatePending()
       }
     })
   }
@@ -529,13 +346,8 @@ export class Chain extends EventEmitter {
    * A consistent capture of the chain for a state dump, taken inside the queue: the live state (a Unitrie is
    * immutable, so it stays as captured while the chain goes on), blocks 1 … head and the head.
    */
-  captureState(): Promise<{ state: Unitrie; blocks: BlockRecord[]; head: BlockRecord; genesis: BlockRecord }> {
-    return this.queue.run(() => ({
-      state: this.executor.stateManager.getTrie(),
-      blocks: this.blocks.slice(1),
-      head: this.head,
-      genesis: this.blocks[0]!,
-    }))
+  captureState(): Promise<ChainCapture> {
+    return this.queue.run(() => this.live.capture())
   }
 
   /**
@@ -546,19 +358,10 @@ export class Chain extends EventEmitter {
    */
   replaceLiveState(build: (live: Unitrie) => Promise<Unitrie>): Promise<void> {
     return this.queue.run(async () => {
-      const sm = this.executor.stateManager
-      const before = this.executor.stateRoot
-      const next = await build(sm.getTrie())
-      sm.db.register(next)
-      await this.executor.resetTo(next.hash())
-      this.pendingCache = undefined
-      if (this.database) {
-        try {
-          await this.database.writeLiveState(next)
-        } catch (err) {
-          await this.executor.resetTo(before)
-          throw err
-        }
+      try {
+        await this.live.replace(build)
+      } finally {
+        this.builder.invalidatePending()
       }
     })
   }
@@ -572,23 +375,8 @@ export class Chain extends EventEmitter {
    */
   importChain(blocks: readonly [Uint8Array, Uint8Array][], state: Unitrie): Promise<void> {
     return this.queue.run(async () => {
-      if (this.blocks.length !== 1 || this.database) throw new Error('a dumped chain can only be loaded into a new in-memory chain')
-      const decoded: BlockRecord[] = []
-      let parent = this.head
-      for (const [rlp, extra] of blocks) {
-        const block = decodeStoredBlock(rlp, extra, this.common)
-        if (block.header.number !== parent.header.number + 1n || toKey(block.header.parentHash) !== parent.hashKey) {
-          throw new Error(`block ${block.header.number} does not follow block ${parent.header.number}`)
-        }
-        decoded.push(block)
-        parent = block
-      }
-      const sm = this.executor.stateManager
-      sm.db.register(state)
-      sm.db.pin(state.hash())
-      for (const b of decoded) this.index(b)
-      await this.executor.resetTo(state.hash())
-      this.pendingCache = undefined
+      await this.live.importChain(blocks, state)
+      this.builder.invalidatePending()
     })
   }
 
@@ -597,7 +385,7 @@ export class Chain extends EventEmitter {
     return this.queue.run(() => this.pool.remove(hash) !== undefined)
   }
 
-  // ---- consensus: merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*), see src/chain/merged-mining-work.ts ----
+  // ---- merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*): src/chain/work-blocks.ts ----
 
   /** Bumped whenever the pool changes (cache keys). */
   get poolVersion(): number {
@@ -609,29 +397,7 @@ export class Chain extends EventEmitter {
    * executed without committing, with its hashForMergedMining (RSKIP110 fork detection data from block 449).
    */
   buildWork(): Promise<MiningWork> {
-    return this.queue.run(async () => {
-      const ctx = this.nextContext()
-      let picked = await this.pickForBlock(ctx)
-      for (;;) {
-        const txs = picked.map((p) => ({ tx: p.tx, from: p.from }))
-        try {
-          const { block, applied } = await this.buildBlock(ctx, txs, false)
-          const included = picked.filter((_, i) => !applied[i]?.skipped)
-          return {
-            block,
-            hashForMergedMining: workHashForMergedMining(block.header, forkDetectionDataFor(ctx.number, (n) => this.blockByNumber(n))),
-            parentHash: this.head.hash,
-            ctx,
-            txs: included.map((p) => ({ tx: p.tx, from: p.from })),
-            poolHashes: included.map((p) => p.hash),
-            stateRoot: this.executor.stateRoot,
-          }
-        } catch (err) {
-          if (!(err instanceof PoolApplyError)) throw err
-          picked = picked.filter((_, i) => i !== err.index)
-        }
-      }
-    })
+    return this.queue.run(() => buildWorkBlock(this.nextContext(), this.workParts()))
   }
 
   /**
@@ -639,56 +405,18 @@ export class Chain extends EventEmitter {
    * @throws StaleWorkError when the best block or its state changed since the work was built
    */
   submitWork(work: MiningWork, mm: MergedMiningFields): Promise<BlockRecord> {
-    return this.queue.run(async () => {
-      if (toKey(this.head.hash) !== toKey(work.parentHash) || toKey(this.executor.stateRoot) !== toKey(work.stateRoot)) {
-        throw new StaleWorkError('the best block changed since the work was built')
-      }
-      let result
-      try {
-        result = await this.mineWith(work.ctx, work.txs, (h) => {
-          if (toKey(h) !== toKey(work.hashForMergedMining)) throw new StaleWorkError('the block re-executed differently')
-          return mm
-        })
-      } catch (err) {
-        // the state was committed before sealing failed: go back to the parent's
-        if (err instanceof StaleWorkError) await this.executor.resetTo(work.stateRoot)
-        throw err
-      }
-      for (const h of work.poolHashes) this.pool.remove(h)
-      return result.block
-    })
+    return this.queue.run(() => mineWorkBlock(work, mm, this.workParts(), this.pool))
+  }
+
+  /** The parts the merged-mining work blocks use (src/chain/work-blocks.ts). */
+  private workParts(): WorkParts {
+    const { executor, blocks, builder, submission } = this
+    return { executor, blocks, builder, submission, mineWith: (ctx, txs, mm) => this.mineWith(ctx, txs, mm) }
   }
 
   /** Context of an existing block (calls "at" a past block run in that block's context). */
   contextOf(block: BlockRecord): BlockContext {
-    const h = block.header
-    return {
-      number: h.number,
-      timestamp: h.timestamp,
-      coinbase: h.coinbase,
-      gasLimit: h.gasLimit,
-      difficulty: h.difficulty,
-      minimumGasPrice: h.minimumGasPrice,
-    }
-  }
-
-  /** Steps toward the target by at most parent/1024 (reference GasLimitCalculator with forcegaslimit). */
-  private nextGasLimit(parent: bigint): bigint {
-    const target = this.opts.targetGasLimit
-    const step = parent / 1024n
-    if (parent > target) return parent - step > target ? parent - step : target
-    if (parent < target) return parent + step < target ? parent + step : target
-    return parent
-  }
-
-  /** The target minGasPrice clamped to parent ±1% (min 1 wei step) (reference MinimumGasPriceCalculator, RSKIP09). */
-  private nextMinimumGasPrice(parent: bigint): bigint {
-    const target = this.opts.minGasPrice
-    let delta = parent / 100n
-    if (delta < 1n) delta = 1n
-    if (target > parent + delta) return parent + delta
-    if (target < parent - delta) return parent - delta
-    return target
+    return contextOf(block)
   }
 
   /**
@@ -711,29 +439,7 @@ export class Chain extends EventEmitter {
    * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean } = {}): Promise<{ hash: Uint8Array }> {
-    if (!this.automine || this.database) return this.queue.run(() => this.submitInQueue(tx, from, opts))
-    // resolved early by the callback below, or by the task (a settled promise ignores the later of the two)
-    return new Promise((resolve, reject) => {
-      const task = this.queue.run(() =>
-        this.submitInQueue(tx, from, opts, async (hash, outcome, gasLimit) => {
-          const gate: Promise<void> = task.then(
-            () => undefined,
-            (err: unknown) => {
-              // the submitted transaction's own failure was its answer; anything else is the node's
-              if (!(err instanceof RpcError)) this.emit('internalError', err)
-            },
-          ).then(() => {
-            if (this.sealing === gate) this.sealing = undefined
-          })
-          this.sealing = gate
-          if (outcome.error === undefined) resolve({ hash })
-          else reject(executionError(outcome.error, outcome.returnValue, gasLimit, hash))
-          // let the answer be written before the block is sealed
-          await new Promise<void>((r) => setImmediate(r))
-        }),
-      )
-      task.then(resolve, reject)
-    })
+    return this.submission.submit(tx, from, opts)
   }
 
   /**
@@ -741,86 +447,15 @@ export class Chain extends EventEmitter {
    * undefined when none is. The RPC layer awaits it before running any request. It never rejects: a failure of
    * that sealing other than the transaction's own error is emitted as `internalError` (err) instead.
    */
-  sealing: Promise<void> | undefined
-
-  /**
-   * {@link submit}'s work, inside the queue.
-   * @param onExecuted called once the submitted transaction has executed in its block, before the block is
-   *   sealed; the sealing waits for the promise it returns
-   * @returns the hash
-   * @throws RpcError -32010 when the pool rejects the transaction; -32015 when it was mined but failed
-   */
-  private async submitInQueue(
-    toSubmit: TxToSubmit,
-    from: Uint8Array,
-    opts: { allowMissingSender?: boolean },
-    onExecuted?: (hash: Uint8Array, outcome: AppliedTx, gasLimit: bigint) => Promise<void>,
-  ): Promise<{ hash: Uint8Array }> {
-    const tx = typeof toSubmit === 'function' ? toSubmit(await this.pendingNonceInQueue(from)) : toSubmit
-    const hash = tx.hash()
-    const ctx = this.nextContext()
-    const sender = await this.executor.getAccount(from, this.executor.stateRoot)
-    validateTransaction(tx, {
-      sender,
-      expectedNonce: sender.nonce,
-      blockGasLimit: ctx.gasLimit,
-      minimumGasPrice: ctx.minimumGasPrice,
-      allowFutureNonce: true,
-      allowMissingSender: opts.allowMissingSender,
-    })
-    this.pool.add(tx, hash, from)
-    this.emit('pendingTransaction', hash, from)
-    if (!this.automine) return { hash }
-    let failure: RpcError | undefined
-    for (;;) {
-      const next = (await this.orderedPool())[0]
-      if (!next) break
-      const ours = bytesEqual(next.hash, hash)
-      let result
-      try {
-        result = await this.mineFromPool(
-          this.nextContext(),
-          [next],
-          false,
-          ours && onExecuted ? (applied) => onExecuted(hash, applied.txs[0]!, tx.gasLimit) : undefined,
-        )
-      } catch (err) {
-        // the transaction could not be applied and was dropped from the pool
-        if (ours) throw err
-        continue
-      }
-      if (ours) {
-        const outcome = result.applied[0]!
-        if (outcome.error !== undefined) failure = executionError(outcome.error, outcome.returnValue, tx.gasLimit, hash)
-      }
-    }
-    if (failure) throw failure
-    return { hash }
-  }
-
-  /** Pool transactions in mining order (highest gas price first, nonces in order per sender). Inside the queue. */
-  private async orderedPool(): Promise<PoolTx[]> {
-    const nonces = await this.poolNonces()
-    return this.pool.ordered((a) => nonces.get(toKey(a)) ?? 0n)
-  }
-
-  private async poolNonces(): Promise<Map<string, bigint>> {
-    const nonces = new Map<string, bigint>()
-    for (const p of this.pool.all()) {
-      const k = toKey(p.from)
-      if (!nonces.has(k)) nonces.set(k, (await this.executor.getAccount(p.from, this.executor.stateRoot)).nonce)
-    }
-    return nonces
+  get sealing(): Promise<void> | undefined {
+    return this.submission.sealing
   }
 
   /**
    * Pending (executable) and queued (after a nonce gap) pool transactions, each by sender then nonce.
    */
   poolContent(): Promise<{ pending: PoolTx[]; queued: PoolTx[] }> {
-    return this.queue.run(async () => {
-      const nonces = await this.poolNonces()
-      return this.pool.split((a) => nonces.get(toKey(a)) ?? 0n)
-    })
+    return this.queue.run(() => this.submission.content())
   }
 
   /** A transaction still in the pool, or undefined. */
@@ -832,13 +467,7 @@ export class Chain extends EventEmitter {
    * The next nonce of `address` counting its executable pool transactions (the `pending` nonce).
    */
   pendingNonce(address: Uint8Array): Promise<bigint> {
-    return this.queue.run(() => this.pendingNonceInQueue(address))
-  }
-
-  private async pendingNonceInQueue(address: Uint8Array): Promise<bigint> {
-    let n = (await this.executor.getAccount(address, this.executor.stateRoot)).nonce
-    while (this.pool.at(address, n)) n++
-    return n
+    return this.queue.run(() => this.submission.pendingNonce(address))
   }
 
   /**
@@ -849,46 +478,8 @@ export class Chain extends EventEmitter {
   mineBlock(): Promise<BlockRecord> {
     return this.queue.run(async () => {
       const ctx = this.nextContext()
-      return (await this.mineFromPool(ctx, await this.pickForBlock(ctx))).block
+      return (await this.submission.mineFromPool(ctx, await this.submission.pickForBlock(ctx))).block
     })
-  }
-
-  /**
-   * Mines `picked` pool transactions in one block and removes them from the pool. A transaction that can no
-   * longer be applied (e.g. its sender's funds changed) is dropped from the pool and the block is retried
-   * without it; when nothing is left and `allowEmpty` is false, that error is raised instead of mining an
-   * empty block. Inside the queue.
-   * @throws RpcError -32010 (see above)
-   */
-  private async mineFromPool(
-    ctx: BlockContext,
-    picked: PoolTx[],
-    allowEmpty = true,
-    onExecuted?: OnExecuted,
-  ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
-    let txs = picked
-    for (;;) {
-      try {
-        const result = await this.mineWith(
-          ctx,
-          txs.map((p) => ({ tx: p.tx, from: p.from })),
-          undefined,
-          onExecuted,
-        )
-        // a transaction no RSKIP144 sublist had room for stays in the pool
-        txs.forEach((p, i) => {
-          if (!result.applied[i]?.skipped) this.pool.remove(p.hash)
-        })
-        return result
-      } catch (err) {
-        if (!(err instanceof PoolApplyError)) throw err
-        const bad = txs[err.index]!
-        this.pool.remove(bad.hash)
-        this.emit('droppedTransaction', bad.hash, err.message)
-        txs = txs.filter((p) => p !== bad)
-        if (txs.length === 0 && !allowEmpty) throw err
-      }
-    }
   }
 
   /**
@@ -897,12 +488,12 @@ export class Chain extends EventEmitter {
    */
   private async mineWith(
     ctx: BlockContext,
-    txs: { tx: LegacyTx; from: Uint8Array }[],
+    txs: BlockTx[],
     mm?: MergedMiningSource,
     onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     const parentState = this.executor.stateRoot
-    const result = await this.buildBlock(ctx, txs, true, mm, onExecuted)
+    const result = await this.builder.build(ctx, txs, true, mm, onExecuted)
     if (this.database) {
       // one batch per block (block, receipts, state nodes, head) before anyone sees the block
       try {
@@ -917,67 +508,6 @@ export class Chain extends EventEmitter {
   }
 
   /**
-   * Executes `txs` in the context and seals the block; `commit` false previews it (the `pending` block).
-   * @param onExecuted awaited between the execution and the sealing
-   * @throws PoolApplyError when a transaction cannot be applied
-   */
-  private async buildBlock(
-    ctx: BlockContext,
-    txs: { tx: LegacyTx; from: Uint8Array }[],
-    commit: boolean,
-    mm?: MergedMiningSource,
-    onExecuted?: OnExecuted,
-  ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
-    let applied
-    const preRoot = this.executor.stateRoot
-    try {
-      applied = await this.executor.applyBlock(ctx, txs, { commit })
-    } catch (err) {
-      if (err instanceof TxApplyError) throw new PoolApplyError(normalizeApplyError(err.message), err.index)
-      throw err
-    }
-    if (onExecuted) await onExecuted(applied)
-    // consensus: block order (RSKIP144 sublists) with the Remasc transaction last
-    const records: TxRecord[] = blockTransactions(ctx.number, txs, applied, this.opts.common)
-    const bloom = orBlooms(records.map((r) => r.receipt.logsBloom))
-    const parent = this.head
-    const header: HeaderFields = {
-      parentHash: parent.hash,
-      unclesHash: EMPTY_UNCLES_HASH,
-      coinbase: ctx.coinbase,
-      stateRoot: applied.stateRoot,
-      transactionsRoot: transactionsTrieRoot(records.map((r) => r.tx.serialize())),
-      receiptsRoot: receiptsTrieRoot(records.map((r) => r.receipt)),
-      logsBloom: bloom,
-      difficulty: ctx.difficulty,
-      number: ctx.number,
-      gasLimit: ctx.gasLimit,
-      gasUsed: applied.gasUsed,
-      timestamp: ctx.timestamp,
-      extraData: this.opts.extraData,
-      paidFees: applied.paidFees,
-      minimumGasPrice: ctx.minimumGasPrice,
-      uncleCount: 0,
-      bitcoinMergedMiningHeader: new Uint8Array(0),
-      bitcoinMergedMiningMerkleProof: new Uint8Array(0),
-      bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
-      edges: applied.edges,
-    }
-    // consensus: a mined block is merge-mined (the pending preview has no merged-mining fields)
-    const hfmm = commit ? mergeMine(header, (n) => this.blockByNumber(n), mm) : undefined
-    const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
-    // the tracers replay a block on the state it ran on: its parent's, unless changed in place in between
-    if (commit && !bytesEqual(preRoot, parent.header.stateRoot)) this.preStateRoots.set(block.hashKey, preRoot)
-    if (commit) {
-      for (let i = 0; i < txs.length; i++) {
-        const lines = applied.txs[i]!.consoleLogs
-        if (lines !== undefined) this.emit('console', { source: 'transaction', hash: txs[i]!.tx.hash(), lines } satisfies ConsoleLogEvent)
-      }
-    }
-    return { block, applied: applied.txs }
-  }
-
-  /**
    * Mines one block with no transactions.
    * @returns the new block
    */
@@ -987,117 +517,34 @@ export class Chain extends EventEmitter {
 
   /**
    * The `pending` block: a sample next block on top of the head, built from the pool's executable
-   * transactions (as {@link mineBlock} would pick them) without committing (docs/reference-rules.md#rule-pending-block; reference
-   * ExecutionBlockRetriever). Cached until the head or the pool changes. Its state root stays readable, so
-   * `pending` state reads see the pool's effects.
+   * transactions (as {@link mineBlock} would pick them) without committing
+   * (docs/reference-rules.md#rule-pending-block; reference ExecutionBlockRetriever). Cached until the head, the
+   * pool or the live state changes. Its state root stays readable, so `pending` state reads see the pool's effects.
    */
   pendingBlock(): Promise<BlockRecord> {
     return this.queue.run(() => this.computePending())
   }
 
-  private pendingCache: { key: string; block: BlockRecord } | undefined
-
-  /** Inside the queue. */
-  private async computePending(): Promise<BlockRecord> {
+  /** The pending block, inside the queue. */
+  private computePending(): Promise<BlockRecord> {
     const key = `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`
-    if (this.pendingCache?.key === key) return this.pendingCache.block
-    const ctx = this.nextContext()
-    let picked = await this.pickForBlock(ctx)
-    let block: BlockRecord | undefined
-    while (block === undefined) {
-      try {
-        block = (await this.buildBlock(ctx, picked.map((p) => ({ tx: p.tx, from: p.from })), false)).block
-      } catch (err) {
-        if (!(err instanceof PoolApplyError)) throw err
-        picked = picked.filter((_, i) => i !== err.index)
-      }
-    }
-    this.pendingCache = { key, block }
-    return block
-  }
-
-  /** Pool transactions for the next block: mining order while they fit the block gas limit. Inside the queue. */
-  private async pickForBlock(ctx: BlockContext): Promise<PoolTx[]> {
-    const picked: PoolTx[] = []
-    let gas = 0n
-    const blockedSenders = new Set<string>()
-    for (const p of await this.orderedPool()) {
-      const k = toKey(p.from)
-      if (blockedSenders.has(k)) continue
-      if (gas + p.tx.gasLimit > ctx.gasLimit) {
-        blockedSenders.add(k)
-        continue
-      }
-      gas += p.tx.gasLimit
-      picked.push(p)
-    }
-    return picked
-  }
-
-  private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint, hfmm?: Uint8Array): BlockRecord {
-    const hash = headerHash(header)
-    const rlp = blockEncoding(
-      header,
-      txs.map((t) => t.tx.serialize()),
-    )
-    const block: BlockRecord = {
-      header,
-      hash,
-      hashKey: toKey(hash),
-      hashForMergedMining: hfmm ?? hashForMergedMining(header),
-      size: rlp.length,
-      totalDifficulty,
-      cumulativeDifficulty: header.difficulty,
-      transactions: txs,
-      uncles: [],
-    }
-    // the storage writes this encoding as it is (no second encoding per mined block)
-    if (this.database) encodedBlocks.set(block, rlp)
-    return block
+    return this.builder.pending(key, () => this.nextContext(), (ctx) => this.submission.pickForBlock(ctx))
   }
 
   private append(block: BlockRecord): void {
     // the clock controls apply to one block (reference MinerServerImpl.buildBlockToMine clears the offset)
-    this.timeOffset = 0n
-    this.nextTimestamp = undefined
-    this.nextMinGasPriceOverride = undefined
-    this.nextGasLimitOverride = undefined
-    this.index(block)
+    this.dev.clearNextBlockControls()
+    this.blocks.add(block)
     this.emit('block', block)
   }
 
-  /** Adds a block to the canonical chain and its indexes. */
-  private index(block: BlockRecord): void {
-    this.blocks.push(block)
-    this.byHash.set(block.hashKey, block)
-    for (const tx of block.transactions) this.txIndex.set(toKey(tx.hash), { block, tx })
-  }
-
   /**
-   * eth_call against a block's state (inside the queue).
+   * eth_call against a block's state (src/chain/state-queries.ts).
    * @throws RpcError -32015 on revert (data = revert bytes); -32000 when the sender cannot pay the value;
    *   -32011 "Execution has got timeout out." past {@link executionTimeoutMs} (nothing is cached or kept)
    */
   call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<CallResult> {
-    return this.queue.run(async () => {
-      const { ctx: base, root } = await this.stateFor(block)
-      const ctx = overrideContext(base, over.block)
-      const key = 'c' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
-      const cached = this.executionMemo.get(key) as CallResult | undefined
-      if (cached !== undefined) {
-        if (cached.consoleLogs !== undefined) this.emit('console', { source: 'call', lines: cached.consoleLogs } satisfies ConsoleLogEvent)
-        return cached
-      }
-      try {
-        const result = await this.executor.call(req, ctx, root, this.callGasCap, this.executionTimeoutMs, over.state)
-        this.executionMemo.set(key, result)
-        if (result.consoleLogs !== undefined) this.emit('console', { source: 'call', lines: result.consoleLogs } satisfies ConsoleLogEvent)
-        return result
-      } catch (err) {
-        if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
-        throw err
-      }
-    })
+    return this.queue.run(() => this.queries.call(req, block, over))
   }
 
   /**
@@ -1105,55 +552,27 @@ export class Chain extends EventEmitter {
    * @throws RpcError -32015 when it fails even at the cap; -32000 "insufficient funds for transfer"
    */
   estimateGas(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<bigint> {
-    return this.queue.run(async () => {
-      const { ctx: base, root } = await this.stateFor(block)
-      const ctx = overrideContext(base, over.block)
-      const key = 'e' + (block === 'pending' ? this.head.hashKey : block.hashKey) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
-      let outcome = this.executionMemo.get(key) as Awaited<ReturnType<Executor['estimateGas']>> | undefined
-      try {
-        if (outcome === undefined) {
-          outcome = await this.executor.estimateGas(req, ctx, root, this.gasEstimationCap, this.executionTimeoutMs, over.state)
-          this.executionMemo.set(key, outcome)
-        }
-      } catch (err) {
-        if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
-        throw err
-      }
-      const lines = 'failure' in outcome ? outcome.failure.consoleLogs : outcome.consoleLogs
-      if (lines !== undefined) this.emit('console', { source: 'estimateGas', lines } satisfies ConsoleLogEvent)
-      if ('failure' in outcome) throw executionError(outcome.failure.error!, outcome.failure.returnValue)
-      return outcome.gas
-    })
+    return this.queue.run(() => this.queries.estimateGas(req, block, over))
   }
-
-  /**
-   * Results of eth_call and eth_estimateGas by (state root, block context, request): both are pure functions
-   * of those, so an identical request against unchanged state (a UI or test polling `balanceOf`) is answered
-   * without running the EVM again. Bounded; entries of old roots simply age out.
-   */
-  private readonly executionMemo = new LRUCache<string, object>({ max: 2048 })
 
   /** Account fields at a block (inside the queue). */
   account(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(async () => this.executor.getAccount(address, (await this.stateFor(block)).root))
+    return this.queue.run(() => this.queries.account(address, block))
   }
 
   /** Code at a block (inside the queue). */
   code(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(async () => this.executor.getCode(address, (await this.stateFor(block)).root))
+    return this.queue.run(() => this.queries.code(address, block))
   }
 
   /** Storage word at a block (inside the queue). */
   storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(async () => this.executor.getStorage(address, slot, (await this.stateFor(block)).root))
+    return this.queue.run(() => this.queries.storage(address, slot, block))
   }
-
-  /** Roots blocks ran on where they differ from the parent's (state changed in place in between; in memory only). */
-  private readonly preStateRoots = new LRUCache<string, Uint8Array>({ max: 4096 })
 
   /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
   preStateRoot(block: BlockRecord): Uint8Array | undefined {
-    return this.preStateRoots.get(block.hashKey) ?? this.blockByNumber(block.header.number - 1n)?.header.stateRoot
+    return this.builder.preStateRoot(block)
   }
 
   /**
@@ -1165,27 +584,7 @@ export class Chain extends EventEmitter {
   }
 
   /** Block context and state root to run or read at (inside the queue). */
-  private async stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
-    if (block === 'pending') {
-      const p = await this.computePending()
-      return { ctx: this.nextContext(), root: p.header.stateRoot }
-    }
-    // the head's state is the live one, which includes in-place changes (setBalance, …)
-    const root = block === this.head ? this.executor.stateRoot : block.header.stateRoot
-    // (with --db an old state not in memory any more is loaded from the database)
-    const states = this.executor.stateManager.db
-    if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {
-      // older than --state-history (reference stateNotFound, -32600)
-      throw new RpcError(ErrorCode.InvalidRequest, `State not found for block with hash 0x${block.hashKey}`)
-    }
-    return { ctx: this.contextOf(block), root }
+  private stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
+    return this.queries.stateFor(block)
   }
-}
-
-/** Maps @ethereumjs runTx rejection texts to the reference pool's messages. */
-function normalizeApplyError(message: string): string {
-  if (/nonce/i.test(message) && /too low|higher|lower/i.test(message)) return 'transaction nonce too low'
-  if (/enough funds|insufficient/i.test(message)) return 'insufficient funds'
-  if (/gas limit|gasLimit/i.test(message)) return "transaction's basic cost is above the gas limit"
-  return message
 }

@@ -94,7 +94,7 @@ export class Miner {
   }
 
   private apply(): void {
-    this.chain.automine = this.running && this.automineFlag
+    this.chain.setAutomine(this.running && this.automineFlag)
     if (this.handle !== undefined) {
       this.timers.clearInterval(this.handle)
       this.handle = undefined

@@ -155,7 +155,7 @@ describe('the pending tag with transactions waiting in the pool (automine off)',
     const nonce = BigInt(await rpc(url, 'eth_getTransactionCount', [from, 'latest']))
     const cow1Latest = BigInt(await rpc(url, 'eth_getBalance', [COW1.address, 'latest']))
     const latest = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
-    node.chain.automine = false
+    node.chain.setAutomine(false)
     try {
       const pay = await rpc<string>(url, 'eth_sendTransaction', [{ from, to: COW1.address, value: '0x3e8', gas: '0x5208' }])
       const create = await rpc<string>(url, 'eth_sendTransaction', [{ from, data: Probe.bytecode, gas: '0x5b8d80' }])
@@ -164,7 +164,7 @@ describe('the pending tag with transactions waiting in the pool (automine off)',
       await check({ pay, create, created, nonce, cow1Latest, latest })
     } finally {
       await node.chain.mineBlock()
-      node.chain.automine = true
+      node.chain.setAutomine(true)
     }
     const mined = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
     expect(mined.transactions).toHaveLength(3) // + Remasc

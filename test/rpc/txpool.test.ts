@@ -202,7 +202,7 @@ describe("eth_getTransactionCount 'pending' vs 'latest'", () => {
   it('pending counts executable pool transactions (automine off), latest only mined ones', async () => {
     const from = dev(1)
     const n = await nonceOf(from)
-    node.chain.automine = false
+    node.chain.setAutomine(false)
     try {
       await send({ from, to: RECIPIENT, value: '0x1', gas: '0x5208' })
       await send({ from, to: RECIPIENT, value: '0x1', gas: '0x5208' })
@@ -221,7 +221,7 @@ describe("eth_getTransactionCount 'pending' vs 'latest'", () => {
       expect(await nonceOf(from, 'pending')).toBe(n + 2n)
       expect((await content()).pending[key(from)]).toBeUndefined()
     } finally {
-      node.chain.automine = true
+      node.chain.setAutomine(true)
     }
   })
 })

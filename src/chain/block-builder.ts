@@ -1,0 +1,261 @@
+/**
+ * Building and sealing blocks: executes a block's transactions on the executor, orders them with the Remasc
+ * transaction (src/chain/consensus.ts), computes the header's roots and bloom, merge-mines a mined block and
+ * seals it into a {@link BlockRecord}; also the genesis block, the `pending` preview with its cache, and the
+ * roots blocks ran on (for the tracers). It never appends: the chain (src/chain/chain.ts) writes the block to
+ * the database and appends it. Every method runs inside the chain's queue.
+ */
+import type { Common } from '@ethereumjs/common'
+import type { LegacyTx } from '@ethereumjs/tx'
+import { LRUCache } from 'lru-cache'
+import {
+  TxApplyError,
+  type AppliedBlock,
+  type AppliedTx,
+  type BlockContext,
+  type Executor,
+} from '../execution/executor.js'
+import { orBlooms } from '../rsk/receipt-rlp.js'
+import type { PoolTx } from '../txpool/pool.js'
+import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
+import type { BlockStore } from './block-store.js'
+// consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
+import { blockTransactions, mergeMine, type MergedMiningSource } from './consensus.js'
+import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import {
+  blockEncoding,
+  EMPTY_TRIE_ROOT,
+  EMPTY_UNCLES_HASH,
+  hashForMergedMining,
+  headerHash,
+  receiptsTrieRoot,
+  transactionsTrieRoot,
+} from './seal.js'
+import type { ConsoleLogEvent } from './state-queries.js'
+import { encodedBlocks } from './storage.js'
+import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
+
+/** A transaction of a block being built could not be applied (-32010; `index` into the block's list). */
+export class PoolApplyError extends RpcError {
+  constructor(
+    message: string,
+    readonly index: number,
+  ) {
+    super(ErrorCode.TxRejected, message)
+  }
+}
+
+/** A transaction to put in a block, with its sender (20 bytes). */
+export interface BlockTx {
+  tx: LegacyTx
+  from: Uint8Array
+}
+
+/** Called once a block's transactions have executed, before it is sealed (see Chain.submit). */
+export type OnExecuted = (applied: AppliedBlock) => Promise<void>
+
+/** Genesis header fields (from the network preset). */
+export interface GenesisFields {
+  timestamp: bigint
+  extraData: Uint8Array
+  gasLimit: bigint
+  difficulty: bigint
+  coinbase: Uint8Array
+  minimumGasPrice: bigint
+  /** Difficulty bytes as the genesis file has them. */
+  difficultyBytes: Uint8Array
+  /** The merged-mining fields of the genesis file (0x00 in every reference genesis). */
+  bitcoinMergedMining: Uint8Array
+}
+
+/** What {@link BlockBuilder} needs from the chain. */
+export interface BlockBuilderOptions {
+  executor: Executor
+  blocks: BlockStore
+  common: Common
+  /** extraData of built blocks. */
+  extraData: Uint8Array
+  /** Whether blocks go to a database (then the sealed encoding is kept for the storage to write as it is). */
+  persistent: boolean
+  /** Receives console.log output of mined transactions. */
+  onConsole: (event: ConsoleLogEvent) => void
+}
+
+/** Builds and seals blocks on the head of the block store. */
+export class BlockBuilder {
+  /** Roots blocks ran on where they differ from the parent's (state changed in place in between; in memory only). */
+  private readonly preStateRoots = new LRUCache<string, Uint8Array>({ max: 4096 })
+  private pendingCache: { key: string; block: BlockRecord } | undefined
+
+  constructor(private readonly o: BlockBuilderOptions) {}
+
+  /** The genesis block of `g` on the executor's current (genesis) state. */
+  genesis(g: GenesisFields): BlockRecord {
+    const header: HeaderFields = {
+      parentHash: ZERO_HASH,
+      unclesHash: EMPTY_UNCLES_HASH,
+      coinbase: g.coinbase,
+      stateRoot: this.o.executor.stateRoot,
+      transactionsRoot: EMPTY_TRIE_ROOT,
+      receiptsRoot: EMPTY_TRIE_ROOT,
+      logsBloom: new Uint8Array(256),
+      difficulty: g.difficulty,
+      number: 0n,
+      gasLimit: g.gasLimit,
+      gasUsed: 0n,
+      timestamp: g.timestamp,
+      extraData: g.extraData,
+      paidFees: 0n,
+      minimumGasPrice: g.minimumGasPrice,
+      uncleCount: 0,
+      bitcoinMergedMiningHeader: g.bitcoinMergedMining,
+      bitcoinMergedMiningMerkleProof: g.bitcoinMergedMining,
+      bitcoinMergedMiningCoinbaseTransaction: g.bitcoinMergedMining,
+      rawDifficulty: g.difficultyBytes,
+      rawGasLimit: bigIntToBytes(g.gasLimit),
+    }
+    return this.seal(header, [], g.difficulty)
+  }
+
+  /**
+   * Executes `txs` in the context on the head and seals the block; `commit` false previews it (the `pending`
+   * block, a merged miner's work) and leaves the live state as it was.
+   * @param mm merged-mining fields source of a mined block (default: the regtest miner)
+   * @param onExecuted awaited between the execution and the sealing
+   * @throws PoolApplyError when a transaction cannot be applied
+   */
+  async build(
+    ctx: BlockContext,
+    txs: BlockTx[],
+    commit: boolean,
+    mm?: MergedMiningSource,
+    onExecuted?: OnExecuted,
+  ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
+    const { executor, blocks, common } = this.o
+    let applied
+    const preRoot = executor.stateRoot
+    try {
+      applied = await executor.applyBlock(ctx, txs, { commit })
+    } catch (err) {
+      if (err instanceof TxApplyError) throw new PoolApplyError(normalizeApplyError(err.message), err.index)
+      throw err
+    }
+    if (onExecuted) await onExecuted(applied)
+    // consensus: block order (RSKIP144 sublists) with the Remasc transaction last
+    const records: TxRecord[] = blockTransactions(ctx.number, txs, applied, common)
+    const bloom = orBlooms(records.map((r) => r.receipt.logsBloom))
+    const parent = blocks.head
+    const header: HeaderFields = {
+      parentHash: parent.hash,
+      unclesHash: EMPTY_UNCLES_HASH,
+      coinbase: ctx.coinbase,
+      stateRoot: applied.stateRoot,
+      transactionsRoot: transactionsTrieRoot(records.map((r) => r.tx.serialize())),
+      receiptsRoot: receiptsTrieRoot(records.map((r) => r.receipt)),
+      logsBloom: bloom,
+      difficulty: ctx.difficulty,
+      number: ctx.number,
+      gasLimit: ctx.gasLimit,
+      gasUsed: applied.gasUsed,
+      timestamp: ctx.timestamp,
+      extraData: this.o.extraData,
+      paidFees: applied.paidFees,
+      minimumGasPrice: ctx.minimumGasPrice,
+      uncleCount: 0,
+      bitcoinMergedMiningHeader: new Uint8Array(0),
+      bitcoinMergedMiningMerkleProof: new Uint8Array(0),
+      bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
+      edges: applied.edges,
+    }
+    // consensus: a mined block is merge-mined (the pending preview has no merged-mining fields)
+    const hfmm = commit ? mergeMine(header, (n) => blocks.byNumber(n), mm) : undefined
+    const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
+    // the tracers replay a block on the state it ran on: its parent's, unless changed in place in between
+    if (commit && !bytesEqual(preRoot, parent.header.stateRoot)) this.preStateRoots.set(block.hashKey, preRoot)
+    if (commit) {
+      for (let i = 0; i < txs.length; i++) {
+        const lines = applied.txs[i]!.consoleLogs
+        if (lines !== undefined) this.o.onConsole({ source: 'transaction', hash: txs[i]!.tx.hash(), lines })
+      }
+    }
+    return { block, applied: applied.txs }
+  }
+
+  /**
+   * Previews a block of pool transactions without committing; a transaction that cannot be applied is left out
+   * and the block built again without it.
+   * @returns the block, the outcomes and the pool transactions it holds (in `picked` order)
+   */
+  async preview(
+    ctx: BlockContext,
+    picked: PoolTx[],
+  ): Promise<{ block: BlockRecord; applied: AppliedTx[]; picked: PoolTx[] }> {
+    for (;;) {
+      try {
+        const { block, applied } = await this.build(ctx, picked.map((p) => ({ tx: p.tx, from: p.from })), false)
+        return { block, applied, picked }
+      } catch (err) {
+        if (!(err instanceof PoolApplyError)) throw err
+        picked = picked.filter((_, i) => i !== err.index)
+      }
+    }
+  }
+
+  /**
+   * The `pending` block (docs/reference-rules.md#rule-pending-block), cached under `key` (the chain's
+   * head, pool version and live state root): built by {@link preview} when the key changed.
+   * @param pick the pool transactions for the next block, as mining would pick them
+   */
+  async pending(
+    key: string,
+    ctx: () => BlockContext,
+    pick: (ctx: BlockContext) => Promise<PoolTx[]>,
+  ): Promise<BlockRecord> {
+    if (this.pendingCache?.key === key) return this.pendingCache.block
+    const c = ctx()
+    const { block } = await this.preview(c, await pick(c))
+    this.pendingCache = { key, block }
+    return block
+  }
+
+  /** Forgets the cached `pending` block (after a change its key does not cover: next-block overrides, state). */
+  invalidatePending(): void {
+    this.pendingCache = undefined
+  }
+
+  /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
+  preStateRoot(block: BlockRecord): Uint8Array | undefined {
+    return this.preStateRoots.get(block.hashKey) ?? this.o.blocks.byNumber(block.header.number - 1n)?.header.stateRoot
+  }
+
+  /** Hashes and encodes a header with its transactions into a block record. */
+  private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint, hfmm?: Uint8Array): BlockRecord {
+    const hash = headerHash(header)
+    const rlp = blockEncoding(
+      header,
+      txs.map((t) => t.tx.serialize()),
+    )
+    const block: BlockRecord = {
+      header,
+      hash,
+      hashKey: toKey(hash),
+      hashForMergedMining: hfmm ?? hashForMergedMining(header),
+      size: rlp.length,
+      totalDifficulty,
+      cumulativeDifficulty: header.difficulty,
+      transactions: txs,
+      uncles: [],
+    }
+    // the storage writes this encoding as it is (no second encoding per mined block)
+    if (this.o.persistent) encodedBlocks.set(block, rlp)
+    return block
+  }
+}
+
+/** Maps @ethereumjs runTx rejection texts to the reference pool's messages. */
+function normalizeApplyError(message: string): string {
+  if (/nonce/i.test(message) && /too low|higher|lower/i.test(message)) return 'transaction nonce too low'
+  if (/enough funds|insufficient/i.test(message)) return 'insufficient funds'
+  if (/gas limit|gasLimit/i.test(message)) return "transaction's basic cost is above the gas limit"
+  return message
+}

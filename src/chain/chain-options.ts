@@ -1,0 +1,49 @@
+/**
+ * The options of Chain.create (src/chain/chain.ts): genesis, network, mining targets, execution caps, state
+ * history and storage.
+ */
+import type { Common } from '@ethereumjs/common'
+import type { GenesisFields } from './block-builder.js'
+import type { ChainStorage } from './storage.js'
+
+/** Options for Chain.create (src/chain/chain.ts). */
+export interface ChainOptions {
+  common: Common
+  /** Genesis header fields (from the network preset). */
+  genesis: GenesisFields
+  /** Network number (30-33): selects the genesis precompile rules of the state. */
+  network: 30 | 31 | 32 | 33
+  /** Genesis allocation: 0x-address → wei. */
+  alloc: Record<string, bigint>
+  /** Coinbase of mined blocks (20 bytes). */
+  coinbase: Uint8Array
+  /** Gas limit the miner steps toward by parent/1024 per block (reference GasLimitCalculator). */
+  targetGasLimit: bigint
+  /** extraData of mined blocks. */
+  extraData: Uint8Array
+  /** Target minimumGasPrice (wei; reference miner.minGasPrice), approached within ±1% of the parent per block. */
+  minGasPrice: bigint
+  /** Wall clock in milliseconds (injectable for tests). Default Date.now. */
+  clock?: () => number
+  /** eth_call gas cap (reference rpc.callGasCap). */
+  callGasCap?: bigint
+  /** eth_estimateGas cap (reference rpc.gasEstimationCap). */
+  gasEstimationCap?: bigint
+  /** Deadline of one eth_call / eth_estimateGas in ms (reference rpc.timeout = 5000); 0 = none. Default 5000. */
+  executionTimeoutMs?: number
+  /**
+   * States of this many most recent blocks stay readable for historical reads (eth_getBalance at an old
+   * block, eth_call at an old block); older ones are forgotten so memory stays flat, like Anvil's in-memory
+   * state history. Genesis and snapshot states are always kept. Default 500; 0 = keep all.
+   */
+  stateHistory?: number
+  /**
+   * Where blocks, receipts, the head and the states are stored (src/chain/storage.ts; `--db`). A database
+   * that already holds a chain is continued: its blocks are reloaded and mining goes on from its head.
+   * Without it the chain lives in memory only.
+   */
+  storage?: ChainStorage
+}
+
+/** Default number of recent block states kept readable (see {@link ChainOptions.stateHistory}). */
+export const DEFAULT_STATE_HISTORY = 500

@@ -1,0 +1,110 @@
+/**
+ * Changes of the live state outside blocks, and the state-file side of the chain: in-place account changes
+ * (anvil_/hardhat_ setBalance, setNonce, setCode, setStorageAt), adopting a state built from the live one
+ * (anvil_loadState, an Anvil state file), continuing a dumped chain (`--load-state` of a node-cli state file)
+ * and capturing the chain for a dump. With `--db` an in-place change is written before it counts, and rolled
+ * back when the write fails. Every method runs inside the chain's queue (src/chain/chain.ts); the chain drops
+ * its cached `pending` block afterwards.
+ */
+import type { Common } from '@ethereumjs/common'
+import type { Executor } from '../execution/executor.js'
+import type { Unitrie } from '../rsk/unitrie.js'
+import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
+import { toKey } from '../util/bytes.js'
+import type { BlockStore } from './block-store.js'
+import { decodeStoredBlock, type ChainStorage } from './storage.js'
+import type { BlockRecord } from '../types/records.js'
+
+/** A consistent capture of the chain for a state dump. */
+export interface ChainCapture {
+  /** The live state (a Unitrie is immutable, so it stays as captured while the chain goes on). */
+  state: Unitrie
+  /** Blocks 1 … head. */
+  blocks: BlockRecord[]
+  head: BlockRecord
+  genesis: BlockRecord
+}
+
+/** In-place changes of the live state, and state-file capture and import. */
+export class LiveState {
+  constructor(
+    private readonly executor: Executor,
+    private readonly blocks: BlockStore,
+    private readonly common: Common,
+    private readonly database: ChainStorage | undefined,
+  ) {}
+
+  /**
+   * Changes account state in place: no block is mined; reads at `latest` and the next block see it.
+   * @param change receives the live state manager (inside a checkpoint that is committed)
+   * @throws what `change` or the database write throws (the state is then as before)
+   */
+  async modify(change: (sm: UnitrieStateManager) => Promise<void>): Promise<void> {
+    const before = this.executor.stateRoot
+    await this.executor.modify(change)
+    await this.persist(this.executor.stateManager.getTrie(), before)
+  }
+
+  /**
+   * Makes a state built from the live one the live state: an in-place change like {@link modify}, not a block.
+   * @param build receives the live state, returns the new one (it must not reject after partial work: nothing
+   *   is changed when it rejects)
+   */
+  async replace(build: (live: Unitrie) => Promise<Unitrie>): Promise<void> {
+    const sm = this.executor.stateManager
+    const before = this.executor.stateRoot
+    const next = await build(sm.getTrie())
+    sm.db.register(next)
+    await this.executor.resetTo(next.hash())
+    await this.persist(next, before)
+  }
+
+  /**
+   * Continues a dumped chain: appends its blocks after the genesis to the block store and makes `state` the
+   * live state. Only on a chain that has mined nothing and keeps no database.
+   * @param blocks `[blockRlp, extra]` of blocks 1 … head (src/chain/storage.ts encodings)
+   * @param state the live state of the dump (its root was checked by the caller)
+   * @throws Error when the chain is not fresh or a block does not decode or follow its parent (nothing changed)
+   */
+  async importChain(blocks: readonly [Uint8Array, Uint8Array][], state: Unitrie): Promise<void> {
+    if (this.blocks.length !== 1 || this.database) {
+      throw new Error('a dumped chain can only be loaded into a new in-memory chain')
+    }
+    const decoded: BlockRecord[] = []
+    let parent = this.blocks.head
+    for (const [rlp, extra] of blocks) {
+      const block = decodeStoredBlock(rlp, extra, this.common)
+      if (block.header.number !== parent.header.number + 1n || toKey(block.header.parentHash) !== parent.hashKey) {
+        throw new Error(`block ${block.header.number} does not follow block ${parent.header.number}`)
+      }
+      decoded.push(block)
+      parent = block
+    }
+    const sm = this.executor.stateManager
+    sm.db.register(state)
+    sm.db.pin(state.hash())
+    for (const b of decoded) this.blocks.add(b)
+    await this.executor.resetTo(state.hash())
+  }
+
+  /** The live state, blocks 1 … head, the head and the genesis, as they are now. */
+  capture(): ChainCapture {
+    return {
+      state: this.executor.stateManager.getTrie(),
+      blocks: this.blocks.afterGenesis(),
+      head: this.blocks.head,
+      genesis: this.blocks.genesis,
+    }
+  }
+
+  /** With a database: writes the new live state, or goes back to `before` and rethrows when that fails. */
+  private async persist(state: Unitrie, before: Uint8Array): Promise<void> {
+    if (!this.database) return
+    try {
+      await this.database.writeLiveState(state)
+    } catch (err) {
+      await this.executor.resetTo(before)
+      throw err
+    }
+  }
+}
