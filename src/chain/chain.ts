@@ -570,6 +570,16 @@ export class Chain extends EventEmitter {
     return this.queue.run(() => this.queries.storage(address, slot, block))
   }
 
+  /** Raw bytes of a storage cell at a block, `key32` a 32-byte word (inside the queue). @throws RpcError -32600 */
+  storageBytes(address: Uint8Array, key32: Uint8Array, block: BlockRecord | 'pending'): Promise<Uint8Array> {
+    return this.queue.run(() => this.queries.storageBytes(address, key32, block))
+  }
+
+  /** The Unitrie of a block's state, for proofs (inside the queue). @throws RpcError -32600 beyond the kept states */
+  stateTrie(block: BlockRecord | 'pending'): Promise<Unitrie> {
+    return this.queue.run(() => this.queries.stateTrie(block))
+  }
+
   /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
   preStateRoot(block: BlockRecord): Uint8Array | undefined {
     return this.builder.preStateRoot(block)

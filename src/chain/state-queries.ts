@@ -4,6 +4,7 @@
  * found" check. Every method runs inside the chain's queue (src/chain/chain.ts calls them from there); nothing
  * here changes the chain.
  */
+import type { Unitrie } from '../rsk/unitrie.js'
 import { LRUCache } from 'lru-cache'
 import {
   CallPreconditionError,
@@ -160,6 +161,24 @@ export class StateQueries {
   /** Storage word (32-byte slot) at a block. @throws RpcError -32600 beyond the kept states */
   async storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
     return this.o.executor.getStorage(address, slot, (await this.stateFor(block)).root)
+  }
+
+  /**
+   * Raw bytes of a storage cell at a block (cells may exceed 32 bytes; ext_getStorageBytesAt).
+   * @param key32 the storage key as a 32-byte word
+   * @throws RpcError -32600 beyond the kept states
+   */
+  async storageBytes(address: Uint8Array, key32: Uint8Array, block: BlockRecord | 'pending'): Promise<Uint8Array> {
+    return (await this.o.executor.stateAt((await this.stateFor(block)).root)).getStorageBytes(address, key32)
+  }
+
+  /**
+   * The Unitrie of a block's state (eth_getProof builds its node lists from it; a Unitrie is immutable, so it
+   * stays as read).
+   * @throws RpcError -32600 beyond the kept states
+   */
+  async stateTrie(block: BlockRecord | 'pending'): Promise<Unitrie> {
+    return (await this.o.executor.stateAt((await this.stateFor(block)).root)).getTrie()
   }
 
   /**

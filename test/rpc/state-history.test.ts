@@ -29,6 +29,15 @@ describe('state history', () => {
     expect(e.code).toBe(-32600)
     expect(e.message).toBe(`State not found for block with hash ${old.hash}`)
     expect((await rpcError(url, 'eth_call', [{ to: COW1.address }, '0x2'])).code).toBe(-32600)
+    // proofs and raw storage reads go through the same check (they read past it before)
+    for (const [method, params] of [
+      ['eth_getProof', [COW1.address, ['0x0'], '0x2']],
+      ['ext_getStorageBytesAt', [COW1.address, '0x00', '0x2']],
+    ] as const) {
+      const err = await rpcError(url, method, [...params])
+      expect(err, method).toMatchObject({ code: -32600, message: `State not found for block with hash ${old.hash}` })
+    }
+    expect((await rpc(url, 'eth_getProof', [COW1.address, [], q(head - 2n)])).balance).toBe(q(latest - 2n))
     // genesis stays readable
     expect(BigInt(await rpc(url, 'eth_getBalance', [COW1.address, '0x0']))).toBe(10n ** 30n)
     // blocks, transactions and receipts of old blocks are still served

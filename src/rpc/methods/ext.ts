@@ -31,7 +31,7 @@ import { keccak256 } from '../../crypto/secp256k1.js'
 import { rawHeader } from '../../rsk/header.js'
 import { EMPTY_TRIE_HASH } from '../../crypto/keccak.js'
 import { receiptNodes } from '../../rsk/receipt-rlp.js'
-import { accountKey, storageKey, storagePrefixKey } from '../../rsk/trie-keys.js'
+import { accountKey, codeKey, decodeAccountState, storageKey, storagePrefixKey } from '../../rsk/trie-keys.js'
 import { bytesToBits, type Unitrie } from '../../rsk/unitrie.js'
 import { targetBytes } from '../../rsk/merged-mining.js'
 import { bytesEqual, padLeft, quantity, toHex, ZERO_HASH } from '../../util/bytes.js'
@@ -77,12 +77,6 @@ export function extMethods(s: Services): MethodSpec[] {
     const b = resolveBlock(chain, ref)
     return b === 'pending' ? chain.pendingBlock() : b
   }
-  /** The state root to read at a resolved block (the head's is the live state, with in-place changes). */
-  const rootOf = async (ref: Parameters<typeof requireBlock>[1]): Promise<Uint8Array> => {
-    const b = requireBlock(chain, ref)
-    if (b === 'pending') return (await chain.pendingBlock()).header.stateRoot
-    return b === chain.head ? chain.executor.stateRoot : b.header.stateRoot
-  }
 
   return [
     method('ext_getRawBlockHeaderByHash', 'ext', 'uncompressed header RLP, or null', [P.hash('blockHash')], (_c, hash) => {
@@ -117,8 +111,7 @@ export function extMethods(s: Services): MethodSpec[] {
       [P.address(), param('key', decodeData), P.block()],
       async (_c, address, key, ref) => {
         if (key.length > 32) throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 1: a storage key has at most 32 bytes')
-        const root = await rootOf(ref)
-        const bytes = await chain.queue.run(async () => (await chain.executor.stateAt(root)).getStorageBytes(address, padLeft(key, 32)))
+        const bytes = await chain.storageBytes(address, padLeft(key, 32), requireBlock(chain, ref))
         return bytes.length === 0 ? '0x0' : toHex(bytes)
       },
     ),
@@ -167,32 +160,30 @@ export function extMethods(s: Services): MethodSpec[] {
         return v.map((k) => P.slot().decode(k, i))
       }), P.block()],
       async (_c, address, keys, ref) => {
-        const root = await rootOf(ref)
-        return chain.queue.run(async () => {
-          const sm = await chain.executor.stateAt(root)
-          const trie = sm.getTrie()
-          const acctKey = accountKey(address)
-          const exists = trie.getValueLength(acctKey) > 0
-          const acct = await chain.executor.getAccount(address, root)
-          const code = exists ? trie.getValueHash(new Uint8Array([...acctKey, 0x80])) : undefined
-          const storageRoot = trie.findNode(storagePrefixKey(address))
-          return {
-            address: toHex(address),
-            accountProof: proofNodes(trie, acctKey).map(toHex),
-            balance: quantity(acct.balance),
-            codeHash: toHex(!exists ? ZERO_HASH : (code ?? KECCAK_EMPTY)),
-            nonce: quantity(acct.nonce),
-            storageHash: toHex(storageRoot ? storageRoot.hash() : EMPTY_TRIE_HASH),
-            storageProof: keys.map((slot) => {
-              const stored = trie.get(storageKey(address, slot))
-              return {
-                key: toHex(slot),
-                value: quantity(stored && stored.length > 0 ? BigInt(toHex(stored)) : 0n),
-                proof: proofNodes(trie, storageKey(address, slot)).map(toHex),
-              }
-            }),
-          }
-        })
+        // one immutable state, read through the chain's interface (the --state-history check included)
+        const trie = await chain.stateTrie(requireBlock(chain, ref))
+        const acctKey = accountKey(address)
+        const stored = trie.get(acctKey)
+        const exists = stored !== undefined && stored.length > 0
+        const acct = exists ? decodeAccountState(stored) : { nonce: 0n, balance: 0n }
+        const code = exists ? trie.getValueHash(codeKey(address)) : undefined
+        const storageRoot = trie.findNode(storagePrefixKey(address))
+        return {
+          address: toHex(address),
+          accountProof: proofNodes(trie, acctKey).map(toHex),
+          balance: quantity(acct.balance),
+          codeHash: toHex(!exists ? ZERO_HASH : (code ?? KECCAK_EMPTY)),
+          nonce: quantity(acct.nonce),
+          storageHash: toHex(storageRoot ? storageRoot.hash() : EMPTY_TRIE_HASH),
+          storageProof: keys.map((slot) => {
+            const stored = trie.get(storageKey(address, slot))
+            return {
+              key: toHex(slot),
+              value: quantity(stored && stored.length > 0 ? BigInt(toHex(stored)) : 0n),
+              proof: proofNodes(trie, storageKey(address, slot)).map(toHex),
+            }
+          }),
+        }
       },
     ),
   ]
