@@ -2,9 +2,6 @@
  * NodeConfig: everything `createNode` needs, with the CLI's defaults.
  */
 
-/** Mining mode: instant (one block per transaction, synchronous) or interval (`blockTime` seconds). */
-export type MiningMode = { mode: 'instant' } | { mode: 'interval'; blockTime: number }
-
 /** Configuration of a node. All fields optional; see {@link DEFAULT_CONFIG}. */
 export interface NodeConfig {
   /** Network preset 30 | 31 | 32 | 33. Default 33. */

@@ -38,26 +38,6 @@ import {
   callHandler,
 } from './common.js'
 
-// The shared helpers used to live here; re-exported for existing importers.
-export {
-  DEFAULT_MAX_BODY_BYTES,
-  KEEP_ALIVE_TIMEOUT_MS,
-  WS_CLOSE_GOING_AWAY,
-  WS_CLOSE_REASON,
-  ALLOWED_METHODS,
-  DEFAULT_ALLOWED_HEADERS,
-  PREFLIGHT_MAX_AGE_SECONDS,
-  METHOD_NOT_ALLOWED_TEXT,
-  INTERNAL_ERROR_TEXT,
-  payloadTooLargeText,
-  resolveMaxBodyBytes,
-  addressInUseError,
-  HttpConnection,
-  WsConnectionBase,
-  callHandler,
-  type CodedError,
-} from './common.js'
-
 /** A `ws` socket as a {@link Connection}. */
 class NodeWsConnection extends WsConnectionBase {
   constructor(

@@ -207,9 +207,14 @@ describe.each(['anvil', 'hardhat'] as const)('viem test client, mode %s', (mode)
     expect(intervals.at(-1)!.ms).toBe(-1) // cleared
   })
 
-  it('setLoggingEnabled', async () => {
+  it('setLoggingEnabled: the request log stops and starts again', async () => {
     await client.setLoggingEnabled(false)
+    const before = seen.length
+    await client.getBlockNumber({ cacheTime: 0 })
+    expect(seen.length).toBe(before) // not logged while off
     await client.setLoggingEnabled(true)
+    await client.getBlockNumber({ cacheTime: 0 })
+    expect(seen.at(-1)?.method).toBe('eth_blockNumber')
   })
 
   it('reset', async () => {
