@@ -150,7 +150,6 @@ export function compatProfile(name: string | undefined): CompatProfile {
   switch (name) {
     case undefined:
     case 'reference':
-    case 'none':
       return REFERENCE
     case 'hardhat':
       return HARDHAT

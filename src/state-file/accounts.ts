@@ -9,6 +9,7 @@ import {
   decodeAccountState,
   encodeAccountState,
   slotFromStorageKey,
+  slotWord,
   STORAGE_MARKER_VALUE,
   storageKey,
   storagePrefixKey,
@@ -100,9 +101,7 @@ export function* groupAccounts(trie: Unitrie): Generator<StateItem> {
       // when it is loaded, never silently)
       const slot = slotFromStorageKey(key)
       if (value.length > 0 && value.length <= 32 && value[0] !== 0) {
-        const word = new Uint8Array(32)
-        word.set(value, 32 - value.length)
-        account.storage.push([slot, word])
+        account.storage.push([slot, slotWord(value)])
       } else {
         account.storageBytes.push([slot, value])
       }

@@ -10,7 +10,7 @@ import { createGunzip } from 'node:zlib'
 import { wasmKeccakReady } from '../crypto/keccak.js'
 import { Unitrie } from '../rsk/unitrie.js'
 import { unitrieFromEntries } from '../rsk/unitrie-bulk.js'
-import { accountKey, EMPTY_ACCOUNT_STATE, storageKey, storagePrefixKey, STORAGE_MARKER_VALUE } from '../rsk/trie-keys.js'
+import { accountKey, EMPTY_ACCOUNT_STATE, slotWord, storageKey, storagePrefixKey, STORAGE_MARKER_VALUE } from '../rsk/trie-keys.js'
 import { fromHex, toKey } from '../util/bytes.js'
 import { accountEntries, type StateAccount } from './accounts.js'
 import { STATE_FILE_VERSION, StateFileError, type NodeCliMeta } from './format.js'
@@ -180,9 +180,7 @@ function addressOf(text: string, label: string): Uint8Array {
 function wordOf(v: unknown, what: string): Uint8Array {
   const bytes = typeof v === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(v) ? fromHex(v.length % 2 ? '0x0' + v.slice(2) : v) : undefined
   if (bytes === undefined) throw new StateFileError(`${what}: expected a 32-byte hex word, got ${JSON.stringify(v)?.slice(0, 80)}`)
-  const w = new Uint8Array(32)
-  w.set(bytes, 32 - bytes.length)
-  return w
+  return slotWord(bytes)
 }
 
 const MAX_NONCE = (1n << 64n) - 1n

@@ -53,9 +53,27 @@ async function activeFederation(input: PrecompileInput): Promise<FederationView>
   return regtestGenesisFederation()
 }
 
-/** A getter without arguments. */
+/**
+ * A read method without arguments: gas = `cost` + the call-data gas ({@link dataGas}), callable by CALL and
+ * STATICCALL; `localOnly` methods fail in mined transactions (rskj Bridge local-call methods).
+ */
 function getter(signature: string, cost: bigint, localOnly: boolean, run: (call: NativeCall<void>) => Promise<Uint8Array>): NativeMethod<void> {
   return { signature, gas: (_a, data) => cost + dataGas(data), localCallsOnly: localOnly, callTypes: STATIC_OK, execute: run }
+}
+
+/**
+ * A read method with arguments, priced like {@link getter} (`cost` + the data gas) and callable by CALL and
+ * STATICCALL.
+ * @param decode reads the arguments from the ABI call data
+ */
+function reader<A>(
+  signature: string,
+  decode: (r: ArgReader) => A,
+  cost: bigint,
+  localOnly: boolean,
+  run: (call: NativeCall<A>) => Promise<Uint8Array>,
+): NativeMethod<A> {
+  return { signature, decode, gas: (_a, data) => cost + dataGas(data), localCallsOnly: localOnly, callTypes: STATIC_OK, execute: run }
 }
 
 /** Sha256Hash.wrap(hex string): 64 hex characters. */
@@ -108,24 +126,17 @@ const FEDERATION_METHODS: NativeMethod<any>[] = [
     const active = await named(input, 'activeFedCreationBlockHeight')
     return encodeUint(active.length > 0 ? rlpNumber(active) : 0n)
   }),
-  {
-    signature: 'getFederatorPublicKeyOfType(int256,string)',
-    decode: (r: ArgReader) => ({ index: r.int(0), type: r.string(1) }),
-    gas: (_a: unknown, data: Uint8Array) => 10_000n + dataGas(data),
-    localCallsOnly: true,
-    callTypes: STATIC_OK,
-    execute: async ({ args, input }: NativeCall<{ index: bigint; type: string }>) => {
-      // FederationMember.KeyType.byValue: "btc", "rsk", "mst" (the genesis members use one key for all three)
-      if (!['btc', 'rsk', 'mst'].includes(args.type)) throw new NativeContractError(`Invalid key type '${args.type}'`)
-      const fed = await activeFederation(input)
-      // BigInteger.intValue(): the low 32 bits, signed
-      const index = Number(BigInt.asIntN(32, args.index))
-      if (index < 0 || index >= fed.btcKeys.length) {
-        throw new NativeContractError(`Index must be between 0 and ${fed.btcKeys.length - 1}`)
-      }
-      return encodeBytes(fed.btcKeys[index]!)
-    },
-  },
+  reader('getFederatorPublicKeyOfType(int256,string)', (r) => ({ index: r.int(0), type: r.string(1) }), 10_000n, true, async ({ args, input }) => {
+    // FederationMember.KeyType.byValue: "btc", "rsk", "mst" (the genesis members use one key for all three)
+    if (!['btc', 'rsk', 'mst'].includes(args.type)) throw new NativeContractError(`Invalid key type '${args.type}'`)
+    const fed = await activeFederation(input)
+    // BigInteger.intValue(): the low 32 bits, signed
+    const index = Number(BigInt.asIntN(32, args.index))
+    if (index < 0 || index >= fed.btcKeys.length) {
+      throw new NativeContractError(`Index must be between 0 and ${fed.btcKeys.length - 1}`)
+    }
+    return encodeBytes(fed.btcKeys[index]!)
+  }),
   // no retiring, pending or proposed federation while the storage holds none
   getter('getRetiringFederationSize()', 3_000n, true, async ({ input }) => {
     await bridgeStorageIsEmpty(input, 'a retiring federation', 'oldFederation')
@@ -148,97 +159,44 @@ const PEGIN_METHODS: NativeMethod<any>[] = [
   }),
   getter('getMinimumLockTxValue()', 2_000n, true, async () => encodeUint(REGTEST_MINIMUM_PEGIN_VALUE)),
   // RSKIP220 header reads (Bridge.getBtcBlockchainBlockHeaderBy…: any failure answers empty bytes)
-  {
-    signature: 'getBtcBlockchainBlockHeaderByHeight(uint256)',
-    decode: (r: ArgReader) => r.uint(0),
-    gas: (_a: unknown, data: Uint8Array) => 5_000n + dataGas(data),
-    callTypes: STATIC_OK,
-    execute: async ({ args, input }: NativeCall<bigint>) => {
-      await btcChainHeight(input)
-      // BigInteger.intValue(), then the main chain at that height: only the genesis at 0
-      return encodeBytes(BigInt.asIntN(32, args) === 0n ? genesisHeader() : new Uint8Array(0))
-    },
-  },
-  {
-    signature: 'getBtcBlockchainBlockHeaderByHash(bytes32)',
-    decode: (r: ArgReader) => r.word(0),
-    gas: (_a: unknown, data: Uint8Array) => 4_600n + dataGas(data),
-    callTypes: STATIC_OK,
-    execute: async ({ args, input }: NativeCall<Uint8Array>) => {
-      await btcChainHeight(input)
-      return encodeBytes(Buffer.from(args).toString('hex') === BTC_REGTEST_GENESIS_HASH ? genesisHeader() : new Uint8Array(0))
-    },
-  },
-  {
-    signature: 'getBtcBlockchainParentBlockHeaderByHash(bytes32)',
-    decode: (r: ArgReader) => r.word(0),
-    gas: (_a: unknown, data: Uint8Array) => 4_900n + dataGas(data),
-    callTypes: STATIC_OK,
-    execute: async ({ input }: NativeCall<Uint8Array>) => {
-      await btcChainHeight(input)
-      return encodeBytes(new Uint8Array(0)) // the genesis has no stored parent; other hashes are unknown
-    },
-  },
+  reader('getBtcBlockchainBlockHeaderByHeight(uint256)', (r) => r.uint(0), 5_000n, false, async ({ args, input }) => {
+    await btcChainHeight(input)
+    // BigInteger.intValue(), then the main chain at that height: only the genesis at 0
+    return encodeBytes(BigInt.asIntN(32, args) === 0n ? genesisHeader() : new Uint8Array(0))
+  }),
+  reader('getBtcBlockchainBlockHeaderByHash(bytes32)', (r) => r.word(0), 4_600n, false, async ({ args, input }) => {
+    await btcChainHeight(input)
+    return encodeBytes(Buffer.from(args).toString('hex') === BTC_REGTEST_GENESIS_HASH ? genesisHeader() : new Uint8Array(0))
+  }),
+  reader('getBtcBlockchainParentBlockHeaderByHash(bytes32)', (r) => r.word(0), 4_900n, false, async ({ input }) => {
+    await btcChainHeight(input)
+    return encodeBytes(new Uint8Array(0)) // the genesis has no stored parent; other hashes are unknown
+  }),
   getter('getBtcBlockchainBestChainHeight()', 19_000n, false, async ({ input }) => encodeUint(await btcChainHeight(input))),
   getter('getBtcBlockchainInitialBlockHeight()', 20_000n, true, async ({ input }) => {
     await btcChainHeight(input)
     return encodeUint(0n)
   }),
-  {
-    signature: 'getBtcBlockchainBlockHashAtDepth(int256)',
-    decode: (r: ArgReader) => r.int(0),
-    gas: (_a: unknown, data: Uint8Array) => 20_000n + dataGas(data),
-    localCallsOnly: true,
-    callTypes: STATIC_OK,
-    execute: async ({ args, input }: NativeCall<bigint>) => {
-      const best = await btcChainHeight(input)
-      const depth = BigInt.asIntN(32, args)
-      if (depth < 0n || depth > best) throw new NativeContractError(`Height must be between 0 and ${best}`)
-      return encodeBytes(Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HASH, 'hex')))
-    },
-  },
-  {
-    signature: 'getBtcTxHashProcessedHeight(string)',
-    decode: (r: ArgReader) => r.string(0),
-    gas: (_a: unknown, data: Uint8Array) => 22_000n + dataGas(data),
-    localCallsOnly: true,
-    callTypes: STATIC_OK,
-    execute: async ({ args, input }: NativeCall<string>) => encodeUint((await processedHeight(input, btcHash(args))) ?? -1n),
-  },
-  {
-    signature: 'isBtcTxHashAlreadyProcessed(string)',
-    decode: (r: ArgReader) => r.string(0),
-    gas: (_a: unknown, data: Uint8Array) => 23_000n + dataGas(data),
-    localCallsOnly: true,
-    callTypes: STATIC_OK,
-    execute: async ({ args, input }: NativeCall<string>) => encodeUint((await processedHeight(input, btcHash(args))) === undefined ? 0n : 1n),
-  },
+  reader('getBtcBlockchainBlockHashAtDepth(int256)', (r) => r.int(0), 20_000n, true, async ({ args, input }) => {
+    const best = await btcChainHeight(input)
+    const depth = BigInt.asIntN(32, args)
+    if (depth < 0n || depth > best) throw new NativeContractError(`Height must be between 0 and ${best}`)
+    return encodeBytes(Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HASH, 'hex')))
+  }),
+  reader('getBtcTxHashProcessedHeight(string)', (r) => r.string(0), 22_000n, true, async ({ args, input }) => encodeUint((await processedHeight(input, btcHash(args))) ?? -1n)),
+  reader('isBtcTxHashAlreadyProcessed(string)', (r) => r.string(0), 23_000n, true, async ({ args, input }) => encodeUint((await processedHeight(input, btcHash(args))) === undefined ? 0n : 1n)),
   getter('getLockWhitelistSize()', 16_000n, true, async ({ input }) => {
     await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
     return encodeUint(0n)
   }),
-  {
-    signature: 'getLockWhitelistAddress(int256)',
-    decode: (r: ArgReader) => r.int(0),
-    gas: (_a: unknown, data: Uint8Array) => 16_000n + dataGas(data),
-    localCallsOnly: true,
-    callTypes: STATIC_OK,
-    execute: async ({ input }: NativeCall<bigint>) => {
-      await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
-      return encodeString('') // no entry at any index: ""
-    },
-  },
-  {
-    signature: 'getLockWhitelistEntryByAddress(string)',
-    decode: (r: ArgReader) => r.string(0),
-    gas: (_a: unknown, data: Uint8Array) => 16_000n + dataGas(data),
-    localCallsOnly: true,
-    callTypes: STATIC_OK,
-    execute: async ({ input }: NativeCall<string>) => {
-      await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
-      return encodeUint(-1n) // WhitelistResponseCode.ADDRESS_NOT_EXIST (also for an unparsable address)
-    },
-  },
+  reader('getLockWhitelistAddress(int256)', (r) => r.int(0), 16_000n, true, async ({ input }) => {
+    await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+    return encodeString('') // no entry at any index: ""
+  }),
+  reader('getLockWhitelistEntryByAddress(string)', (r) => r.string(0), 16_000n, true, async ({ input }) => {
+    await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+    return encodeUint(-1n) // WhitelistResponseCode.ADDRESS_NOT_EXIST (also for an unparsable address)
+  }),
 ]
 
 const PEGOUT_METHODS: NativeMethod<any>[] = [

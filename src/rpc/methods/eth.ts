@@ -114,13 +114,14 @@ function txData(obj: TxObject, nonce: bigint): LegacyTxData {
 }
 
 /**
- * Builds and submits a transaction from `obj.from` with the spec's defaults (gas 90 000, gasPrice 0, value 0,
+ * Builds and submits a transaction from `obj.from` with the spec's defaults (gas 90 000 — or, under a
+ * compatibility profile, the eth_estimateGas of the request at `pending` —, gasPrice 0, value 0,
  * nonce = next pending nonce; an explicit nonce replaces an own pending transaction): signed when the node
  * holds the key unlocked (or with `signer`, the key personal_sendTransaction decrypted with its passphrase),
  * unsigned when the sender is impersonated (or `unsigned` is set: eth_sendUnsignedTransaction).
  * @returns the transaction hash
  * @throws RpcError -32602 "from is null" / "Could not find account for address: …" / "account … is locked…";
- *   -32010; -32015
+ *   -32010; -32015 (also the estimate's revert under a profile, nothing sent then)
  */
 export async function sendFrom(s: Services, obj: TxObject, unsigned: boolean, signer?: LocalAccount): Promise<Uint8Array> {
   const { chain } = s
