@@ -122,7 +122,7 @@ describe('--db: restart', () => {
     ;({ probeAddress } = await buildChain(a.url))
     // states of old blocks are no longer in memory …
     const db = a.chain.executor.stateManager.db
-    for (const n of [2n, 5n]) expect(db.lookup(a.chain.blockByNumber(n)!.header.stateRoot)).toBeUndefined()
+    for (const n of [2n, 5n]) expect(db.lookup((await a.chain.blockByNumber(n))!.header.stateRoot)).toBeUndefined()
     before = await observe(a.url, probeAddress)
     expect(before.head).toBe(36)
     expect(before.logs.length).toBeGreaterThan(5)

@@ -27,9 +27,9 @@ export interface ReplaySource {
   readonly executor: Executor
   /** eth_call gas cap (reference rpc.callGasCap). */
   readonly callGasCap: bigint
-  blockByNumber(n: bigint): BlockRecord | undefined
+  blockByNumber(n: bigint): Promise<BlockRecord | undefined>
   /** The state root a mined block's transactions ran on, when still known. */
-  preStateRoot(block: BlockRecord): Uint8Array | undefined
+  preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined>
   contextOf(block: BlockRecord): BlockContext
 }
 
@@ -50,8 +50,8 @@ export function isRemascTx(tx: TxRecord): boolean {
 
 /** The state root a block's transactions ran on: its parent's. @throws RpcError -32600 when no longer readable */
 async function parentRoot(chain: ReplaySource, block: BlockRecord): Promise<Uint8Array> {
-  const parent = chain.blockByNumber(block.header.number - 1n)
-  const root = chain.preStateRoot(block)
+  const parent = await chain.blockByNumber(block.header.number - 1n)
+  const root = await chain.preStateRoot(block)
   if (parent === undefined || root === undefined) throw new RpcError(ErrorCode.InvalidRequest, 'The genesis block has no transactions to trace')
   const states = chain.executor.stateManager.db
   if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {
