@@ -228,6 +228,11 @@ export class BlockBuilder {
     return this.preStateRoots.get(block.hashKey) ?? (await this.o.blocks.byNumber(block.header.number - 1n))?.header.stateRoot
   }
 
+  /** The in-place-changed state `block` ran on, when it was mined here and differs from its parent's; else undefined. */
+  changedPreStateRoot(block: BlockRecord): Uint8Array | undefined {
+    return this.preStateRoots.get(block.hashKey)
+  }
+
   /** Hashes and encodes a header with its transactions into a block record. */
   private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint, hfmm?: Uint8Array): BlockRecord {
     const hash = headerHash(header)

@@ -16,6 +16,7 @@ import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { remascTransactionRlp } from '../rsk/remasc.js'
 import { bigIntToBytes, bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
 import { remascTxRecord } from './consensus.js'
+import { hasPlaceholderSignature, reportSender } from '../accounts/impersonation.js'
 import { blockEncoding, encodeReceipt, headerHash } from './seal.js'
 import type { BlockRecord, HeaderFields, ReceiptRecord, TxRecord } from '../types/records.js'
 
@@ -99,7 +100,12 @@ function lazyTxRecord(txRlp: Uint8Array, from: Uint8Array, index: number, receip
   let tx: LegacyTx | undefined
   return {
     get tx(): LegacyTx {
-      tx ??= createLegacyTxFromRLP(txRlp, { common })
+      if (tx === undefined) {
+        tx = createLegacyTxFromRLP(txRlp, { common, freeze: false })
+        // an impersonated send (placeholder signature) reports its recorded sender, as when it was mined
+        if (hasPlaceholderSignature(tx, from)) reportSender(tx, from)
+        else Object.freeze(tx)
+      }
       return tx
     },
     // (the hash of a legacy transaction is keccak256 of its RLP; the native keccak is faster than tx.hash())

@@ -29,12 +29,13 @@ const UPGRADE_BATCH_BLOCKS = 2_000
  * Interrupted, it starts over at the next start (the indexes are idempotent puts).
  * @throws StorageCorruptError when a block is missing or does not follow its parent
  */
-async function upgradeFormat1(storage: ChainStorage, head: bigint, common: Common, meta: StoredMeta): Promise<void> {
-  let ops: PutOp[] = []
-  let parentHash: string | undefined
-  for await (const { number, rlp, extra } of storage.encodedRange(0n, head)) {
+async function upgradeFormat1(storage: ChainStorage, head: bigint, genesis: BlockRecord, common: Common, meta: StoredMeta): Promise<void> {
+  // the genesis is this configuration's (its hash was checked against the meta)
+  let ops: PutOp[] = blockIndexOps(0n, genesis.hash, [])
+  let parentHash = genesis.hashKey
+  for await (const { number, rlp, extra } of storage.encodedRange(1n, head)) {
     const block = decodeStoredBlock(rlp, extra, common)
-    if (parentHash !== undefined && toKey(block.header.parentHash) !== parentHash) {
+    if (toKey(block.header.parentHash) !== parentHash) {
       throw new StorageCorruptError(`${storage.label}: block ${number} does not follow block ${number - 1n}`)
     }
     parentHash = block.hashKey
@@ -101,7 +102,7 @@ export async function restoreChain(
       `${storage.label} holds a chain with chain id ${m.chainId}; this configuration has chain id ${meta.chainId}`,
     )
   }
-  if (m.format === 1) await upgradeFormat1(storage, stored.head, t.common, meta)
+  if (m.format === 1) await upgradeFormat1(storage, stored.head, genesis, t.common, meta)
   // nothing proportional to the chain's length: the head is decoded, everything else is read on demand
   let head = genesis
   if (stored.head > 0n) {

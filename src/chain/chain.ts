@@ -527,7 +527,7 @@ export class Chain extends EventEmitter {
     if (this.database) {
       // one batch per block (block, receipts, state nodes, head) before anyone sees the block
       try {
-        await this.database.writeBlock(result.block, this.executor.stateManager.getTrie(), enc)
+        await this.database.writeBlock(result.block, this.executor.stateManager.getTrie(), enc, this.builder.changedPreStateRoot(result.block))
       } catch (err) {
         await this.executor.resetTo(parentState)
         throw err
@@ -613,8 +613,10 @@ export class Chain extends EventEmitter {
   }
 
   /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
-  preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined> {
-    return this.builder.preStateRoot(block)
+  async preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined> {
+    // mined here since the start, or recorded with the block in the database
+    const changed = this.builder.changedPreStateRoot(block) ?? (await this.database?.preStateRoot(block.header.number))
+    return changed ?? this.builder.preStateRoot(block)
   }
 
   /**

@@ -12,6 +12,7 @@
  *   'x' ‖ number     RLP[hash, hashForMergedMining, totalDifficulty, [[from, contractAddress, receipt RLP, first logIndex] per tx]]
  *   'H' ‖ hash       number of the canonical block with that hash (8 bytes)
  *   'T' ‖ tx hash    where a mined transaction is: block number (8 bytes) ‖ index in the block (4 bytes)
+ *   'p' ‖ number     the state root the block ran on, when not its parent's (changed in place in between: replays)
  *   'n' ‖ hash       Unitrie node message, or long value, under its keccak256 (rskj TrieStoreImpl's content addressing)
  *
  * Blocks are read back on demand through ./level-block-archive.ts (by number, by hash, by transaction hash), so
@@ -74,6 +75,7 @@ const EXTRA = 0x78 // 'x'
 const NODE = 0x6e // 'n'
 const BY_HASH = 0x48 // 'H'
 const TX = 0x54 // 'T'
+const PRE_STATE = 0x70 // 'p'
 
 function numberKey(prefix: number, n: bigint): Uint8Array {
   const k = new Uint8Array(9)
@@ -255,6 +257,11 @@ export class ChainStorage {
     return rlp === undefined || extra === undefined ? undefined : { rlp, extra }
   }
 
+  /** The state block `number` ran on when it was not its parent's (recorded with the block), or undefined. */
+  async preStateRoot(number: bigint): Promise<Uint8Array | undefined> {
+    return this.db.get(numberKey(PRE_STATE, number))
+  }
+
   /** The number of the stored block with this hash, or undefined. */
   async numberOfHash(hash: Uint8Array): Promise<bigint | undefined> {
     const v = await this.db.get(hashKey(BY_HASH, hash))
@@ -293,10 +300,14 @@ export class ChainStorage {
   /**
    * Writes a mined block in one batch: its RLP, receipts and senders, the new nodes of its state, the head.
    * @param state the trie of the block's state (the live state after it)
+   * @param enc its encodings when already made; @param preStateRoot the state it ran on when that is not its
+   *   parent's (changed in place in between), for replays (traces)
    */
-  writeBlock(block: BlockRecord, state: Unitrie, enc?: EncodedBlock): Promise<void> {
+  writeBlock(block: BlockRecord, state: Unitrie, enc?: EncodedBlock, preStateRoot?: Uint8Array): Promise<void> {
     state.save(this.trieStore)
-    return this.write([...this.blockOps(block, enc), { type: 'put', key: LIVE, value: state.hash() }])
+    const ops = [...this.blockOps(block, enc), { type: 'put' as const, key: LIVE, value: state.hash() }]
+    if (preStateRoot !== undefined) ops.push({ type: 'put', key: numberKey(PRE_STATE, block.header.number), value: preStateRoot })
+    return this.write(ops)
   }
 
   /** Records an in-place change of the live state (anvil_setBalance, …): its new nodes and root. */
@@ -313,7 +324,9 @@ export class ChainStorage {
    */
   rewind(number: bigint, oldHead: bigint, liveRoot: Uint8Array, removed: Iterable<{ hash: Uint8Array; txHashes: readonly Uint8Array[] }>): Promise<void> {
     const ops: (PutOp | DelOp)[] = []
-    for (let n = number + 1n; n <= oldHead; n++) ops.push({ type: 'del', key: numberKey(BLOCK, n) }, { type: 'del', key: numberKey(EXTRA, n) })
+    for (let n = number + 1n; n <= oldHead; n++) {
+      ops.push({ type: 'del', key: numberKey(BLOCK, n) }, { type: 'del', key: numberKey(EXTRA, n) }, { type: 'del', key: numberKey(PRE_STATE, n) })
+    }
     for (const r of removed) {
       ops.push({ type: 'del', key: hashKey(BY_HASH, r.hash) })
       for (const h of r.txHashes) ops.push({ type: 'del', key: hashKey(TX, h) })

@@ -6,7 +6,7 @@
  * The parent's state must still be readable: with `--state-history` older states are forgotten (with `--db`
  * they are read back), and beyond that the reference's "state not found" error is answered (-32600, as
  * eth_call at such a block). A block mined after state was changed in place (anvil_setBalance, …) is replayed
- * on the changed state (Chain.preStateRoot), kept in memory only: after a restart with `--db` it is the parent's.
+ * on the changed state (Chain.preStateRoot), recorded with the block (also in the `--db` database).
  */
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
