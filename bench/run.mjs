@@ -6,13 +6,16 @@
 //   npm run bench -- --quick            # smoke run: N=500, 2 s per load test, no warm-up
 //   npm run bench -- --only node-cli,anvil
 //   npm run bench -- --long             # + 100k-transfer memory-growth run on node-cli
-//   npm run bench -- --sustain 10       # + 10 min sustained mixed load on node-cli, RSS every 15 s
+//   npm run bench -- --sustain 10       # + 10 min sustained mixed load on node-cli (in memory, then --db)
+//   npm run bench -- --restart          # only the restart row: 100k blocks with --db, restart time, kill -9
+//   npm run bench -- --memory           # only the memory-per-block row (5 000 and 25 000 blocks)
 //
 // The peers and the load client live in bench/package.json (exact pins) and are
 // installed on first use with `npm ci --prefix bench`.
 //
 // This file only orchestrates: options (lib/options.mjs), the main run per peer (lib/workload.mjs), the extra
-// rows (lib/long.mjs, lib/sustain.mjs), the table (lib/table.mjs) and the results file (lib/results.mjs).
+// rows (lib/long.mjs, lib/sustain.mjs, lib/restart.mjs, lib/memory.mjs), the table (lib/table.mjs) and the
+// results file (lib/results.mjs).
 import { cpus, loadavg, totalmem, release } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { ensureBenchDeps } from './lib/deps.mjs'
@@ -29,7 +32,9 @@ const { log, fmtMin } = await import('./lib/log.mjs')
 const { runPeer } = await import('./lib/workload.mjs')
 const { runLong, printLong } = await import('./lib/long.mjs')
 const { runSustain, SUSTAIN_SAMPLE_S, SUSTAIN_FLAT_PCT } = await import('./lib/sustain.mjs')
-const { printSustain } = await import('./lib/sustain-analysis.mjs')
+const { printSustain } = await import('./lib/sustain-report.mjs')
+const { runRestart, printRestart } = await import('./lib/restart.mjs')
+const { runMemory, printMemory } = await import('./lib/memory.mjs')
 const { evaluateTargets } = await import('./lib/metrics.mjs')
 const { printTable, printTargets } = await import('./lib/table.mjs')
 const { writeResults } = await import('./lib/results.mjs')
@@ -45,18 +50,27 @@ if (opts.only) {
   const bad = opts.only.filter((n) => !NAMES.includes(n))
   if (bad.length) die(`--only: unknown peer(s) ${bad.join(', ')} (known: ${NAMES.join(', ')})`)
 }
-const selected = PEERS.filter((p) => !opts.only || opts.only.includes(p.name))
+const selected = opts.main ? PEERS.filter((p) => !opts.only || opts.only.includes(p.name)) : []
 {
   const bad = opts.sustainPeers.filter((n) => !NAMES.includes(n))
   if (bad.length) die(`--sustain-peers: unknown peer(s) ${bad.join(', ')} (known: ${NAMES.join(', ')})`)
 }
-// node-cli always, then the --sustain-peers in the usual order
-const sustainSelected = opts.sustain == null ? [] : PEERS.filter((p) => p.name === 'node-cli' || opts.sustainPeers.includes(p.name))
+// node-cli always (in memory and/or with --db, as --sustain-db says), then the --sustain-peers in the usual order
+const nodeCli = PEERS.find((p) => p.name === 'node-cli')
+/** @type {Array<{ peer: Record<string, any>, db: boolean }>} */
+const sustainRuns = []
+if (opts.sustain != null) {
+  if (opts.sustainDb !== 'only') sustainRuns.push({ peer: nodeCli, db: false })
+  if (opts.sustainDb !== 'off') sustainRuns.push({ peer: nodeCli, db: true })
+  for (const p of PEERS) if (p !== nodeCli && opts.sustainPeers.includes(p.name)) sustainRuns.push({ peer: p, db: false })
+}
+const sustainNames = sustainRuns.map((x) => (x.db ? `${x.peer.name} --db` : x.peer.name))
 
 // ---------------------------------------------------------------- run
 const t0 = performance.now()
-log(`node-cli bench: ${selected.map((p) => p.name).join(', ')} — N=${opts.n} transfers, ${opts.duration} s per load test${opts.warmup ? ` (+${opts.warmup} s warm-up)` : ''}, ${opts.connections} connections${opts.quick ? ' [quick]' : ''}`)
-if (sustainSelected.length) log(`then --sustain: ${fmtMin(opts.sustain)} of sustained load on each of ${sustainSelected.map((p) => p.name).join(', ')} (${opts.sustainTps} transfers/s)`)
+if (opts.main) log(`node-cli bench: ${selected.map((p) => p.name).join(', ')} — N=${opts.n} transfers, ${opts.duration} s per load test${opts.warmup ? ` (+${opts.warmup} s warm-up)` : ''}, ${opts.connections} connections${opts.quick ? ' [quick]' : ''}`)
+else log(`node-cli bench: no main run; ${[opts.long && '--long', opts.sustain != null && '--sustain', opts.restart && '--restart', opts.memory && '--memory'].filter(Boolean).join(', ') || 'nothing to run'}`)
+if (sustainRuns.length) log(`${opts.main ? 'then ' : ''}--sustain: ${fmtMin(opts.sustain)} of sustained load on each of ${sustainNames.join(', ')} (${opts.sustainTps} transfers/s)`)
 log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, Linux ${release()}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
 const results = []
 for (const peer of selected) results.push(await runPeer(peer, opts))
@@ -66,23 +80,28 @@ if (opts.long) {
   long = nc.unavailable() ? { error: nc.unavailable() } : await runLong(nc, opts)
 }
 let sustain = null
-if (sustainSelected.length) {
+if (sustainRuns.length) {
   sustain = { minutes: opts.sustain, targetTps: opts.sustainTps, connections: opts.connections, sampleEveryS: SUSTAIN_SAMPLE_S, flatPct: SUSTAIN_FLAT_PCT, peers: [] }
-  for (const peer of sustainSelected) sustain.peers.push(await runSustain(peer, opts))
+  for (const { peer, db } of sustainRuns) sustain.peers.push(await runSustain(peer, opts, { db }))
 }
+const restart = opts.restart ? await runRestart(nodeCli, opts) : null
+const memory = opts.memory ? await runMemory(nodeCli, opts) : null
 
 // ---------------------------------------------------------------- report
-printTable(results)
+if (results.length) printTable(results)
 const targets = results.some((r) => r.name === 'node-cli') ? evaluateTargets(results) : []
 if (targets.length) printTargets(targets)
 if (long) printLong(long, opts)
 if (sustain) printSustain(sustain)
+if (restart) printRestart(restart)
+if (memory) printMemory(memory)
 const elapsed = (performance.now() - t0) / 1000
 log(`\ntotal ${elapsed.toFixed(0)} s; results in ${opts.out}`)
 
 const anyFail =
   results.some((r) => r.status === 'failed' || r.checks.some((c) => !c.ok)) ||
   (long && (long.error || long.checks?.some((c) => !c.ok))) ||
-  (sustain && sustain.peers.some((r) => r.status === 'failed' || r.checks.some((c) => !c.ok)))
-writeResults(opts.out, { opts, sustainPeers: sustainSelected.map((p) => p.name), results, targets, long, sustain, elapsedS: elapsed, ok: !anyFail })
+  (sustain && sustain.peers.some((r) => r.status === 'failed' || r.checks.some((c) => !c.ok))) ||
+  [restart, memory].some((r) => r && (r.status === 'failed' || r.checks.some((c) => !c.ok)))
+writeResults(opts.out, { opts, sustainPeers: sustainNames, results, targets, long, sustain, restart, memory, elapsedS: elapsed, ok: !anyFail })
 process.exit(anyFail ? 1 : 0)

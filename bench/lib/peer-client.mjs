@@ -20,11 +20,14 @@ const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 1)
  * Starts a peer on a free port and polls eth_chainId every 5 ms until it answers. `ctx.instance` is set to the
  * process at once (for a watchdog). Returns the spawnChild handle with { url, port, chainId, startupMs (ms from
  * spawn to the first answer) }. Throws when the process exits first or nothing answers within 60 s.
+ * With `until(probe)` the poll is that function instead (resolving to a value other than undefined = ready; it
+ * may throw while the node is not ready); its value is returned as `ready`, and `chainId` is not asked.
  * @param {Record<string, any>} peer from definePeers
  * @param {{ instance: any }} ctx
- * @param {{ withoutExtraCa?: boolean, extraArgs?: string[] }} [o] drop NODE_EXTRA_CA_CERTS; extra command-line arguments
+ * @param {{ withoutExtraCa?: boolean, extraArgs?: string[], until?: (probe: Rpc) => Promise<any>, timeoutMs?: number }} [o]
+ *   drop NODE_EXTRA_CA_CERTS; extra command-line arguments; the readiness poll; the start-up deadline (ms)
  */
-export async function start(peer, ctx, { withoutExtraCa = false, extraArgs = [] } = {}) {
+export async function start(peer, ctx, { withoutExtraCa = false, extraArgs = [], until = null, timeoutMs = STARTUP_TIMEOUT_MS } = {}) {
   const port = await freePort()
   const { cmd, args: baseArgs, cwd, env: peerEnv } = peer.command(port)
   const args = [...baseArgs, ...extraArgs]
@@ -46,14 +49,19 @@ export async function start(peer, ctx, { withoutExtraCa = false, extraArgs = [] 
         throw new Error(`exited during startup (${e.error?.message ?? `code ${e.code}, signal ${e.signal}`})${h.tail() ? `:\n${h.tail()}` : ''}`)
       }
       try {
-        const chainId = await probe.call('eth_chainId')
-        return { ...h, url, port, chainId, startupMs: performance.now() - t0 }
+        if (until) {
+          const ready = await until(probe)
+          if (ready !== undefined) return { ...h, url, port, chainId: undefined, ready, startupMs: performance.now() - t0 }
+        } else {
+          const chainId = await probe.call('eth_chainId')
+          return { ...h, url, port, chainId, startupMs: performance.now() - t0 }
+        }
       } catch (err) {
         lastErr = err
       }
-      if (performance.now() - t0 > STARTUP_TIMEOUT_MS) {
+      if (performance.now() - t0 > timeoutMs) {
         await h.stop(1000)
-        throw new Error(`no eth_chainId answer within ${STARTUP_TIMEOUT_MS / 1000} s (last error: ${lastErr?.message})${h.tail() ? `:\n${h.tail()}` : ''}`)
+        throw new Error(`no ${until ? 'ready' : 'eth_chainId'} answer within ${timeoutMs / 1000} s (last error: ${lastErr?.message})${h.tail() ? `:\n${h.tail()}` : ''}`)
       }
       await sleep(5)
     }

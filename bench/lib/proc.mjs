@@ -2,9 +2,10 @@
 // bounded output tail, stopping it (SIGTERM, then SIGKILL), reading its RSS and CPU
 // time, and making sure no child outlives the benchmark (exit, signals, crashes).
 import { spawn } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import net from 'node:net'
-import { cpus } from 'node:os'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 
 const children = new Set()
@@ -15,6 +16,34 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 /** Registers a directory to delete when the benchmark exits. */
 export function removeOnExit(dir) {
   tempDirs.add(dir)
+}
+
+/** A new empty directory under the OS temp dir (name `<prefix>XXXXXX`), deleted when the benchmark exits. */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  removeOnExit(dir)
+  return dir
+}
+
+/** Total size in bytes of the files under `dir` (recursively; 0 when it does not exist). */
+export function dirBytes(dir) {
+  let total = 0
+  let names
+  try {
+    names = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return 0
+  }
+  for (const d of names) {
+    const p = join(dir, d.name)
+    if (d.isDirectory()) total += dirBytes(p)
+    else {
+      try {
+        total += statSync(p).size
+      } catch {}
+    }
+  }
+  return total
 }
 
 function cleanupSync() {
@@ -74,13 +103,16 @@ export function freePort() {
 /**
  * Spawns `cmd args` with piped, drained output (the last `tailBytes` kept for
  * error messages). Returns { child, pid, tail(), exited (promise of {code, signal}),
- * isAlive(), stop() }.
+ * isAlive(), stop() }. With `ipc` (a Node script) the child also gets an IPC channel
+ * (child.send / child.on('message')).
  * @param {string} cmd
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, tailBytes?: number }} [opts]
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, tailBytes?: number, ipc?: boolean }} [opts]
  */
-export function spawnChild(cmd, args, { cwd, env, tailBytes = 8192 } = {}) {
-  const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+export function spawnChild(cmd, args, { cwd, env, tailBytes = 8192, ipc = false } = {}) {
+  /** @type {import('node:child_process').StdioOptions} */
+  const stdio = ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe']
+  const child = spawn(cmd, args, { cwd, env, stdio })
   children.add(child)
   let out = ''
   const keep = (chunk) => {

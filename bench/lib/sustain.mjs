@@ -1,26 +1,17 @@
 // --sustain: a fresh instance under a sustained mixed load (reads on many connections, a steady stream of
-// transfers, eth_getLogs every 5 s), every answer checked, RSS and throughput sampled over time
-// (bench/README.md, "--sustain"). The analysis and the printed report are in sustain-analysis.mjs.
+// transfers, eth_getLogs every 5 s), every answer checked, RSS and throughput sampled over time, per-window
+// latency (bench/README.md, "--sustain"); node-cli also with --db. The read side is in sustain-load.mjs, the
+// windows in sustain-windows.mjs, the analysis in sustain-analysis.mjs, the printing in sustain-report.mjs.
 import { performance } from 'node:perf_hooks'
-import {
-  LOAD_SAMPLES,
-  LOG_RANGE,
-  RECIPIENT,
-  SUPPLY,
-  TRANSFER_GAS,
-  TRANSFER_TOPIC,
-  balanceOfData,
-  someAddress,
-  topicAddr,
-  transferData,
-  variedAmount,
-} from './erc20.mjs'
-import { CLIENT_BOUND_PCT, autocannon, preflight, sameResult } from './load.mjs'
+import { LOAD_SAMPLES, LOG_RANGE, RECIPIENT, SUPPLY, TRANSFER_GAS, TRANSFER_TOPIC, balanceOfData, someAddress, topicAddr, transferData, variedAmount } from './erc20.mjs'
+import { CLIENT_BOUND_PCT, autocannon, preflight } from './load.mjs'
 import { fmtMin, fmtMs, log } from './log.mjs'
 import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
-import { cpuSeconds, median, rssMiB, sleep } from './proc.mjs'
-import { Rpc, body, hex } from './rpc.mjs'
+import { cpuSeconds, dirBytes, median, peakRssMiB, rssMiB, sleep, tempDir } from './proc.mjs'
+import { Rpc, body } from './rpc.mjs'
 import { analyze as analyzeSustain, verdict as sustainVerdict } from './sustain-analysis.mjs'
+import { logsLoop, readMix, sleepUntil } from './sustain-load.mjs'
+import { WindowRecorder, windowGrowth } from './sustain-windows.mjs'
 
 /** Seconds between samples. */
 export const SUSTAIN_SAMPLE_S = 15
@@ -31,28 +22,22 @@ export const SUSTAIN_FLAT_PCT = 10
 const sustainRecipient = (i) => '0x' + (0xc0000000 + i).toString(16).padStart(40, '0')
 const sustainAmount = (i) => BigInt((i % 1000) + 1)
 
-/** Resolves at performance.now() >= `at`, or early (false) once `stopped()` says so. */
-async function sleepUntil(at, stopped) {
-  for (;;) {
-    if (stopped()) return false
-    const left = at - performance.now()
-    if (left <= 0) return true
-    await sleep(Math.min(left, 250))
-  }
-}
-
 /**
  * A fresh instance of `peer`: deploy the token, seed LOAD_SAMPLES transfers, then for opts.sustain minutes
  * (a) autocannon on opts.connections connections cycling eth_blockNumber, eth_call balanceOf (new address
  * each), eth_estimateGas (new amount each), eth_getBlockByNumber(full) and eth_getTransactionReceipt (over
  * the seeded transfers), every response checked; (b) sequential ERC-20 transfers signed on the fly at
  * opts.sustainTps, every receipt checked; (c) eth_getLogs over the last 1000 blocks every 5 s, checked
- * against the transfers sent. RSS, req/s, tx/s and height every 15 s. `opts` from parseArgs.
+ * against the transfers sent. RSS, peak RSS, req/s, tx/s and height every 15 s, and per window (1 min; a
+ * quarter of runs shorter than 4 min) the blocks mined and p50/p99 latency of the reads and of the transfers.
+ * With `db`, the node runs with --db <a temp dir> (named "<peer> --db"). `opts` from parseArgs.
  */
-export async function runSustain(peer, opts) {
+export async function runSustain(peer, opts, { db = false } = {}) {
   const totalS = opts.sustain * 60
+  const name = db ? `${peer.name} --db` : peer.name
   const out = {
-    name: peer.name,
+    name,
+    db,
     version: null,
     status: 'ok',
     error: null,
@@ -61,6 +46,11 @@ export async function runSustain(peer, opts) {
     connections: opts.connections,
     rssIdleMiB: null,
     samples: [],
+    windowS: null,
+    windows: [],
+    growth: null,
+    dbBytes: null,
+    dbBytesPerBlock: null,
     requests: {},
     transfers: null,
     getLogs: null,
@@ -76,13 +66,13 @@ export async function runSustain(peer, opts) {
   if (why) {
     out.status = 'skipped'
     out.error = why
-    log(`\n== --sustain ${peer.name}: skipped — ${why}`)
+    log(`\n== --sustain ${name}: skipped — ${why}`)
     return out
   }
-  log(`\n== --sustain: ${fmtMin(opts.sustain)} of sustained mixed load on ${peer.name} ${out.version ?? ''} (${opts.connections} read connections + ${opts.sustainTps} transfers/s, RSS every ${SUSTAIN_SAMPLE_S} s)`)
+  log(`\n== --sustain: ${fmtMin(opts.sustain)} of sustained mixed load on ${name} ${out.version ?? ''} (${opts.connections} read connections + ${opts.sustainTps} transfers/s, RSS every ${SUSTAIN_SAMPLE_S} s)`)
   const check = (what, ok, detail) => {
     out.checks.push({ what, ok: !!ok, detail: detail ?? null })
-    if (!ok) log(`   CHECK FAILED [sustain ${peer.name}] ${what}${detail ? `: ${detail}` : ''}`)
+    if (!ok) log(`   CHECK FAILED [sustain ${name}] ${what}${detail ? `: ${detail}` : ''}`)
   }
   const step = (s) => log(`   ${s}`)
   const ctx = { instance: null }
@@ -98,7 +88,8 @@ export async function runSustain(peer, opts) {
     return r
   }
   try {
-    const inst = await start(peer, ctx)
+    const dir = db ? tempDir('node-cli-bench-sustain-') : null
+    const inst = await start(peer, ctx, { extraArgs: db ? ['--db', dir] : [] })
     await sleep(opts.settleMs)
     out.rssIdleMiB = rssMiB(inst.pid)
     const rpc = newRpc(inst.url) // setup, final checks
@@ -118,12 +109,15 @@ export async function runSustain(peer, opts) {
     let badReceipts = 0
     let firstBad = null
     let extraPolls = 0
+    let onTransfer = (_ms) => {}
     const sendTransfer = async () => {
       const i = transfers.length
       const to = sustainRecipient(i)
       const amount = sustainAmount(i)
       const raw = await wallet.signTransaction({ type: 0, chainId, nonce: nonce++, gasPrice, gasLimit: TRANSFER_GAS, to: token, data: transferData(to, amount), value: 0n })
+      const tSend = performance.now()
       const { receipt: r, polls } = await sendAndWait(txRpc, raw) // checks the returned hash = keccak256(raw)
+      onTransfer(performance.now() - tSend)
       extraPolls += polls
       const l = r.logs?.[0]
       const ok =
@@ -182,77 +176,8 @@ export async function runSustain(peer, opts) {
     step(`seeded ${LOAD_SAMPLES} transfers (head ${head}); transfer estimate ${estimate} gas; chain data ≈ ${(chainBytesPerTx / 1024).toFixed(2)} KiB per transfer (JSON of block + receipt)`)
 
     // --- the read mix: one request of each kind per cycle on every connection, every answer checked
-    let callN = 1
-    let estN = 1
-    let blkN = 0
-    let rcpN = 0
-    const kinds = [
-      {
-        name: 'eth_blockNumber',
-        // the head moves: the answer lies between the head known when the request was built and the head known now + 1 (a transfer in flight)
-        build: (c) => {
-          c.minHead = head
-          return body('eth_blockNumber')
-        },
-        check: (res, c) => /^0x[0-9a-f]+$/.test(res) && Number(BigInt(res)) >= c.minHead && Number(BigInt(res)) <= head + 1,
-      },
-      {
-        name: 'eth_call balanceOf (new address each)',
-        build: () => body('eth_call', [{ to: token, data: balanceOfData(someAddress(callN++)) }, 'latest']),
-        check: (res) => BigInt(res) === 0n,
-      },
-      {
-        name: 'eth_estimateGas transfer (new amount each)',
-        build: () => body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, variedAmount(estN++)) }]),
-        // within 5% of the validated estimate (calldata bytes, search precision), as in the main run
-        check: (res) => {
-          const g = BigInt(res)
-          return g * 100n >= estimate * 95n && g * 100n <= estimate * 105n
-        },
-      },
-      {
-        name: 'eth_getBlockByNumber(full)',
-        build: (c) => {
-          c.k = blkN++ % seeds.length
-          return seeds[c.k].blk.body
-        },
-        check: (res, c, text) => text === seeds[c.k].blk.expect || sameResult(text, seeds[c.k].blk.resultJson),
-      },
-      {
-        name: 'eth_getTransactionReceipt',
-        build: (c) => {
-          c.k = rcpN++ % seeds.length
-          return seeds[c.k].rcp.body
-        },
-        check: (res, c, text) => text === seeds[c.k].rcp.expect || sameResult(text, seeds[c.k].rcp.resultJson),
-      },
-    ]
-    const counts = Object.fromEntries(kinds.map((k) => [k.name, { ok: 0, bad: 0, sample: null }]))
-    let okTotal = 0
-    const requests = kinds.map((k) => ({
-      method: 'POST',
-      path: '/',
-      headers: { 'content-type': 'application/json' },
-      body: k.build({}),
-      setupRequest: (req, c) => ({ ...req, body: k.build(c) }),
-      onResponse: (status, text, c) => {
-        const n = counts[k.name]
-        let ok = false
-        if (status === 200) {
-          try {
-            const j = JSON.parse(text)
-            ok = j.error === undefined && j.result !== undefined && k.check(j.result, c, text)
-          } catch {}
-        }
-        if (ok) {
-          n.ok++
-          okTotal++
-        } else {
-          n.bad++
-          n.sample ??= `HTTP ${status}: ${String(text).slice(0, 200)}`
-        }
-      },
-    }))
+    const mix = readMix({ token, sender, estimate, seeds, head: () => head })
+    const counts = mix.counts
 
     // --- run: the read load, the transfer loop, the eth_getLogs loop and the sampler, side by side
     let stopping = false
@@ -264,7 +189,11 @@ export async function runSustain(peer, opts) {
     }
     const t0 = performance.now()
     const client0 = process.cpuUsage()
-    const tracker = autocannon({ url: inst.url, connections: opts.connections, pipelining: 1, timeout: 10, duration: totalS + 30, requests })
+    const windows = new WindowRecorder(t0, totalS)
+    out.windowS = +windows.W.toFixed(1)
+    onTransfer = (ms) => windows.tx(ms)
+    const tracker = autocannon({ url: inst.url, connections: opts.connections, pipelining: 1, timeout: 10, duration: totalS + 30, requests: mix.requests })
+    tracker.on('response', (_client, _status, _bytes, latencyMs) => windows.read(latencyMs))
     const acDone = Promise.resolve(tracker).catch((err) => fail('autocannon', err))
 
     const seedCount = transfers.length
@@ -278,46 +207,22 @@ export async function runSustain(peer, opts) {
       }
     })().catch((err) => fail('transfer loop', err))
 
-    const logsRuns = { ok: 0, bad: 0, sample: null, ms: [] }
-    const logsLoop = (async () => {
-      for (let k = 1; ; k++) {
-        if (!(await sleepUntil(t0 + k * SUSTAIN_LOGS_EVERY_S * 1000, stopped))) break
-        const to = head
-        const from = Math.max(dep.block + 1, to - Number(LOG_RANGE) + 1) // not the deploy block (its mint log)
-        const want = new Map(transfers.filter((x) => x.block >= from && x.block <= to).map((x) => [x.hash, x]))
-        const t = performance.now()
-        let ok = false
-        let detail = null
-        try {
-          const text = await logsRpc.raw(body('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: token, topics: [TRANSFER_TOPIC] }]), { timeoutMs: 60_000 })
-          logsRuns.ms.push(performance.now() - t)
-          const j = JSON.parse(text)
-          const logs = j.result
-          ok =
-            Array.isArray(logs) &&
-            logs.length === want.size &&
-            new Set(logs.map((l) => l.transactionHash.toLowerCase())).size === want.size &&
-            logs.every((l) => {
-              const x = want.get(l.transactionHash.toLowerCase())
-              return x && l.topics[0] === TRANSFER_TOPIC && l.topics[2].toLowerCase() === topicAddr(x.to) && BigInt(l.data) === x.amount
-            })
-          if (!ok) detail = j.error ? JSON.stringify(j.error) : `blocks ${from}-${to}: got ${Array.isArray(logs) ? logs.length : typeof logs} logs, want ${want.size}`
-        } catch (err) {
-          detail = `blocks ${from}-${to}: ${err.message}`
-        }
-        if (ok) logsRuns.ok++
-        else {
-          logsRuns.bad++
-          logsRuns.sample ??= detail
-        }
-      }
-    })().catch((err) => fail('eth_getLogs loop', err))
+    let logsRuns = { ok: 0, bad: 0, sample: null, ms: [] }
+    // (not the deploy block: its mint log)
+    const logsDone = logsLoop({ rpc: logsRpc, token, firstBlock: dep.block + 1, head: () => head, transfers, t0, everyS: SUSTAIN_LOGS_EVERY_S, stopped }).then(
+      (r) => {
+        logsRuns = r
+      },
+      (err) => fail('eth_getLogs loop', err),
+    )
 
-    // sampler: t = 0 (before any load), every 15 s, and at the end
-    const at = [0]
-    for (let s = SUSTAIN_SAMPLE_S; s < totalS - 1e-6; s += SUSTAIN_SAMPLE_S) at.push(s)
-    at.push(totalS)
+    // sampler: t = 0 (before any load), every 15 s, at each window's end, and at the end
+    const ends = windows.boundaries()
+    const ticks = new Set([0, ...ends])
+    for (let s = SUSTAIN_SAMPLE_S; s < totalS - 1e-6; s += SUSTAIN_SAMPLE_S) ticks.add(s)
+    const at = [...ticks].sort((a, b) => a - b)
     let prev = null
+    let windowStart = null
     for (const s of at) {
       if (!(await sleepUntil(t0 + s * 1000, stopped))) break
       if (!inst.isAlive()) {
@@ -326,12 +231,13 @@ export async function runSustain(peer, opts) {
       }
       const now = performance.now()
       const cpu = cpuSeconds(inst.pid)
-      const cur = { t: s, wall: now, ok: okTotal, txs: transfers.length - seedCount, cpu }
+      const cur = { t: s, wall: now, ok: mix.okTotal(), txs: transfers.length - seedCount, cpu }
       const dt = prev ? (now - prev.wall) / 1000 : null
       const sample = {
         t: s,
         minute: +(s / 60).toFixed(2),
         rssMiB: rssMiB(inst.pid),
+        peakMiB: peakRssMiB(inst.pid),
         reqPerSec: prev ? +((cur.ok - prev.ok) / dt).toFixed(1) : null,
         txPerSec: prev ? +((cur.txs - prev.txs) / dt).toFixed(1) : null,
         height: head,
@@ -340,6 +246,10 @@ export async function runSustain(peer, opts) {
       }
       out.samples.push(sample)
       prev = cur
+      const mark = { t: s, wall: now, reads: cur.ok, txs: cur.txs, height: head, cpu, rssMiB: sample.rssMiB, peakMiB: sample.peakMiB }
+      const k = ends.indexOf(s)
+      if (k >= 0 && windowStart) out.windows.push(windows.close(k, windowStart, mark))
+      if (s === 0 || k >= 0) windowStart = mark
       step(
         `${(s / 60).toFixed(2).padStart(5)} min: RSS ${sample.rssMiB?.toFixed(1)} MiB` +
           (s > 0 ? `, ${sample.reqPerSec.toFixed(0)} req/s, ${sample.txPerSec.toFixed(1)} tx/s, node CPU ${sample.nodeCpuPct}%` : '') +
@@ -350,7 +260,7 @@ export async function runSustain(peer, opts) {
     tracker.stop()
     const ac = await acDone
     await txLoop
-    await logsLoop
+    await logsDone
     const wall = (performance.now() - t0) / 1000
     const client = process.cpuUsage(client0)
     if (failure) throw new Error(failure)
@@ -374,10 +284,15 @@ export async function runSustain(peer, opts) {
     out.loadGeneratorCpuPct = Math.round(((client.user + client.system) / 1e6 / wall) * 100)
     if (out.loadGeneratorCpuPct >= CLIENT_BOUND_PCT) out.notes.push(`this process (autocannon + transfers) used ${out.loadGeneratorCpuPct}% of a core: req/s is bounded by the client`)
     out.analysis = analyzeSustain(out.samples, { totalS, flatPct: SUSTAIN_FLAT_PCT, chainBytesPerTx })
+    out.growth = windowGrowth(out.windows, out.samples, totalS)
+    if (dir) {
+      out.dbBytes = dirBytes(dir)
+      out.dbBytesPerBlock = head > 0 ? Math.round(out.dbBytes / head) : null
+    }
   } catch (err) {
     out.status = 'failed'
     out.error = timedOut ? `gave up (watchdog) (${err.message})` : err.message
-    log(`   --sustain ${peer.name} FAILED: ${out.error}`)
+    log(`   --sustain ${name} FAILED: ${out.error}`)
   } finally {
     clearTimeout(watchdog)
     for (const r of rpcs) r.close()
