@@ -8,9 +8,10 @@ export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN
   --long             also run 100k transfers on node-cli, RSS every 10k (several minutes)
   --long-n N         transfers for --long (default 100000; RSS sampled every N/10)
   --sustain [MIN]    after the main run, MIN minutes (default 10) of sustained mixed load on a fresh
-                     node-cli: reads from --connections clients + a steady stream of ERC-20 transfers;
-                     RSS, req/s and chain height every 15 s, and a verdict: flat = every sample after
-                     the warm-up (1 min; a quarter of the run when shorter than 4 min) within ±10% of their median
+                     node-cli (in memory, then with --db; see --sustain-db): reads from --connections clients
+                     + a steady stream of ERC-20 transfers; RSS, req/s and chain height every 15 s, per minute
+                     also blocks mined and p50/p99 latency, and a verdict: flat = every sample after the
+                     warm-up (1 min; a quarter of the run when shorter than 4 min) within ±10% of their median
   --sustain-peers L  also run the sustained load on these peers (e.g. anvil,hardhat); implies --sustain
   --sustain-tps R    transfer rate of the sustained load, tx/s (default 20)
   --n N              sequential transfers per peer (default 2000; 500 with --quick)

@@ -135,11 +135,12 @@ export function windowReport(r) {
   const lines = []
   if (!r.windows?.length) return lines
   const unit = r.windowS === 60 ? 'minute' : `${r.windowS} s`
-  lines.push(`  per ${unit}:`)
-  lines.push(`  ${'until'.padStart(6)}  ${'RSS MiB'.padStart(8)}  ${'VmHWM'.padStart(7)}  ${'blocks'.padStart(6)}  ${'height'.padStart(7)}  ${'tx/s'.padStart(6)}  ${'req/s'.padStart(6)}  ${'read p50/p99 ms'.padStart(15)}  ${'tx p50/p99 ms'.padStart(13)}  ${'node CPU'.padStart(8)}`)
+  lines.push(`  per ${unit} (values at the end of each; blocks mined, rates and latency percentiles within it):`)
+  lines.push(`  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'VmHWM'.padStart(7)}  ${'blocks'.padStart(6)}  ${'height'.padStart(7)}  ${'tx/s'.padStart(6)}  ${'req/s'.padStart(6)}  ${'read p50/p99 ms'.padStart(16)}  ${'tx p50/p99 ms'.padStart(16)}  ${'node CPU'.padStart(8)}`)
+  const p50p99 = (a, b) => `${a == null ? '—' : a.toFixed(1)} / ${b == null ? '—' : b.toFixed(1)}`
   for (const w of r.windows) {
     lines.push(
-      `  ${pad(`${(w.toS / 60).toFixed(2)}m`, 6)}  ${pad(w.rssMiB, 8)}  ${pad(w.peakRssMiB, 7)}  ${pad(w.blocks, 6)}  ${pad(w.height, 7)}  ${pad(w.txPerSec, 6)}  ${pad(w.reqPerSec?.toFixed(0), 6)}  ${pad(`${w.readP50Ms ?? '—'} / ${w.readP99Ms ?? '—'}`, 15)}  ${pad(`${w.txP50Ms ?? '—'} / ${w.txP99Ms ?? '—'}`, 13)}  ${pad(w.nodeCpuPct == null ? null : `${w.nodeCpuPct}%`, 8)}`,
+      `  ${pad((w.toS / 60).toFixed(2), 5)}  ${pad(w.rssMiB?.toFixed(1), 8)}  ${pad(w.peakRssMiB?.toFixed(1), 7)}  ${pad(w.blocks, 6)}  ${pad(w.height, 7)}  ${pad(w.txPerSec?.toFixed(1), 6)}  ${pad(w.reqPerSec?.toFixed(0), 6)}  ${pad(p50p99(w.readP50Ms, w.readP99Ms), 16)}  ${pad(p50p99(w.txP50Ms, w.txP99Ms), 16)}  ${pad(w.nodeCpuPct == null ? null : `${w.nodeCpuPct}%`, 8)}`,
     )
   }
   const g = r.growth
