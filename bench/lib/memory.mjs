@@ -143,7 +143,8 @@ export function printMemory(r) {
   if (r.points.length) {
     log(`  ${'blocks'.padStart(7)}  ${'RSS MiB'.padStart(8)}  ${'after GC: RSS'.padStart(13)}  ${'heapUsed'.padStart(8)}  ${'external'.padStart(8)}  ${'arrayBuf'.padStart(8)}  ${'tx/s'.padStart(6)}`)
     for (const p of r.points) {
-      log(`  ${String(p.blocks).padStart(7)}  ${String(p.rssMiB ?? '—').padStart(8)}  ${String(p.rssAfterGcMiB).padStart(13)}  ${String(p.heapUsedMiB).padStart(8)}  ${String(p.externalMiB).padStart(8)}  ${String(p.arrayBuffersMiB).padStart(8)}  ${String(p.txPerSec ?? '—').padStart(6)}`)
+      const f = (x, d) => (x == null ? '—' : x.toFixed(d))
+      log(`  ${String(p.blocks).padStart(7)}  ${f(p.rssMiB, 1).padStart(8)}  ${f(p.rssAfterGcMiB, 1).padStart(13)}  ${f(p.heapUsedMiB, 2).padStart(8)}  ${f(p.externalMiB, 2).padStart(8)}  ${f(p.arrayBuffersMiB, 2).padStart(8)}  ${f(p.txPerSec, 1).padStart(6)}`)
     }
   }
   const b = r.perBlock
