@@ -212,9 +212,12 @@ export class ForkCache {
       return undefined
     }
     const v = await this.db.get(key).catch(() => undefined)
-    if (v === undefined) this.stats.misses++
-    else this.stats.diskHits++
-    return v
+    if (v === undefined) {
+      this.stats.misses++
+      return undefined
+    }
+    this.stats.diskHits++
+    return new Uint8Array(v) // an owned plain copy (the binding hands out Buffers)
   }
 
   private store(key: string, value: Uint8Array): void {

@@ -127,6 +127,36 @@ class Rec {
   listed = false
   /** Fork mode: the fields the local trie does not hold were loaded from the remote (reset by a revert). */
   forkReady = false
+  /**
+   * Fork mode: the values loaded from the remote (undefined: not from the remote). A field that still holds its
+   * remote value (by identity: a revert restores the very object) is not written at a flush, so reads and
+   * reverted work never change the root.
+   */
+  remoteAcct: AcctVal | null | undefined = undefined
+  remoteCode: CodeVal | null | undefined = undefined
+  remoteMarker: boolean | undefined = undefined
+  remoteCells: Map<string, Uint8Array> | undefined = undefined
+
+  /** Whether the account value is to be written at a flush (dirty, loaded, not the remote's own value). */
+  get writesAcct(): boolean {
+    return (this.dirty & DIRTY_ACCT) !== 0 && this.acct !== undefined && this.acct !== this.remoteAcct
+  }
+
+  /** As {@link writesAcct}, for the code. */
+  get writesCode(): boolean {
+    return (this.dirty & DIRTY_CODE) !== 0 && this.code !== undefined && this.code !== this.remoteCode
+  }
+
+  /** As {@link writesAcct}, for the storage marker. */
+  get writesMarker(): boolean {
+    return (this.dirty & DIRTY_MARKER) !== 0 && this.marker !== undefined && this.marker !== this.remoteMarker
+  }
+
+  /** The value of a possibly written cell that is to be written at a flush, or undefined. */
+  cellToWrite(hex: string): Uint8Array | undefined {
+    const v = this.storage.get(hex)
+    return v !== undefined && this.remoteCells?.get(hex) !== v ? v : undefined
+  }
 
   constructor(readonly address: Uint8Array) {
     // 31 bytes for a 20-byte address; the Remasc sender's key is built from the single byte 0x00 (12 bytes)
@@ -490,12 +520,14 @@ export class UnitrieStateManager implements StateManagerInterface {
     const enclosing = [r.key]
     if (!r.accountWiped) {
       if (r.acct === undefined && !isLocal(base, r.key, enclosing)) {
-        r.acct = remoteAccountExists(r.address, a) ? { nonce: a.nonce, balance: a.balance, flags: 0 } : null
+        r.acct = r.remoteAcct = remoteAccountExists(r.address, a) ? { nonce: a.nonce, balance: a.balance, flags: 0 } : null
       }
       if (r.code === undefined && !isLocal(base, r.codeKey, enclosing)) {
-        r.code = a.code.length > 0 ? { code: a.code, node: undefined, hash: keccak256(a.code) } : null
+        r.code = r.remoteCode = a.code.length > 0 ? { code: a.code, node: undefined, hash: keccak256(a.code) } : null
       }
-      if (r.marker === undefined && !isLocal(base, r.storagePrefix, enclosing)) r.marker = remoteHasStorageMarker(r.address, a)
+      if (r.marker === undefined && !isLocal(base, r.storagePrefix, enclosing)) {
+        r.marker = r.remoteMarker = remoteHasStorageMarker(r.address, a)
+      }
     }
     r.forkReady = true
   }
@@ -512,6 +544,7 @@ export class UnitrieStateManager implements StateManagerInterface {
     const load = (v: Uint8Array): void => {
       if (r.storage.has(hex) || r.storageWiped) return
       r.storage.set(hex, v)
+      ;(r.remoteCells ??= new Map()).set(hex, v)
       this.cachedSlots++
     }
     const got = fork.storage(r.address, key)
@@ -835,19 +868,17 @@ export class UnitrieStateManager implements StateManagerInterface {
       if (r.accountWiped) t = wipeSubtree(t, r.key)
       else if (r.storageWiped) t = wipeSubtree(t, r.storagePrefix)
       if (forked) t = markWrites(t, r)
-      if (r.dirty & DIRTY_ACCT && r.acct !== undefined) {
-        t = r.acct === null ? t.delete(r.key) : t.put(r.key, encodeAccountState({ nonce: r.acct.nonce, balance: r.acct.balance, stateFlags: r.acct.flags }))
+      if (r.writesAcct) {
+        t = r.acct === null ? t.delete(r.key) : t.put(r.key, encodeAccountState({ nonce: r.acct!.nonce, balance: r.acct!.balance, stateFlags: r.acct!.flags }))
       }
-      if (r.dirty & DIRTY_CODE && r.code !== undefined) {
+      if (r.writesCode) {
         if (r.code === null) t = t.delete(r.codeKey)
-        else if (r.code.code !== undefined) t = t.put(r.codeKey, r.code.code)
+        else if (r.code!.code !== undefined) t = t.put(r.codeKey, r.code!.code)
       }
-      if (r.dirty & DIRTY_MARKER && r.marker !== undefined) {
-        t = r.marker ? t.put(r.storagePrefix, MARKER_VALUE) : t.delete(r.storagePrefix)
-      }
+      if (r.writesMarker) t = r.marker ? t.put(r.storagePrefix, MARKER_VALUE) : t.delete(r.storagePrefix)
       if (r.dirtySlots !== undefined) {
         for (const [hex, slot] of r.dirtySlots) {
-          const v = r.storage.get(hex)
+          const v = r.cellToWrite(hex)
           if (v !== undefined) t = t.put(r.storageKey(slot), v)
         }
       }
@@ -1011,11 +1042,11 @@ function markWrites(t: Unitrie, r: Rec): Unitrie {
   if (r.address.length !== 20) return t
   if (r.accountWiped) t = markLocal(t, r.key, true)
   else if (r.storageWiped) t = markLocal(t, r.storagePrefix, true)
-  if (r.dirty & DIRTY_ACCT && r.acct !== undefined) t = markLocal(t, r.key, false)
-  if (r.dirty & DIRTY_CODE && r.code !== undefined) t = markLocal(t, r.codeKey, false)
-  if (r.dirty & DIRTY_MARKER && r.marker !== undefined) t = markLocal(t, r.storagePrefix, false)
+  if (r.writesAcct) t = markLocal(t, r.key, false)
+  if (r.writesCode) t = markLocal(t, r.codeKey, false)
+  if (r.writesMarker) t = markLocal(t, r.storagePrefix, false)
   if (r.dirtySlots !== undefined) {
-    for (const [hex, slot] of r.dirtySlots) if (r.storage.has(hex)) t = markLocal(t, r.storageKey(slot), false)
+    for (const [hex, slot] of r.dirtySlots) if (r.cellToWrite(hex) !== undefined) t = markLocal(t, r.storageKey(slot), false)
   }
   return t
 }
