@@ -19,7 +19,6 @@ let proxy: RskjProxy
 /** Block at which COW had sent one transfer; later blocks change COW's balance again. */
 let before: bigint
 const COW_ADDR = fromHex(COW.address)
-const COW1_ADDR = fromHex(COW1.address)
 
 function client(extra: Partial<ConstructorParameters<typeof RemoteClient>[0]> = {}): RemoteClient {
   return new RemoteClient({ url: proxy.url, backoffMs: 10, maxBackoffMs: 50, ...extra })
