@@ -79,6 +79,18 @@ export class ForkedStateSource implements ForkStateSource {
     return p
   }
 
+  /**
+   * Fetches the given accounts and cells that are not at hand, all at once, so that they share batch requests
+   * (for example a transaction's sender, recipient and the block's coinbase before it runs: one round trip
+   * instead of one per account).
+   * @param accounts 20-byte addresses
+   * @param cells (address, 32-byte slot) pairs
+   * @throws as {@link account} and {@link storage}
+   */
+  async prefetch(accounts: readonly Uint8Array[], cells: ReadonlyArray<readonly [Uint8Array, Uint8Array]> = []): Promise<void> {
+    await Promise.all([...accounts.map((a) => this.account(a)), ...cells.map(([a, s]) => this.storage(a, s))])
+  }
+
   private async fetchAccount(address: Uint8Array): Promise<ForkAccount> {
     const cached = await this.cache.loadAccount(address)
     if (cached !== undefined) return cached

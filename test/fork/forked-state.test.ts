@@ -158,6 +158,26 @@ describe('local writes over the remote state', () => {
     expect(await remoteCell(token, balanceSlot(STRANGER))).toEqual(new Uint8Array(0))
   })
 
+  it('fetches a transaction\'s accounts in one request when they are prefetched', async () => {
+    const { sm, source, client } = await forked()
+    const vm = await createVM({ common, stateManager: sm })
+    applyReferenceStateRules(vm)
+    const coinbase = createAddressFromString('0xec4ddeb4380ad69b3e509baad9f158cdf4e4681d')
+    const block = createBlock(
+      { header: { number: forkNumber + 1n, timestamp: 10n ** 9n, gasLimit: 6_800_000n, difficulty: 1n, coinbase } },
+      { common, skipConsensusFormatValidation: true },
+    )
+    const data = hexToBytes(iface.encodeFunctionData('transfer', [STRANGER.toString(), 1n]) as `0x${string}`)
+    const tx = createLegacyTx({ nonce: 2n, gasPrice: 1n, gasLimit: 200_000n, to: token, data }, { common }).sign(hexToBytes(COW.privateKey as `0x${string}`))
+    await source.prefetch([COW_A.bytes, token.bytes, coinbase.bytes], [[token.bytes, balanceSlot(COW_A)]])
+    expect(client.stats.httpRequests).toBe(1)
+    const r = await runTx(vm, { tx, block, skipHardForkValidation: true })
+    expect(r.execResult.exceptionError).toBeUndefined()
+    // only the recipient's cell is left to fetch
+    expect(client.stats.httpRequests).toBe(2)
+    expect(source.stats).toEqual({ accountsFetched: 3, cellsFetched: 2 })
+  })
+
   it('keeps a cell zeroed locally at zero, in its own state only', async () => {
     const { sm } = await forked()
     const slot = balanceSlot(COW1_A)
