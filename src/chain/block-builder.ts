@@ -21,7 +21,7 @@ import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
 import type { BlockStore } from './block-store.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
 import { blockTransactions, mergeMine, type MergedMiningSource } from './consensus.js'
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import { TxRejectedError } from '../errors/domain-errors.js'
 import {
   blockEncoding,
   EMPTY_TRIE_ROOT,
@@ -35,13 +35,13 @@ import type { ConsoleLogEvent } from './state-queries.js'
 import { encodedBlocks } from './storage.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 
-/** A transaction of a block being built could not be applied (-32010; `index` into the block's list). */
-export class PoolApplyError extends RpcError {
+/** A transaction of a block being built could not be applied (a pool rejection; `index` into the block's list). */
+export class PoolApplyError extends TxRejectedError {
   constructor(
     message: string,
     readonly index: number,
   ) {
-    super(ErrorCode.TxRejected, message)
+    super(message)
   }
 }
 
