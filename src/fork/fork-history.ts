@@ -5,12 +5,12 @@
  * log ranges), and are cached as such. JSON shapes are the remote's own (the reference's,
  * docs/reference-rules.md#rule-block-json).
  */
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
 import { headerRulesFor } from '../rsk/activations.js'
 import { decodeHeader, headerHash, type RskHeader } from '../rsk/header.js'
 import { bytesEqual, fromHex, quantity, toHex } from '../util/bytes.js'
 import type { ForkCache } from './fork-cache.js'
 import type { ForkPoint } from './fork-point.js'
+import { RemoteDataError } from './remote-errors.js'
 import type { RemoteJson, RemoteNode } from './remote-node.js'
 
 /** A log query within the fork's history: numbered range (clamped to the fork block) or one block hash. */
@@ -84,13 +84,13 @@ export class ForkHistory {
 
   /**
    * The uncompressed header RLP of block `n` (≤ the fork block, else null; docs/reference-rules.md#rule-raw-header).
-   * @throws RpcError -32000 when the remote serves no raw-header method
+   * @throws RemoteDataError (-32000) when the remote serves no raw-header method
    */
   async rawHeaderByNumber(n: bigint): Promise<Uint8Array | null> {
     if (n < 0n || n > this.point.number) return null
     const hex = await this.cached('ext_getRawBlockHeaderByNumber', [quantity(n)], async () => {
       const raw = await this.remote.rawHeaderByNumber(n)
-      if (raw === undefined) throw new RpcError(ErrorCode.Server, 'fork remote serves no raw-header method (ext_/rsk_getRawBlockHeaderByNumber)')
+      if (raw === undefined) throw new RemoteDataError('fork remote serves no raw-header method (ext_/rsk_getRawBlockHeaderByNumber)')
       return raw === null ? null : toHex(raw)
     })
     return hex === null ? null : fromHex(hex)
@@ -100,14 +100,14 @@ export class ForkHistory {
    * The fork block's header, decoded with the remote network's activation rules
    * (docs/reference-rules.md#rule-network-activations) and checked against the fork block hash: the parent of
    * the first local block.
-   * @throws RpcError -32000 when the remote has no such header or it does not hash to the fork block's hash
+   * @throws RemoteDataError (-32000) when the remote has no such header or it does not hash to the fork block's hash
    */
   async forkHeader(): Promise<RskHeader> {
     const raw = await this.rawHeaderByNumber(this.point.number)
-    if (raw === null) throw new RpcError(ErrorCode.Server, `fork remote has no header for block ${this.point.number}`)
+    if (raw === null) throw new RemoteDataError(`fork remote has no header for block ${this.point.number}`)
     const header = decodeHeader(raw, headerRulesFor(Number(this.point.chainId)))
     if (!bytesEqual(headerHash(header), this.point.hash)) {
-      throw new RpcError(ErrorCode.Server, `fork remote's header of block ${this.point.number} does not hash to ${toHex(this.point.hash)}`)
+      throw new RemoteDataError(`fork remote's header of block ${this.point.number} does not hash to ${toHex(this.point.hash)}`)
     }
     return header
   }

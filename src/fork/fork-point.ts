@@ -10,8 +10,9 @@
 import { createHash } from 'node:crypto'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import { InvalidArgumentError } from '../errors/domain-errors.js'
 import { fromHex, toHex } from '../util/bytes.js'
+import { RemoteDataError } from './remote-errors.js'
 import type { RemoteNode } from './remote-node.js'
 
 /** Blocks below the remote's head a fork starts at when no block number is given (a reorganisation margin). */
@@ -30,7 +31,7 @@ export interface ForkPoint {
 export interface ForkPointOptions {
   /** The remote's URL (only its fingerprint is stored). */
   url: string
-  /** Fork block number; negative counts back from the remote's head; undefined = head − confirmations. */
+  /** Fork block number; negative counts back from the remote's head; undefined = head − confirmations (≥ 0). */
   blockNumber?: bigint
   /** Blocks below the head when `blockNumber` is undefined (default {@link DEFAULT_FORK_CONFIRMATIONS}). */
   confirmations?: bigint
@@ -78,8 +79,8 @@ async function remember(dir: string, url: string, point: ForkPoint): Promise<voi
 /**
  * The fork point for `opts`: from the index when the block number is explicit and was seen before at this URL,
  * else from the remote (chain id, head when needed, the block's hash), then remembered.
- * @throws RpcError -32602 when the block number is beyond the remote's head or before block 0
- * @throws the remote client's errors (JSON-RPC -32000) when the remote cannot answer
+ * @throws InvalidArgumentError (-32602) when the block number is beyond the remote's head or before block 0
+ * @throws ForkRemoteError (-32000) when the remote cannot answer or has no such block
  */
 export async function resolveForkPoint(remote: RemoteNode, opts: ForkPointOptions): Promise<ForkPoint> {
   if (opts.blockNumber !== undefined && opts.blockNumber >= 0n && opts.cacheDir !== undefined) {
@@ -91,13 +92,14 @@ export async function resolveForkPoint(remote: RemoteNode, opts: ForkPointOption
   }
   const [chainId, head] = await Promise.all([remote.chainId(), remote.blockNumber()])
   const wanted = opts.blockNumber
-  const number =
-    wanted === undefined ? head - (opts.confirmations ?? DEFAULT_FORK_CONFIRMATIONS) : wanted < 0n ? head + wanted : wanted
-  if (number < 0n) throw new RpcError(ErrorCode.InvalidParams, `fork block ${number} is before block 0 (the remote's head is ${head})`)
-  if (number > head) throw new RpcError(ErrorCode.InvalidParams, `fork block ${number} is beyond the remote's head ${head}`)
+  const confirmations = opts.confirmations ?? DEFAULT_FORK_CONFIRMATIONS
+  // the default never goes below block 0 (a young chain); an explicit number that does is refused
+  const number = wanted === undefined ? (head > confirmations ? head - confirmations : 0n) : wanted < 0n ? head + wanted : wanted
+  if (number < 0n) throw new InvalidArgumentError(`fork block ${number} is before block 0 (the remote's head is ${head})`)
+  if (number > head) throw new InvalidArgumentError(`fork block ${number} is beyond the remote's head ${head}`)
   const block = await remote.blockByNumber(number, false)
   const hash = typeof block?.hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(block.hash) ? fromHex(block.hash) : undefined
-  if (hash === undefined) throw new RpcError(ErrorCode.Server, `fork remote has no block ${number} (its head is ${head})`)
+  if (hash === undefined) throw new RemoteDataError(`fork remote has no block ${number} (its head is ${head})`)
   const point: ForkPoint = { chainId, number, hash }
   if (opts.cacheDir !== undefined) await remember(opts.cacheDir, opts.url, point)
   return point

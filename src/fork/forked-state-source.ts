@@ -8,11 +8,10 @@
  * longer than 32 bytes or a single zero byte, which `eth_getStorageAt` cannot show: those are read with the
  * storage-bytes method (docs/reference-rules.md#rule-storage-bytes, #rule-fork-remote).
  */
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
 import type { ForkAccount, ForkStateSource } from '../state/fork-source.js'
 import { toHex, toKey } from '../util/bytes.js'
 import type { ForkCache } from './fork-cache.js'
-import { RemoteCallError } from './remote-errors.js'
+import { RemoteCallError, RemoteDataError } from './remote-errors.js'
 import { type RemoteNode, storedWord } from './remote-node.js'
 
 /** Whether `address` lies in the range of the chain's native contracts (0x…01000000–0x…01ffffff). */
@@ -47,7 +46,7 @@ export class ForkedStateSource implements ForkStateSource {
 
   /**
    * Nonce, balance and code of `address` at the fork block (see {@link ForkStateSource.account}).
-   * @throws RemoteUnavailableError, RemoteCallError, RemoteProtocolError (JSON-RPC -32000)
+   * @throws RemoteUnavailableError, RemoteCallError, RemoteProtocolError (ForkRemoteError, JSON-RPC -32000)
    */
   account(address: Uint8Array): ForkAccount | Promise<ForkAccount> {
     const hit = this.cache.peekAccount(address)
@@ -64,8 +63,8 @@ export class ForkedStateSource implements ForkStateSource {
   /**
    * The raw bytes of storage cell `slot` (32 bytes) of `address` at the fork block (see
    * {@link ForkStateSource.storage}).
-   * @throws RemoteUnavailableError, RemoteCallError, RemoteProtocolError (JSON-RPC -32000); RpcError -32000 when
-   *   a native contract's cell needs the storage-bytes method and the remote does not serve it
+   * @throws RemoteUnavailableError, RemoteCallError, RemoteProtocolError; RemoteDataError when a native contract's
+   *   cell needs the storage-bytes method and the remote does not serve it (all ForkRemoteError, JSON-RPC -32000)
    */
   storage(address: Uint8Array, slot: Uint8Array): Uint8Array | Promise<Uint8Array> {
     const hit = this.cache.peekCell(address, slot)
@@ -123,8 +122,7 @@ export class ForkedStateSource implements ForkStateSource {
       return storedWord(await this.remote.storageAt(address, slot, this.blockNumber))
     } catch (e) {
       if (!(e instanceof RemoteCallError)) throw e
-      throw new RpcError(
-        ErrorCode.Server,
+      throw new RemoteDataError(
         `fork remote cannot show storage cell ${toHex(slot)} of native contract ${toHex(address)}: it serves no storage-bytes ` +
           `method (the reference node has it off by default) and eth_getStorageAt answered ${e.remoteCode}: ${e.remoteMessage}`,
       )

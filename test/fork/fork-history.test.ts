@@ -8,7 +8,8 @@ import { Interface } from 'ethers'
 import { Token } from '../../fixtures/index.js'
 import { ForkCache } from '../../src/fork/fork-cache.js'
 import { ForkHistory } from '../../src/fork/fork-history.js'
-import type { ForkPoint } from '../../src/fork/fork-point.js'
+import { DEFAULT_FORK_CONFIRMATIONS, resolveForkPoint, type ForkPoint } from '../../src/fork/fork-point.js'
+import { InvalidArgumentError } from '../../src/errors/domain-errors.js'
 import { RemoteClient } from '../../src/fork/remote-client.js'
 import { RemoteNode } from '../../src/fork/remote-node.js'
 import type { Node } from '../../src/index.js'
@@ -100,5 +101,23 @@ describe('ForkHistory', () => {
     expect(await h.transactionReceipt(fromHex(afterTx))).toBeNull()
     expect((await h.logs({ fromBlock: 0n, toBlock: point.number })).length).toBeGreaterThan(0)
     expect(proxy.total()).toBe(0)
+  })
+})
+
+describe('resolveForkPoint', () => {
+  it('picks the head minus the confirmations by default, counts back from the head for a negative number', async () => {
+    const remote = new RemoteNode(new RemoteClient({ url: proxy.url }))
+    expect((await resolveForkPoint(remote, { url: proxy.url, confirmations: 1000n })).number).toBe(0n)
+    await rpc(node.url, 'evm_mine', [{ blocks: '0x8' }])
+    const head = BigInt(await rpc<string>(node.url, 'eth_blockNumber'))
+    const hashOf = async (n: bigint) => (await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x' + n.toString(16), false])).hash
+    const byDefault = await resolveForkPoint(remote, { url: proxy.url })
+    expect(byDefault.number).toBe(head - DEFAULT_FORK_CONFIRMATIONS)
+    expect(toHex(byDefault.hash)).toBe(await hashOf(head - DEFAULT_FORK_CONFIRMATIONS))
+    expect(byDefault.chainId).toBe(33n)
+    expect((await resolveForkPoint(remote, { url: proxy.url, blockNumber: -1n })).number).toBe(head - 1n)
+    expect(await resolveForkPoint(remote, { url: proxy.url, blockNumber: point.number })).toEqual(point)
+    await expect(resolveForkPoint(remote, { url: proxy.url, blockNumber: head + 1n })).rejects.toThrow(InvalidArgumentError)
+    await expect(resolveForkPoint(remote, { url: proxy.url, blockNumber: -(head + 1n) })).rejects.toThrow(/before block 0/)
   })
 })

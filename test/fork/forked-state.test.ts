@@ -23,6 +23,7 @@ import { RemoteClient } from '../../src/fork/remote-client.js'
 import { RemoteUnavailableError } from '../../src/fork/remote-errors.js'
 import { RemoteNode } from '../../src/fork/remote-node.js'
 import type { Node } from '../../src/index.js'
+import { toRpcError } from '../../src/rpc/error-mapping.js'
 import { REMASC_ADDRESS, REMASC_KEYS } from '../../src/rsk/remasc.js'
 import { applyReferenceStateRules, UnitrieStateManager } from '../../src/state/unitrie-state-manager.js'
 import { fromHex, toHex } from '../../src/util/bytes.js'
@@ -270,7 +271,7 @@ describe('the cache and the remote going away', () => {
     await flaky.close()
     const err = await sm.getAccount(STRANGER).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(RemoteUnavailableError)
-    expect((err as RemoteUnavailableError).code).toBe(-32000)
+    expect(toRpcError(err)?.code).toBe(-32000)
     expect((err as Error).message).toMatch(/fork remote http:\/\/127\.0\.0\.1:\d+ is unavailable/)
     await expect(sm.getStorage(token, balanceSlot(COW_A))).rejects.toBeInstanceOf(RemoteUnavailableError)
     // what was read before is still there, and the manager keeps working

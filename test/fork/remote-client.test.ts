@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { RemoteClient } from '../../src/fork/remote-client.js'
 import { RemoteCallError, RemoteProtocolError, RemoteUnavailableError } from '../../src/fork/remote-errors.js'
 import { RemoteNode } from '../../src/fork/remote-node.js'
+import { toRpcError } from '../../src/rpc/error-mapping.js'
 import { headerRulesFor } from '../../src/rsk/activations.js'
 import { decodeHeader, headerHash } from '../../src/rsk/header.js'
 import { fromHex, toHex } from '../../src/util/bytes.js'
@@ -69,7 +70,7 @@ describe('RemoteNode reads through a reference-like proxy', () => {
     const err = await c.call('eth_getProof', [COW.address, [], 'latest']).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(RemoteCallError)
     expect((err as RemoteCallError).remoteCode).toBe(-32601)
-    expect((err as RemoteCallError).code).toBe(-32000)
+    expect(toRpcError(err)).toMatchObject({ code: -32000, message: (err as Error).message })
     expect((err as RemoteCallError).message).toMatch(/eth_getProof with -32601/)
   })
 
@@ -186,7 +187,7 @@ describe('RemoteClient retries and failures', () => {
     proxy.failNext(3, 'http503')
     const err = await c.call('eth_chainId').catch((e: unknown) => e)
     expect(err).toBeInstanceOf(RemoteUnavailableError)
-    expect((err as RemoteUnavailableError).code).toBe(-32000)
+    expect(toRpcError(err)?.code).toBe(-32000)
     expect((err as RemoteUnavailableError).message).toBe(`fork remote ${proxy.url} is unavailable: HTTP 503 (3 attempts)`)
   })
 
