@@ -29,7 +29,7 @@ module.exports = {
         'Domain folders raise the errors of src/errors/ and never import src/rpc/ (RpcError and the JSON-RPC codes in ' +
         'src/rpc/rpc-error.ts): src/rpc/error-mapping.ts maps them once (docs/architecture.md#errors).',
       severity: 'error',
-      from: { path: '^src/(accounts|chain|crypto|errors|events|execution|miner|rsk|state|state-file|txpool|types|util)/' },
+      from: { path: '^src/(accounts|chain|crypto|errors|events|execution|fork|miner|rsk|state|state-file|txpool|types|util)/' },
       to: { path: '^src/rpc/' },
     },
   ],

@@ -128,3 +128,10 @@ export class WrongPassphraseError extends DomainError {
 
 /** Merged-mining work a miner submitted that cannot be used (bad Bitcoin data, unknown or stale work; docs/reference-rules.md#rule-mnr-methods). */
 export class MergedMiningSubmitError extends DomainError {}
+
+/**
+ * A fork's remote node could not give what the fork needs (docs/architecture.md#forking): it cannot be reached,
+ * it answered with an error or with something that is not JSON-RPC, or it lacks a block, header, method or cell.
+ * The subclasses (src/fork/remote-errors.ts) say which; all answer alike.
+ */
+export class ForkRemoteError extends DomainError {}

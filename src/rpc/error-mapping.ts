@@ -9,6 +9,7 @@ import {
   DomainError,
   ExecutionTimeoutError,
   FilterNotFoundError,
+  ForkRemoteError,
   InvalidArgumentError,
   LockedAccountError,
   LogQueryLimitError,
@@ -45,6 +46,7 @@ export const DOMAIN_ERROR_CODES: ReadonlyMap<DomainErrorClass, number> = new Map
   [CallPreconditionError, ErrorCode.Server],
   [FilterNotFoundError, ErrorCode.Server],
   [WrongPassphraseError, ErrorCode.Server],
+  [ForkRemoteError, ErrorCode.Server],
   [LogQueryLimitError, ErrorCode.LogsLimit],
   [MergedMiningSubmitError, ErrorCode.SubmitBlock],
 ])
