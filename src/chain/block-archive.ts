@@ -9,7 +9,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from '../crypto/keccak.js'
-import type { EncodedBlock } from './block-codec.js'
+import { prunedBlockExtra, type EncodedBlock } from './block-codec.js'
 import type { ChainStorage } from './storage.js'
 
 /** Where a transaction is: its block's number and its index in the block. */
@@ -33,6 +33,12 @@ export interface BlockArchive {
   txPositions(hash: Uint8Array): Promise<TxPosition[]>
   /** Forgets the blocks above `number` (the level archive's records are deleted by the chain's rewind batch). */
   truncateAbove(number: bigint): void
+  /**
+   * Drops the receipts of block `number` and its transactions from the transaction index
+   * (`--transaction-block-keeper`); the block itself (header, transactions, senders) stays.
+   * @param txHashes its transaction hashes
+   */
+  pruneReceipts(number: bigint, txHashes: readonly Uint8Array[]): Promise<void>
   /**
    * Block RLPs of `from` … `to` in order; each `rlp` is valid only until the next step (copy what you keep).
    */
@@ -200,6 +206,50 @@ export class MemoryBlockArchive implements BlockArchive {
     return n >= 0 && n < this.count ? this.hashes.slice(n * 32, n * 32 + 32) : undefined
   }
 
+  pruneReceipts(number: bigint, txHashes: readonly Uint8Array[]): Promise<void> {
+    const n = Number(number)
+    const enc = this.encodedNow(number)
+    if (enc === undefined) return Promise.resolve()
+    txHashes.forEach((h, i) => multiDelete(this.byTx, prefixKey(h), n * TX_INDEX_SPAN + i))
+    const extra = prunedBlockExtra(enc.extra)
+    // in place: the pruned extra is never longer than the one it replaces
+    const s = this.slots
+    const chunk = this.chunks[s[n * SLOT]!]!
+    const at = s[n * SLOT + 1]! + s[n * SLOT + 2]!
+    const packed = packZeros(extra, chunk, at)
+    s[n * SLOT + 3] = packed
+    s[n * SLOT + 5] = extra.length
+    this.compactChunkOf(n)
+    return Promise.resolve()
+  }
+
+  /**
+   * Once the last block of a chunk (not the one being written) is pruned, copies the chunk's blocks into a
+   * buffer of their exact size, so the space pruning freed is given back.
+   */
+  private compactChunkOf(n: number): void {
+    const s = this.slots
+    const index = s[n * SLOT]!
+    if (index === this.chunks.length - 1) return
+    const next = n + 1
+    if (next < this.count && s[next * SLOT] === index) return
+    let first = n
+    while (first > 0 && s[(first - 1) * SLOT] === index) first--
+    let size = 0
+    for (let b = first; b <= n; b++) size += s[b * SLOT + 2]! + s[b * SLOT + 3]!
+    const old = this.chunks[index]!
+    const compact = new Uint8Array(size)
+    let at = 0
+    for (let b = first; b <= n; b++) {
+      const off = s[b * SLOT + 1]!
+      const len = s[b * SLOT + 2]! + s[b * SLOT + 3]!
+      compact.set(old.subarray(off, off + len), at)
+      s[b * SLOT + 1] = at
+      at += len
+    }
+    this.chunks[index] = compact
+  }
+
   truncateAbove(number: bigint): void {
     const keep = Number(number) + 1
     if (keep >= this.count) return
@@ -250,6 +300,11 @@ export class LevelBlockArchive implements BlockArchive {
 
   truncateAbove(): void {
     // deleted by the chain's rewind batch (ChainStorage.rewind)
+  }
+
+  async pruneReceipts(number: bigint, txHashes: readonly Uint8Array[]): Promise<void> {
+    const enc = await this.storage.encoded(number)
+    if (enc !== undefined) await this.storage.pruneReceipts(number, prunedBlockExtra(enc.extra), txHashes)
   }
 
   async *rlpRange(from: bigint, to: bigint): AsyncGenerator<{ number: bigint; rlp: Uint8Array }> {

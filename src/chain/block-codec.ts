@@ -60,6 +60,21 @@ export function blockExtra(block: BlockRecord): Uint8Array {
   ])
 }
 
+/**
+ * The extra RLP of a block whose receipts are dropped (`--transaction-block-keeper`): senders and created
+ * contracts stay (blocks still list their transactions in full), each receipt is empty.
+ */
+export function prunedBlockExtra(extra: Uint8Array): Uint8Array {
+  const [hash, hfmm, td, txs] = RLP.decode(extra) as unknown as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]]
+  const empty = new Uint8Array(0)
+  return RLP.encode([hash, hfmm, td, txs.map(([from, contract]) => [from!, contract!, empty, empty])])
+}
+
+/** The receipt of a transaction whose block's receipts were dropped. */
+function prunedReceipt(): ReceiptRecord {
+  return { status: 0, cumulativeGasUsed: 0n, gasUsed: 0n, logs: [], logsBloom: new Uint8Array(256), pruned: true }
+}
+
 /** Both encodings of a record. */
 export function encodeBlock(block: BlockRecord): EncodedBlock {
   return { rlp: blockRlp(block), extra: blockExtra(block) }
@@ -139,6 +154,11 @@ export function decodeStoredBlock(rlp: Uint8Array, extra: Uint8Array, common: Co
   if (txExtras.length !== txsRlp.length) throw new StorageCorruptError(`block ${header.number}: receipts do not match the transactions`)
   const transactions: TxRecord[] = txsRlp.map((txRlp, index) => {
     const [from, contractAddress, receiptRlp, firstLogIndex] = txExtras[index]!
+    if (receiptRlp!.length === 0) {
+      const receipt = prunedReceipt()
+      if (index === txsRlp.length - 1 && bytesEqual(txRlp, remascTransactionRlp(header.number))) return remascTxRecord(header.number, index, receipt, common)
+      return lazyTxRecord(txRlp, from!, index, receipt, common)
+    }
     const decoded = decodeReceipt(receiptRlp!)
     let logIndex = Number(bytesToBigInt(firstLogIndex!))
     const receipt: ReceiptRecord = {

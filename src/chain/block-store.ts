@@ -31,6 +31,8 @@ export class BlockStore {
   private genesisBlock: BlockRecord | undefined
   private headBlock: BlockRecord | undefined
   private readonly cache = new LRUCache<number, BlockRecord>({ max: DECODED_BLOCK_CACHE })
+  /** Receipts of blocks 1 … this were dropped (`--transaction-block-keeper`). */
+  private prunedUpTo = 0n
 
   /**
    * @param archive where the encodings are kept (default: in memory)
@@ -132,7 +134,8 @@ export class BlockStore {
    * Continues a stored chain (`--db`): the archive already holds blocks 0 … `head`.
    * @param genesis the genesis record; @param head the decoded head (may be the genesis)
    */
-  adoptStored(genesis: BlockRecord, head: BlockRecord): void {
+  adoptStored(genesis: BlockRecord, head: BlockRecord, prunedUpTo = 0n): void {
+    this.prunedUpTo = prunedUpTo
     this.genesisBlock = genesis
     this.headBlock = head
     this.count = Number(head.header.number) + 1
@@ -143,6 +146,20 @@ export class BlockStore {
    */
   async indexesAbove(number: bigint): Promise<{ hash: Uint8Array; txHashes: Uint8Array[] }[]> {
     return (await this.recordsAbove(number)).map((b) => ({ hash: b.hash, txHashes: b.transactions.map((t) => t.hash) }))
+  }
+
+  /**
+   * Drops the receipts of blocks up to `number` not dropped yet, oldest first (`--transaction-block-keeper`):
+   * their transactions are no longer found by hash and their logs no longer listed; the blocks stay.
+   */
+  async pruneReceiptsUpTo(number: bigint): Promise<void> {
+    for (let n = this.prunedUpTo + 1n; n <= number && n < BigInt(this.count - 1); n++) {
+      const block = await this.byNumber(n)
+      if (block === undefined) break
+      await this.archive.pruneReceipts(n, block.transactions.map((t) => t.hash))
+      this.cache.delete(Number(n))
+      this.prunedUpTo = n
+    }
   }
 
   /** The decoded blocks above `number`, lowest first (before a rewind, for the removed-logs notifications). */
@@ -161,6 +178,7 @@ export class BlockStore {
     for (let n = Number(number) + 1; n < this.count; n++) this.cache.delete(n)
     this.archive.truncateAbove(number)
     this.count = Number(number) + 1
+    if (this.prunedUpTo > number) this.prunedUpTo = number
     this.headBlock = number === 0n ? this.genesisBlock : (this.cache.get(Number(number)) ?? (await this.decodeAt(number)))
   }
 

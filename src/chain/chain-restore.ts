@@ -113,7 +113,7 @@ export async function restoreChain(
       throw new StorageCorruptError(`${storage.label}: the record of block ${stored.head} holds block ${head.header.number}`)
     }
   }
-  t.blocks.adoptStored(genesis, head)
+  t.blocks.adoptStored(genesis, head, (await storage.prunedUpTo()) ?? 0n)
   if ((await sm.db.load(stored.liveRoot)) === undefined) {
     throw new StorageCorruptError(`${storage.label}: the state 0x${toKey(stored.liveRoot)} of the head is missing`)
   }

@@ -153,7 +153,7 @@ export class Chain extends EventEmitter {
       store: opts.storage?.trieStore,
     })
     chain = new Chain(executor, opts)
-    const history = opts.stateHistory ?? DEFAULT_STATE_HISTORY
+    const history = opts.pruneHistory ?? opts.stateHistory ?? DEFAULT_STATE_HISTORY
     // one committed root per block, plus a few in-place changes and pending previews
     executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
     executor.stateManager.db.pin(executor.stateRoot)
@@ -168,6 +168,8 @@ export class Chain extends EventEmitter {
         })
       : 'new'
     if (restored === 'new') chain.append(genesis)
+    // --prune-history: states past the kept ones are not read back from the database
+    if (opts.pruneHistory !== undefined) executor.stateManager.db.loadRoot = undefined
     return chain
   }
 
@@ -534,6 +536,8 @@ export class Chain extends EventEmitter {
       }
     }
     this.append(result.block, enc)
+    const keeper = this.opts.transactionBlockKeeper
+    if (keeper !== undefined) await this.blocks.pruneReceiptsUpTo(result.block.header.number - BigInt(keeper))
     return result
   }
 

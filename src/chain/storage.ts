@@ -7,6 +7,7 @@
  * Layout (keys are bytes; numbers are 8-byte big-endian):
  *   'm'              JSON {format, network, chainId, genesisHash}   what the directory holds
  *   'h'              head block number
+ *   'k'              the highest block whose receipts --transaction-block-keeper dropped
  *   'l'              the live state root (the head's, or the one after in-place changes such as anvil_setBalance)
  *   'b' ‖ number     the block RLP exactly as the reference node encodes it (Block.getEncoded): a byte-faithful archive
  *   'x' ‖ number     RLP[hash, hashForMergedMining, totalDifficulty, [[from, contractAddress, receipt RLP, first logIndex] per tx]]
@@ -70,6 +71,7 @@ export { StorageCorruptError } from './block-codec.js'
 const META = Uint8Array.of(0x6d) // 'm'
 const HEAD = Uint8Array.of(0x68) // 'h'
 const LIVE = Uint8Array.of(0x6c) // 'l'
+const PRUNED = Uint8Array.of(0x6b) // 'k'
 const BLOCK = 0x62 // 'b'
 const EXTRA = 0x78 // 'x'
 const NODE = 0x6e // 'n'
@@ -274,6 +276,25 @@ export class ChainStorage {
     if (v === undefined || v.length !== 12) return undefined
     const view = new DataView(v.buffer, v.byteOffset, v.byteLength)
     return { number: view.getBigUint64(0, false), index: view.getUint32(8, false) }
+  }
+
+  /**
+   * Drops a block's receipts (`--transaction-block-keeper`) in one batch: its extra record replaced by `extra`
+   * (receipts emptied), its transactions' index records deleted, the prune mark moved to `number`.
+   */
+  async pruneReceipts(number: bigint, extra: Uint8Array, txHashes: readonly Uint8Array[]): Promise<void> {
+    const ops: (PutOp | DelOp)[] = [
+      { type: 'put', key: numberKey(EXTRA, number), value: extra },
+      { type: 'put', key: PRUNED, value: u64(number) },
+    ]
+    for (const h of txHashes) ops.push({ type: 'del', key: hashKey(TX, h) })
+    await this.write(ops)
+  }
+
+  /** The highest block whose receipts were dropped (`--transaction-block-keeper`), or undefined. */
+  async prunedUpTo(): Promise<bigint | undefined> {
+    const v = await this.db.get(PRUNED)
+    return v === undefined ? undefined : readU64(v)
   }
 
   /**
