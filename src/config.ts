@@ -81,6 +81,18 @@ export interface NodeConfig {
    */
   stateHistory?: number
   /**
+   * Anvil's `--prune-history [N]`: only the states of the N most recent blocks stay readable, also with
+   * {@link db} (older ones answer -32600 "State not found…" instead of being read back). Overrides
+   * {@link stateHistory}. Undefined: off.
+   */
+  pruneHistory?: number
+  /**
+   * Anvil's `--transaction-block-keeper N`: receipts of only the N most recent blocks are kept; older blocks
+   * still answer (header and transactions), but their transactions by hash and their receipts answer null and
+   * their logs are no longer listed. Undefined: keep all.
+   */
+  transactionBlockKeeper?: number
+  /**
    * Overrides web3_clientVersion. Tools that only run against development networks check it: e.g.
    * `HardhatNetwork/2.22.0/node-cli` lets @nomicfoundation/hardhat-network-helpers accept the node.
    */

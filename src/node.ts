@@ -156,6 +156,8 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
       minGasPrice: config.minGasPrice ?? DEFAULT_CONFIG.minGasPrice,
       clock: config.clock,
       stateHistory: config.stateHistory,
+      pruneHistory: config.pruneHistory,
+      transactionBlockKeeper: config.transactionBlockKeeper,
       executionTimeoutMs: Math.round(rpcTimeout * 1000),
       storage,
     })

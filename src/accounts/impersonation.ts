@@ -14,7 +14,22 @@ import { bytesToBigInt, toKey } from '../util/bytes.js'
  * @param from 20-byte sender
  */
 export function impersonatedTransaction(from: Uint8Array, data: LegacyTxData, common: Common): LegacyTx {
-  const tx = createLegacyTx({ ...data, v: 27n, r: bytesToBigInt(from), s: 1n }, { common, freeze: false })
+  return reportSender(createLegacyTx({ ...data, v: 27n, r: bytesToBigInt(from), s: 1n }, { common, freeze: false }), from)
+}
+
+/**
+ * Whether a transaction decoded from a stored block carries the placeholder signature of a send from `from`.
+ * @param from the sender the block records for it
+ */
+export function hasPlaceholderSignature(tx: LegacyTx, from: Uint8Array): boolean {
+  return tx.v === 27n && tx.s === 1n && tx.r === bytesToBigInt(from)
+}
+
+/**
+ * Makes `tx` (unfrozen, placeholder-signed) report `from` as its sender, as when it was sent: replays of a
+ * stored block (traces) then execute it from the impersonated address.
+ */
+export function reportSender(tx: LegacyTx, from: Uint8Array): LegacyTx {
   const sender = new Address(from)
   tx.getSenderAddress = () => sender
   tx.verifySignature = () => true

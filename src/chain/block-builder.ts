@@ -32,7 +32,7 @@ import {
   transactionsTrieRoot,
 } from './seal.js'
 import type { ConsoleLogEvent } from './state-queries.js'
-import { encodedBlocks } from './storage.js'
+import { encodedBlocks } from './block-codec.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 
 /** A transaction of a block being built could not be applied (a pool rejection; `index` into the block's list). */
@@ -168,7 +168,7 @@ export class BlockBuilder {
       edges: applied.edges,
     }
     // consensus: a mined block is merge-mined (the pending preview has no merged-mining fields)
-    const hfmm = commit ? mergeMine(header, (n) => blocks.byNumber(n), mm) : undefined
+    const hfmm = commit ? await mergeMine(header, (n) => blocks.byNumber(n), mm) : undefined
     const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
     // the tracers replay a block on the state it ran on: its parent's, unless changed in place in between
     if (commit && !bytesEqual(preRoot, parent.header.stateRoot)) this.preStateRoots.set(block.hashKey, preRoot)
@@ -224,8 +224,13 @@ export class BlockBuilder {
   }
 
   /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
-  preStateRoot(block: BlockRecord): Uint8Array | undefined {
-    return this.preStateRoots.get(block.hashKey) ?? this.o.blocks.byNumber(block.header.number - 1n)?.header.stateRoot
+  async preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined> {
+    return this.preStateRoots.get(block.hashKey) ?? (await this.o.blocks.byNumber(block.header.number - 1n))?.header.stateRoot
+  }
+
+  /** The in-place-changed state `block` ran on, when it was mined here and differs from its parent's; else undefined. */
+  changedPreStateRoot(block: BlockRecord): Uint8Array | undefined {
+    return this.preStateRoots.get(block.hashKey)
   }
 
   /** Hashes and encodes a header with its transactions into a block record. */
@@ -246,8 +251,8 @@ export class BlockBuilder {
       transactions: txs,
       uncles: [],
     }
-    // the storage writes this encoding as it is (no second encoding per mined block)
-    if (this.o.persistent) encodedBlocks.set(block, rlp)
+    // the block store and the storage keep this encoding as it is (no second encoding per mined block)
+    encodedBlocks.set(block, rlp)
     return block
   }
 }

@@ -1,9 +1,15 @@
 /**
- * The canonical block list and its indexes: blocks by number and by hash, mined transactions by hash. In memory;
- * the database copy (src/chain/storage.ts) is written by the chain before a block gets here. Pure bookkeeping:
- * no events, no state, no queue — the chain (src/chain/chain.ts) calls it from inside its single writer.
+ * The canonical block list and its indexes (docs/architecture.md#storage): blocks by number and by hash, mined
+ * transactions by hash. Blocks are held encoded by a {@link BlockArchive} (memory, or the `--db` database);
+ * decoded records live only in a bounded cache of recent and recently read blocks, plus the genesis and the
+ * head, which are always at hand (synchronously). Pure bookkeeping: no events, no state, no queue — the chain
+ * (src/chain/chain.ts) calls the writing methods from inside its single writer.
  */
-import { toKey } from '../util/bytes.js'
+import type { Common } from '@ethereumjs/common'
+import { LRUCache } from 'lru-cache'
+import { bytesEqual } from '../util/bytes.js'
+import { MemoryBlockArchive, type BlockArchive } from './block-archive.js'
+import { blockLogsBloom, decodeStoredBlock, encodeBlock, type EncodedBlock } from './block-codec.js'
 import type { BlockRecord, TxRecord } from '../types/records.js'
 
 /** Where a transaction sits. */
@@ -12,64 +18,205 @@ export interface TxLocation {
   tx: TxRecord
 }
 
-/** The canonical chain: an append-only list (truncated only by a rewind) with hash and transaction indexes. */
+/**
+ * Decoded blocks kept besides the genesis and the head (each ~10-15 KB for a block with a transfer): enough for
+ * the fork detection data of the next block (RSKIP110: blocks up to 448 below the head) to stay
+ * decoded while mining.
+ */
+export const DECODED_BLOCK_CACHE = 512
+
+/** The canonical chain: blocks 0 … head, appended one at a time, truncated only by a rewind. */
 export class BlockStore {
-  private readonly blocks: BlockRecord[] = []
-  private readonly byHash = new Map<string, BlockRecord>()
-  private readonly txIndex = new Map<string, TxLocation>()
+  private count = 0
+  private genesisBlock: BlockRecord | undefined
+  private headBlock: BlockRecord | undefined
+  private readonly cache = new LRUCache<number, BlockRecord>({ max: DECODED_BLOCK_CACHE })
+  /** Receipts of blocks 1 … this were dropped (`--transaction-block-keeper`). */
+  private prunedUpTo = 0n
+
+  /**
+   * @param archive where the encodings are kept (default: in memory)
+   * @param common the chain's Common (decoding transactions)
+   */
+  constructor(
+    private readonly common: Common,
+    private readonly archive: BlockArchive = new MemoryBlockArchive(),
+  ) {}
 
   /** Number of blocks, genesis included (the head's number + 1). */
   get length(): number {
-    return this.blocks.length
+    return this.count
   }
 
   /** The genesis block. @throws TypeError before the genesis is added */
   get genesis(): BlockRecord {
-    return this.blocks[0]!
+    return this.genesisBlock!
   }
 
   /** The canonical head block (the genesis must have been added). */
   get head(): BlockRecord {
-    return this.blocks[this.blocks.length - 1]!
-  }
-
-  /** Canonical block by number, or undefined. */
-  byNumber(n: bigint): BlockRecord | undefined {
-    return n >= 0n && n < BigInt(this.blocks.length) ? this.blocks[Number(n)] : undefined
-  }
-
-  /** Canonical block by 32-byte hash, or undefined. */
-  byBlockHash(hash: Uint8Array): BlockRecord | undefined {
-    return this.byHash.get(toKey(hash))
-  }
-
-  /** A mined transaction by 32-byte hash, or undefined. */
-  transaction(hash: Uint8Array): TxLocation | undefined {
-    return this.txIndex.get(toKey(hash))
-  }
-
-  /** Blocks 1 … head (a copy; for state dumps). */
-  afterGenesis(): BlockRecord[] {
-    return this.blocks.slice(1)
-  }
-
-  /** Adds a block on top of the head and indexes it and its transactions (the caller checked it follows). */
-  add(block: BlockRecord): void {
-    this.blocks.push(block)
-    this.byHash.set(block.hashKey, block)
-    for (const tx of block.transactions) this.txIndex.set(toKey(tx.hash), { block, tx })
+    return this.headBlock!
   }
 
   /**
-   * Removes the blocks above `number` from the list and the indexes.
-   * @returns the removed blocks, lowest first (empty when `number` is the head's)
+   * Canonical block by number, or undefined.
+   * @throws StorageCorruptError when its stored encodings do not decode
    */
-  truncateAbove(number: bigint): BlockRecord[] {
-    const removed = this.blocks.splice(Number(number) + 1)
-    for (const b of removed) {
-      this.byHash.delete(b.hashKey)
-      for (const tx of b.transactions) this.txIndex.delete(toKey(tx.hash))
+  async byNumber(n: bigint): Promise<BlockRecord | undefined> {
+    if (n < 0n || n >= BigInt(this.count)) return undefined
+    if (n === 0n) return this.genesisBlock
+    const head = this.headBlock!
+    if (n === head.header.number) return head
+    const key = Number(n)
+    const cached = this.cache.get(key)
+    if (cached !== undefined) return cached
+    const enc = await this.archive.encoded(n)
+    // a rewind may have happened while reading
+    if (enc === undefined || n >= BigInt(this.count)) return undefined
+    const block = decodeStoredBlock(enc.rlp, enc.extra, this.common)
+    this.cache.set(key, block)
+    return block
+  }
+
+  /** Canonical block by 32-byte hash, or undefined. */
+  async byBlockHash(hash: Uint8Array): Promise<BlockRecord | undefined> {
+    if (bytesEqual(this.headBlock!.hash, hash)) return this.headBlock
+    for (const n of await this.archive.numbersOfHash(hash)) {
+      const block = await this.byNumber(n)
+      if (block !== undefined && bytesEqual(block.hash, hash)) return block
+    }
+    return undefined
+  }
+
+  /** A mined transaction by 32-byte hash, or undefined. */
+  async transaction(hash: Uint8Array): Promise<TxLocation | undefined> {
+    for (const p of await this.archive.txPositions(hash)) {
+      const block = await this.byNumber(p.number)
+      const tx = block?.transactions[p.index]
+      if (block !== undefined && tx !== undefined && bytesEqual(tx.hash, hash)) return { block, tx }
+    }
+    return undefined
+  }
+
+  /** The 32-byte hash of canonical block `n`, or undefined (BLOCKHASH, Remasc). */
+  async hashOf(n: bigint): Promise<Uint8Array | undefined> {
+    if (this.archive instanceof MemoryBlockArchive) return n < BigInt(this.count) ? this.archive.hashOf(n) : undefined
+    return (await this.byNumber(n))?.hash
+  }
+
+  /**
+   * Adds a block on top of the head and indexes it and its transactions (the caller checked it follows).
+   * @param enc its encodings when already computed (the database write made them)
+   */
+  add(block: BlockRecord, enc?: EncodedBlock): void {
+    const n = block.header.number
+    if (n === 0n) {
+      this.genesisBlock = block
+    } else {
+      this.cache.set(Number(n), block)
+    }
+    this.archive.append(n, enc ?? encodeBlock(block), block.hash, block.transactions.map((t) => t.hash))
+    this.headBlock = block
+    this.count = Number(n) + 1
+  }
+
+  /**
+   * Adds a block on top of the head from its encodings alone (a loaded state file; the caller checked it and
+   * follows with {@link add} for the last block, which becomes the head).
+   * @param hash the block hash; @param txHashes its transaction hashes in block order
+   */
+  addEncoded(enc: EncodedBlock, hash: Uint8Array, txHashes: readonly Uint8Array[]): void {
+    this.archive.append(BigInt(this.count), enc, hash, txHashes)
+    this.count++
+  }
+
+  /**
+   * Continues a stored chain (`--db`): the archive already holds blocks 0 … `head`.
+   * @param genesis the genesis record; @param head the decoded head (may be the genesis)
+   */
+  adoptStored(genesis: BlockRecord, head: BlockRecord, prunedUpTo = 0n): void {
+    this.prunedUpTo = prunedUpTo
+    this.genesisBlock = genesis
+    this.headBlock = head
+    this.count = Number(head.header.number) + 1
+  }
+
+  /**
+   * Hashes of blocks `number`+1 … head and of their transactions (what a database rewind deletes).
+   */
+  async indexesAbove(number: bigint): Promise<{ hash: Uint8Array; txHashes: Uint8Array[] }[]> {
+    return (await this.recordsAbove(number)).map((b) => ({ hash: b.hash, txHashes: b.transactions.map((t) => t.hash) }))
+  }
+
+  /**
+   * Drops the receipts of blocks up to `number` not dropped yet, oldest first (`--transaction-block-keeper`):
+   * their transactions are no longer found by hash and their logs no longer listed; the blocks stay.
+   */
+  async pruneReceiptsUpTo(number: bigint): Promise<void> {
+    for (let n = this.prunedUpTo + 1n; n <= number && n < BigInt(this.count - 1); n++) {
+      const block = await this.byNumber(n)
+      if (block === undefined) break
+      await this.archive.pruneReceipts(n, block.transactions.map((t) => t.hash))
+      this.cache.delete(Number(n))
+      this.prunedUpTo = n
+    }
+  }
+
+  /** The decoded blocks above `number`, lowest first (before a rewind, for the removed-logs notifications). */
+  async recordsAbove(number: bigint): Promise<BlockRecord[]> {
+    const removed: BlockRecord[] = []
+    for (let n = number + 1n; n < BigInt(this.count); n++) {
+      const b = await this.byNumber(n)
+      if (b !== undefined) removed.push(b)
     }
     return removed
+  }
+
+  /** Removes the blocks above `number` from the list, the indexes and the cache. */
+  async truncateAbove(number: bigint): Promise<void> {
+    if (number >= BigInt(this.count - 1)) return
+    for (let n = Number(number) + 1; n < this.count; n++) this.cache.delete(n)
+    this.archive.truncateAbove(number)
+    this.count = Number(number) + 1
+    if (this.prunedUpTo > number) this.prunedUpTo = number
+    this.headBlock = number === 0n ? this.genesisBlock : (this.cache.get(Number(number)) ?? (await this.decodeAt(number)))
+  }
+
+  /**
+   * Blocks of `from` … `to` (clamped to the head) whose header bloom passes `mayMatch`, decoded, in order. The
+   * bloom is read from the encoded header, so blocks ruled out are never decoded.
+   */
+  async *blocksWithBloom(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean): AsyncGenerator<BlockRecord> {
+    const last = to < BigInt(this.count - 1) ? to : BigInt(this.count - 1)
+    if (from < 1n) {
+      if (from <= 0n && last >= 0n && mayMatch(this.genesisBlock!.header.logsBloom)) yield this.genesisBlock!
+      from = 1n
+    }
+    const wanted: bigint[] = []
+    for await (const { number, rlp } of this.archive.rlpRange(from, last)) if (mayMatch(blockLogsBloom(rlp))) wanted.push(number)
+    for (const n of wanted) {
+      const b = await this.byNumber(n)
+      if (b === undefined) return
+      yield b
+    }
+  }
+
+  /** The encodings of blocks 1 … head (copies; for state dumps). */
+  async encodedAfterGenesis(): Promise<EncodedBlock[]> {
+    const out: EncodedBlock[] = []
+    for (let n = 1n; n < BigInt(this.count); n++) {
+      const enc = await this.archive.encoded(n)
+      if (enc === undefined) throw new Error(`block ${n} is missing from the archive`)
+      out.push(enc)
+    }
+    return out
+  }
+
+  private async decodeAt(n: bigint): Promise<BlockRecord> {
+    const enc = await this.archive.encoded(n)
+    if (enc === undefined) throw new Error(`block ${n} is missing from the archive`)
+    const block = decodeStoredBlock(enc.rlp, enc.extra, this.common)
+    this.cache.set(Number(n), block)
+    return block
   }
 }

@@ -38,6 +38,18 @@ export interface ChainOptions {
    */
   stateHistory?: number
   /**
+   * Anvil's `--prune-history [N]`: states of only the N most recent blocks stay readable, also with `--db`
+   * (older ones are not read back from the database; they answer "State not found", -32600). Overrides
+   * {@link stateHistory}. Undefined: off.
+   */
+  pruneHistory?: number
+  /**
+   * Anvil's `--transaction-block-keeper N`: receipts of only the N most recent blocks are kept; older blocks
+   * keep their header and transactions, but their transactions are no longer found by hash (null) and their
+   * logs no longer listed. Undefined: keep all.
+   */
+  transactionBlockKeeper?: number
+  /**
    * Where blocks, receipts, the head and the states are stored (src/chain/storage.ts; `--db`). A database
    * that already holds a chain is continued: its blocks are reloaded and mining goes on from its head.
    * Without it the chain lives in memory only.

@@ -1,22 +1,53 @@
 /**
  * Continuing a stored chain (`--db`): checks that the database holds a chain of this storage format, genesis
- * and chain id, reloads its blocks into the block store and makes its head's state the live one; or initialises
- * an empty database with the genesis. Called once by Chain.create (src/chain/chain.ts), before anything else
+ * and chain id, hands its head to the block store (which reads other blocks from the database on demand) and
+ * makes its head's state the live one; or initialises an empty database with the genesis. Called once by Chain.create (src/chain/chain.ts), before anything else
  * can reach the chain.
  */
 import type { Common } from '@ethereumjs/common'
 import type { Executor } from '../execution/executor.js'
 import { toKey } from '../util/bytes.js'
 import type { BlockStore } from './block-store.js'
+import { decodeStoredBlock } from './block-codec.js'
 import {
-  decodeStoredBlock,
+  blockIndexOps,
   STORAGE_FORMAT,
   StorageCorruptError,
   StorageMismatchError,
   type ChainStorage,
+  type PutOp,
   type StoredMeta,
 } from './storage.js'
 import type { BlockRecord } from '../types/records.js'
+
+/** Blocks per batch when a format 1 directory gets its indexes. */
+const UPGRADE_BATCH_BLOCKS = 2_000
+
+/**
+ * Upgrades a format 1 directory (blocks without hash and transaction indexes) to the current format: one pass over
+ * its blocks, checking that each follows its parent, writing the index records in batches, then the new meta.
+ * Interrupted, it starts over at the next start (the indexes are idempotent puts).
+ * @throws StorageCorruptError when a block is missing or does not follow its parent
+ */
+async function upgradeFormat1(storage: ChainStorage, head: bigint, genesis: BlockRecord, common: Common, meta: StoredMeta): Promise<void> {
+  // the genesis is this configuration's (its hash was checked against the meta)
+  let ops: PutOp[] = blockIndexOps(0n, genesis.hash, [])
+  let parentHash = genesis.hashKey
+  for await (const { number, rlp, extra } of storage.encodedRange(1n, head)) {
+    const block = decodeStoredBlock(rlp, extra, common)
+    if (toKey(block.header.parentHash) !== parentHash) {
+      throw new StorageCorruptError(`${storage.label}: block ${number} does not follow block ${number - 1n}`)
+    }
+    parentHash = block.hashKey
+    ops.push(...blockIndexOps(number, block.hash, block.transactions.map((x) => x.hash)))
+    if (number % BigInt(UPGRADE_BATCH_BLOCKS) === 0n) {
+      await storage.writeIndexes(ops)
+      ops = []
+    }
+  }
+  await storage.writeIndexes(ops)
+  await storage.writeMeta(meta)
+}
 
 /** The parts of the chain a restore fills. */
 export interface RestoreTarget {
@@ -54,7 +85,7 @@ export async function restoreChain(
     return 'new'
   }
   const m = stored.meta
-  if (m.format !== STORAGE_FORMAT) {
+  if (m.format !== STORAGE_FORMAT && m.format !== 1) {
     throw new StorageMismatchError(
       `${storage.label} holds a chain in storage format ${m.format}; this version reads format ${STORAGE_FORMAT}`,
     )
@@ -71,20 +102,18 @@ export async function restoreChain(
       `${storage.label} holds a chain with chain id ${m.chainId}; this configuration has chain id ${meta.chainId}`,
     )
   }
-  const { blocks } = t
-  blocks.add(genesis)
-  for await (const { rlp, extra } of stored.blocks) {
-    const block = decodeStoredBlock(rlp, extra, t.common)
-    if (toKey(block.header.parentHash) !== blocks.head.hashKey) {
-      throw new StorageCorruptError(
-        `${storage.label}: block ${block.header.number} does not follow block ${blocks.head.header.number}`,
-      )
+  if (m.format === 1) await upgradeFormat1(storage, stored.head, genesis, t.common, meta)
+  // nothing proportional to the chain's length: the head is decoded, everything else is read on demand
+  let head = genesis
+  if (stored.head > 0n) {
+    const enc = await storage.encoded(stored.head)
+    if (enc === undefined) throw new StorageCorruptError(`${storage.label}: head ${stored.head} is missing`)
+    head = decodeStoredBlock(enc.rlp, enc.extra, t.common)
+    if (head.header.number !== stored.head) {
+      throw new StorageCorruptError(`${storage.label}: the record of block ${stored.head} holds block ${head.header.number}`)
     }
-    blocks.add(block)
   }
-  if (blocks.head.header.number !== stored.head) {
-    throw new StorageCorruptError(`${storage.label}: head ${stored.head} is missing`)
-  }
+  t.blocks.adoptStored(genesis, head, (await storage.prunedUpTo()) ?? 0n)
   if ((await sm.db.load(stored.liveRoot)) === undefined) {
     throw new StorageCorruptError(`${storage.label}: the state 0x${toKey(stored.liveRoot)} of the head is missing`)
   }

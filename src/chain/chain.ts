@@ -33,6 +33,8 @@ import { SerialQueue } from '../util/serial-queue.js'
 import { BlockBuilder, type BlockTx, type OnExecuted } from './block-builder.js'
 import { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
 import { BlockStore, type TxLocation } from './block-store.js'
+import { LevelBlockArchive, MemoryBlockArchive } from './block-archive.js'
+import { encodeBlock, type EncodedBlock } from './block-codec.js'
 import type { MergedMiningSource, MiningWork } from './consensus.js'
 import { DevState } from './dev-state.js'
 import { SnapshotRegistry } from './snapshots.js'
@@ -56,8 +58,10 @@ export type { TxToSubmit } from './tx-submission.js'
 export class Chain extends EventEmitter {
   /** The single writer; also used for every read that touches the VM/state. */
   readonly queue = new SerialQueue()
-  /** The canonical blocks and their indexes. */
-  private readonly blocks = new BlockStore()
+  /** The canonical blocks and their indexes (encoded in memory, or read back from the database). */
+  private readonly blocks: BlockStore
+  /** Who wants the records of blocks a rewind removes (log filters and subscriptions send their logs again). */
+  private readonly removedBlocksWanted: (() => boolean)[] = []
   /** The clock, next-block overrides and mining targets (evm_increaseTime, evm_setNextBlockTimestamp, …). */
   private readonly dev: DevState
   /** evm_snapshot records. */
@@ -90,6 +94,7 @@ export class Chain extends EventEmitter {
   ) {
     super()
     this.database = opts.storage
+    this.blocks = new BlockStore(opts.common, opts.storage ? new LevelBlockArchive(opts.storage) : new MemoryBlockArchive())
     this.setMaxListeners(0)
     this.dev = new DevState({
       clock: opts.clock ?? Date.now,
@@ -139,16 +144,16 @@ export class Chain extends EventEmitter {
       common: opts.common,
       alloc: opts.alloc,
       network: opts.network,
-      blockHash: (n) => chain?.blockByNumber(n)?.hash,
-      processingBlock: (n) => {
-        const b = chain?.blockByNumber(n)
+      blockHash: async (n) => chain?.blocks.hashOf(n),
+      processingBlock: async (n) => {
+        const b = await chain?.blockByNumber(n)
         return b && { hash: b.hash, coinbase: b.header.coinbase, paidFees: b.header.paidFees }
       },
-      canonicalBlock: (n) => chain?.blockByNumber(n),
+      canonicalBlock: async (n) => chain?.blockByNumber(n),
       store: opts.storage?.trieStore,
     })
     chain = new Chain(executor, opts)
-    const history = opts.stateHistory ?? DEFAULT_STATE_HISTORY
+    const history = opts.pruneHistory ?? opts.stateHistory ?? DEFAULT_STATE_HISTORY
     // one committed root per block, plus a few in-place changes and pending previews
     executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
     executor.stateManager.db.pin(executor.stateRoot)
@@ -163,6 +168,8 @@ export class Chain extends EventEmitter {
         })
       : 'new'
     if (restored === 'new') chain.append(genesis)
+    // --prune-history: states past the kept ones are not read back from the database
+    if (opts.pruneHistory !== undefined) executor.stateManager.db.loadRoot = undefined
     return chain
   }
 
@@ -186,18 +193,39 @@ export class Chain extends EventEmitter {
     return this.blocks.head
   }
 
-  /** Canonical block by number, or undefined. */
-  blockByNumber(n: bigint): BlockRecord | undefined {
+  /**
+   * Canonical block by number, or undefined. Old blocks are decoded from the block store's encodings (memory or
+   * `--db`), recent and recently read ones come from its cache.
+   * @throws StorageCorruptError when the stored block does not decode (JSON-RPC -32000 at the boundary)
+   */
+  blockByNumber(n: bigint): Promise<BlockRecord | undefined> {
     return this.blocks.byNumber(n)
   }
 
   /** Canonical block by 32-byte hash, or undefined. */
-  blockByHash(hash: Uint8Array): BlockRecord | undefined {
+  blockByHash(hash: Uint8Array): Promise<BlockRecord | undefined> {
     return this.blocks.byBlockHash(hash)
   }
 
+  /**
+   * Canonical blocks of `from` … `to` (clamped to the head) whose header logs bloom passes `mayMatch`, in order;
+   * the others are never decoded (log queries).
+   */
+  blocksWithBloom(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean): AsyncGenerator<BlockRecord> {
+    return this.blocks.blocksWithBloom(from, to, mayMatch)
+  }
+
+  /**
+   * Registers a listener's interest in the records of blocks removed by a revert (the `removedBlocks` event):
+   * when no registered predicate answers true, a rewind does not decode the removed blocks and the event
+   * carries an empty list.
+   */
+  wantRemovedBlocks(predicate: () => boolean): void {
+    this.removedBlocksWanted.push(predicate)
+  }
+
   /** A mined transaction by hash, or undefined. */
-  transaction(hash: Uint8Array): TxLocation | undefined {
+  transaction(hash: Uint8Array): Promise<TxLocation | undefined> {
     return this.blocks.transaction(hash)
   }
 
@@ -316,12 +344,15 @@ export class Chain extends EventEmitter {
 
   /** Removes blocks above `number` and sets the state to `stateRoot`. Inside the queue. */
   private async rewind(number: bigint, stateRoot: Uint8Array): Promise<void> {
+    const wanted = this.removedBlocksWanted.some((p) => p())
+    const removed = wanted ? await this.blocks.recordsAbove(number) : []
     // the stored chain first (one batch): a failure leaves both as they were
-    await this.database?.rewind(number, this.head.header.number, stateRoot)
-    const removed = this.blocks.truncateAbove(number)
+    if (this.database) await this.database.rewind(number, this.head.header.number, stateRoot, await this.blocks.indexesAbove(number))
+    const changed = number < this.head.header.number
+    await this.blocks.truncateAbove(number)
     await this.executor.resetTo(stateRoot)
     this.builder.invalidatePending()
-    if (removed.length > 0) this.emit('removedBlocks', removed.reverse())
+    if (changed) this.emit('removedBlocks', removed.reverse())
   }
 
   /**
@@ -494,16 +525,19 @@ export class Chain extends EventEmitter {
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     const parentState = this.executor.stateRoot
     const result = await this.builder.build(ctx, txs, true, mm, onExecuted)
+    const enc = encodeBlock(result.block)
     if (this.database) {
       // one batch per block (block, receipts, state nodes, head) before anyone sees the block
       try {
-        await this.database.writeBlock(result.block, this.executor.stateManager.getTrie())
+        await this.database.writeBlock(result.block, this.executor.stateManager.getTrie(), enc, this.builder.changedPreStateRoot(result.block))
       } catch (err) {
         await this.executor.resetTo(parentState)
         throw err
       }
     }
-    this.append(result.block)
+    this.append(result.block, enc)
+    const keeper = this.opts.transactionBlockKeeper
+    if (keeper !== undefined) await this.blocks.pruneReceiptsUpTo(result.block.header.number - BigInt(keeper))
     return result
   }
 
@@ -531,10 +565,10 @@ export class Chain extends EventEmitter {
     return this.builder.pending(key, () => this.nextContext(), (ctx) => this.submission.pickForBlock(ctx))
   }
 
-  private append(block: BlockRecord): void {
+  private append(block: BlockRecord, enc?: EncodedBlock): void {
     // the clock controls apply to one block (reference MinerServerImpl.buildBlockToMine clears the offset)
     this.dev.clearNextBlockControls()
-    this.blocks.add(block)
+    this.blocks.add(block, enc)
     this.emit('block', block)
   }
 
@@ -583,8 +617,10 @@ export class Chain extends EventEmitter {
   }
 
   /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
-  preStateRoot(block: BlockRecord): Uint8Array | undefined {
-    return this.builder.preStateRoot(block)
+  async preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined> {
+    // mined here since the start, or recorded with the block in the database
+    const changed = this.builder.changedPreStateRoot(block) ?? (await this.database?.preStateRoot(block.header.number))
+    return changed ?? this.builder.preStateRoot(block)
   }
 
   /**

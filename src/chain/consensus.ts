@@ -86,13 +86,13 @@ const btcHashLastByte = new WeakMap<BlockRecord, number>()
  * parent and its 448 ancestors; see calculateForkDetectionData in src/rsk/header.ts); empty below block 449.
  * @param block canonical block lookup
  */
-export function forkDetectionDataFor(number: bigint, block: (n: bigint) => BlockRecord | undefined): Uint8Array {
+export async function forkDetectionDataFor(number: bigint, block: (n: bigint) => Promise<BlockRecord | undefined>): Promise<Uint8Array> {
   if (number < FORK_DETECTION_MIN_HEIGHT) return new Uint8Array(0)
   const best = number - 1n
   const out = new Uint8Array(12)
   const offset = best % 64n
   for (let i = 0; i < 7; i++) {
-    const b = block(best - offset - BigInt(i * 64))
+    const b = await block(best - offset - BigInt(i * 64))
     if (!b) return calculateForkDetectionData([])
     let last = btcHashLastByte.get(b)
     if (last === undefined) {
@@ -102,7 +102,7 @@ export function forkDetectionDataFor(number: bigint, block: (n: bigint) => Block
     out[i] = last
   }
   let uncles = 0
-  for (let i = 0n; i < 32n; i++) uncles += block(best - i)?.header.uncleCount ?? 0
+  for (let i = 0n; i < 32n; i++) uncles += (await block(best - i))?.header.uncleCount ?? 0
   out[7] = Math.min(uncles, 255)
   new DataView(out.buffer).setInt32(8, Number(BigInt.asIntN(32, number)), false)
   return out
@@ -129,12 +129,12 @@ export const regtestMinerClient: MergedMiningSource = (h, header) => mineMergedM
  * Fills the merged-mining fields of a mined block's header (in place).
  * @returns the header's hashForMergedMining
  */
-export function mergeMine(
+export async function mergeMine(
   header: HeaderFields,
-  block: (n: bigint) => BlockRecord | undefined,
+  block: (n: bigint) => Promise<BlockRecord | undefined>,
   source: MergedMiningSource = regtestMinerClient,
-): Uint8Array {
-  const hfmm = workHashForMergedMining(header, forkDetectionDataFor(header.number, block))
+): Promise<Uint8Array> {
+  const hfmm = workHashForMergedMining(header, await forkDetectionDataFor(header.number, block))
   const mm = source(hfmm, header)
   header.bitcoinMergedMiningHeader = mm.bitcoinMergedMiningHeader
   header.bitcoinMergedMiningMerkleProof = mm.bitcoinMergedMiningMerkleProof

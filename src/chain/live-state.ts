@@ -12,15 +12,16 @@ import type { Unitrie } from '../rsk/unitrie.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import { toKey } from '../util/bytes.js'
 import type { BlockStore } from './block-store.js'
-import { decodeStoredBlock, type ChainStorage } from './storage.js'
+import type { ChainStorage } from './storage.js'
+import { decodeStoredBlock, type EncodedBlock } from './block-codec.js'
 import type { BlockRecord } from '../types/records.js'
 
 /** A consistent capture of the chain for a state dump. */
 export interface ChainCapture {
   /** The live state (a Unitrie is immutable, so it stays as captured while the chain goes on). */
   state: Unitrie
-  /** Blocks 1 … head. */
-  blocks: BlockRecord[]
+  /** Blocks 1 … head, encoded (src/chain/block-codec.ts). */
+  blocks: EncodedBlock[]
   head: BlockRecord
   genesis: BlockRecord
 }
@@ -70,28 +71,30 @@ export class LiveState {
     if (this.blocks.length !== 1 || this.database) {
       throw new Error('a dumped chain can only be loaded into a new in-memory chain')
     }
-    const decoded: BlockRecord[] = []
+    // checked block by block (decoded one at a time, not kept), then added in their encodings
+    const checked: { enc: EncodedBlock; hash: Uint8Array; txHashes: Uint8Array[] }[] = []
     let parent = this.blocks.head
     for (const [rlp, extra] of blocks) {
       const block = decodeStoredBlock(rlp, extra, this.common)
       if (block.header.number !== parent.header.number + 1n || toKey(block.header.parentHash) !== parent.hashKey) {
         throw new Error(`block ${block.header.number} does not follow block ${parent.header.number}`)
       }
-      decoded.push(block)
+      checked.push({ enc: { rlp, extra }, hash: block.hash, txHashes: block.transactions.map((t) => t.hash) })
       parent = block
     }
     const sm = this.executor.stateManager
     sm.db.register(state)
     sm.db.pin(state.hash())
-    for (const b of decoded) this.blocks.add(b)
+    for (const c of checked.slice(0, -1)) this.blocks.addEncoded(c.enc, c.hash, c.txHashes)
+    if (checked.length > 0) this.blocks.add(parent, checked[checked.length - 1]!.enc)
     await this.executor.resetTo(state.hash())
   }
 
-  /** The live state, blocks 1 … head, the head and the genesis, as they are now. */
-  capture(): ChainCapture {
+  /** The live state, blocks 1 … head (encoded), the head and the genesis, as they are now. */
+  async capture(): Promise<ChainCapture> {
     return {
       state: this.executor.stateManager.getTrie(),
-      blocks: this.blocks.afterGenesis(),
+      blocks: await this.blocks.encodedAfterGenesis(),
       head: this.blocks.head,
       genesis: this.blocks.genesis,
     }

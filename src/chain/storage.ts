@@ -7,10 +7,18 @@
  * Layout (keys are bytes; numbers are 8-byte big-endian):
  *   'm'              JSON {format, network, chainId, genesisHash}   what the directory holds
  *   'h'              head block number
+ *   'k'              the highest block whose receipts --transaction-block-keeper dropped
  *   'l'              the live state root (the head's, or the one after in-place changes such as anvil_setBalance)
  *   'b' ‖ number     the block RLP exactly as the reference node encodes it (Block.getEncoded): a byte-faithful archive
  *   'x' ‖ number     RLP[hash, hashForMergedMining, totalDifficulty, [[from, contractAddress, receipt RLP, first logIndex] per tx]]
+ *   'H' ‖ hash       number of the canonical block with that hash (8 bytes)
+ *   'T' ‖ tx hash    where a mined transaction is: block number (8 bytes) ‖ index in the block (4 bytes)
+ *   'p' ‖ number     the state root the block ran on, when not its parent's (changed in place in between: replays)
  *   'n' ‖ hash       Unitrie node message, or long value, under its keccak256 (rskj TrieStoreImpl's content addressing)
+ *
+ * Blocks are read back on demand through ./level-block-archive.ts (by number, by hash, by transaction hash), so
+ * opening a directory reads the meta, the head and the live root only, however long the chain is. Format 1
+ * directories (no 'H'/'T' indexes) are upgraded once when opened.
  *
  * The Unitrie reads its store synchronously ({@link TrieNodeStore}); the database is asynchronous. So:
  * - writes: {@link WriteBackTrieStore} collects the nodes `Unitrie.save` puts (only the paths a block changed)
@@ -31,19 +39,11 @@
  * evm_revert / evm_reset are deleted with the head change in one batch; their trie nodes stay (content
  * addressed and possibly shared) as unreferenced garbage.
  */
-import { RLP } from '@ethereumjs/rlp'
-import type { Common } from '@ethereumjs/common'
-import { createLegacyTxFromRLP } from '@ethereumjs/tx'
 import type { AbstractLevel } from 'abstract-level'
-import { decodeBlock, type RskHeader } from '../rsk/header.js'
-import { keccak256 } from '../crypto/keccak.js'
-import { decodeReceipt } from '../rsk/receipt-rlp.js'
-import { remascTransactionRlp } from '../rsk/remasc.js'
 import { loadAllNodes, nodeReferences, Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
-import { bigIntToBytes, bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
-import { remascTxRecord } from './consensus.js'
-import { blockEncoding, encodeReceipt, headerHash } from './seal.js'
-import type { BlockRecord, HeaderFields, ReceiptRecord, TxRecord } from '../types/records.js'
+import { toKey } from '../util/bytes.js'
+import { encodeBlock, StorageCorruptError, type EncodedBlock } from './block-codec.js'
+import type { BlockRecord } from '../types/records.js'
 
 /**
  * The database the chain is stored in: any abstract-level database with byte keys and values — `level` with
@@ -52,7 +52,7 @@ import type { BlockRecord, HeaderFields, ReceiptRecord, TxRecord } from '../type
 export type ChainDatabase = AbstractLevel<string | Buffer | Uint8Array, Uint8Array, Uint8Array>
 
 /** Version of the layout above; a directory with another version is refused. */
-export const STORAGE_FORMAT = 1
+export const STORAGE_FORMAT = 2
 
 /** What a chain directory holds (the 'm' record). */
 export interface StoredMeta {
@@ -66,15 +66,18 @@ export interface StoredMeta {
 /** The database holds a chain that this configuration cannot continue (other genesis, chain id or format). */
 export class StorageMismatchError extends Error {}
 
-/** The stored data is inconsistent (a block does not decode, does not link to its parent, a state is missing). */
-export class StorageCorruptError extends Error {}
+export { StorageCorruptError } from './block-codec.js'
 
 const META = Uint8Array.of(0x6d) // 'm'
 const HEAD = Uint8Array.of(0x68) // 'h'
 const LIVE = Uint8Array.of(0x6c) // 'l'
+const PRUNED = Uint8Array.of(0x6b) // 'k'
 const BLOCK = 0x62 // 'b'
 const EXTRA = 0x78 // 'x'
 const NODE = 0x6e // 'n'
+const BY_HASH = 0x48 // 'H'
+const TX = 0x54 // 'T'
+const PRE_STATE = 0x70 // 'p'
 
 function numberKey(prefix: number, n: bigint): Uint8Array {
   const k = new Uint8Array(9)
@@ -93,14 +96,38 @@ function readU64(b: Uint8Array): bigint {
   return new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(0, false)
 }
 
-function nodeKey(hash: Uint8Array): Uint8Array {
+function hashKey(prefix: number, hash: Uint8Array): Uint8Array {
   const k = new Uint8Array(1 + hash.length)
-  k[0] = NODE
+  k[0] = prefix
   k.set(hash, 1)
   return k
 }
 
-type PutOp = { type: 'put'; key: Uint8Array; value: Uint8Array }
+function nodeKey(hash: Uint8Array): Uint8Array {
+  return hashKey(NODE, hash)
+}
+
+/** The 'T' value: block number ‖ index. */
+function txLocationValue(number: bigint, index: number): Uint8Array {
+  const v = new Uint8Array(12)
+  const view = new DataView(v.buffer)
+  view.setBigUint64(0, number, false)
+  view.setUint32(8, index, false)
+  return v
+}
+
+/**
+ * The index records of a block: its hash → number and each transaction hash → (number, index).
+ * @param hash the block hash
+ * @param txHashes the block's transaction hashes in block order
+ */
+export function blockIndexOps(number: bigint, hash: Uint8Array, txHashes: readonly Uint8Array[]): PutOp[] {
+  const ops: PutOp[] = [{ type: 'put', key: hashKey(BY_HASH, hash), value: u64(number) }]
+  txHashes.forEach((h, i) => ops.push({ type: 'put', key: hashKey(TX, h), value: txLocationValue(number, i) }))
+  return ops
+}
+
+export type PutOp = { type: 'put'; key: Uint8Array; value: Uint8Array }
 type DelOp = { type: 'del'; key: Uint8Array }
 
 /**
@@ -132,106 +159,6 @@ export class WriteBackTrieStore implements TrieNodeStore {
   }
 }
 
-/** Block RLPs already computed when the block was sealed (its `size`), so a mined block is encoded once. */
-export const encodedBlocks = new WeakMap<BlockRecord, Uint8Array>()
-
-/** The block RLP of a record (reference Block.getEncoded: full header, transactions, no uncles). */
-export function blockRlp(block: BlockRecord): Uint8Array {
-  return (
-    encodedBlocks.get(block) ??
-    blockEncoding(
-      block.header,
-      block.transactions.map((t) => t.tx.serialize()),
-    )
-  )
-}
-
-/** The 'x' record of a block: what the block RLP does not hold (see the module documentation). */
-export function blockExtra(block: BlockRecord): Uint8Array {
-  return RLP.encode([
-    block.hash,
-    block.hashForMergedMining,
-    bigIntToBytes(block.totalDifficulty),
-    block.transactions.map((t) => [
-      t.from,
-      t.receipt.contractAddress ?? new Uint8Array(0),
-      encodeReceipt(t.receipt),
-      bigIntToBytes(BigInt(t.receipt.logs[0]?.logIndex ?? 0)),
-    ]),
-  ])
-}
-
-/** Header fields of a decoded block header (mined blocks: V2, merged-mining fields present or empty). */
-function headerFields(h: RskHeader): HeaderFields {
-  const empty = new Uint8Array(0)
-  return {
-    parentHash: h.parentHash,
-    unclesHash: h.unclesHash,
-    coinbase: h.coinbase,
-    stateRoot: h.stateRoot,
-    transactionsRoot: h.txTrieRoot,
-    receiptsRoot: h.receiptTrieRoot,
-    logsBloom: h.logsBloom,
-    difficulty: typeof h.difficulty === 'bigint' ? h.difficulty : bytesToBigInt(h.difficulty),
-    number: h.number,
-    gasLimit: bytesToBigInt(h.gasLimit),
-    gasUsed: h.gasUsed,
-    timestamp: h.timestamp,
-    extraData: h.extraData,
-    paidFees: h.paidFees,
-    minimumGasPrice: h.minimumGasPrice ?? 0n,
-    uncleCount: h.uncleCount,
-    bitcoinMergedMiningHeader: h.bitcoinMergedMiningHeader ?? empty,
-    bitcoinMergedMiningMerkleProof: h.bitcoinMergedMiningMerkleProof ?? empty,
-    bitcoinMergedMiningCoinbaseTransaction: h.bitcoinMergedMiningCoinbaseTransaction ?? empty,
-    edges: h.edges ?? [],
-  }
-}
-
-/**
- * Rebuilds a mined block's record from its 'b' and 'x' records.
- * @throws StorageCorruptError when they do not decode or the header does not hash to the stored hash
- */
-export function decodeStoredBlock(rlp: Uint8Array, extra: Uint8Array, common: Common): BlockRecord {
-  const { header: rsk, txsRlp } = decodeBlock(rlp)
-  const header = headerFields(rsk)
-  const [hash, hfmm, td, txExtras] = RLP.decode(extra) as unknown as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]]
-  if (!bytesEqual(headerHash(header), hash)) {
-    throw new StorageCorruptError(`block ${header.number}: the stored header does not hash to 0x${toKey(hash)}`)
-  }
-  if (txExtras.length !== txsRlp.length) throw new StorageCorruptError(`block ${header.number}: receipts do not match the transactions`)
-  const transactions: TxRecord[] = txsRlp.map((txRlp, index) => {
-    const [from, contractAddress, receiptRlp, firstLogIndex] = txExtras[index]!
-    const decoded = decodeReceipt(receiptRlp!)
-    let logIndex = Number(bytesToBigInt(firstLogIndex!))
-    const receipt: ReceiptRecord = {
-      status: decoded.status ? 1 : 0,
-      cumulativeGasUsed: decoded.cumulativeGasUsed,
-      gasUsed: decoded.gasUsed,
-      logs: decoded.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: logIndex++ })),
-      logsBloom: decoded.logsBloom,
-      contractAddress: contractAddress!.length === 0 ? undefined : contractAddress,
-    }
-    // the Remasc transaction (last in every mined block) is the reference's unsigned one
-    if (index === txsRlp.length - 1 && bytesEqual(txRlp, remascTransactionRlp(header.number))) {
-      return remascTxRecord(header.number, index, receipt, common)
-    }
-    // (the hash of a legacy transaction is keccak256 of its RLP; the native keccak is faster than tx.hash())
-    return { tx: createLegacyTxFromRLP(txRlp, { common }), hash: keccak256(txRlp), from: from!, index, receipt }
-  })
-  return {
-    header,
-    hash,
-    hashKey: toKey(hash),
-    hashForMergedMining: hfmm,
-    size: rlp.length,
-    totalDifficulty: bytesToBigInt(td),
-    cumulativeDifficulty: header.difficulty,
-    transactions,
-    uncles: [],
-  }
-}
-
 /** Options of {@link ChainStorage.open}. */
 export interface ChainStorageOptions {
   /** How errors name the store, e.g. "--db ./data". Default "the chain database". */
@@ -243,8 +170,6 @@ export interface StoredChain {
   meta: StoredMeta
   head: bigint
   liveRoot: Uint8Array
-  /** 'b' and 'x' records of blocks 1 … head, in order. */
-  blocks: AsyncIterable<{ number: bigint; rlp: Uint8Array; extra: Uint8Array }>
 }
 
 /**
@@ -290,37 +215,94 @@ export class ChainStorage {
     return ChainStorage.open(new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' }), opts)
   }
 
-  /** The stored chain, or undefined for an empty database. */
+  /** The stored chain (meta, head number, live root), or undefined for an empty database. */
   async read(): Promise<StoredChain | undefined> {
     const [meta, head, live] = await this.db.getMany([META, HEAD, LIVE])
     if (meta === undefined) return undefined
     if (head === undefined || live === undefined) throw new StorageCorruptError(`${this.label} has no head`)
-    const headNumber = readU64(head)
-    const db = this.db
-    return {
-      meta: JSON.parse(Buffer.from(meta).toString('utf8')) as StoredMeta,
-      head: headNumber,
-      liveRoot: live,
-      blocks: (async function* () {
-        const range = { gte: numberKey(BLOCK, 1n), lte: numberKey(BLOCK, headNumber) }
-        const extras = db.iterator({ gte: numberKey(EXTRA, 1n), lte: numberKey(EXTRA, headNumber) })
-        try {
-          let expected = 1n
-          for await (const [key, rlp] of db.iterator(range)) {
-            const number = readU64(key.subarray(1))
-            const x = await extras.next()
-            if (number !== expected || x === undefined || readU64(x[0].subarray(1)) !== number) {
-              throw new StorageCorruptError(`block ${expected} is missing`)
-            }
-            yield { number, rlp, extra: x[1] }
-            expected++
-          }
-          if (expected !== headNumber + 1n) throw new StorageCorruptError(`block ${expected} is missing`)
-        } finally {
-          await extras.close()
+    return { meta: JSON.parse(Buffer.from(meta).toString('utf8')) as StoredMeta, head: readU64(head), liveRoot: live }
+  }
+
+  /** Rewrites the 'm' record (a format upgrade). */
+  async writeMeta(meta: StoredMeta): Promise<void> {
+    await this.write([{ type: 'put', key: META, value: Buffer.from(JSON.stringify(meta), 'utf8') }])
+  }
+
+  /**
+   * The encodings of blocks `from` … `to` in order, read with one iterator (a consistent snapshot of the database).
+   * @throws StorageCorruptError when a block in the range is missing
+   */
+  async *encodedRange(from: bigint, to: bigint): AsyncGenerator<{ number: bigint } & EncodedBlock> {
+    if (to < from) return
+    const blocks = this.db.iterator({ gte: numberKey(BLOCK, from), lte: numberKey(BLOCK, to) })
+    const extras = this.db.iterator({ gte: numberKey(EXTRA, from), lte: numberKey(EXTRA, to) })
+    try {
+      let expected = from
+      for await (const [key, rlp] of blocks) {
+        const number = readU64(key.subarray(1))
+        const x = await extras.next()
+        if (number !== expected || x === undefined || readU64(x[0].subarray(1)) !== number) {
+          throw new StorageCorruptError(`${this.label}: block ${expected} is missing`)
         }
-      })(),
+        yield { number, rlp, extra: x[1] }
+        expected++
+      }
+      if (expected !== to + 1n) throw new StorageCorruptError(`${this.label}: block ${expected} is missing`)
+    } finally {
+      await Promise.all([blocks.close(), extras.close()])
     }
+  }
+
+  /** The encodings of block `number`, or undefined when it is not stored. */
+  async encoded(number: bigint): Promise<EncodedBlock | undefined> {
+    const [rlp, extra] = await this.db.getMany([numberKey(BLOCK, number), numberKey(EXTRA, number)])
+    return rlp === undefined || extra === undefined ? undefined : { rlp, extra }
+  }
+
+  /** The state block `number` ran on when it was not its parent's (recorded with the block), or undefined. */
+  async preStateRoot(number: bigint): Promise<Uint8Array | undefined> {
+    return this.db.get(numberKey(PRE_STATE, number))
+  }
+
+  /** The number of the stored block with this hash, or undefined. */
+  async numberOfHash(hash: Uint8Array): Promise<bigint | undefined> {
+    const v = await this.db.get(hashKey(BY_HASH, hash))
+    return v === undefined ? undefined : readU64(v)
+  }
+
+  /** Block number and index of a stored transaction, or undefined. */
+  async txLocation(hash: Uint8Array): Promise<{ number: bigint; index: number } | undefined> {
+    const v = await this.db.get(hashKey(TX, hash))
+    if (v === undefined || v.length !== 12) return undefined
+    const view = new DataView(v.buffer, v.byteOffset, v.byteLength)
+    return { number: view.getBigUint64(0, false), index: view.getUint32(8, false) }
+  }
+
+  /**
+   * Drops a block's receipts (`--transaction-block-keeper`) in one batch: its extra record replaced by `extra`
+   * (receipts emptied), its transactions' index records deleted, the prune mark moved to `number`.
+   */
+  async pruneReceipts(number: bigint, extra: Uint8Array, txHashes: readonly Uint8Array[]): Promise<void> {
+    const ops: (PutOp | DelOp)[] = [
+      { type: 'put', key: numberKey(EXTRA, number), value: extra },
+      { type: 'put', key: PRUNED, value: u64(number) },
+    ]
+    for (const h of txHashes) ops.push({ type: 'del', key: hashKey(TX, h) })
+    await this.write(ops)
+  }
+
+  /** The highest block whose receipts were dropped (`--transaction-block-keeper`), or undefined. */
+  async prunedUpTo(): Promise<bigint | undefined> {
+    const v = await this.db.get(PRUNED)
+    return v === undefined ? undefined : readU64(v)
+  }
+
+  /**
+   * Writes index records (a format upgrade) in one batch.
+   * @param ops from {@link blockIndexOps}
+   */
+  async writeIndexes(ops: PutOp[]): Promise<void> {
+    await this.write(ops)
   }
 
   /**
@@ -339,10 +321,14 @@ export class ChainStorage {
   /**
    * Writes a mined block in one batch: its RLP, receipts and senders, the new nodes of its state, the head.
    * @param state the trie of the block's state (the live state after it)
+   * @param enc its encodings when already made; @param preStateRoot the state it ran on when that is not its
+   *   parent's (changed in place in between), for replays (traces)
    */
-  writeBlock(block: BlockRecord, state: Unitrie): Promise<void> {
+  writeBlock(block: BlockRecord, state: Unitrie, enc?: EncodedBlock, preStateRoot?: Uint8Array): Promise<void> {
     state.save(this.trieStore)
-    return this.write([...this.blockOps(block), { type: 'put', key: LIVE, value: state.hash() }])
+    const ops = [...this.blockOps(block, enc), { type: 'put' as const, key: LIVE, value: state.hash() }]
+    if (preStateRoot !== undefined) ops.push({ type: 'put', key: numberKey(PRE_STATE, block.header.number), value: preStateRoot })
+    return this.write(ops)
   }
 
   /** Records an in-place change of the live state (anvil_setBalance, …): its new nodes and root. */
@@ -352,12 +338,20 @@ export class ChainStorage {
   }
 
   /**
-   * Back to block `number` (evm_revert, evm_reset): deletes blocks number+1 … `oldHead` and sets the head
-   * and the live state root, in one batch. `liveRoot` must be a state stored before (a block's or a snapshot's).
+   * Back to block `number` (evm_revert, evm_reset): deletes blocks number+1 … `oldHead` with their index records
+   * and sets the head and the live state root, in one batch. `liveRoot` must be a state stored before (a
+   * block's or a snapshot's).
+   * @param removed hashes of the removed blocks and of their transactions
    */
-  rewind(number: bigint, oldHead: bigint, liveRoot: Uint8Array): Promise<void> {
+  rewind(number: bigint, oldHead: bigint, liveRoot: Uint8Array, removed: Iterable<{ hash: Uint8Array; txHashes: readonly Uint8Array[] }>): Promise<void> {
     const ops: (PutOp | DelOp)[] = []
-    for (let n = number + 1n; n <= oldHead; n++) ops.push({ type: 'del', key: numberKey(BLOCK, n) }, { type: 'del', key: numberKey(EXTRA, n) })
+    for (let n = number + 1n; n <= oldHead; n++) {
+      ops.push({ type: 'del', key: numberKey(BLOCK, n) }, { type: 'del', key: numberKey(EXTRA, n) }, { type: 'del', key: numberKey(PRE_STATE, n) })
+    }
+    for (const r of removed) {
+      ops.push({ type: 'del', key: hashKey(BY_HASH, r.hash) })
+      for (const h of r.txHashes) ops.push({ type: 'del', key: hashKey(TX, h) })
+    }
     ops.push({ type: 'put', key: HEAD, value: u64(number) }, { type: 'put', key: LIVE, value: liveRoot })
     return this.write(ops)
   }
@@ -403,11 +397,12 @@ export class ChainStorage {
     await this.db.close()
   }
 
-  private blockOps(block: BlockRecord): PutOp[] {
+  private blockOps(block: BlockRecord, enc: EncodedBlock = encodeBlock(block)): PutOp[] {
     const n = block.header.number
     return [
-      { type: 'put', key: numberKey(BLOCK, n), value: blockRlp(block) },
-      { type: 'put', key: numberKey(EXTRA, n), value: blockExtra(block) },
+      { type: 'put', key: numberKey(BLOCK, n), value: enc.rlp },
+      { type: 'put', key: numberKey(EXTRA, n), value: enc.extra },
+      ...blockIndexOps(n, block.hash, block.transactions.map((t) => t.hash)),
       { type: 'put', key: HEAD, value: u64(n) },
     ]
   }
@@ -431,6 +426,8 @@ export const storageKeys = {
   block: (n: bigint): Uint8Array => numberKey(BLOCK, n),
   extra: (n: bigint): Uint8Array => numberKey(EXTRA, n),
   node: nodeKey,
+  byHash: (hash: Uint8Array): Uint8Array => hashKey(BY_HASH, hash),
+  tx: (hash: Uint8Array): Uint8Array => hashKey(TX, hash),
   head: HEAD,
   live: LIVE,
   meta: META,

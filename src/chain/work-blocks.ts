@@ -43,7 +43,7 @@ export async function buildWorkBlock(ctx: BlockContext, p: WorkParts): Promise<M
     block,
     hashForMergedMining: workHashForMergedMining(
       block.header,
-      forkDetectionDataFor(ctx.number, (n) => p.blocks.byNumber(n)),
+      await forkDetectionDataFor(ctx.number, (n) => p.blocks.byNumber(n)),
     ),
     parentHash: p.blocks.head.hash,
     ctx,

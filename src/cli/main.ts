@@ -102,6 +102,8 @@ interface CliOptions {
   gasLimit?: bigint
   batchLimit: number
   stateHistory: number
+  pruneHistory?: number | true
+  transactionBlockKeeper?: number
   clientVersion?: string
   compat?: string
   dumpState?: string
@@ -138,6 +140,8 @@ export function buildProgram(): Command {
     .option('--chain-id <id>', 'override the EIP-155 chain id', int('--chain-id', 1, 2 ** 32))
     .option('--gas-limit <gas>', 'block gas limit (default: the genesis limit, stepping toward 7,500,000)', bigint('--gas-limit'))
     .option('--state-history <blocks>', 'recent block states kept for historical reads; 0 keeps all', int('--state-history', 0, 10_000_000), 500)
+    .option('--prune-history [blocks]', 'keep only the states of the last N blocks (default 1), also with --db (Anvil)', int('--prune-history', 1, 10_000_000))
+    .option('--transaction-block-keeper <blocks>', 'keep receipts of only the last N blocks; older transactions answer null (Anvil)', int('--transaction-block-keeper', 1, 10_000_000))
     .option(
       '--compat <tool>',
       "behave as hardhat or anvil where that tool's clients assume it: client version, no Remasc tx in block lists, revert error shape, estimated gas for sends without gas, interval-mining unit (default: the reference node's behaviour)",
@@ -294,6 +298,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     gasLimit: o.gasLimit,
     maxBatchSize: o.batchLimit,
     stateHistory: o.stateHistory,
+    pruneHistory: o.pruneHistory === true ? 1 : o.pruneHistory,
+    transactionBlockKeeper: o.transactionBlockKeeper,
     clientVersion: o.clientVersion,
     compat: o.compat as NodeConfig['compat'],
     loadState: o.loadState ?? (o.state !== undefined && existsSync(o.state) ? o.state : undefined),

@@ -69,6 +69,11 @@ export class FilterManager {
     chain.on('removedBlocks', (blocks: BlockRecord[]) => {
       for (const b of blocks) this.onBlock(b, true)
     })
+    chain.wantRemovedBlocks(() => {
+      this.expire()
+      for (const f of this.filters.values()) if (f.kind === 'log') return true
+      return false
+    })
     chain.on('pendingTransaction', (hash: Uint8Array) => {
       this.expire()
       for (const f of this.filters.values()) if (f.kind === 'pendingTx') f.changes.push({ kind: 'pendingTx', hash })
@@ -128,13 +133,13 @@ export class FilterManager {
    * All logs matching a log filter over its range (eth_getFilterLogs).
    * @throws FilterNotFoundError (also for a non-log filter); LogQueryLimitError past the log limits
    */
-  logs(id: string): LogMatch[] {
+  async logs(id: string): Promise<LogMatch[]> {
     const f = this.get(id)
     f.lastPoll = this.clock()
     if (f.kind !== 'log') throw new FilterNotFoundError(id)
     const { spec } = f
     if (spec.blockHash) {
-      const b = this.chain.blockByHash(spec.blockHash)
+      const b = await this.chain.blockByHash(spec.blockHash)
       const out: LogMatch[] = []
       if (b) collect(b, spec, out)
       return out

@@ -113,22 +113,21 @@ function bloomMayMatch(bloom: Uint8Array, bits: BloomBits): boolean {
  * All logs matching `c` in canonical blocks `from..to` (inclusive), in chain order.
  * @throws LogQueryLimitError beyond the reference limits
  */
-export function queryLogs(
+export async function queryLogs(
   chain: Chain,
   from: bigint,
   to: bigint,
   c: LogCriteria,
   keccak: (b: Uint8Array) => Uint8Array,
-): LogMatch[] {
+): Promise<LogMatch[]> {
   if (to - from > MAX_BLOCKS_TO_QUERY) {
     throw new LogQueryLimitError(`Cannot query more than ${MAX_BLOCKS_TO_QUERY} blocks at once`)
   }
   const bits = bloomBits(c, keccak)
   const out: LogMatch[] = []
-  for (let n = from; n <= to; n++) {
-    const block = chain.blockByNumber(n)
-    if (!block) break
-    if (block.transactions.length === 0 || !bloomMayMatch(block.header.logsBloom, bits)) continue
+  // the header blooms are read from the encoded blocks: blocks they rule out are never decoded
+  for await (const block of chain.blocksWithBloom(from, to, (bloom) => bloomMayMatch(bloom, bits))) {
+    if (block.transactions.length === 0) continue
     walkBlock(block, c, bits, out)
     if (out.length > MAX_LOGS_TO_RETURN) throw logLimitError()
   }

@@ -54,6 +54,10 @@ export class SubscriptionManager {
     chain.on('removedBlocks', (blocks: BlockRecord[]) => {
       for (const b of blocks) this.onBlock(b, true)
     })
+    chain.wantRemovedBlocks(() => {
+      for (const s of this.subs.values()) if (s.kind === 'logs') return true
+      return false
+    })
     chain.on('pendingTransaction', (hash: Uint8Array, from: Uint8Array) => {
       if (!this.isLocal(from)) return
       const hex = '0x' + Buffer.from(hash).toString('hex')

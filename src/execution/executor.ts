@@ -47,7 +47,7 @@ export interface BlockContext {
 }
 
 /** Answers BLOCKHASH: the hash of canonical block `number`, or undefined when unknown. */
-export type BlockHashLookup = (number: bigint) => Uint8Array | undefined
+export type BlockHashLookup = (number: bigint) => Promise<Uint8Array | undefined>
 
 /** A transaction to apply, with its already-known sender. */
 export interface PendingExecution {
@@ -158,11 +158,11 @@ export interface ExecutorOptions {
   /** BLOCKHASH source. */
   blockHash: BlockHashLookup
   /** Canonical block `n` for the Remasc contract (hash, coinbase, paidFees of block N − maturity). */
-  processingBlock?: (number: bigint) => ProcessingBlock | undefined
+  processingBlock?: (number: bigint) => Promise<ProcessingBlock | undefined>
   /** Node store of the state (the chain's database when persistent, src/chain/storage.ts). */
   store?: TrieNodeStore
   /** Canonical block `n` for the native contracts (BlockHeader reads recent headers; src/execution/native/). */
-  canonicalBlock?: (number: bigint) => BlockRecord | undefined
+  canonicalBlock?: (number: bigint) => Promise<BlockRecord | undefined>
 }
 
 /** Spare VMs kept for executions away from the live state (see Executor.vmAt): `pending` and one older block. */
@@ -183,7 +183,7 @@ export class Executor {
   /** Set when the running transaction calls the Remasc or Bridge contract. */
   private calledSequentialOnly = false
   private network: 30 | 31 | 32 | 33 = 33
-  private processingBlock: (number: bigint) => ProcessingBlock | undefined = () => undefined
+  private processingBlock: (number: bigint) => Promise<ProcessingBlock | undefined> = () => Promise.resolve(undefined)
   private keyTracker: KeyTracker | undefined
   /** Whether Solidity console.log calls are decoded (the CLI's --no-console-log turns it off). */
   consoleLog = true
@@ -213,7 +213,7 @@ export class Executor {
     let executor: Executor | undefined
     const blockchain = {
       async getBlock(n: number | bigint) {
-        const hash = opts.blockHash(BigInt(n))
+        const hash = await opts.blockHash(BigInt(n))
         return { hash: () => hash ?? new Uint8Array(32) }
       },
       async putBlock() {},
@@ -233,7 +233,7 @@ export class Executor {
         // the native contracts (BlockHeader, Environment, …; reference PrecompiledContracts.java)
         customPrecompiles: nativePrecompiles({
           executionBlockNumber: () => executor?.executionNumber ?? 0n,
-          canonicalBlock: (n) => opts.canonicalBlock?.(n),
+          canonicalBlock: async (n) => opts.canonicalBlock?.(n),
           isLocalCall: () => executor?.localCall ?? false,
         }, common) as never,
       },

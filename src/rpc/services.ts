@@ -38,7 +38,7 @@ export interface Services {
  * Resolves a block reference to a block, `'pending'`, or undefined when no such block exists.
  * @param ref decoded block reference
  */
-export function resolveBlock(chain: Chain, ref: BlockRef): BlockRecord | 'pending' | undefined {
+export async function resolveBlock(chain: Chain, ref: BlockRef): Promise<BlockRecord | 'pending' | undefined> {
   switch (ref.kind) {
     case 'tag':
       if (ref.tag === 'latest') return chain.head
@@ -55,8 +55,8 @@ export function resolveBlock(chain: Chain, ref: BlockRef): BlockRecord | 'pendin
  * Like {@link resolveBlock} for state reads: an unknown block is an error (reference -32600 "Block … not found").
  * @throws RpcError -32600
  */
-export function requireBlock(chain: Chain, ref: BlockRef): BlockRecord | 'pending' {
-  const b = resolveBlock(chain, ref)
+export async function requireBlock(chain: Chain, ref: BlockRef): Promise<BlockRecord | 'pending'> {
+  const b = await resolveBlock(chain, ref)
   if (b === undefined) {
     const id = ref.kind === 'hash' ? toHex(ref.hash) : ref.kind === 'number' ? '0x' + ref.number.toString(16) : ref.tag
     throw new RpcError(ErrorCode.InvalidRequest, `Block ${id} not found`)

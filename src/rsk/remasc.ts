@@ -164,7 +164,7 @@ export interface RemascExecution {
   config: RemascConfig
   federators: readonly Uint8Array[]
   /** Block N − maturity (needed once N − maturity ≥ 1). */
-  processing: (number: bigint) => ProcessingBlock | undefined
+  processing: (number: bigint) => Promise<ProcessingBlock | undefined>
 }
 
 function bytesToBig(b: Uint8Array): bigint {
@@ -197,7 +197,7 @@ export async function processMinersFees(repo: RemascRepository, ex: RemascExecut
   run: {
     const candidate = ex.blockNumber - cfg.maturity
     if (candidate < 1n) break run
-    const processing = ex.processing(candidate)
+    const processing = await ex.processing(candidate)
     if (!processing) throw new Error(`Remasc: block ${candidate} not found`)
     rewardBalance = (await read(REMASC_KEYS.rewardBalance)) + processing.paidFees
     if (candidate - cfg.syntheticSpan < 0n) break run

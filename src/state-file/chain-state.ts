@@ -61,7 +61,7 @@ export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity,
     await chain.replaceLiveState(async (live) => intoState(loaded, live, true))
     return { kind: 'merged', accounts: loaded.accounts, cells: loaded.cells, head: chain.head.header.number }
   }
-  const genesis = toHex(chain.blockByNumber(0n)!.hash)
+  const genesis = toHex((await chain.blockByNumber(0n))!.hash)
   if (meta.network !== id.network || meta.chainId !== id.chainId || meta.genesisHash !== genesis) {
     throw new StateFileError(
       `${label} holds a chain of network ${meta.network}, chain id ${meta.chainId}, genesis ${meta.genesisHash}; this node runs ` +

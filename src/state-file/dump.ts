@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { open, rename, rm } from 'node:fs/promises'
 import { gzipSync } from 'node:zlib'
-import { blockExtra, blockRlp } from '../chain/storage.js'
+import type { EncodedBlock } from '../chain/block-codec.js'
 import type { BlockRecord } from '../types/records.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import { toHex } from '../util/bytes.js'
@@ -21,8 +21,8 @@ export interface DumpSource {
   genesisHash: Uint8Array
   /** The live state (the head's, or after in-place changes). */
   state: Unitrie
-  /** Blocks 1 … head in order (the genesis is rebuilt from the configuration). */
-  blocks: readonly BlockRecord[]
+  /** Blocks 1 … head in order, encoded (the genesis is rebuilt from the configuration). */
+  blocks: readonly EncodedBlock[]
   /** The head block (the genesis when no block was mined). */
   head: BlockRecord
 }
@@ -88,7 +88,7 @@ export function* stateFileText(src: DumpSource): Generator<string> {
   yield `},"rawEntries":[${raw.map(([k, v]) => `["${toHex(k)}","${toHex(v)}"]`).join(',')}],"blocks":[`
   let firstBlock = true
   for (const b of src.blocks) {
-    yield `${firstBlock ? '' : ','}["${toHex(blockRlp(b))}","${toHex(blockExtra(b))}"]`
+    yield `${firstBlock ? '' : ','}["${toHex(b.rlp)}","${toHex(b.extra)}"]`
     firstBlock = false
   }
   yield ']}}\n'

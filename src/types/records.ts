@@ -30,6 +30,11 @@ export interface ReceiptRecord {
   logsBloom: Uint8Array
   /** Created contract (20 bytes) for a successful creation, else undefined. */
   contractAddress?: Uint8Array
+  /**
+   * Set when the receipt was dropped by `--transaction-block-keeper` (the block is older than it keeps): the
+   * fields above are then empty, and the transaction is no longer found by hash.
+   */
+  pruned?: true
 }
 
 /** A transaction included in a block. */

@@ -10,18 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Interface } from 'ethers'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
 import type { NodeConfig } from '../../src/config.js'
 import { ChainStorage, storageKeys } from '../../src/chain/storage.js'
-import { Probe } from '../../fixtures/index.js'
 import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
-import { deploy, q, sendTx } from '../rpc/shapes.js'
+import { buildChain, observe, probe, STRANGER } from '../helpers/chain-fixture.js'
+import { q, sendTx } from '../rpc/shapes.js'
 
-const probe = new Interface(Probe.abi)
-/** No key is known for it: sent from by impersonation. */
-const STRANGER = '0x00000000000000000000000000000000000a11ce'
 const dirs: string[] = []
 const nodes: Node[] = []
 
@@ -50,68 +46,6 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
-/** Requests that build a chain with contracts, storage, logs, a multi-transaction block and impersonation. */
-async function buildChain(url: string): Promise<{ probeAddress: string }> {
-  const { address: probeAddress } = await deploy(url, Probe.bytecode) // 1
-  await sendTx(url, { to: probeAddress, data: probe.encodeFunctionData('setValue', [5]) }) // 2: storage + log
-  await sendTx(url, { to: probeAddress, data: probe.encodeFunctionData('emitMany', [3]) }) // 3: 3 logs
-  await sendTx(url, { to: COW1.address, value: '0x1', gas: '0x5208', gasPrice: '0x2' }) // 4
-  // 5: several transactions in one block (parallel sublists, logs counted across the block)
-  await rpc(url, 'evm_setAutomine', [false])
-  await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: probeAddress, data: probe.encodeFunctionData('emitMany', [2]), gas: '0x2dc6c0' }])
-  await rpc(url, 'eth_sendTransaction', [{ from: COW1.address, to: probeAddress, data: probe.encodeFunctionData('setBalance', [COW1.address, 9]), gas: '0x2dc6c0' }])
-  await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x7', gas: '0x5208' }])
-  await rpc(url, 'evm_mine')
-  await rpc(url, 'evm_setAutomine', [true])
-  // 6: an impersonated sender (placeholder signature)
-  await rpc(url, 'anvil_setBalance', [STRANGER, q(10n ** 18n)])
-  await rpc(url, 'anvil_impersonateAccount', [STRANGER])
-  await sendTx(url, { from: STRANGER, to: COW1.address, value: '0x3', gas: '0x5208' })
-  // 7 … 36: empty blocks (older states fall out of --state-history)
-  await rpc(url, 'anvil_mine', ['0x1e'])
-  // an in-place change after the last block
-  await rpc(url, 'anvil_setStorageAt', [probeAddress, q(0), '0x' + '00'.repeat(31) + '2a'])
-  return { probeAddress }
-}
-
-/** Everything a client can read about the chain, as JSON. */
-async function observe(url: string, probeAddress: string) {
-  const head = Number(await rpc<string>(url, 'eth_blockNumber'))
-  const blocks = []
-  const receipts = []
-  const txs = []
-  for (let n = 0; n <= head; n++) {
-    const b = await rpc(url, 'eth_getBlockByNumber', [q(n), true])
-    blocks.push(b, await rpc(url, 'eth_getBlockByHash', [b.hash, false]))
-    blocks.push(await rpc(url, 'ext_getRawBlockHeaderByNumber', [q(n)]))
-    for (const t of b.transactions) {
-      receipts.push(await rpc(url, 'eth_getTransactionReceipt', [t.hash]))
-      receipts.push(await rpc(url, 'ext_getRawTransactionReceiptByHash', [t.hash]))
-      txs.push(await rpc(url, 'eth_getTransactionByHash', [t.hash]))
-    }
-  }
-  const accounts = [COW.address, COW1.address, STRANGER, probeAddress]
-  const state = async (tag: string) => ({
-    balances: await Promise.all(accounts.map((a) => rpc(url, 'eth_getBalance', [a, tag]))),
-    nonces: await Promise.all(accounts.map((a) => rpc(url, 'eth_getTransactionCount', [a, tag]))),
-    code: await rpc(url, 'eth_getCode', [probeAddress, tag]),
-    storage: await Promise.all([0, 1, 2].map((s) => rpc(url, 'eth_getStorageAt', [probeAddress, q(s), tag]))),
-    value: await rpc(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('value') }, tag]),
-    proof: await rpc(url, 'eth_getProof', [probeAddress, [q(0)], tag]),
-  })
-  return {
-    head,
-    blocks,
-    receipts,
-    txs,
-    logs: await rpc(url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]),
-    latest: await state('latest'),
-    // older than --state-history 3 at the head (36)
-    atBlock2: await state('0x2'),
-    atBlock5: await state('0x5'),
-  }
-}
-
 describe('--db: restart', () => {
   const dir = tempDir()
   let before: Awaited<ReturnType<typeof observe>>
@@ -122,13 +56,13 @@ describe('--db: restart', () => {
     ;({ probeAddress } = await buildChain(a.url))
     // states of old blocks are no longer in memory …
     const db = internals(a).chain.executor.stateManager.db
-    for (const n of [2n, 5n]) expect(db.lookup(internals(a).chain.blockByNumber(n)!.header.stateRoot)).toBeUndefined()
+    for (const n of [2n, 5n]) expect(db.lookup((await internals(a).chain.blockByNumber(n))!.header.stateRoot)).toBeUndefined()
     before = await observe(a.url, probeAddress)
     expect(before.head).toBe(36)
     expect(before.logs.length).toBeGreaterThan(5)
     // with --db, states older than --state-history are read back from the database
-    expect(before.atBlock2.storage[0]).toBe('0x' + '00'.repeat(31) + '05')
-    expect(before.latest.storage[0]).toBe('0x' + '00'.repeat(31) + '2a')
+    expect(before.atBlock2!.storage[0]).toBe('0x' + '00'.repeat(31) + '05')
+    expect(before.latest!.storage[0]).toBe('0x' + '00'.repeat(31) + '2a')
     await close(a)
 
     const b = await open({ db: dir, stateHistory: 3 })
@@ -144,7 +78,7 @@ describe('--db: restart', () => {
     const ref = await open({})
     const { probeAddress: refProbe } = await buildChain(ref.url)
     expect(refProbe).toBe(probeAddress)
-    expect(await rpc(ref.url, 'eth_getBlockByNumber', ['latest', false])).toEqual(before.blocks.at(-2))
+    expect(await rpc(ref.url, 'eth_getBlockByNumber', ['latest', false])).toEqual(before.blocks.at(-4)) // the head by hash (five entries per block)
 
     for (const url of [b.url, ref.url]) {
       await sendTx(url, { to: probeAddress, data: probe.encodeFunctionData('setValue', [77]) })

@@ -15,7 +15,7 @@ beforeAll(async () => {
     common: createChainCommon(33),
     alloc: {},
     network: 33,
-    blockHash: () => undefined,
+    blockHash: async () => undefined,
   })
 })
 afterAll(() => undefined)

@@ -100,17 +100,17 @@ describe('the proof-of-work rule', () => {
 })
 
 describe('fork detection data', () => {
-  it('equals calculateForkDetectionData over the same ancestors', () => {
+  it('equals calculateForkDetectionData over the same ancestors', async () => {
     const blocks: BlockRecord[] = []
     for (let n = 0; n < 600; n++) {
       const btc = n === 0 ? Uint8Array.of(0) : createHash('sha256').update(`btc ${n}`).digest()
       blocks.push({ header: { number: BigInt(n), uncleCount: n % 5 === 0 ? 1 : 0, bitcoinMergedMiningHeader: btc } } as unknown as BlockRecord)
     }
-    const lookup = (n: bigint) => blocks[Number(n)]
+    const lookup = async (n: bigint) => blocks[Number(n)]
     for (const number of [448n, 449n, 450n, 512n, 513n, 599n]) {
       const mainchain = []
       for (let n = number - 1n; n >= 0n && n >= number - 449n; n--) mainchain.push({ ...blocks[Number(n)]!.header })
-      expect(hex(forkDetectionDataFor(number, lookup))).toBe(hex(calculateForkDetectionData(mainchain)))
+      expect(hex(await forkDetectionDataFor(number, lookup))).toBe(hex(calculateForkDetectionData(mainchain)))
     }
   })
 })

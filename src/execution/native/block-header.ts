@@ -58,7 +58,7 @@ const headerGas = (_a: DepthArgs, data: Uint8Array): bigint => 4000n + dataGas(d
  * @returns the block, or undefined for "empty bytes"
  * @throws NativeContractError for a negative depth
  */
-function blockAt(call: NativeCall<DepthArgs>): BlockRecord | undefined {
+async function blockAt(call: NativeCall<DepthArgs>): Promise<BlockRecord | undefined> {
   const { depth } = call.args
   if (depth < SHORT_MIN || depth > SHORT_MAX) return undefined
   if (depth < 0n) throw new NativeContractError(`Invalid block depth '${depth}' (should be a non-negative value)`)
@@ -74,8 +74,8 @@ function getter(name: string, read: (b: BlockRecord, call: NativeCall<DepthArgs>
     decode: decodeDepth,
     gas: headerGas,
     enabled,
-    execute: (call) => {
-      const b = blockAt(call)
+    execute: async (call) => {
+      const b = await blockAt(call)
       return encodeBytes(b === undefined ? new Uint8Array(0) : read(b, call))
     },
   }
@@ -100,8 +100,8 @@ const getUncleCoinbaseAddress: NativeMethod<DepthArgs> = {
   signature: 'getUncleCoinbaseAddress(int256,int256)',
   decode: decodeDepthIndex,
   gas: headerGas,
-  execute: (call) => {
-    const b = blockAt(call)
+  execute: async (call) => {
+    const b = await blockAt(call)
     const { index } = call.args
     if (b === undefined || index < SHORT_MIN || index > SHORT_MAX) return encodeBytes(new Uint8Array(0))
     if (index < 0n) throw new NativeContractError(`Invalid uncle index '${index}' (should be a non-negative value)`)

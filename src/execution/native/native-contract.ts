@@ -24,7 +24,7 @@ export interface NativeHost {
   /** Number of the block the code runs in (the block being mined, or the block a call runs "at"). */
   executionBlockNumber(): bigint
   /** Canonical block `number`, or undefined when there is none. */
-  canonicalBlock(number: bigint): BlockRecord | undefined
+  canonicalBlock(number: bigint): Promise<BlockRecord | undefined>
   /** Whether the run is a local call (eth_call, eth_estimateGas), not a transaction in a block. */
   isLocalCall(): boolean
 }

@@ -6,7 +6,7 @@
  * The parent's state must still be readable: with `--state-history` older states are forgotten (with `--db`
  * they are read back), and beyond that the reference's "state not found" error is answered (-32600, as
  * eth_call at such a block). A block mined after state was changed in place (anvil_setBalance, …) is replayed
- * on the changed state (Chain.preStateRoot), kept in memory only: after a restart with `--db` it is the parent's.
+ * on the changed state (Chain.preStateRoot), recorded with the block (also in the `--db` database).
  */
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
@@ -27,9 +27,9 @@ export interface ReplaySource {
   readonly executor: Executor
   /** eth_call gas cap (reference rpc.callGasCap). */
   readonly callGasCap: bigint
-  blockByNumber(n: bigint): BlockRecord | undefined
+  blockByNumber(n: bigint): Promise<BlockRecord | undefined>
   /** The state root a mined block's transactions ran on, when still known. */
-  preStateRoot(block: BlockRecord): Uint8Array | undefined
+  preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined>
   contextOf(block: BlockRecord): BlockContext
 }
 
@@ -50,8 +50,8 @@ export function isRemascTx(tx: TxRecord): boolean {
 
 /** The state root a block's transactions ran on: its parent's. @throws StateNotFoundError when no longer readable; NotTraceableError for the genesis */
 async function parentRoot(chain: ReplaySource, block: BlockRecord): Promise<Uint8Array> {
-  const parent = chain.blockByNumber(block.header.number - 1n)
-  const root = chain.preStateRoot(block)
+  const parent = await chain.blockByNumber(block.header.number - 1n)
+  const root = await chain.preStateRoot(block)
   if (parent === undefined || root === undefined) throw new NotTraceableError('The genesis block has no transactions to trace')
   const states = chain.executor.stateManager.db
   if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {

@@ -181,18 +181,18 @@ export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer 
   const d = opts.defaultTracer ?? 'rskTracer'
   return [
     method('debug_traceTransaction', 'debug', 're-executes a mined transaction with a tracer (default: struct logs)', [P.hash('transactionHash'), traceOptionsParam(d)], async (_c, hash, opts) => {
-      const loc = chain.transaction(hash)
+      const loc = await chain.transaction(hash)
       if (loc === undefined) return null
       const [t] = await traceBlock(chain, loc.block, opts, (tx) => tx === loc.tx)
       return t === undefined ? null : new RawJson(t.result)
     }),
     method('debug_traceBlockByHash', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.hash('blockHash'), traceOptionsParam(d)], async (_c, hash, opts) => {
-      const block = chain.blockByHash(hash)
+      const block = await chain.blockByHash(hash)
       if (block === undefined) return null
       return block.header.number === 0n ? [] : blockAnswer(await traceBlock(chain, block, opts))
     }),
     method('debug_traceBlockByNumber', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.blockNoHash('block'), traceOptionsParam(d)], async (_c, ref, opts) => {
-      const block = resolveBlock(chain, ref)
+      const block = await resolveBlock(chain, ref)
       if (block === 'pending') throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 0: the pending block cannot be traced')
       if (block === undefined) return null
       return block.header.number === 0n ? [] : blockAnswer(await traceBlock(chain, block, opts))
@@ -205,7 +205,7 @@ export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer 
       async (_c, req, ref, { opts, raw }) => {
         const state = decodeStateOverride(raw?.stateOverrides, 2)
         const blockOverride = decodeBlockOverride(raw?.blockOverrides, 2)
-        const block = requireBlock(chain, ref)
+        const block = await requireBlock(chain, ref)
         return chain.queue.run(async () => {
           const { ctx, root } = await chain.executionState(block)
           const { tracer, outcome } = await traceCallAt(chain, req, root, overrideContext(ctx, blockOverride), state, (sm) => makeTracer(opts, sm, { from: req.from ?? new Uint8Array(20), to: req.to }, traceBudget()))

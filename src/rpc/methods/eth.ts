@@ -152,7 +152,7 @@ export function ethMethods(s: Services): MethodSpec[] {
    * -32600 "Block … not found" when `required` (reference Web3InformationRetriever).
    */
   const blockOrPending = async (ref: BlockRef, required: boolean): Promise<BlockRecord | undefined> => {
-    const b = required ? requireBlock(chain, ref) : resolveBlock(chain, ref)
+    const b = await (required ? requireBlock(chain, ref) : resolveBlock(chain, ref))
     return b === 'pending' ? chain.pendingBlock() : b
   }
   /** The uncle at `index` in block shape without transactions, or null (reference getUncleResultDTO). */
@@ -175,14 +175,14 @@ export function ethMethods(s: Services): MethodSpec[] {
     method('eth_blockNumber', 'eth', 'number of the best block', [], () => quantity(chain.head.header.number)),
 
     method('eth_getBalance', 'eth', 'balance in wei', [P.address(), optional(P.block(), LATEST)], async (_c, address, ref) =>
-      quantity((await chain.account(address, stateBlock(ref))).balance),
+      quantity((await chain.account(address, await stateBlock(ref))).balance),
     ),
     method(
       'eth_getStorageAt',
       'eth',
       'storage word (32 bytes)',
       [P.address(), P.slot(), optional(P.block(), LATEST)],
-      async (_c, address, slot, ref) => toHex(await chain.storage(address, slot, stateBlock(ref))),
+      async (_c, address, slot, ref) => toHex(await chain.storage(address, slot, await stateBlock(ref))),
     ),
     method(
       'eth_getTransactionCount',
@@ -190,22 +190,22 @@ export function ethMethods(s: Services): MethodSpec[] {
       'nonce of an address',
       [P.address(), optional(P.block(), LATEST)],
       async (_c, address, ref) => {
-        const b = stateBlock(ref)
+        const b = await stateBlock(ref)
         return quantity(b === 'pending' ? await chain.pendingNonce(address) : (await chain.account(address, b)).nonce)
       },
     ),
     method('eth_getCode', 'eth', 'contract code', [P.address(), optional(P.block(), LATEST)], async (_c, address, ref) =>
-      toHex(await chain.code(address, stateBlock(ref))),
+      toHex(await chain.code(address, await stateBlock(ref))),
     ),
 
     method('eth_call', 'eth', 'runs a call without a transaction, with optional state and block overrides', [P.tx(), optional(P.block(), LATEST), stateOverrideParam(), blockOverrideParam()], async (_c, obj, ref, state, block) => {
-      const r = await chain.call(obj, stateBlock(ref), { state, block })
+      const r = await chain.call(obj, await stateBlock(ref), { state, block })
       // Reverts are -32015 with data; other failures (out of gas, …) return the return data (reference).
       if (r.error === 'revert') throw executionError(r.error, r.returnValue)
       return toHex(r.returnValue)
     }),
     method('eth_estimateGas', 'eth', "the reference's estimate: peak gas of one run", [P.tx(), optional(P.block(), { kind: 'tag', tag: 'pending' } as BlockRef), stateOverrideParam(), blockOverrideParam()], async (_c, obj, ref, state, block) =>
-      quantity(await chain.estimateGas(obj, stateBlock(ref), { state, block })),
+      quantity(await chain.estimateGas(obj, await stateBlock(ref), { state, block })),
     ),
 
     method('eth_sendRawTransaction', 'eth', 'submits a signed legacy transaction', [P.data('transaction')], async (_c, raw) => {
@@ -216,14 +216,14 @@ export function ethMethods(s: Services): MethodSpec[] {
       toHex(await sendFrom(s, obj, false)),
     ),
 
-    method('eth_getTransactionByHash', 'eth', 'transaction or null', [P.hash('transactionHash')], (_c, hash) => {
-      const loc = chain.transaction(hash)
+    method('eth_getTransactionByHash', 'eth', 'transaction or null', [P.hash('transactionHash')], async (_c, hash) => {
+      const loc = await chain.transaction(hash)
       if (loc) return formatTransaction(loc.tx, loc.block)
       const pooled = chain.pooled(hash)
       return pooled ? formatTransaction(pooled, undefined) : null
     }),
-    method('eth_getTransactionReceipt', 'eth', 'receipt or null', [P.hash('transactionHash')], (_c, hash) => {
-      const loc = chain.transaction(hash)
+    method('eth_getTransactionReceipt', 'eth', 'receipt or null', [P.hash('transactionHash')], async (_c, hash) => {
+      const loc = await chain.transaction(hash)
       return loc ? formatReceipt(loc.tx, loc.block) : null
     }),
     method(
@@ -232,7 +232,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'block or null',
       [P.block('block'), optional(P.bool('fullTransactions'), false)],
       async (_c, ref, full) => {
-        const b = resolveBlock(chain, ref)
+        const b = await resolveBlock(chain, ref)
         if (b === undefined) return null
         if (b === 'pending') {
           const p = await chain.pendingBlock()
@@ -246,21 +246,21 @@ export function ethMethods(s: Services): MethodSpec[] {
       'eth',
       'block or null',
       [P.hash('blockHash'), optional(P.bool('fullTransactions'), false)],
-      (_c, hash, full) => {
-        const b = chain.blockByHash(hash)
+      async (_c, hash, full) => {
+        const b = await chain.blockByHash(hash)
         return b ? formatBlock(b, full, false, listedTransactions(b, s.compat)) : null
       },
     ),
 
-    method('eth_getBlockTransactionCountByHash', 'eth', 'number of transactions, or null', [P.hash('blockHash')], (_c, hash) => {
-      const b = chain.blockByHash(hash)
+    method('eth_getBlockTransactionCountByHash', 'eth', 'number of transactions, or null', [P.hash('blockHash')], async (_c, hash) => {
+      const b = await chain.blockByHash(hash)
       return b ? quantity(listedTransactions(b, s.compat).length) : null
     }),
     method('eth_getBlockTransactionCountByNumber', 'eth', 'number of transactions', [P.block('block')], async (_c, ref) =>
       quantity(listedTransactions((await blockOrPending(ref, true))!, s.compat).length),
     ),
-    method('eth_getUncleCountByBlockHash', 'eth', 'number of uncles', [P.hash('blockHash')], (_c, hash) => {
-      const b = chain.blockByHash(hash)
+    method('eth_getUncleCountByBlockHash', 'eth', 'number of uncles', [P.hash('blockHash')], async (_c, hash) => {
+      const b = await chain.blockByHash(hash)
       if (!b) throw new RpcError(ErrorCode.InvalidRequest, `Block with hash ${toHex(hash)} not found`)
       return quantity(b.uncles.length)
     }),
@@ -272,7 +272,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'eth',
       'uncle (block shape, no transactions) or null',
       [P.hash('blockHash'), P.quantity('index')],
-      (_c, hash, index) => uncleAt(chain.blockByHash(hash), index),
+      async (_c, hash, index) => uncleAt(await chain.blockByHash(hash), index),
     ),
     method(
       'eth_getUncleByBlockNumberAndIndex',
@@ -286,8 +286,8 @@ export function ethMethods(s: Services): MethodSpec[] {
       'eth',
       'transaction or null',
       [P.hash('blockHash'), P.quantity('index')],
-      (_c, hash, index) => {
-        const b = chain.blockByHash(hash)
+      async (_c, hash, index) => {
+        const b = await chain.blockByHash(hash)
         const txs = b ? listedTransactions(b, s.compat) : []
         const t = index < BigInt(txs.length) ? txs[Number(index)] : undefined
         return t ? formatTransaction(t, b) : null
@@ -307,27 +307,27 @@ export function ethMethods(s: Services): MethodSpec[] {
       },
     ),
 
-    method('eth_getLogs', 'eth', 'logs matching a filter', [P.filter()], (_c, f) => {
+    method('eth_getLogs', 'eth', 'logs matching a filter', [P.filter()], async (_c, f) => {
       let from: bigint
       let to: bigint
       if (f.blockHash) {
-        const b = chain.blockByHash(f.blockHash)
+        const b = await chain.blockByHash(f.blockHash)
         if (!b) return []
         from = to = b.header.number
       } else {
         const head = chain.head.header.number
-        const num = (ref: BlockRef | undefined): bigint => {
+        const num = async (ref: BlockRef | undefined): Promise<bigint> => {
           if (!ref) return head
-          const b = resolveBlock(chain, ref)
+          const b = await resolveBlock(chain, ref)
           if (b === undefined) return ref.kind === 'number' ? ref.number : head
           return b === 'pending' ? head : b.header.number
         }
-        from = num(f.fromBlock)
-        to = num(f.toBlock)
+        from = await num(f.fromBlock)
+        to = await num(f.toBlock)
         if (to > head) to = head
         if (from > to) return []
       }
-      return new RawJson(queryLogs(chain, from, to, f, keccak256).map((m) => logJson(m.log, m.tx, m.block)))
+      return new RawJson((await queryLogs(chain, from, to, f, keccak256)).map((m) => logJson(m.log, m.tx, m.block)))
     }),
   ]
 }

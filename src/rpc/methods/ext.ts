@@ -74,21 +74,21 @@ export function extMethods(s: Services): MethodSpec[] {
   const mining = new MergedMiningWorkServer(chain)
 
   const blockOrPending = async (ref: Parameters<typeof resolveBlock>[1]): Promise<BlockRecord | undefined> => {
-    const b = resolveBlock(chain, ref)
+    const b = await resolveBlock(chain, ref)
     return b === 'pending' ? chain.pendingBlock() : b
   }
 
   return [
-    method('ext_getRawBlockHeaderByHash', 'ext', 'uncompressed header RLP, or null', [P.hash('blockHash')], (_c, hash) => {
-      const b = chain.blockByHash(hash)
+    method('ext_getRawBlockHeaderByHash', 'ext', 'uncompressed header RLP, or null', [P.hash('blockHash')], async (_c, hash) => {
+      const b = await chain.blockByHash(hash)
       return b ? toHex(rawHeader(toRskHeader(b.header))) : null
     }),
     method('ext_getRawBlockHeaderByNumber', 'ext', 'uncompressed header RLP, or null', [P.block('blockNumber')], async (_c, ref) => {
       const b = await blockOrPending(ref)
       return b ? toHex(rawHeader(toRskHeader(b.header))) : null
     }),
-    method('ext_getRawTransactionReceiptByHash', 'ext', 'receipt RLP, or null', [P.hash('transactionHash')], (_c, hash) => {
-      const loc = chain.transaction(hash)
+    method('ext_getRawTransactionReceiptByHash', 'ext', 'receipt RLP, or null', [P.hash('transactionHash')], async (_c, hash) => {
+      const loc = await chain.transaction(hash)
       return loc ? toHex(encodeReceipt(loc.tx.receipt)) : null
     }),
     method(
@@ -96,8 +96,8 @@ export function extMethods(s: Services): MethodSpec[] {
       'ext',
       'receipts-trie nodes of a receipt (leaf first), or null',
       [P.hash('blockHash'), P.hash('transactionHash')],
-      (_c, blockHash, txHash) => {
-        const b = chain.blockByHash(blockHash)
+      async (_c, blockHash, txHash) => {
+        const b = await chain.blockByHash(blockHash)
         if (!b) return null
         const i = b.transactions.findIndex((t) => bytesEqual(t.hash, txHash))
         if (i < 0) return null
@@ -111,7 +111,7 @@ export function extMethods(s: Services): MethodSpec[] {
       [P.address(), param('key', decodeData), P.block()],
       async (_c, address, key, ref) => {
         if (key.length > 32) throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 1: a storage key has at most 32 bytes')
-        const bytes = await chain.storageBytes(address, padLeft(key, 32), requireBlock(chain, ref))
+        const bytes = await chain.storageBytes(address, padLeft(key, 32), await requireBlock(chain, ref))
         return bytes.length === 0 ? '0x0' : toHex(bytes)
       },
     ),
@@ -161,7 +161,7 @@ export function extMethods(s: Services): MethodSpec[] {
       }), P.block()],
       async (_c, address, keys, ref) => {
         // one immutable state, read through the chain's interface (the --state-history check included)
-        const trie = await chain.stateTrie(requireBlock(chain, ref))
+        const trie = await chain.stateTrie(await requireBlock(chain, ref))
         const acctKey = accountKey(address)
         const stored = trie.get(acctKey)
         const exists = stored !== undefined && stored.length > 0

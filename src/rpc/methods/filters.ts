@@ -46,11 +46,11 @@ const SUBSCRIPTION_KINDS: readonly SubscriptionKind[] = ['newHeads', 'logs', 'ne
 /** The filter, subscription and pending-transaction methods. */
 export function filterMethods(s: Services, filters: FilterManager, subs: SubscriptionManager): MethodSpec[] {
   const { chain } = s
-  const bound = (ref: BlockRef | undefined): RangeBound => {
+  const bound = async (ref: BlockRef | undefined): Promise<RangeBound> => {
     if (!ref || (ref.kind === 'tag' && ref.tag !== 'earliest')) return 'head'
     if (ref.kind === 'tag') return 0n
     if (ref.kind === 'number') return ref.number
-    const b = resolveBlock(chain, ref)
+    const b = await resolveBlock(chain, ref)
     return b && b !== 'pending' ? b.header.number : 'head'
   }
   const filterId = () => param('filterId', (v, i) => {
@@ -59,13 +59,13 @@ export function filterMethods(s: Services, filters: FilterManager, subs: Subscri
   })
 
   return [
-    method('eth_newFilter', 'eth', 'installs a log filter; returns its id', [P.filter()], (_c, f) =>
+    method('eth_newFilter', 'eth', 'installs a log filter; returns its id', [P.filter()], async (_c, f) =>
       filters.newLogFilter({
         addresses: f.addresses,
         topics: f.topics,
         blockHash: f.blockHash,
-        from: bound(f.fromBlock),
-        to: bound(f.toBlock),
+        from: await bound(f.fromBlock),
+        to: await bound(f.toBlock),
       }),
     ),
     method('eth_newBlockFilter', 'eth', 'installs a new-block filter', [], () => filters.newBlockFilter()),
@@ -76,8 +76,8 @@ export function filterMethods(s: Services, filters: FilterManager, subs: Subscri
     method('eth_getFilterChanges', 'eth', 'entries since the last poll', [filterId()], (_c, id) =>
       filters.changes(id).map((c) => (c.kind === 'log' ? formatFilterLog(c.match, c.removed) : toHex(c.hash))),
     ),
-    method('eth_getFilterLogs', 'eth', 'all logs of a log filter', [filterId()], (_c, id) =>
-      filters.logs(id).map((m) => formatFilterLog(m, false)),
+    method('eth_getFilterLogs', 'eth', 'all logs of a log filter', [filterId()], async (_c, id) =>
+      (await filters.logs(id)).map((m) => formatFilterLog(m, false)),
     ),
 
     method(

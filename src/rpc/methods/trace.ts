@@ -147,32 +147,32 @@ const inList = (list: Uint8Array[] | undefined, a: Uint8Array | undefined): bool
 export function traceMethods(s: Services): MethodSpec[] {
   const { chain } = s
   /** A block of trace_block / trace_filter; `pending` is the head (no mined transactions past it). */
-  const blockOf = (ref: BlockRef): BlockRecord | undefined => {
-    const b = resolveBlock(chain, ref)
+  const blockOf = async (ref: BlockRef): Promise<BlockRecord | undefined> => {
+    const b = await resolveBlock(chain, ref)
     return b === 'pending' ? chain.head : b
   }
   return [
     method('trace_transaction', 'trace', 'parity-style traces of a mined transaction', [P.hash('transactionHash')], async (_c, hash) => {
-      const loc = chain.transaction(hash)
+      const loc = await chain.transaction(hash)
       if (loc === undefined) return null
       return blockTraces(chain, loc.block, (tx) => tx === loc.tx)
     }),
     method('trace_block', 'trace', 'parity-style traces of every transaction of a block (number, tag or hash)', [P.block('block')], async (_c, ref) => {
       if (ref.kind === 'tag' && ref.tag === 'pending') throw new RpcError(UNIMPLEMENTED, "The method don't support 'pending' as a parameter yet")
-      const block = resolveBlock(chain, ref)
+      const block = await resolveBlock(chain, ref)
       if (block === undefined || block === 'pending') return null
       return blockTraces(chain, block)
     }),
     method('trace_filter', 'trace', 'traces of a block range, by sender/recipient, paged with after/count', [param('filter', decodeTraceFilter)], async (_c, f) => {
-      const from = blockOf(f.fromBlock)
-      const to = blockOf(f.toBlock) ?? chain.head
+      const from = await blockOf(f.fromBlock)
+      const to = (await blockOf(f.toBlock)) ?? chain.head
       if (from === undefined) return []
       if (from.header.number > to.header.number) throw invalidParams('invalid argument 0: fromBlock must not be greater than toBlock')
       const wanted = (tx: TxRecord): boolean => inList(f.fromAddress, tx.from) && inList(f.toAddress, tx.tx.to?.bytes)
       const out: object[] = []
       let skip = f.after
       for (let n = from.header.number; n <= to.header.number && out.length < f.count; n++) {
-        const block = chain.blockByNumber(n)
+        const block = await chain.blockByNumber(n)
         if (block === undefined) break
         const txs = block.transactions.filter(wanted)
         if (txs.length === 0) continue
@@ -188,7 +188,7 @@ export function traceMethods(s: Services): MethodSpec[] {
       if (!Array.isArray(v) || v.length === 0) throw invalidParams(`invalid argument ${i}: expected a non-empty array of trace positions`)
       return v.map((x) => Number(decodeQuantity(x, i)))
     })], async (_c, hash, indices) => {
-      const loc = chain.transaction(hash)
+      const loc = await chain.transaction(hash)
       if (loc === undefined) return null
       const traces = await blockTraces(chain, loc.block, (tx) => tx === loc.tx)
       return traces[indices[0]!] ?? null
