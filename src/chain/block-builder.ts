@@ -10,6 +10,7 @@ import type { LegacyTx } from '@ethereumjs/tx'
 import { LRUCache } from 'lru-cache'
 import {
   TxApplyError,
+  TxTimeoutError,
   type AppliedBlock,
   type AppliedTx,
   type BlockContext,
@@ -35,13 +36,23 @@ import type { ConsoleLogEvent } from './state-queries.js'
 import { encodedBlocks } from './storage.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 
-/** A transaction of a block being built could not be applied (-32010; `index` into the block's list). */
+/**
+ * A transaction of a block being built could not be applied (-32010), or its execution ran past the deadline
+ * (-32011 "Execution has got timeout out.", docs/reference-rules.md#rule-send-deadline); `index` into the block's
+ * list. Either way the block was not built and the state is unchanged.
+ */
 export class PoolApplyError extends RpcError {
   constructor(
     message: string,
     readonly index: number,
+    code: typeof ErrorCode.TxRejected | typeof ErrorCode.Timeout = ErrorCode.TxRejected,
   ) {
-    super(ErrorCode.TxRejected, message)
+    super(code, message)
+  }
+
+  /** Whether the transaction ran past the deadline (rather than being inapplicable). */
+  get timedOut(): boolean {
+    return this.code === ErrorCode.Timeout
   }
 }
 
@@ -79,6 +90,11 @@ export interface BlockBuilderOptions {
   persistent: boolean
   /** Receives console.log output of mined transactions. */
   onConsole: (event: ConsoleLogEvent) => void
+  /**
+   * Deadline of each transaction's execution in a built block, in ms (0 = none; the chain's --rpc-timeout,
+   * docs/reference-rules.md#rule-send-deadline).
+   */
+  executionTimeoutMs: number
 }
 
 /** Builds and seals blocks on the head of the block store. */
@@ -122,7 +138,8 @@ export class BlockBuilder {
    * block, a merged miner's work) and leaves the live state as it was.
    * @param mm merged-mining fields source of a mined block (default: the regtest miner)
    * @param onExecuted awaited between the execution and the sealing
-   * @throws PoolApplyError when a transaction cannot be applied
+   * @throws PoolApplyError when a transaction cannot be applied (-32010) or its execution passed the deadline
+   *   (-32011, docs/reference-rules.md#rule-send-deadline); nothing is built and the state is unchanged
    */
   async build(
     ctx: BlockContext,
@@ -135,8 +152,9 @@ export class BlockBuilder {
     let applied
     const preRoot = executor.stateRoot
     try {
-      applied = await executor.applyBlock(ctx, txs, { commit })
+      applied = await executor.applyBlock(ctx, txs, { commit, timeoutMs: this.o.executionTimeoutMs })
     } catch (err) {
+      if (err instanceof TxTimeoutError) throw new PoolApplyError(err.message, err.index, ErrorCode.Timeout)
       if (err instanceof TxApplyError) throw new PoolApplyError(normalizeApplyError(err.message), err.index)
       throw err
     }
@@ -182,13 +200,16 @@ export class BlockBuilder {
   }
 
   /**
-   * Previews a block of pool transactions without committing; a transaction that cannot be applied is left out
-   * and the block built again without it.
+   * Previews a block of pool transactions without committing; a transaction that cannot be applied, or whose
+   * execution passed the deadline, is left out and the block built again without it.
+   * @param onTimedOut receives a transaction left out for passing the deadline (the chain drops it from the pool,
+   *   docs/reference-rules.md#rule-send-deadline)
    * @returns the block, the outcomes and the pool transactions it holds (in `picked` order)
    */
   async preview(
     ctx: BlockContext,
     picked: PoolTx[],
+    onTimedOut?: (p: PoolTx, err: PoolApplyError) => void,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[]; picked: PoolTx[] }> {
     for (;;) {
       try {
@@ -196,6 +217,7 @@ export class BlockBuilder {
         return { block, applied, picked }
       } catch (err) {
         if (!(err instanceof PoolApplyError)) throw err
+        if (err.timedOut) onTimedOut?.(picked[err.index]!, err)
         picked = picked.filter((_, i) => i !== err.index)
       }
     }
@@ -205,16 +227,19 @@ export class BlockBuilder {
    * The `pending` block (docs/reference-rules.md#rule-pending-block), cached under `key` (the chain's
    * head, pool version and live state root): built by {@link preview} when the key changed.
    * @param pick the pool transactions for the next block, as mining would pick them
+   * @param onTimedOut see {@link preview}
    */
   async pending(
-    key: string,
+    key: () => string,
     ctx: () => BlockContext,
     pick: (ctx: BlockContext) => Promise<PoolTx[]>,
+    onTimedOut?: (p: PoolTx, err: PoolApplyError) => void,
   ): Promise<BlockRecord> {
-    if (this.pendingCache?.key === key) return this.pendingCache.block
+    if (this.pendingCache?.key === key()) return this.pendingCache.block
     const c = ctx()
-    const { block } = await this.preview(c, await pick(c))
-    this.pendingCache = { key, block }
+    const { block } = await this.preview(c, await pick(c), onTimedOut)
+    // (the key after the build: dropping a timed-out transaction changed the pool)
+    this.pendingCache = { key: key(), block }
     return block
   }
 

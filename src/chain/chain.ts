@@ -107,6 +107,7 @@ export class Chain extends EventEmitter {
       extraData: opts.extraData,
       persistent: opts.storage !== undefined,
       onConsole: (event) => this.emit('console', event),
+      executionTimeoutMs: this.executionTimeoutMs,
     })
     this.submission = new TxSubmission({
       queue: this.queue,
@@ -527,8 +528,12 @@ export class Chain extends EventEmitter {
 
   /** The pending block, inside the queue. */
   private computePending(): Promise<BlockRecord> {
-    const key = `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`
-    return this.builder.pending(key, () => this.nextContext(), (ctx) => this.submission.pickForBlock(ctx))
+    return this.builder.pending(
+      () => `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`,
+      () => this.nextContext(),
+      (ctx) => this.submission.pickForBlock(ctx),
+      (p, err) => this.submission.drop(p, err.message),
+    )
   }
 
   private append(block: BlockRecord): void {

@@ -75,7 +75,8 @@ export class TxSubmission {
   /**
    * Submits a transaction (runs in the queue); see Chain.submit for the rules and the early answer.
    * @returns the hash
-   * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed
+   * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed; -32011 when its
+   *   execution passed the deadline (it is then dropped, nothing is mined)
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean }): Promise<{ hash: Uint8Array }> {
     const { queue } = this.o
@@ -161,10 +162,11 @@ export class TxSubmission {
 
   /**
    * Mines `picked` pool transactions in one block and removes them from the pool. A transaction that can no
-   * longer be applied (e.g. its sender's funds changed) is dropped from the pool and the block is retried
-   * without it; when nothing is left and `allowEmpty` is false, that error is raised instead of mining an
-   * empty block. Inside the queue.
-   * @throws RpcError -32010 (see above)
+   * longer be applied (e.g. its sender's funds changed), or whose execution passed the deadline
+   * (docs/reference-rules.md#rule-send-deadline), is dropped from the pool and the block is retried without it;
+   * when nothing is left and `allowEmpty` is false, that error is raised instead of mining an empty block.
+   * Inside the queue.
+   * @throws RpcError -32010 or -32011 "Execution has got timeout out." (see above)
    */
   async mineFromPool(
     ctx: BlockContext,
@@ -188,12 +190,20 @@ export class TxSubmission {
       } catch (err) {
         if (!(err instanceof PoolApplyError)) throw err
         const bad = txs[err.index]!
-        this.pool.remove(bad.hash)
-        this.o.emit('droppedTransaction', bad.hash, err.message)
+        this.drop(bad, err.message)
         txs = txs.filter((p) => p !== bad)
         if (txs.length === 0 && !allowEmpty) throw err
       }
     }
+  }
+
+  /**
+   * Removes a pool transaction that cannot go into a block (it can no longer be applied, or its execution
+   * passed the deadline) and emits `droppedTransaction` (hash, reason). Inside the queue.
+   */
+  drop(p: PoolTx, reason: string): void {
+    this.pool.remove(p.hash)
+    this.o.emit('droppedTransaction', p.hash, reason)
   }
 
   /** Pool transactions for the next block: mining order while they fit the block gas limit. Inside the queue. */

@@ -50,8 +50,19 @@ export type DeadlineHolder = object
  * @param timeoutMs milliseconds from now; 0 or less clears it
  */
 export function setDeadline(evm: DeadlineHolder, timeoutMs: number): void {
-  ;(evm as Record<symbol, number>)[DEADLINE] = timeoutMs > 0 ? Date.now() + timeoutMs : 0
+  armDeadline(evm, timeoutMs)
   sliceStart = Date.now()
+}
+
+/**
+ * Sets (or, with 0, clears) the deadline of the next execution on one EVM without starting a new time slice: the
+ * transactions of a block each get their own deadline but share the block's slice ({@link startSlice}), so a
+ * block of many short transactions still yields once it has run for {@link SLICE_MS}.
+ * @param evm the EVM (`vm.evm`)
+ * @param timeoutMs milliseconds from now; 0 or less clears it
+ */
+export function armDeadline(evm: DeadlineHolder, timeoutMs: number): void {
+  ;(evm as Record<symbol, number>)[DEADLINE] = timeoutMs > 0 ? Date.now() + timeoutMs : 0
 }
 
 /** When the current time slice began (ms since the epoch). Shared: it only decides when to yield. */
