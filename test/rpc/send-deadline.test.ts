@@ -33,6 +33,18 @@ async function observable(url: string, from: string) {
   }
 }
 
+const PAIRING = '0x0000000000000000000000000000000000000008'
+const BLAKE2F = '0x0000000000000000000000000000000000000009'
+/** The G1 generator (1, 2) and the G2 generator (x imaginary, x real, y imaginary, y real), as 0x08 reads them. */
+const G1_GENERATOR = '00'.repeat(31) + '01' + '00'.repeat(31) + '02'
+const G2_X =
+  '198e9393920d483a7260bfb731fb5d25f1aa493335a9e71297e485b7aef312c2' + '1800deef121f1e76426a00665e5c4479674322d4f75edadd46debd5cd992f6ed'
+const G2_GENERATOR =
+  G2_X + '090689d0585ff075ec9e99ad690c3395bc4b313370b38ef355acdadcd122975b' + '12c85ea5db8c6deb4aab71808dcb408fe3d1e7690c43d37b4ce6cc0166fa7daa'
+/** −Q: the same x, y negated (p − y for each half). */
+const G2_GENERATOR_NEGATED =
+  G2_X + '275dc4a288d1afb3cbb1ac09187524c7db36395df7be3b99e673b13a075a65ec' + '1d9befcd05a5323e6da4d435f3b617cdb3af83285c2df711ef39c01571827f9d'
+
 describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transport) => {
   let node: Node
   let url: string
@@ -97,6 +109,26 @@ describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transp
     } finally {
       await ws.close()
     }
+  })
+
+  it('a precompile that runs long stops too: 200 bn256 pairings in one call, 2^32 - 1 BLAKE2 rounds', async () => {
+    const before = await observable(url, COW.address)
+    // 200 × (G1 generator, G2 generator): ~3-5 s of pairing in one precompile call
+    const pairs = '0x' + (G1_GENERATOR + G2_GENERATOR).repeat(200)
+    const send = rpcError(url, 'eth_sendTransaction', [{ from: COW.address, to: PAIRING, data: pairs, gas: '0x5f5e100' }])
+    await new Promise((r) => setTimeout(r, 5))
+    const order = await settleOrder([send, rpc(url, 'eth_chainId')])
+    expect(order).toEqual([1, 0]) // served while the pairing ran
+    expect((await send).code).toBe(-32011)
+    expect((await rpcError(url, 'eth_call', [{ to: PAIRING, data: pairs }, 'latest'])).code).toBe(-32011)
+    // BLAKE2 F with the most rounds an input can ask for (about an hour of work)
+    const blake = '0x' + 'ffffffff' + '00'.repeat(208) + '01'
+    const err = await rpcError(url, 'eth_sendTransaction', [{ from: COW.address, to: BLAKE2F, data: blake, gas: '0x174876e800' }])
+    expect(err).toMatchObject({ code: -32011, message: 'Execution has got timeout out.' })
+    expect(await observable(url, COW.address)).toEqual(before)
+    // a short pairing still answers: e(P, Q)·e(P, -Q) = 1 is true
+    const check = '0x' + G1_GENERATOR + G2_GENERATOR + G1_GENERATOR + G2_GENERATOR_NEGATED
+    expect(await rpc(url, 'eth_call', [{ to: PAIRING, data: check }, 'latest'])).toBe('0x' + '00'.repeat(31) + '01')
   })
 
   it('a send that ends before the deadline is mined as usual (out of gas here)', async () => {
