@@ -1,5 +1,8 @@
 /**
- * Deadlines and time slices for EVM executions (no request monopolises the node).
+ * Deadlines and time slices for EVM executions (no request monopolises the node): calls, estimates and traces get
+ * one deadline each ({@link setDeadline}); each transaction of a block being built gets its own ({@link armDeadline},
+ * docs/reference-rules.md#rule-send-deadline). Long precompiles (./native/bn254-pairing.ts, ./native/blake2f.ts) call
+ * the checkpoint as they compute, and every plain precompile call ends with one (./native/plain-precompile.ts).
  *
  * The opcode loop (./interpreter-loop.ts) calls {@link executionCheckpoint} every {@link CHECK_EVERY} units of
  * work (a backward jump is 1 unit, an opcode with dynamic gas — calls, storage, precompiles — is
