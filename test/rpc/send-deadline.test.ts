@@ -2,7 +2,8 @@
  * Sends have the execution deadline too (docs/reference-rules.md#rule-send-deadline), on both transports: an
  * automined transaction whose execution runs past `rpcTimeout` answers -32011, is dropped from the pool and leaves
  * no state behind, while other requests are served; evm_mine / anvil_mine and the `pending` block leave such a
- * transaction out (and drop it) instead of stalling; with `rpcTimeout: 0` nothing is stopped.
+ * transaction out (and drop it) instead of stalling; long precompiles and the replay of a mined transaction
+ * stop too; with `rpcTimeout: 0` nothing is stopped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Transaction, Wallet } from 'ethers'
@@ -142,6 +143,22 @@ describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transp
     const receipt = await rpc(url, 'eth_getTransactionReceipt', [mined.hash])
     expect(receipt.status).toBe('0x0')
     expect(receipt.gasUsed).toBe('0x100000')
+  })
+
+  it('replaying a mined transaction with an opcode tracer stops at the deadline; requests are served meanwhile', async () => {
+    // 2 M gas of loop: mined well within the deadline, its opcode-by-opcode replay (~1 µs an opcode) is not
+    const err = await rpcError(url, 'eth_sendTransaction', [{ from: COW.address, to: loop, gas: '0x1e8480' }])
+    expect(err.code).toBe(-32015) // out of gas, mined
+    const block = await rpc(url, 'eth_getBlockByNumber', ['latest', true])
+    const hash = block.transactions.find((t: { to: string | null }) => t.to === loop).hash
+    const trace = rpcError(url, 'debug_traceTransaction', [hash, { tracer: 'prestateTracer' }])
+    await new Promise((r) => setTimeout(r, 5))
+    const order = await settleOrder([trace, rpc(url, 'eth_chainId')])
+    expect(order).toEqual([1, 0])
+    expect(await trace).toMatchObject({ code: -32011, message: 'Execution has got timeout out.' })
+    // the replay left nothing behind: a call-frame trace of the same transaction answers
+    const frames = await rpc(url, 'debug_traceTransaction', [hash, { tracer: 'callTracer' }])
+    expect(frames).toMatchObject({ type: 'CALL', to: loop, error: 'out of gas' })
   })
 
   it('evm_mine with the transaction pending mines the block without it and drops it', async () => {
