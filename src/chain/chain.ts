@@ -437,7 +437,9 @@ export class Chain extends EventEmitter {
    * @param from its sender
    * @param opts.allowMissingSender skip the reference's "sender account must exist" rule (impersonated senders)
    * @returns the hash
-   * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed
+   * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed; -32011 when its
+   *   execution ran past {@link executionTimeoutMs}: it is dropped and nothing is mined
+   *   (docs/reference-rules.md#rule-send-deadline)
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean } = {}): Promise<{ hash: Uint8Array }> {
     return this.submission.submit(tx, from, opts)
