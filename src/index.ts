@@ -2,5 +2,7 @@
  * Library entry: `createNode` and its types.
  */
 export { createNode, VERSION, type Node, type Eip1193Provider } from './node.js'
+export type { MiningControls } from './miner/miner.js'
+export type { MethodInfo, ModuleName } from './rpc/method-table.js'
 export type { NodeConfig } from './config.js'
-export { RpcError, ErrorCode } from './errors/rpc-error.js'
+export { RpcError, ErrorCode } from './rpc/rpc-error.js'

@@ -1,6 +1,7 @@
 /**
  * createNode(config): the one entry used by the CLI, the tests and library users (docs/architecture.md#request-flow).
- * Builds the chain for a network preset, the method table, and the HTTP+WS server on one port.
+ * Builds the chain for a network preset, the method table, and the HTTP+WS server on one port. The returned
+ * {@link Node} is the library API; the CLI and the tests reach the parts behind it through src/node-internals.ts.
  */
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -9,25 +10,17 @@ import { DirectoryKeystore, MemoryKeystore } from './accounts/keystore.js'
 import { Wallet } from './accounts/wallet.js'
 import { Chain } from './chain/chain.js'
 import { ChainStorage } from './chain/storage.js'
-import { RpcError } from './errors/rpc-error.js'
 import { DEFAULT_CONFIG, resolveModules, type NodeConfig } from './config.js'
 import { createChainCommon } from './execution/common.js'
 import { keccak256 } from './crypto/secp256k1.js'
 import { Dispatcher } from './rpc/dispatcher.js'
 import { compatProfile, type CompatName } from './rpc/compat.js'
-import { method, type MethodSpec } from './rpc/method-table.js'
-import { ethMethods } from './rpc/methods/eth.js'
-import { web3NetMethods } from './rpc/methods/web3-net.js'
-import { filterMethods, formatFilterLog, formatHead } from './rpc/methods/filters.js'
-import { nodeInfoMethods } from './rpc/methods/node-info.js'
-import { txpoolMethods } from './rpc/methods/txpool.js'
-import { devMethods } from './rpc/methods/dev.js'
-import { stateFileMethods } from './rpc/methods/state-files.js'
-import { extMethods } from './rpc/methods/ext.js'
-import { personalMethods, signingMethods } from './rpc/methods/personal.js'
-import { debugMethods } from './rpc/methods/debug.js'
-import { traceMethods } from './rpc/methods/trace.js'
-import { Miner } from './miner/miner.js'
+import { toRpcError } from './rpc/error-mapping.js'
+import type { MethodInfo } from './rpc/method-table.js'
+import { methodList } from './rpc/method-list.js'
+import { formatFilterLog, formatHead } from './rpc/methods/filters.js'
+import { Miner, type MiningControls } from './miner/miner.js'
+import { registerInternals } from './node-internals.js'
 import { Impersonation } from './accounts/impersonation.js'
 import { randomBytes } from 'node:crypto'
 import { FilterManager } from './events/filters.js'
@@ -57,12 +50,15 @@ export interface Eip1193Provider {
   /**
    * @param args `{ method, params }`
    * @returns the method's JSON result
-   * @throws RpcError (with `code`, `message`, `data`) as the method answers
+   * @throws RpcError (with `code`, `message`, `data`) as the method answers over HTTP
    */
   request(args: { method: string; params?: unknown[] }): Promise<unknown>
 }
 
-/** A running node. */
+/**
+ * A running node: what a library user needs. (The CLI and the tests reach the chain and the miner behind it
+ * through src/node-internals.ts, which is not part of the library API.)
+ */
 export interface Node {
   /** HTTP JSON-RPC URL, e.g. http://127.0.0.1:4444 */
   readonly url: string
@@ -78,17 +74,16 @@ export interface Node {
    * seed ("cow", "cow1", …) or "mnemonic".
    */
   readonly accounts: readonly { address: string; privateKey: string; balance: bigint; origin: string }[]
+  /** The mining mode the node started with (`blockTime` in seconds); `miner` changes it at run time. */
   readonly mining: { mode: 'instant' } | { mode: 'interval'; blockTime: number }
   /** The compatibility profile in force ('reference' when none was chosen; see NodeConfig.compat). */
   readonly compat: CompatName
-  /** The mining-mode controller (automine, interval, start/stop). */
-  readonly miner: Miner
-  /** The method table as served (enabled modules only): name, aliases, module, params and summary. */
-  readonly methods: readonly MethodSpec[]
-  /** In-process EIP-1193 provider. */
+  /** The mining mode at run time: automine, interval mining, stop and start (as the evm_ mining methods). */
+  readonly miner: MiningControls
+  /** The methods as served (enabled modules only): name, aliases, module, params and summary. */
+  readonly methods: readonly MethodInfo[]
+  /** In-process EIP-1193 provider (no transport in between; errors as over HTTP). */
   readonly provider: Eip1193Provider
-  /** The chain (for library users and tests). */
-  readonly chain: Chain
   /** What `loadState` loaded at start-up (undefined without it). */
   readonly loadedState?: { file: string; kind: 'chain' | 'merged'; accounts: number; cells: number; head: bigint }
   /**
@@ -224,35 +219,20 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     { head: formatHead, log: formatFilterLog },
     (from) => accounts.has(from),
   )
-  const methods = [
-    ...web3NetMethods(services),
-    ...ethMethods(services),
-    ...filterMethods(services, filters, subscriptions),
-    ...txpoolMethods(services),
-    ...nodeInfoMethods(),
-    ...devMethods(services),
-    ...stateFileMethods(services),
-    ...extMethods(services),
-    ...personalMethods(services),
-    ...signingMethods(services),
+  const methods = methodList(services, {
+    filters,
+    subscriptions,
+    disabledModules,
     // Hardhat's and Anvil's debug_traceTransaction answer geth's struct logs when no tracer is named
-    ...debugMethods(services, { defaultTracer: config.defaultTracer ?? (compat.name === 'reference' ? undefined : 'structLogger') }),
-    ...traceMethods(services),
-  ]
-  methods.push(
-    method('rpc_modules', 'eth', 'enabled RPC modules and their versions', [], () =>
-      Object.fromEntries(
-        [...new Set(methods.filter((m) => !disabledModules.has(m.module)).map((m) => m.module)), 'rpc'].map((m) => [m, '1.0']),
-      ),
-    ),
-  )
+    defaultTracer: config.defaultTracer ?? (compat.name === 'reference' ? undefined : 'structLogger'),
+  })
   const dispatcher = new Dispatcher(methods, {
     maxBatchSize: config.maxBatchSize ?? DEFAULT_CONFIG.maxBatchSize,
     disabledModules,
     onRequest: (method, ms, err) => onRequest?.(method, ms, err),
     onInternalError: config.onInternalError,
     before: () => chain.sealing,
-    mapError: compat.name === 'reference' ? undefined : (err) => compat.mapError(err),
+    mapError: (err) => toRpcError(err, compat),
   })
   chain.on('internalError', (err: unknown) => config.onInternalError?.('block sealing', err))
   chain.on('droppedTransaction', (hash: Uint8Array, reason: string) => config.onDroppedTransaction?.(toHex(hash), reason))
@@ -296,7 +276,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
         }, config.stateInterval * 1000).unref()
       : undefined
   let closed: Promise<void> | undefined
-  return {
+  const node: Node = {
     url: `http://${urlHost}:${server.port}`,
     wsUrl: `ws://${urlHost}:${server.port}`,
     port: server.port,
@@ -314,7 +294,6 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     miner,
     methods: methods.filter((m) => !disabledModules.has(m.module)),
     provider,
-    chain,
     loadedState: loaded,
     dumpState,
     close() {
@@ -332,6 +311,6 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
       return closed
     },
   }
+  registerInternals(node, { chain, miner })
+  return node
 }
-
-export { RpcError }

@@ -11,41 +11,67 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { COW, rpc } from './helpers/node.js'
 import { deployLoop } from './helpers/loop.js'
-import { killStartedClis, runCli } from './helpers/cli.js'
+import { killStartedClis, runCli, v8FlagReporter, waitUntil } from './helpers/cli.js'
 
 const run = runCli
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * A copy of the installed layout without a V8 code cache in `dir`: bin/, dist/node-cli.cjs, package.json and
+ * node_modules. The CLI writes the cache there right before it caps the heap growth (src/cli/main.ts).
+ * @returns the launcher and the cache file it writes
+ */
+function freshInstall(dir: string): { bin: string; cache: string } {
+  cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true })
+  cpSync(join(ROOT, 'dist', 'node-cli.cjs'), join(dir, 'dist', 'node-cli.cjs'))
+  cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'))
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  return { bin: join(dir, 'bin', 'node-cli.js'), cache: join(dir, 'dist', 'node-cli.cjs.v8cache') }
+}
 
 afterEach(killStartedClis)
 
 describe('node-cli', () => {
-  it.each(['', '50', '0', 'not-a-number'])('keeps serving once the heap-growth cap is applied (NODE_CLI_HEAP_GROWING_PERCENT=%j)', async (value) => {
-    const p = run(['--port', '0', '--silent'], { NODE_CLI_HEAP_GROWING_PERCENT: value })
-    const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)/)
-    expect(await rpc(url!, 'eth_chainId')).toBe('0x21')
-    // the V8 flag is set ~0.2 s after start-up
-    await new Promise((r) => setTimeout(r, 400))
-    const hash = await rpc<string>(url!, 'eth_sendTransaction', [
-      { from: '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826', to: '0x7986b3df570230288501eea3d890bd66948c9b79', value: '0x1' },
-    ])
-    expect((await rpc<{ status: string }>(url!, 'eth_getTransactionReceipt', [hash])).status).toBe('0x1')
-    expect(p.child.exitCode).toBeNull()
+  it.each([
+    ['', 100],
+    ['50', 50],
+    ['0', 0],
+    ['not-a-number', undefined],
+  ])('keeps serving once the heap-growth cap is applied (NODE_CLI_HEAP_GROWING_PERCENT=%j)', async (value, percent) => {
+    const dir = mkdtempSync(join(tmpdir(), 'node-cli-heap-'))
+    try {
+      const { bin, cache } = freshInstall(dir)
+      const env = { NODE_CLI_HEAP_GROWING_PERCENT: value, NODE_OPTIONS: `--require ${v8FlagReporter(dir)}` }
+      const p = run(['--port', '0', '--silent'], env, bin)
+      const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
+      expect(await rpc(url!, 'eth_chainId')).toBe('0x21')
+      // the cache is written in the same tick that decides the cap; the flag itself is set once node:v8 loads
+      await waitUntil(() => existsSync(cache), 'the V8 code cache written right before the heap-growth cap')
+      if (percent !== undefined) {
+        const [, flags] = await p.waitFor(/\[v8 flags\] (.*)\n/)
+        expect(flags).toBe(`--heap-growing-percent=${percent}`)
+      }
+      const hash = await rpc<string>(url!, 'eth_sendTransaction', [
+        { from: '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826', to: '0x7986b3df570230288501eea3d890bd66948c9b79', value: '0x1' },
+      ])
+      expect((await rpc<{ status: string }>(url!, 'eth_getTransactionReceipt', [hash])).status).toBe('0x1')
+      if (percent === undefined) expect(p.output()).not.toContain('[v8 flags]')
+      expect(p.child.exitCode).toBeNull()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('writes a V8 code cache of the bundle that later starts accept (written before the heap flag changes)', async () => {
-    const root = fileURLToPath(new URL('..', import.meta.url))
     const dir = mkdtempSync(join(tmpdir(), 'node-cli-cache-'))
     try {
-      // a copy of the installed layout without a cache: bin/, dist/node-cli.cjs, package.json, node_modules
-      cpSync(join(root, 'bin'), join(dir, 'bin'), { recursive: true })
-      cpSync(join(root, 'dist', 'node-cli.cjs'), join(dir, 'dist', 'node-cli.cjs'))
-      cpSync(join(root, 'package.json'), join(dir, 'package.json'))
-      symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'))
-      const cache = join(dir, 'dist', 'node-cli.cjs.v8cache')
-      const p = run(['--port', '0', '--silent'], {}, join(dir, 'bin', 'node-cli.js'))
+      const { bin, cache } = freshInstall(dir)
+      const p = run(['--port', '0', '--silent'], { NODE_OPTIONS: `--require ${v8FlagReporter(dir)}` }, bin)
       const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
       expect(await rpc(url!, 'eth_chainId')).toBe('0x21')
-      for (let i = 0; i < 100 && !existsSync(cache); i++) await new Promise((r) => setTimeout(r, 50))
-      await new Promise((r) => setTimeout(r, 300)) // the heap flag is applied right after the write
+      await waitUntil(() => existsSync(cache), 'the V8 code cache')
+      // the heap flag is applied right after the write: the cache must not carry it
+      await p.waitFor(/\[v8 flags\] --heap-growing-percent=100\n/)
       expect(p.child.exitCode).toBeNull()
       // the check bin/node-cli.js makes, in a fresh process with Node's default flags
       const check = `const fs = require('fs'), vm = require('vm'); const src = fs.readFileSync(process.argv[1], 'latin1');
@@ -92,6 +118,21 @@ describe('node-cli', () => {
     expect(out).toContain('instant')
     expect(await rpc(url!, 'eth_chainId')).toBe('0x21')
     expect(await rpc(url!, 'net_version')).toBe('33')
+  })
+
+  it('--db: the banner names the chain directory and its head block', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'node-cli-db-'))
+    try {
+      const p = run(['--port', '0', '--db', dir])
+      await p.waitFor(/Listening on/)
+      const line = p.output().split('\n').find((l) => l.startsWith('Chain '))
+      expect(line).toMatch(/^Chain\s+/)
+      expect(line!.replace(/^Chain\s+/, '')).toBe(`${join(dir, 'chain')} (head #0)`)
+      p.child.kill('SIGTERM')
+      await once(p.child, 'exit')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('the banner states the default origin and host checks; --allow-origin / --allow-host open them and say so', async () => {
@@ -146,7 +187,8 @@ describe('node-cli', () => {
       (res) => res.text(),
       () => undefined, // the node went away before answering
     )
-    await new Promise((r) => setTimeout(r, 300))
+    // the mine is under way once its first blocks are in (reads are served between its blocks)
+    await waitUntil(async () => BigInt(await rpc<string>(url!, 'eth_blockNumber')) > 0n, 'anvil_mine to start')
     p.child.kill('SIGTERM')
     const [code] = (await once(p.child, 'exit')) as [number]
     expect(code).toBe(0)

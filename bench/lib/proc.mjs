@@ -1,9 +1,12 @@
 // Child-process plumbing for the benchmark: free ports, spawning a node with a
-// bounded output tail, stopping it (SIGTERM, then SIGKILL), reading its RSS, and
-// making sure no child outlives the benchmark (exit, signals, crashes).
+// bounded output tail, stopping it (SIGTERM, then SIGKILL), reading its RSS and CPU
+// time, and making sure no child outlives the benchmark (exit, signals, crashes).
 import { spawn } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import net from 'node:net'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 
 const children = new Set()
 const tempDirs = new Set()
@@ -13,6 +16,34 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 /** Registers a directory to delete when the benchmark exits. */
 export function removeOnExit(dir) {
   tempDirs.add(dir)
+}
+
+/** A new empty directory under the OS temp dir (name `<prefix>XXXXXX`), deleted when the benchmark exits. */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  removeOnExit(dir)
+  return dir
+}
+
+/** Total size in bytes of the files under `dir` (recursively; 0 when it does not exist). */
+export function dirBytes(dir) {
+  let total = 0
+  let names
+  try {
+    names = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return 0
+  }
+  for (const d of names) {
+    const p = join(dir, d.name)
+    if (d.isDirectory()) total += dirBytes(p)
+    else {
+      try {
+        total += statSync(p).size
+      } catch {}
+    }
+  }
+  return total
 }
 
 function cleanupSync() {
@@ -72,13 +103,16 @@ export function freePort() {
 /**
  * Spawns `cmd args` with piped, drained output (the last `tailBytes` kept for
  * error messages). Returns { child, pid, tail(), exited (promise of {code, signal}),
- * isAlive(), stop() }.
+ * isAlive(), stop() }. With `ipc` (a Node script) the child also gets an IPC channel
+ * (child.send / child.on('message')).
  * @param {string} cmd
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, tailBytes?: number }} [opts]
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, tailBytes?: number, ipc?: boolean }} [opts]
  */
-export function spawnChild(cmd, args, { cwd, env, tailBytes = 8192 } = {}) {
-  const child = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+export function spawnChild(cmd, args, { cwd, env, tailBytes = 8192, ipc = false } = {}) {
+  /** @type {import('node:child_process').StdioOptions} */
+  const stdio = ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe']
+  const child = spawn(cmd, args, { cwd, env, stdio })
   children.add(child)
   let out = ''
   const keep = (chunk) => {
@@ -158,4 +192,46 @@ export const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   const m = s.length >> 1
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+/** utime + stime of a process in seconds (/proc/<pid>/stat, 100 ticks/s), or null. */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(f[11]) + Number(f[12])) / 100
+  } catch {
+    return null
+  }
+}
+
+/** Busy CPU seconds of the whole machine (/proc/stat, all cores), or null. */
+function machineBusySeconds() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+    // user nice system idle iowait irq softirq steal …: everything but idle and iowait
+    return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / 100
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Starts measuring the CPU used by other processes (not this one, not the node `pid`) until the returned
+ * function is called; it returns their share of the whole machine in % (or null without /proc).
+ */
+export function foreignCpu(pid) {
+  const m0 = machineBusySeconds()
+  const n0 = cpuSeconds(pid)
+  const c0 = process.cpuUsage()
+  const w0 = performance.now()
+  return () => {
+    const m1 = machineBusySeconds()
+    const n1 = cpuSeconds(pid)
+    if (m0 == null || m1 == null || n0 == null || n1 == null) return null
+    const c = process.cpuUsage(c0)
+    const wall = (performance.now() - w0) / 1000
+    const foreign = m1 - m0 - (n1 - n0) - (c.user + c.system) / 1e6
+    return Math.max(0, Math.round((foreign / wall / cpus().length) * 100))
+  }
 }

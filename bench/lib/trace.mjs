@@ -2,29 +2,35 @@
 // (each peer's default opcode tracer: node-cli's is the reference's rskTracer, Anvil's and Hardhat's geth's
 // struct logger), median latency of TRACE_RUNS sequential requests on a fresh instance started with the
 // peer's `traceArgs` (Anvil: --steps-tracing, without which it records no opcode steps).
+import { performance } from 'node:perf_hooks'
+import { RECIPIENT, TRANSFER_GAS, transferData } from './erc20.mjs'
+import { log } from './log.mjs'
+import { deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
+import { median } from './proc.mjs'
+import { Rpc } from './rpc.mjs'
 
 /** Sequential requests per tracer; the median is reported. */
 export const TRACE_RUNS = 20
 
 /**
- * @param {object} h helpers from run.mjs: { start, devAccount, deployToken, sendAndWait, transferData, RECIPIENT, TRANSFER_GAS, Rpc, median, log }
- * @param {object} peer
+ * Fills res.metrics.traceCallMs / traceStructMs (median ms) and their checks and details.
+ * @param {Record<string, any>} peer
  * @param {object} res the peer's result record (metrics, checks, notes, details)
  * @param {object} ctx { instance } for the watchdog
  */
-export async function traceRow(h, peer, res, ctx) {
+export async function traceRow(peer, res, ctx) {
   const check = (metric, what, ok, detail) => {
     res.checks.push({ metric, what, ok: !!ok, detail: detail ?? null })
-    if (!ok) h.log(`   CHECK FAILED [${metric}] ${what}${detail ? `: ${detail}` : ''}`)
+    if (!ok) log(`   CHECK FAILED [${metric}] ${what}${detail ? `: ${detail}` : ''}`)
   }
-  const inst = await h.start(peer, ctx, { extraArgs: peer.traceArgs ?? [] })
-  const rpc = new h.Rpc(inst.url, { timeoutMs: 60_000 })
+  const inst = await start(peer, ctx, { extraArgs: peer.traceArgs ?? [] })
+  const rpc = new Rpc(inst.url, { timeoutMs: 60_000 })
   try {
-    const { wallet, chainId, gasPrice } = await h.devAccount(peer, rpc)
-    const { token } = await h.deployToken(peer, rpc, { wallet, chainId, gasPrice })
+    const { wallet, chainId, gasPrice } = await devAccount(peer, rpc)
+    const { token } = await deployToken(peer, rpc, { wallet, chainId, gasPrice })
     const nonce = Number(BigInt(await rpc.call('eth_getTransactionCount', [wallet.address, 'latest'])))
-    const raw = await wallet.signTransaction({ type: 0, chainId, nonce, gasPrice, gasLimit: h.TRANSFER_GAS, to: token, data: h.transferData(h.RECIPIENT, 1234n), value: 0n })
-    const { receipt } = await h.sendAndWait(rpc, raw)
+    const raw = await wallet.signTransaction({ type: 0, chainId, nonce, gasPrice, gasLimit: TRANSFER_GAS, to: token, data: transferData(RECIPIENT, 1234n), value: 0n })
+    const { receipt } = await sendAndWait(rpc, raw)
     const hash = receipt.transactionHash
     const measure = async (metric, label, params, ok) => {
       const times = []
@@ -39,15 +45,15 @@ export async function traceRow(h, peer, res, ctx) {
         // a peer without that tracer (Hardhat 2 has only its default one) gets a note, not a failed check
         if (/only supports the default tracer|not supported|unsupported/i.test(err.message)) {
           res.notes.push(`${label}: not supported (${err.message.slice(0, 120)})`)
-          h.log(`   ${label}: not supported by ${peer.name}`)
+          log(`   ${label}: not supported by ${peer.name}`)
         } else check(metric, `${label} answers`, false, err.message.slice(0, 200))
         return
       }
       const verdict = ok(last)
       check(metric, `${label}: the expected trace`, verdict === true, verdict === true ? null : verdict)
-      res.metrics[metric] = h.median(times)
+      res.metrics[metric] = median(times)
       res.details[metric] = { runsMs: times.map((x) => +x.toFixed(2)), bytes: JSON.stringify(last).length }
-      h.log(`   ${label}: median ${res.metrics[metric].toFixed(2)} ms over ${TRACE_RUNS} (${res.details[metric].bytes} bytes)`)
+      log(`   ${label}: median ${res.metrics[metric].toFixed(2)} ms over ${TRACE_RUNS} (${res.details[metric].bytes} bytes)`)
     }
     await measure('traceCallMs', 'debug_traceTransaction callTracer', [{ tracer: 'callTracer' }], (t) =>
       t?.type === 'CALL' && t.to?.toLowerCase() === token.toLowerCase() ? true : `got ${JSON.stringify(t).slice(0, 200)}`,

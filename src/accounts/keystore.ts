@@ -13,6 +13,7 @@
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { rename, unlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { WrongPassphraseError } from '../errors/domain-errors.js'
 import { fromHex, toHex, toKey } from '../util/bytes.js'
 
 /** A v3 keystore as written to disk (the library's output plus the customary `address` field, no 0x). */
@@ -51,13 +52,6 @@ function loadWallet(): Promise<WalletModule> {
   return walletModule
 }
 
-/** Thrown by {@link decryptKeystore} when the passphrase does not open the keystore (MAC mismatch). */
-export class WrongPassphraseError extends Error {
-  constructor() {
-    super('wrong passphrase')
-  }
-}
-
 /**
  * Encrypts a private key into a v3 keystore.
  * @param privateKey 32-byte secp256k1 private key (already validated by the caller)
@@ -83,7 +77,7 @@ export async function decryptKeystore(json: KeystoreV3, passphrase: string): Pro
   try {
     return (await Wallet.fromV3(json as never, passphrase)).getPrivateKey()
   } catch (err) {
-    if (/wrong passphrase/i.test((err as Error).message)) throw new WrongPassphraseError()
+    if (/wrong passphrase/i.test((err as Error).message)) throw new WrongPassphraseError() // the caller knows the address
     throw new Error(`unreadable keystore: ${(err as Error).message}`)
   }
 }

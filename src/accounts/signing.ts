@@ -6,7 +6,7 @@
  *
  * EIP-712 hashing is ethers' `TypedDataEncoder` (ethers/hash), imported on first use.
  */
-import { invalidParams } from '../errors/rpc-error.js'
+import { InvalidArgumentError } from '../errors/domain-errors.js'
 import { keccak256, signHash } from '../crypto/secp256k1.js'
 import { concat, fromHex, toHex } from '../util/bytes.js'
 
@@ -57,7 +57,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * Decodes the typed-data parameter: a JSON string (ethers, viem, MetaMask) or an object.
- * @throws RpcError -32602 naming what is wrong (the legacy v1 array format is rejected here)
+ * @throws InvalidArgumentError naming what is wrong (the legacy v1 array format is rejected here)
  */
 export function decodeTypedData(value: unknown, index: number): TypedData {
   let v = value
@@ -65,20 +65,20 @@ export function decodeTypedData(value: unknown, index: number): TypedData {
     try {
       v = JSON.parse(v)
     } catch {
-      throw invalidParams(`invalid argument ${index}: typed data is not valid JSON`)
+      throw new InvalidArgumentError(`invalid argument ${index}: typed data is not valid JSON`)
     }
   }
-  if (Array.isArray(v)) throw invalidParams(`invalid argument ${index}: the legacy (v1) typed-data array is not supported; send EIP-712 {types, primaryType, domain, message}`)
+  if (Array.isArray(v)) throw new InvalidArgumentError(`invalid argument ${index}: the legacy (v1) typed-data array is not supported; send EIP-712 {types, primaryType, domain, message}`)
   if (!isObject(v) || !isObject(v.types) || !isObject(v.message)) {
-    throw invalidParams(`invalid argument ${index}: typed data must be an object {types, primaryType, domain, message}`)
+    throw new InvalidArgumentError(`invalid argument ${index}: typed data must be an object {types, primaryType, domain, message}`)
   }
   for (const [name, fields] of Object.entries(v.types)) {
     if (!Array.isArray(fields) || !fields.every((f) => isObject(f) && typeof f.name === 'string' && typeof f.type === 'string')) {
-      throw invalidParams(`invalid argument ${index}: type "${name}" must be an array of {name, type}`)
+      throw new InvalidArgumentError(`invalid argument ${index}: type "${name}" must be an array of {name, type}`)
     }
   }
-  if (v.primaryType !== undefined && typeof v.primaryType !== 'string') throw invalidParams(`invalid argument ${index}: primaryType must be a string`)
-  if (v.domain !== undefined && v.domain !== null && !isObject(v.domain)) throw invalidParams(`invalid argument ${index}: domain must be an object`)
+  if (v.primaryType !== undefined && typeof v.primaryType !== 'string') throw new InvalidArgumentError(`invalid argument ${index}: primaryType must be a string`)
+  if (v.domain !== undefined && v.domain !== null && !isObject(v.domain)) throw new InvalidArgumentError(`invalid argument ${index}: domain must be an object`)
   return {
     types: v.types as Record<string, TypedField[]>,
     primaryType: v.primaryType as string | undefined,
@@ -106,7 +106,7 @@ function reachableTypes(types: Record<string, TypedField[]>, root: string): Reco
  * The EIP-712 digest keccak256(0x19 0x01 ‖ domainSeparator ‖ hashStruct(message)). The domain separator
  * uses the request's `EIP712Domain` type when given (its field order), else the fields the domain has.
  * Types the primary type does not refer to are ignored; recursive types are not supported (ethers).
- * @throws RpcError -32602 "invalid typed data: …" when the types or values do not encode
+ * @throws InvalidArgumentError "invalid typed data: …" when the types or values do not encode
  */
 export async function typedDataDigest(data: TypedData): Promise<Uint8Array> {
   ethersHash ??= import('ethers/hash')
@@ -123,6 +123,6 @@ export async function typedDataDigest(data: TypedData): Promise<Uint8Array> {
     return keccak256(concat(Uint8Array.of(0x19, 0x01), fromHex(domainHash), fromHex(messageHash)))
   } catch (err) {
     const msg = (err as { shortMessage?: string }).shortMessage ?? (err as Error).message
-    throw invalidParams(`invalid typed data: ${msg}`)
+    throw new InvalidArgumentError(`invalid typed data: ${msg}`)
   }
 }

@@ -5,22 +5,22 @@
  * passphrase). Behaviour follows the reference node (rskj co/rsk/core/Wallet.java,
  * co/rsk/rpc/modules/personal/PersonalModuleWalletEnabled.java) where it is useful; where it differs it is said.
  *
- * Errors (JSON-RPC codes):
- * - unknown account → -32602 "Could not find account for address: 0x…" (the reference's send error; it also
- *   answers -32602 for a locked account, since a locked key is simply absent there)
- * - locked account → -32602 "account 0x… is locked; unlock it with personal_unlockAccount"
- * - wrong passphrase → -32000 "wrong passphrase for account 0x…" (the reference fails decryption with
- *   -32603 "Internal server error")
- * - bad private key → -32602 (the key itself is never echoed, unlike the reference's message)
+ * Errors (src/errors/domain-errors.ts; their JSON-RPC answers are in docs/architecture.md#errors):
+ * - unknown account → UnknownAccountError "Could not find account for address: 0x…" (the reference's send
+ *   error; the reference answers the same for a locked account, since a locked key is simply absent there)
+ * - locked account → LockedAccountError "account 0x… is locked; unlock it with personal_unlockAccount"
+ * - wrong passphrase → WrongPassphraseError "wrong passphrase for account 0x…" (the reference fails decryption
+ *   with an internal error)
+ * - bad private key → InvalidArgumentError (the key itself is never echoed, unlike the reference's message)
  * None of them changes anything.
  */
 import { randomBytes } from 'node:crypto'
-import { ErrorCode, invalidParams, RpcError } from '../errors/rpc-error.js'
+import { InvalidArgumentError, LockedAccountError, UnknownAccountError, WrongPassphraseError } from '../errors/domain-errors.js'
 import { privateKeyToAddress } from '../crypto/secp256k1.js'
 import { seedToPrivateKey } from '../rsk/networks.js'
 import { bytesToBigInt, toHex } from '../util/bytes.js'
 import type { AccountStore, LocalAccount } from './dev-accounts.js'
-import { decryptKeystore, encryptKeystore, WrongPassphraseError, type KeystoreKdf, type KeystoreStorage } from './keystore.js'
+import { decryptKeystore, encryptKeystore, type KeystoreKdf, type KeystoreStorage } from './keystore.js'
 
 /** Default unlock duration: 30 minutes (reference PersonalModuleWalletEnabled.unlockAccount). */
 export const DEFAULT_UNLOCK_MS = 30 * 60 * 1000
@@ -32,21 +32,6 @@ export function isValidPrivateKey(key: Uint8Array): boolean {
   if (key.length !== 32) return false
   const k = bytesToBigInt(key)
   return k > 0n && k < SECP256K1_N
-}
-
-/** -32602 "Could not find account for address: 0x…" (reference TransactionArgumentsUtil wording). */
-export function unknownAccount(address: Uint8Array): RpcError {
-  return invalidParams(`Could not find account for address: ${toHex(address)}`)
-}
-
-/** -32602 for a keystore-backed account that is locked (or whose unlock expired). */
-export function lockedAccount(address: Uint8Array): RpcError {
-  return invalidParams(`account ${toHex(address)} is locked; unlock it with personal_unlockAccount`)
-}
-
-/** -32000 for a passphrase that does not decrypt the account's keystore. */
-export function wrongPassphrase(address: Uint8Array): RpcError {
-  return new RpcError(ErrorCode.Server, `wrong passphrase for account ${toHex(address)}`)
 }
 
 /** Options of {@link Wallet}. */
@@ -79,7 +64,7 @@ export class Wallet {
    * personal_newAccount: a random key, stored encrypted with `passphrase`, unlocked for 30 minutes
    * (as the reference).
    * @returns the 20-byte address
-   * @throws Error when the keystore cannot be written (-32603 at the RPC layer)
+   * @throws Error when the keystore cannot be written (an internal error)
    */
   async newAccount(passphrase: string): Promise<Uint8Array> {
     let key: Uint8Array
@@ -94,10 +79,10 @@ export class Wallet {
    * overwrites its entry. Importing the key of a permanent account (seeded, mnemonic, miner) changes nothing.
    * @param privateKey 32 bytes
    * @returns the 20-byte address
-   * @throws RpcError -32602 for a key outside 1 … n-1; Error when the keystore cannot be written
+   * @throws InvalidArgumentError for a key outside 1 … n-1; Error when the keystore cannot be written
    */
   async importRawKey(privateKey: Uint8Array, passphrase: string): Promise<Uint8Array> {
-    if (!isValidPrivateKey(privateKey)) throw invalidParams('invalid argument 0: not a valid secp256k1 private key (must be 1 … n-1)')
+    if (!isValidPrivateKey(privateKey)) throw new InvalidArgumentError('invalid argument 0: not a valid secp256k1 private key (must be 1 … n-1)')
     const address = privateKeyToAddress(privateKey)
     if (this.accounts.info(address)?.permanent) return address
     return this.store(privateKey, passphrase)
@@ -129,7 +114,7 @@ export class Wallet {
    * answers true for them.
    * @param durationMs undefined = until personal_lockAccount or restart
    * @returns true
-   * @throws RpcError -32602 unknown account; -32000 wrong passphrase
+   * @throws UnknownAccountError; WrongPassphraseError
    */
   async unlock(address: Uint8Array, passphrase: string, durationMs: number | undefined): Promise<boolean> {
     const key = await this.decrypt(address, passphrase)
@@ -140,28 +125,28 @@ export class Wallet {
   /**
    * personal_lockAccount.
    * @returns true for a keystore-backed account (locked now), false for a permanent one (never locked)
-   * @throws RpcError -32602 unknown account
+   * @throws UnknownAccountError
    */
   lock(address: Uint8Array): boolean {
-    if (!this.accounts.has(address)) throw unknownAccount(address)
+    if (!this.accounts.has(address)) throw new UnknownAccountError(address)
     return this.accounts.lock(address)
   }
 
   /**
    * The account's key for signing without a passphrase: permanent, or unlocked and not expired.
-   * @throws RpcError -32602 unknown account / locked account
+   * @throws UnknownAccountError; LockedAccountError
    */
   requireUnlocked(address: Uint8Array): LocalAccount {
     const account = this.accounts.get(address)
     if (account) return account
-    throw this.accounts.has(address) ? lockedAccount(address) : unknownAccount(address)
+    throw this.accounts.has(address) ? new LockedAccountError(address) : new UnknownAccountError(address)
   }
 
   /**
    * The account's key for a call that carries a passphrase (personal_sendTransaction, personal_sign with a
    * third argument): a keystore-backed account is decrypted with it (its lock state is left unchanged, as the
    * reference); a permanent account has no passphrase and signs whatever is given.
-   * @throws RpcError -32602 unknown account; -32000 wrong passphrase
+   * @throws UnknownAccountError; WrongPassphraseError; LockedAccountError
    */
   async withPassphrase(address: Uint8Array, passphrase: string): Promise<LocalAccount> {
     const key = await this.decrypt(address, passphrase)
@@ -172,15 +157,15 @@ export class Wallet {
   /** Decrypts a keystore-backed account's key; undefined for a permanent account. */
   private async decrypt(address: Uint8Array, passphrase: string): Promise<Uint8Array | undefined> {
     const info = this.accounts.info(address)
-    if (!info) throw unknownAccount(address)
+    if (!info) throw new UnknownAccountError(address)
     if (info.permanent) return undefined
     const json = this.storage.get(address)
-    if (!json) throw unknownAccount(address)
+    if (!json) throw new UnknownAccountError(address)
     let key: Uint8Array
     try {
       key = await decryptKeystore(json, passphrase)
     } catch (err) {
-      if (err instanceof WrongPassphraseError) throw wrongPassphrase(address)
+      if (err instanceof WrongPassphraseError) throw new WrongPassphraseError(address)
       throw err
     }
     if (toHex(privateKeyToAddress(key)) !== toHex(address)) {

@@ -22,7 +22,7 @@ import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
 import type { BlockStore } from './block-store.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
 import { blockTransactions, mergeMine, type MergedMiningSource } from './consensus.js'
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import { ExecutionTimeoutError, TxRejectedError } from '../errors/domain-errors.js'
 import {
   blockEncoding,
   EMPTY_TRIE_ROOT,
@@ -37,23 +37,35 @@ import { encodedBlocks } from './storage.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 
 /**
- * A transaction of a block being built could not be applied (-32010), or its execution ran past the deadline
- * (-32011 "Execution has got timeout out.", docs/reference-rules.md#rule-send-deadline); `index` into the block's
- * list. Either way the block was not built and the state is unchanged.
+ * A transaction of a block being built could not be applied (a pool rejection; `index` into the block's list).
+ * The block was not built and the state is unchanged.
  */
-export class PoolApplyError extends RpcError {
+export class PoolApplyError extends TxRejectedError {
   constructor(
     message: string,
     readonly index: number,
-    code: typeof ErrorCode.TxRejected | typeof ErrorCode.Timeout = ErrorCode.TxRejected,
   ) {
-    super(code, message)
+    super(message)
   }
+}
 
-  /** Whether the transaction ran past the deadline (rather than being inapplicable). */
-  get timedOut(): boolean {
-    return this.code === ErrorCode.Timeout
+/**
+ * The execution of a transaction of a block being built ran past the deadline (-32011 "Execution has got timeout
+ * out.", docs/reference-rules.md#rule-send-deadline; `index` into the block's list). The block was not built and
+ * the state is unchanged.
+ */
+export class PoolTimeoutError extends ExecutionTimeoutError {
+  constructor(readonly index: number) {
+    super()
   }
+}
+
+/** Why a transaction is left out of a block being built (and dropped from the pool). */
+export type LeftOutError = PoolApplyError | PoolTimeoutError
+
+/** Whether `err` is a {@link LeftOutError}. */
+export function isLeftOut(err: unknown): err is LeftOutError {
+  return err instanceof PoolApplyError || err instanceof PoolTimeoutError
 }
 
 /** A transaction to put in a block, with its sender (20 bytes). */
@@ -138,8 +150,8 @@ export class BlockBuilder {
    * block, a merged miner's work) and leaves the live state as it was.
    * @param mm merged-mining fields source of a mined block (default: the regtest miner)
    * @param onExecuted awaited between the execution and the sealing
-   * @throws PoolApplyError when a transaction cannot be applied (-32010) or its execution passed the deadline
-   *   (-32011, docs/reference-rules.md#rule-send-deadline); nothing is built and the state is unchanged
+   * @throws PoolApplyError when a transaction cannot be applied; PoolTimeoutError when its execution passed the
+   *   deadline (docs/reference-rules.md#rule-send-deadline); nothing is built and the state is unchanged
    */
   async build(
     ctx: BlockContext,
@@ -154,7 +166,7 @@ export class BlockBuilder {
     try {
       applied = await executor.applyBlock(ctx, txs, { commit, timeoutMs: this.o.executionTimeoutMs })
     } catch (err) {
-      if (err instanceof TxTimeoutError) throw new PoolApplyError(err.message, err.index, ErrorCode.Timeout)
+      if (err instanceof TxTimeoutError) throw new PoolTimeoutError(err.index)
       if (err instanceof TxApplyError) throw new PoolApplyError(normalizeApplyError(err.message), err.index)
       throw err
     }
@@ -209,15 +221,15 @@ export class BlockBuilder {
   async preview(
     ctx: BlockContext,
     picked: PoolTx[],
-    onTimedOut?: (p: PoolTx, err: PoolApplyError) => void,
+    onTimedOut?: (p: PoolTx, err: PoolTimeoutError) => void,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[]; picked: PoolTx[] }> {
     for (;;) {
       try {
         const { block, applied } = await this.build(ctx, picked.map((p) => ({ tx: p.tx, from: p.from })), false)
         return { block, applied, picked }
       } catch (err) {
-        if (!(err instanceof PoolApplyError)) throw err
-        if (err.timedOut) onTimedOut?.(picked[err.index]!, err)
+        if (!isLeftOut(err)) throw err
+        if (err instanceof PoolTimeoutError) onTimedOut?.(picked[err.index]!, err)
         picked = picked.filter((_, i) => i !== err.index)
       }
     }
@@ -233,7 +245,7 @@ export class BlockBuilder {
     key: () => string,
     ctx: () => BlockContext,
     pick: (ctx: BlockContext) => Promise<PoolTx[]>,
-    onTimedOut?: (p: PoolTx, err: PoolApplyError) => void,
+    onTimedOut?: (p: PoolTx, err: PoolTimeoutError) => void,
   ): Promise<BlockRecord> {
     if (this.pendingCache?.key === key()) return this.pendingCache.block
     const c = ctx()

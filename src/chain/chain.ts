@@ -244,7 +244,7 @@ export class Chain extends EventEmitter {
   /**
    * Fixes the next block's timestamp (evm_setNextBlockTimestamp).
    * @param timestamp seconds; must be greater than the head's
-   * @throws RpcError -32602 when not after the head's timestamp
+   * @throws InvalidArgumentError when not after the head's timestamp
    */
   setNextBlockTimestamp(timestamp: bigint): void {
     this.dev.setNextBlockTimestamp(timestamp, this.head.header.timestamp)
@@ -437,9 +437,9 @@ export class Chain extends EventEmitter {
    * @param from its sender
    * @param opts.allowMissingSender skip the reference's "sender account must exist" rule (impersonated senders)
    * @returns the hash
-   * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed; -32011 when its
-   *   execution ran past {@link executionTimeoutMs}: it is dropped and nothing is mined
-   *   (docs/reference-rules.md#rule-send-deadline)
+   * @throws TxRejectedError when the pool rejects it; VmExecutionError when it was mined but failed;
+   *   ExecutionTimeoutError when its execution ran past {@link executionTimeoutMs}: it is dropped and nothing is
+   *   mined (docs/reference-rules.md#rule-send-deadline)
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean } = {}): Promise<{ hash: Uint8Array }> {
     return this.submission.submit(tx, from, opts)
@@ -547,8 +547,9 @@ export class Chain extends EventEmitter {
 
   /**
    * eth_call against a block's state (src/chain/state-queries.ts).
-   * @throws RpcError -32015 on revert (data = revert bytes); -32000 when the sender cannot pay the value;
-   *   -32011 "Execution has got timeout out." past {@link executionTimeoutMs} (nothing is cached or kept)
+   * @throws VmExecutionError on revert; CallPreconditionError when the sender cannot pay the value;
+   *   ExecutionTimeoutError past {@link executionTimeoutMs} (nothing is cached or kept); StateNotFoundError
+   *   beyond the kept states (the JSON-RPC answers: docs/architecture.md#errors)
    */
   call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<CallResult> {
     return this.queue.run(() => this.queries.call(req, block, over))
@@ -556,7 +557,8 @@ export class Chain extends EventEmitter {
 
   /**
    * eth_estimateGas: the lowest gas limit with which the call succeeds, capped by the estimation cap.
-   * @throws RpcError -32015 when it fails even at the cap; -32000 "insufficient funds for transfer"
+   * @throws VmExecutionError when it fails even at the cap; CallPreconditionError "insufficient funds for
+   *   transfer"; StateNotFoundError beyond the kept states
    */
   estimateGas(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<bigint> {
     return this.queue.run(() => this.queries.estimateGas(req, block, over))
@@ -577,12 +579,12 @@ export class Chain extends EventEmitter {
     return this.queue.run(() => this.queries.storage(address, slot, block))
   }
 
-  /** Raw bytes of a storage cell at a block, `key32` a 32-byte word (inside the queue). @throws RpcError -32600 */
+  /** Raw bytes of a storage cell at a block, `key32` a 32-byte word (inside the queue). @throws StateNotFoundError */
   storageBytes(address: Uint8Array, key32: Uint8Array, block: BlockRecord | 'pending'): Promise<Uint8Array> {
     return this.queue.run(() => this.queries.storageBytes(address, key32, block))
   }
 
-  /** The Unitrie of a block's state, for proofs (inside the queue). @throws RpcError -32600 beyond the kept states */
+  /** The Unitrie of a block's state, for proofs (inside the queue). @throws StateNotFoundError beyond the kept states */
   stateTrie(block: BlockRecord | 'pending'): Promise<Unitrie> {
     return this.queue.run(() => this.queries.stateTrie(block))
   }
@@ -594,7 +596,7 @@ export class Chain extends EventEmitter {
 
   /**
    * Block context and state root to run at, for executions outside this class (debug_traceCall; inside the queue).
-   * @throws RpcError -32600 "State not found…" beyond the kept states
+   * @throws StateNotFoundError beyond the kept states
    */
   executionState(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
     return this.stateFor(block)

@@ -6,7 +6,7 @@
  * (src/chain/chain.ts) calls it and clears the one-shot controls when it appends a block.
  */
 import type { BlockContext } from '../execution/executor.js'
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import { InvalidArgumentError } from '../errors/domain-errors.js'
 import type { HeaderFields } from '../types/records.js'
 
 /** The clock controls a snapshot records and a revert restores (evm_snapshot / evm_revert). */
@@ -96,14 +96,11 @@ export class DevState {
   /**
    * Fixes the next block's timestamp (evm_setNextBlockTimestamp).
    * @param timestamp seconds; must be greater than `parentTimestamp`
-   * @throws RpcError -32602 when not after the parent's timestamp
+   * @throws InvalidArgumentError when not after the parent's timestamp
    */
   setNextBlockTimestamp(timestamp: bigint, parentTimestamp: bigint): void {
     if (timestamp <= parentTimestamp) {
-      throw new RpcError(
-        ErrorCode.InvalidParams,
-        `Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${parentTimestamp}`,
-      )
+      throw new InvalidArgumentError(`Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${parentTimestamp}`)
     }
     this.nextTimestamp = timestamp
   }

@@ -9,14 +9,14 @@
  *   merged-mining fields are built (Bitcoin header, compressed coinbase, RSKIP92 proof from the block's
  *   transactions, from their ids, or from a merkle branch), checked with the proof-of-work rule, and the
  *   block is imported. The result is {blockImportedResult: hex of the ASCII ImportResult name,
- *   blockHash, blockIncludedHeight}; failures are -33000 (JsonRpcSubmitBlockException).
+ *   blockHash, blockIncludedHeight}; failures are MergedMiningSubmitError (the reference's JsonRpcSubmitBlockException).
  *
  * This node keeps no side chains: a solution for a work whose parent is no longer the best block is
- * refused (-33000) instead of being imported as IMPORTED_NOT_BEST.
+ * refused (MergedMiningSubmitError) instead of being imported as IMPORTED_NOT_BEST.
  */
 import type { Chain } from './chain.js'
 import { StaleWorkError, type MiningWork } from './consensus.js'
-import { RpcError } from '../errors/rpc-error.js'
+import { MergedMiningSubmitError } from '../errors/domain-errors.js'
 import { headerHash } from './seal.js'
 import {
   coinbaseMerkleBranch,
@@ -30,9 +30,6 @@ import {
   type MergedMiningFields,
 } from '../rsk/merged-mining.js'
 import { concat, fromHex, quantity, toHex, toKey } from '../util/bytes.js'
-
-/** JsonRpcApplicationDefinedErrorCodes.SUBMIT_BLOCK. */
-export const SUBMIT_BLOCK_ERROR = -33000
 
 /** blocksWaitingForPoW size (MinerServerImpl.CACHE_SIZE). */
 const CACHE_SIZE = 20
@@ -53,15 +50,15 @@ export interface SubmittedBlockInfoJson {
   blockIncludedHeight: string
 }
 
-function submitError(message: string): RpcError {
-  return new RpcError(SUBMIT_BLOCK_ERROR, message)
+function submitError(message: string): MergedMiningSubmitError {
+  return new MergedMiningSubmitError(message)
 }
 
 function reversed(b: Uint8Array): Uint8Array {
   return Uint8Array.from(b).reverse()
 }
 
-/** Parses hex with or without 0x; throws -33000 on bad input. */
+/** Parses hex with or without 0x; throws MergedMiningSubmitError on bad input. */
 function hexBytes(s: string, what: string): Uint8Array {
   const h = s.startsWith('0x') || s.startsWith('0X') ? s.slice(2) : s
   if (!/^[0-9a-fA-F]*$/.test(h) || h.length % 2 !== 0) throw submitError(`${what} is not valid hex`)
@@ -155,7 +152,7 @@ export class MergedMiningWorkServer {
     try {
       return f()
     } catch (err) {
-      if (err instanceof RpcError) throw err
+      if (err instanceof MergedMiningSubmitError) throw err
       throw submitError(`Invalid Bitcoin data: ${(err as Error).message}`)
     }
   }

@@ -1,9 +1,9 @@
 /**
- * Turning a failed execution into the reference node's -32015 error
- * (rskj EthModule.decodeProgramRevert + RskJsonRpcRequestException.transactionRevertedExecutionError).
+ * Turning a failed execution into a {@link VmExecutionError} worded as the reference node words it
+ * (rskj EthModule.decodeProgramRevert + RskJsonRpcRequestException.transactionRevertedExecutionError;
+ * docs/reference-rules.md#rule-error-revert); the RPC layer answers it with -32015 (docs/architecture.md#errors).
  */
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
-import { toHex } from '../util/bytes.js'
+import { VmExecutionError } from '../errors/domain-errors.js'
 
 const ERROR_STRING_SELECTOR = '08c379a0'
 
@@ -27,39 +27,16 @@ export function decodeRevertReason(data: Uint8Array): string | undefined {
   }
 }
 
-/**
- * A -32015 error that keeps what failed, so that the RPC boundary can answer it in a compatibility profile's
- * shape (src/rpc/compat.ts) without parsing the message back.
- */
-export class VmExecutionError extends RpcError {
-  /**
-   * @param message the reference's wording (see {@link executionError})
-   * @param data the revert bytes as hex for a revert, else undefined
-   * @param evmError the EVM's error name (`revert`, `out of gas`, `code store out of gas`, …)
-   * @param returnValue the execution's return data
-   * @param transactionHash 0x-hex hash of the mined transaction that failed (sends), else undefined (calls)
-   */
-  constructor(
-    message: string,
-    data: string | undefined,
-    readonly evmError: string,
-    readonly returnValue: Uint8Array,
-    readonly transactionHash?: string,
-  ) {
-    super(ErrorCode.VmError, message, data)
-  }
-}
-
 /** The EVM error names of running out of gas (@ethereumjs/evm EVMError: OUT_OF_GAS, CODESTORE_OUT_OF_GAS). */
 const OUT_OF_GAS_ERRORS = new Set(['out of gas', 'code store out of gas'])
 
 /**
- * The -32015 error for a failed execution.
- * - revert with Error(string): "VM Exception while processing transaction: revert <reason>", data = revert bytes
- * - other revert data (custom errors, empty): "…: transaction reverted", data = revert bytes
- * - out of gas: "…: out of gas (gas limit N)", no data — the reference says "transaction reverted" here too; the
+ * The error of a failed execution (-32015 at the RPC, with the revert bytes as `data` for reverts).
+ * - revert with Error(string): "VM Exception while processing transaction: revert <reason>"
+ * - other revert data (custom errors, empty): "…: transaction reverted"
+ * - out of gas: "…: out of gas (gas limit N)" — the reference says "transaction reverted" here too; the
  *   gas given is named because sends from node accounts default to 90 000 gas, too little for most deployments
- * - other failures (invalid opcode, stack errors): "…: transaction reverted", no data
+ * - other failures (invalid opcode, stack errors): "…: transaction reverted"
  * @param error EVM error name (`revert`, `out of gas`, …)
  * @param returnValue the execution's return data
  * @param gasLimit the gas the execution was given (named in out-of-gas messages), when known
@@ -72,16 +49,13 @@ export function executionError(
   transactionHash?: Uint8Array,
 ): VmExecutionError {
   const prefix = 'VM Exception while processing transaction: '
-  const txHash = transactionHash === undefined ? undefined : toHex(transactionHash)
   if (error !== 'revert') {
     if (OUT_OF_GAS_ERRORS.has(error)) {
       const given = gasLimit === undefined ? '' : ` (gas limit ${gasLimit}${gasLimit === 90_000n ? ', the default of eth_sendTransaction without "gas"' : ''})`
-      return new VmExecutionError(prefix + 'out of gas' + given, undefined, error, returnValue, txHash)
+      return new VmExecutionError(prefix + 'out of gas' + given, error, returnValue, transactionHash)
     }
-    return new VmExecutionError(prefix + 'transaction reverted', undefined, error, returnValue, txHash)
+    return new VmExecutionError(prefix + 'transaction reverted', error, returnValue, transactionHash)
   }
   const reason = decodeRevertReason(returnValue)
-  const data = toHex(returnValue)
-  if (reason !== undefined) return new VmExecutionError(prefix + 'revert ' + reason, data, error, returnValue, txHash)
-  return new VmExecutionError(prefix + 'transaction reverted', data, error, returnValue, txHash)
+  return new VmExecutionError(prefix + (reason !== undefined ? 'revert ' + reason : 'transaction reverted'), error, returnValue, transactionHash)
 }

@@ -6,16 +6,10 @@
  */
 import type { Unitrie } from '../rsk/unitrie.js'
 import { LRUCache } from 'lru-cache'
-import {
-  CallPreconditionError,
-  type BlockContext,
-  type CallRequest,
-  type CallResult,
-  type Executor,
-} from '../execution/executor.js'
+import { type BlockContext, type CallRequest, type CallResult, type Executor } from '../execution/executor.js'
 import { overrideContext, overrideKey, type CallOverrides } from '../execution/state-override.js'
 import { toKey } from '../util/bytes.js'
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import { StateNotFoundError } from '../errors/domain-errors.js'
 import { executionError } from './revert.js'
 import type { BlockRecord } from '../types/records.js'
 
@@ -97,9 +91,9 @@ export class StateQueries {
 
   /**
    * eth_call against a block's state.
-   * @throws RpcError -32015 on revert (data = revert bytes); -32000 when the sender cannot pay the value;
-   *   -32011 "Execution has got timeout out." past the execution timeout (nothing is cached or kept);
-   *   -32600 "State not found…" beyond the kept states
+   * @throws VmExecutionError on revert; CallPreconditionError when the sender cannot pay the value;
+   *   ExecutionTimeoutError past the execution timeout (nothing is cached or kept); StateNotFoundError beyond
+   *   the kept states (docs/architecture.md#errors)
    */
   async call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides): Promise<CallResult> {
     const { ctx: base, root } = await this.stateFor(block)
@@ -110,37 +104,27 @@ export class StateQueries {
       if (cached.consoleLogs !== undefined) this.o.onConsole({ source: 'call', lines: cached.consoleLogs })
       return cached
     }
-    try {
-      const { callGasCap, executionTimeoutMs } = this.o
-      const result = await this.o.executor.call(req, ctx, root, callGasCap, executionTimeoutMs, over.state)
-      this.executionMemo.set(key, result)
-      if (result.consoleLogs !== undefined) this.o.onConsole({ source: 'call', lines: result.consoleLogs })
-      return result
-    } catch (err) {
-      if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
-      throw err
-    }
+    const { callGasCap, executionTimeoutMs } = this.o
+    const result = await this.o.executor.call(req, ctx, root, callGasCap, executionTimeoutMs, over.state)
+    this.executionMemo.set(key, result)
+    if (result.consoleLogs !== undefined) this.o.onConsole({ source: 'call', lines: result.consoleLogs })
+    return result
   }
 
   /**
    * eth_estimateGas: the lowest gas limit with which the call succeeds, capped by the estimation cap.
-   * @throws RpcError -32015 when it fails even at the cap; -32000 "insufficient funds for transfer";
-   *   -32600 "State not found…" beyond the kept states
+   * @throws VmExecutionError when it fails even at the cap; CallPreconditionError "insufficient funds for
+   *   transfer"; StateNotFoundError beyond the kept states
    */
   async estimateGas(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides): Promise<bigint> {
     const { ctx: base, root } = await this.stateFor(block)
     const ctx = overrideContext(base, over.block)
     const key = 'e' + this.blockKey(block) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
     let outcome = this.executionMemo.get(key) as Awaited<ReturnType<Executor['estimateGas']>> | undefined
-    try {
-      if (outcome === undefined) {
-        const { gasEstimationCap, executionTimeoutMs } = this.o
-        outcome = await this.o.executor.estimateGas(req, ctx, root, gasEstimationCap, executionTimeoutMs, over.state)
-        this.executionMemo.set(key, outcome)
-      }
-    } catch (err) {
-      if (err instanceof CallPreconditionError) throw new RpcError(ErrorCode.Server, err.message)
-      throw err
+    if (outcome === undefined) {
+      const { gasEstimationCap, executionTimeoutMs } = this.o
+      outcome = await this.o.executor.estimateGas(req, ctx, root, gasEstimationCap, executionTimeoutMs, over.state)
+      this.executionMemo.set(key, outcome)
     }
     const lines = 'failure' in outcome ? outcome.failure.consoleLogs : outcome.consoleLogs
     if (lines !== undefined) this.o.onConsole({ source: 'estimateGas', lines })
@@ -148,17 +132,17 @@ export class StateQueries {
     return outcome.gas
   }
 
-  /** Account fields at a block. @throws RpcError -32600 beyond the kept states */
+  /** Account fields at a block. @throws StateNotFoundError beyond the kept states */
   async account(address: Uint8Array, block: BlockRecord | 'pending') {
     return this.o.executor.getAccount(address, (await this.stateFor(block)).root)
   }
 
-  /** Code at a block. @throws RpcError -32600 beyond the kept states */
+  /** Code at a block. @throws StateNotFoundError beyond the kept states */
   async code(address: Uint8Array, block: BlockRecord | 'pending') {
     return this.o.executor.getCode(address, (await this.stateFor(block)).root)
   }
 
-  /** Storage word (32-byte slot) at a block. @throws RpcError -32600 beyond the kept states */
+  /** Storage word (32-byte slot) at a block. @throws StateNotFoundError beyond the kept states */
   async storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
     return this.o.executor.getStorage(address, slot, (await this.stateFor(block)).root)
   }
@@ -166,7 +150,7 @@ export class StateQueries {
   /**
    * Raw bytes of a storage cell at a block (cells may exceed 32 bytes; ext_getStorageBytesAt).
    * @param key32 the storage key as a 32-byte word
-   * @throws RpcError -32600 beyond the kept states
+   * @throws StateNotFoundError beyond the kept states
    */
   async storageBytes(address: Uint8Array, key32: Uint8Array, block: BlockRecord | 'pending'): Promise<Uint8Array> {
     return (await this.o.executor.stateAt((await this.stateFor(block)).root)).getStorageBytes(address, key32)
@@ -175,7 +159,7 @@ export class StateQueries {
   /**
    * The Unitrie of a block's state (eth_getProof builds its node lists from it; a Unitrie is immutable, so it
    * stays as read).
-   * @throws RpcError -32600 beyond the kept states
+   * @throws StateNotFoundError beyond the kept states
    */
   async stateTrie(block: BlockRecord | 'pending'): Promise<Unitrie> {
     return (await this.o.executor.stateAt((await this.stateFor(block)).root)).getTrie()
@@ -184,8 +168,8 @@ export class StateQueries {
   /**
    * Block context and state root to run or read at: `pending` runs on the pending block's state in the next
    * block's context; the head reads the live state (which includes in-place changes such as setBalance).
-   * @throws RpcError -32600 "State not found for block with hash 0x…" beyond the kept states (older than
-   *   `--state-history`; reference stateNotFound)
+   * @throws StateNotFoundError beyond the kept states (older than `--state-history`; reference stateNotFound,
+   *   docs/reference-rules.md#rule-state-not-found)
    */
   async stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
     if (block === 'pending') {
@@ -196,7 +180,7 @@ export class StateQueries {
     // (with --db an old state not in memory any more is loaded from the database)
     const states = this.o.executor.stateManager.db
     if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {
-      throw new RpcError(ErrorCode.InvalidRequest, `State not found for block with hash 0x${block.hashKey}`)
+      throw new StateNotFoundError(block.hashKey)
     }
     return { ctx: contextOf(block), root }
   }

@@ -12,8 +12,8 @@ import { TxPool, type PoolTx } from '../txpool/pool.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 import type { SerialQueue } from '../util/serial-queue.js'
-import { PoolApplyError, type BlockTx, type OnExecuted } from './block-builder.js'
-import { RpcError } from '../errors/rpc-error.js'
+import { isLeftOut, type BlockTx, type OnExecuted } from './block-builder.js'
+import { DomainError } from '../errors/domain-errors.js'
 import { executionError } from './revert.js'
 import type { BlockRecord } from '../types/records.js'
 
@@ -75,8 +75,8 @@ export class TxSubmission {
   /**
    * Submits a transaction (runs in the queue); see Chain.submit for the rules and the early answer.
    * @returns the hash
-   * @throws RpcError -32010 when the pool rejects it; -32015 when it was mined but failed; -32011 when its
-   *   execution passed the deadline (it is then dropped, nothing is mined)
+   * @throws TxRejectedError when the pool rejects it; VmExecutionError when it was mined but failed;
+   *   ExecutionTimeoutError when its execution passed the deadline (it is then dropped, nothing is mined)
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean }): Promise<{ hash: Uint8Array }> {
     const { queue } = this.o
@@ -89,7 +89,7 @@ export class TxSubmission {
             () => undefined,
             (err: unknown) => {
               // the submitted transaction's own failure was its answer; anything else is the node's
-              if (!(err instanceof RpcError)) this.o.emit('internalError', err)
+              if (!(err instanceof DomainError)) this.o.emit('internalError', err)
             },
           ).then(() => {
             if (this.sealingGate === gate) this.sealingGate = undefined
@@ -109,7 +109,7 @@ export class TxSubmission {
    * {@link submit}'s work, inside the queue.
    * @param onExecuted called once the submitted transaction has executed in its block, before the block is
    *   sealed; the sealing waits for the promise it returns
-   * @throws RpcError -32010 when the pool rejects the transaction; -32015 when it was mined but failed
+   * @throws TxRejectedError when the pool rejects the transaction; VmExecutionError when it was mined but failed
    */
   private async submitInQueue(
     toSubmit: TxToSubmit,
@@ -133,7 +133,7 @@ export class TxSubmission {
     this.pool.add(tx, hash, from)
     this.o.emit('pendingTransaction', hash, from)
     if (!this.automineOn) return { hash }
-    let failure: RpcError | undefined
+    let failure: DomainError | undefined
     for (;;) {
       const next = (await this.orderedPool())[0]
       if (!next) break
@@ -166,7 +166,7 @@ export class TxSubmission {
    * (docs/reference-rules.md#rule-send-deadline), is dropped from the pool and the block is retried without it;
    * when nothing is left and `allowEmpty` is false, that error is raised instead of mining an empty block.
    * Inside the queue.
-   * @throws RpcError -32010 or -32011 "Execution has got timeout out." (see above)
+   * @throws PoolApplyError or PoolTimeoutError (see above)
    */
   async mineFromPool(
     ctx: BlockContext,
@@ -188,7 +188,7 @@ export class TxSubmission {
         })
         return result
       } catch (err) {
-        if (!(err instanceof PoolApplyError)) throw err
+        if (!isLeftOut(err)) throw err
         const bad = txs[err.index]!
         this.drop(bad, err.message)
         txs = txs.filter((p) => p !== bad)

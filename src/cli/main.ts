@@ -6,6 +6,7 @@ import path from 'node:path'
 import { Command, InvalidArgumentError } from 'commander'
 import type { ChalkInstance } from 'chalk'
 import { createNode, VERSION, type Node } from '../node.js'
+import { internals } from '../node-internals.js'
 import type { NodeConfig } from '../config.js'
 import { isPublicBind } from '../server/origin-policy.js'
 import type { ConsoleLogEvent } from '../chain/chain.js'
@@ -191,7 +192,7 @@ function banner(node: Node, o: CliOptions): string {
         : `${node.compat} (see README "Compatibility profiles": block lists without the Remasc tx, ${node.compat} error shapes)`
     }`,
   )
-  lines.push(`${chalk.dim('Chain')}      ${o.db ? `${path.join(o.db, 'chain')} (head #${node.chain.head.header.number})` : 'in memory (use --db <dir> to keep it)'}`)
+  lines.push(`${chalk.dim('Chain')}      ${o.db ? `${path.join(o.db, 'chain')} (head #${internals(node).chain.head.header.number})` : 'in memory (use --db <dir> to keep it)'}`)
   lines.push(`${chalk.dim('Keystore')}   ${o.db ? path.join(o.db, 'keystore') : 'in memory (use --db <dir> to keep it)'}`)
   lines.push(`${chalk.dim('Origins')}    ${accessLine(o.allowOrigin, 'localhost pages and wallet extensions only (--allow-origin to open)')}`)
   lines.push(`${chalk.dim('Hosts')}      ${accessLine(o.allowHost, 'loopback names and the bound address only (--allow-host to open)')}`)

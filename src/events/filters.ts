@@ -3,11 +3,11 @@
  * eth_getFilterLogs, eth_uninstallFilter (docs/reference-rules.md#rule-filters). Reference behaviour
  * (rskj J/org/ethereum/rpc/FilterManager.java, docs/reference-rules.md#rule-filters): a filter expires after 5 minutes
  * without a poll; its id is `0x` + the hex of a 36-character UUID string (72 hex digits); an unknown id is
- * -32000 "filter not found".
+ * {@link FilterNotFoundError} (-32000 "filter not found" at the RPC).
  */
 import { randomUUID } from 'node:crypto'
 import type { Chain } from '../chain/chain.js'
-import { RpcError, ErrorCode } from '../errors/rpc-error.js'
+import { FilterNotFoundError } from '../errors/domain-errors.js'
 import type { BlockRecord } from '../types/records.js'
 import { blockLogs, collect, queryLogs, type LogCriteria, type LogMatch } from './log-query.js'
 import { bytesEqual } from '../util/bytes.js'
@@ -114,7 +114,7 @@ export class FilterManager {
 
   /**
    * Entries since the previous poll (and resets the expiry timer).
-   * @throws RpcError -32000 "filter not found"
+   * @throws FilterNotFoundError
    */
   changes(id: string): FilterChange[] {
     const f = this.get(id)
@@ -126,12 +126,12 @@ export class FilterManager {
 
   /**
    * All logs matching a log filter over its range (eth_getFilterLogs).
-   * @throws RpcError -32000 "filter not found" (also for a non-log filter); -32012 past the log limits
+   * @throws FilterNotFoundError (also for a non-log filter); LogQueryLimitError past the log limits
    */
   logs(id: string): LogMatch[] {
     const f = this.get(id)
     f.lastPoll = this.clock()
-    if (f.kind !== 'log') throw new RpcError(ErrorCode.Server, 'filter not found')
+    if (f.kind !== 'log') throw new FilterNotFoundError(id)
     const { spec } = f
     if (spec.blockHash) {
       const b = this.chain.blockByHash(spec.blockHash)
@@ -149,7 +149,7 @@ export class FilterManager {
   private get(id: string): Filter {
     this.expire()
     const f = this.filters.get(id.toLowerCase())
-    if (!f) throw new RpcError(ErrorCode.Server, 'filter not found')
+    if (!f) throw new FilterNotFoundError(id)
     return f
   }
 

@@ -1,9 +1,9 @@
 /**
  * Log matching and range queries for eth_getLogs and log filters (docs/reference-rules.md#rule-log-matching;
- * reference limits rpc.logs.maxBlocksToQuery = 5000 and maxLogsToReturn = 20 000 → -32012).
+ * reference limits rpc.logs.maxBlocksToQuery = 5000 and maxLogsToReturn = 20 000 → {@link LogQueryLimitError}, -32012 at the RPC).
  */
 import type { Chain } from '../chain/chain.js'
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import { LogQueryLimitError } from '../errors/domain-errors.js'
 import type { BlockRecord, LogRecord, TxRecord } from '../types/records.js'
 import { bytesEqual } from '../util/bytes.js'
 
@@ -111,7 +111,7 @@ function bloomMayMatch(bloom: Uint8Array, bits: BloomBits): boolean {
 
 /**
  * All logs matching `c` in canonical blocks `from..to` (inclusive), in chain order.
- * @throws RpcError -32012 beyond the reference limits
+ * @throws LogQueryLimitError beyond the reference limits
  */
 export function queryLogs(
   chain: Chain,
@@ -121,7 +121,7 @@ export function queryLogs(
   keccak: (b: Uint8Array) => Uint8Array,
 ): LogMatch[] {
   if (to - from > MAX_BLOCKS_TO_QUERY) {
-    throw new RpcError(ErrorCode.LogsLimit, `Cannot query more than ${MAX_BLOCKS_TO_QUERY} blocks at once`)
+    throw new LogQueryLimitError(`Cannot query more than ${MAX_BLOCKS_TO_QUERY} blocks at once`)
   }
   const bits = bloomBits(c, keccak)
   const out: LogMatch[] = []
@@ -155,8 +155,8 @@ function walkBlock(block: BlockRecord, c: LogCriteria | undefined, bits: BloomBi
   }
 }
 
-function logLimitError(): RpcError {
-  return new RpcError(ErrorCode.LogsLimit, `Filter returned more than ${MAX_LOGS_TO_RETURN} logs.`)
+function logLimitError(): LogQueryLimitError {
+  return new LogQueryLimitError(`Filter returned more than ${MAX_LOGS_TO_RETURN} logs.`)
 }
 
 /**
@@ -170,7 +170,7 @@ export function blockLogs(block: BlockRecord, c: LogCriteria | undefined): LogMa
   return out
 }
 
-/** Appends the matching logs of one block to `out`. @throws RpcError -32012 past the log limit */
+/** Appends the matching logs of one block to `out`. @throws LogQueryLimitError past the log limit */
 export function collect(block: BlockRecord, c: LogCriteria, out: LogMatch[]): void {
   walkBlock(block, c, undefined, out)
   if (out.length > MAX_LOGS_TO_RETURN) throw logLimitError()

@@ -19,7 +19,7 @@
  * The cost on the fast path is one compare per static opcode (did it jump backwards?); the clock is read once per
  * {@link CHECK_EVERY} units.
  */
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import { ExecutionTimeoutError } from '../errors/domain-errors.js'
 
 /** Work units between two clock reads in the opcode loop (a backward jump is one unit). */
 export const CHECK_EVERY = 1024
@@ -29,17 +29,6 @@ export const DYNAMIC_OP_UNITS = 16
 
 /** Longest run of the EVM, in ms, before it yields the thread to other work once. */
 export const SLICE_MS = 20
-
-/** The message of -32011 (reference, verbatim). */
-export const TIMEOUT_MESSAGE = 'Execution has got timeout out.'
-
-/** An execution passed its deadline: -32011 at the RPC. */
-export class ExecutionTimeoutError extends RpcError {
-  constructor() {
-    super(ErrorCode.Timeout, TIMEOUT_MESSAGE)
-    this.name = 'ExecutionTimeoutError'
-  }
-}
 
 /** Where a deadline is kept: on the EVM object the interpreter reaches as `_evm`. */
 const DEADLINE = Symbol('node-cli.deadline')

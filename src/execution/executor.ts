@@ -15,7 +15,8 @@ import { bytesEqual, padLeft, toKey } from '../util/bytes.js'
 import { LRUCache } from 'lru-cache'
 import { captureInterpreter, rskOpcodes } from './opcodes.js'
 import { EstimateProbe, type EvmEvents } from './gas-estimation.js'
-import { armDeadline, ExecutionTimeoutError, setDeadline, startSlice, TIMEOUT_MESSAGE } from './deadline.js'
+import { armDeadline, setDeadline, startSlice } from './deadline.js'
+import { CallPreconditionError, ExecutionTimeoutError } from '../errors/domain-errors.js'
 import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { TrieNodeStore } from '../rsk/unitrie.js'
 // consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
@@ -85,15 +86,22 @@ export interface AppliedBlock {
   remasc: AppliedTx
 }
 
-/** A call or estimate request (eth_call / eth_estimateGas call object, decoded). */
+/**
+ * The spec's transaction object, decoded (src/rpc/params.ts): the request of eth_call and eth_estimateGas, and
+ * of eth_sendTransaction / eth_signTransaction / personal_sendTransaction. Addresses are 20 bytes, amounts in
+ * wei, gas in gas units.
+ */
 export interface CallRequest {
   from?: Uint8Array
+  /** Undefined for a contract creation. */
   to?: Uint8Array
-  /** Gas limit; defaults to the cap. */
+  /** Gas limit; calls and estimates default to the cap, sends to 90 000 (docs/reference-rules.md#rule-send-defaults). */
   gas?: bigint
   gasPrice?: bigint
   value?: bigint
   data?: Uint8Array
+  /** Sends only (calls and estimates run at the sender's nonce); defaults to the sender's next pending nonce. */
+  nonce?: bigint
 }
 
 /** Result of a call simulation. */
@@ -129,14 +137,7 @@ export class TxApplyError extends Error {
  * Thrown by {@link Executor.applyBlock} when a transaction's execution passed the deadline
  * (docs/reference-rules.md#rule-send-deadline): the block is not built and the state is unchanged.
  */
-export class TxTimeoutError extends TxApplyError {
-  constructor(index: number) {
-    super(TIMEOUT_MESSAGE, index)
-  }
-}
-
-/** Thrown by call/estimate for conditions that are not EVM failures (e.g. insufficient funds for value). */
-export class CallPreconditionError extends Error {}
+export class TxTimeoutError extends TxApplyError {}
 
 /** The Remasc contract (fees of every block are credited to it; reference BlockExecutor.java). */
 export const REMASC_ADDRESS = createAddressFromString('0x0000000000000000000000000000000001000008')
@@ -362,7 +363,7 @@ export class Executor {
           })
         } catch (err) {
           // the whole block is undone below (the EVM's open checkpoints included)
-          if (err instanceof ExecutionTimeoutError) throw new TxTimeoutError(i)
+          if (err instanceof ExecutionTimeoutError) throw new TxTimeoutError(err.message, i)
           if (mayLeaveOut) await sm.revert()
           throw new TxApplyError(cleanVmMessage(err), i)
         } finally {
@@ -818,7 +819,7 @@ async function unwindTo(vm: VM, depth: number): Promise<void> {
 /**
  * Calls and estimates run as local calls without charging gas up front (the reference's TransactionExecutor
  * skips its balance check for them), so only the transferred value must be covered by the sender.
- * @throws CallPreconditionError "insufficient funds for transfer" (-32000 at the RPC)
+ * @throws CallPreconditionError "insufficient funds for transfer"
  */
 async function requireValueCovered(sm: StateManagerInterface, from: Address, value: bigint): Promise<void> {
   if (value > 0n && ((await sm.getAccount(from))?.balance ?? 0n) < value) {

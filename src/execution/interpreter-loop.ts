@@ -17,7 +17,7 @@
  *
  * Every {@link CHECK_EVERY} units of work (a backward jump of a static-opcode loop is one unit, an opcode with
  * dynamic gas {@link DYNAMIC_OP_UNITS}) the loop asks ./deadline.ts whether the execution passed its deadline
- * (then it throws -32011, a non-EVM error that ends the whole call) or should yield the thread for a moment.
+ * (then it throws ExecutionTimeoutError, a non-EVM error that ends the whole call) or should yield the thread for a moment.
  * Straight-line code needs no check: it ends with the code.
  */
 import { EVMError } from '@ethereumjs/evm'

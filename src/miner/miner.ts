@@ -19,9 +19,32 @@ export interface MinerOptions {
 }
 
 /**
+ * The mining mode of a running node, as a library user controls it (`node.miner`): the same switches as
+ * evm_setAutomine, evm_setIntervalMining, evm_startMining and evm_stopMining (docs/reference-rules.md#rule-evm-mining).
+ */
+export interface MiningControls {
+  /** Whether blocks are being produced (eth_mining): running, and automine or interval on. */
+  isMining(): boolean
+  /** Whether automine is on (hardhat_getAutomine). */
+  readonly automine: boolean
+  /** Milliseconds between interval blocks (0 when off). */
+  readonly interval: number
+  /** The mode as the CLI banner and anvil_nodeInfo describe it. */
+  describe(): 'instant' | 'interval' | 'manual' | 'instant+interval'
+  /** Mines one block per transaction as it arrives (on), or leaves transactions in the pool (off). */
+  setAutomine(on: boolean): void
+  /** @param ms milliseconds between blocks, empty ones too; 0 disables interval mining */
+  setIntervalMining(ms: number): void
+  /** Resumes the configured mode after {@link stop}. */
+  start(): void
+  /** No blocks are produced until {@link start}; transactions wait in the pool. */
+  stop(): void
+}
+
+/**
  * Owns the mining mode and the interval timer.
  */
-export class Miner {
+export class Miner implements MiningControls {
   private automineFlag: boolean
   private intervalMs: number
   private running = true

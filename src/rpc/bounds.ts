@@ -3,7 +3,7 @@
  * with -32602 naming the argument, instead of being stored and breaking later sends or blocks with undocumented
  * errors. Used by ./methods/dev.ts.
  */
-import { invalidParams } from '../errors/rpc-error.js'
+import { invalidParams } from './rpc-error.js'
 
 /** Largest account balance + 1: a balance is a 256-bit word (BALANCE, the state's account RLP). */
 export const BALANCE_LIMIT = 1n << 256n

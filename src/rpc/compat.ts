@@ -16,11 +16,12 @@
  * - `debug_trace*` without a `tracer` answer geth's struct logs (`structLogger`), as both tools do, instead of the
  *   reference's `rskTracer` shape (src/node.ts passes it to the debug methods).
  */
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
-import { decodeRevertReason, VmExecutionError } from '../chain/revert.js'
+import { ErrorCode, RpcError } from './rpc-error.js'
+import { decodeRevertReason } from '../chain/revert.js'
+import type { VmExecutionError } from '../errors/domain-errors.js'
 import type { BlockRecord, TxRecord } from '../types/records.js'
 import { REMASC_ADDRESS } from '../rsk/remasc.js'
-import { bytesEqual } from '../util/bytes.js'
+import { bytesEqual, toHex } from '../util/bytes.js'
 
 /** The profile names `--compat` takes. */
 export const COMPAT_NAMES = ['hardhat', 'anvil'] as const
@@ -47,10 +48,12 @@ export interface CompatProfile {
   /** Milliseconds per unit of evm_setIntervalMining's argument (1: ms, Hardhat and reference; 1000: s, Anvil). */
   readonly intervalMiningUnitMs: number
   /**
-   * Maps an error at the RPC boundary to this profile's shape (the identity for the reference).
-   * @param err the error a method raised
+   * This profile's answer to a failed execution (src/rpc/error-mapping.ts asks it first).
+   * @param err the failed execution a method raised
+   * @returns the tool's revert shape for a revert; undefined for the reference's -32015 (no profile, or a
+   *   failure other than a revert)
    */
-  mapError(err: RpcError): RpcError
+  revertError(err: VmExecutionError): RpcError | undefined
 }
 
 /** The Panic(uint256) selector. */
@@ -109,7 +112,7 @@ const REFERENCE: CompatProfile = {
   hideRemascTransaction: false,
   estimateOmittedGas: false,
   intervalMiningUnitMs: 1,
-  mapError: (err) => err,
+  revertError: () => undefined,
 }
 
 const HARDHAT: CompatProfile = {
@@ -118,14 +121,14 @@ const HARDHAT: CompatProfile = {
   hideRemascTransaction: true,
   estimateOmittedGas: true,
   intervalMiningUnitMs: 1,
-  mapError(err) {
-    if (!(err instanceof VmExecutionError) || err.evmError !== 'revert') return err
+  revertError(err) {
+    if (err.evmError !== 'revert') return undefined
     // Hardhat's node wraps the stack-trace error in an InternalError: the message reads "Error: …"
     const message = 'Error: ' + hardhatRevertMessage(err.returnValue)
     const data: Record<string, string> = { message }
-    if (err.transactionHash !== undefined) data.txHash = err.transactionHash
+    if (err.transactionHash !== undefined) data.txHash = toHex(err.transactionHash)
     data.data = '0x' + Buffer.from(err.returnValue).toString('hex')
-    return new RpcError(ErrorCode.Internal, message, data)
+    return new RpcError(ErrorCode.Internal, message, data, err)
   },
 }
 
@@ -135,9 +138,9 @@ const ANVIL: CompatProfile = {
   hideRemascTransaction: true,
   estimateOmittedGas: true,
   intervalMiningUnitMs: 1000,
-  mapError(err) {
-    if (!(err instanceof VmExecutionError) || err.evmError !== 'revert') return err
-    return new RpcError(EXECUTION_REVERTED, anvilRevertMessage(err.returnValue), '0x' + Buffer.from(err.returnValue).toString('hex'))
+  revertError(err) {
+    if (err.evmError !== 'revert') return undefined
+    return new RpcError(EXECUTION_REVERTED, anvilRevertMessage(err.returnValue), '0x' + Buffer.from(err.returnValue).toString('hex'), err)
   },
 }
 

@@ -2,9 +2,11 @@
  * The JSON-RPC 2.0 envelope: parsing, batches, notifications, dispatch through the method table, and
  * error responses (docs/reference-rules.md#rule-encoding,
  * docs/reference-rules.md#rule-error-codes, docs/reference-rules.md#rule-error-http-status,
- * docs/reference-rules.md#rule-error-envelope-limits, docs/reference-rules.md#rule-limits). Implements the transport's RequestHandler.
+ * docs/reference-rules.md#rule-error-envelope-limits, docs/reference-rules.md#rule-limits; the domain's errors are
+ * mapped by src/rpc/error-mapping.ts, docs/architecture.md#errors). Implements the transport's RequestHandler.
  */
-import { ErrorCode, RpcError } from '../errors/rpc-error.js'
+import { toRpcError } from './error-mapping.js'
+import { ErrorCode, RpcError } from './rpc-error.js'
 import type { Connection, HandlerResponse, RequestHandler } from '../server/types.js'
 import { RawJson } from './format.js'
 import { UNAVAILABLE_METHODS, type CallContext, type MethodSpec, type ModuleName } from './method-table.js'
@@ -24,7 +26,7 @@ export interface DispatcherOptions {
   disabledModules?: ReadonlySet<ModuleName>
   /** Called for each handled request (method name, duration in ms, error if any) — the CLI's request log. */
   onRequest?: (method: string, ms: number, error?: RpcError) => void
-  /** Called for unexpected (non-RpcError) failures, for logging. */
+  /** Called for unexpected failures (neither an RpcError nor a domain error: a bug), for logging. */
   onInternalError?: (method: string, err: unknown) => void
   /**
    * Awaited (when it returns a promise; it must not reject) before any request of a message runs: the chain's
@@ -32,10 +34,11 @@ export interface DispatcherOptions {
    */
   before?: () => Promise<void> | undefined
   /**
-   * Maps every error a method raises before it is answered (a compatibility profile's error shapes,
-   * src/rpc/compat.ts); default: unchanged.
+   * Turns what a method raises into its JSON-RPC error, or undefined for an unexpected failure (answered
+   * -32603 and logged). Default: {@link toRpcError} with the reference's answers; src/node.ts passes the
+   * compatibility profile (src/rpc/compat.ts).
    */
-  mapError?: (err: RpcError) => RpcError
+  mapError?: (err: unknown) => RpcError | undefined
 }
 
 /** HTTP statuses the reference answers with: 400 for parse/invalid request/invalid params, else 200. */
@@ -63,6 +66,7 @@ export class Dispatcher implements RequestHandler {
   private readonly table = new Map<string, MethodSpec>()
   private readonly maxBatch: number
   private readonly disabled: ReadonlySet<ModuleName>
+  private readonly mapError: (err: unknown) => RpcError | undefined
 
   /**
    * @param methods the method table (names and aliases must be unique)
@@ -80,6 +84,7 @@ export class Dispatcher implements RequestHandler {
     }
     this.maxBatch = opts.maxBatchSize ?? 50
     this.disabled = opts.disabledModules ?? new Set()
+    this.mapError = opts.mapError ?? ((err) => toRpcError(err))
   }
 
   /** Every enabled method name (canonical and aliases), sorted. */
@@ -123,7 +128,7 @@ export class Dispatcher implements RequestHandler {
 
   /**
    * Calls a method directly with already-parsed params (the in-process EIP-1193 provider).
-   * @throws RpcError as the method would answer
+   * @throws RpcError as the method would answer; an unexpected failure (a bug) as it was raised
    */
   async call(methodName: string, params: unknown[], connection: Connection): Promise<unknown> {
     const wait = this.opts.before?.()
@@ -133,7 +138,7 @@ export class Dispatcher implements RequestHandler {
     try {
       result = await spec.handler({ connection }, this.decode(spec, params))
     } catch (err) {
-      throw err instanceof RpcError && this.opts.mapError ? this.opts.mapError(err) : err
+      throw this.mapError(err) ?? err
     }
     return result instanceof RawJson ? JSON.parse(result.json) : result
   }
@@ -199,9 +204,8 @@ export class Dispatcher implements RequestHandler {
       body = result instanceof RawJson ? result.wrap(prefix, '}') : prefix + JSON.stringify(result ?? null) + '}'
       this.opts.onRequest?.(methodName, nowMs() - start)
     } catch (err) {
-      let e: RpcError
-      if (err instanceof RpcError) e = this.opts.mapError ? this.opts.mapError(err) : err
-      else {
+      let e = this.mapError(err)
+      if (e === undefined) {
         this.opts.onInternalError?.(methodName, err)
         e = new RpcError(ErrorCode.Internal, err instanceof Error ? err.message : 'Internal server error')
       }

@@ -28,15 +28,23 @@ export type ModuleName =
   | 'anvil'
   | 'hardhat'
 
-/** One method of the table. */
-export interface MethodSpec {
-  name: string
+/** What a method is, as library users and the README's method list see it. */
+export interface MethodInfo {
+  readonly name: string
   /** Other names answering the same way (e.g. `hardhat_mine` for `anvil_mine`). */
-  aliases: string[]
-  module: ModuleName
-  params: readonly Param<unknown>[]
+  readonly aliases: readonly string[]
+  /** The module (namespace) `--rpc-modules` switches it with. */
+  readonly module: ModuleName
+  /** Its positional parameters: name, and whether it may be omitted. */
+  readonly params: readonly { readonly name: string; readonly optional: boolean }[]
   /** One-line description for the README's method list. */
-  summary: string
+  readonly summary: string
+}
+
+/** One method of the table. */
+export interface MethodSpec extends MethodInfo {
+  readonly aliases: string[]
+  readonly params: readonly Param<unknown>[]
   handler: (ctx: CallContext, args: unknown[]) => unknown
 }
 

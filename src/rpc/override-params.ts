@@ -3,7 +3,7 @@
  * eth_estimateGas, debug_traceCall's `stateOverrides` / `blockOverrides`); spec §2 "State override entry".
  * Every failure is -32602. What the overrides do: src/execution/state-override.ts.
  */
-import { invalidParams } from '../errors/rpc-error.js'
+import { invalidParams } from './rpc-error.js'
 import type { AccountOverride, BlockOverride, StateOverride } from '../execution/state-override.js'
 import { decodeAddress, decodeData, decodeQuantity, decodeStorageSlot, optional, param } from './params.js'
 

@@ -3,7 +3,8 @@
  * Every failure is a -32602 RpcError naming the argument position, in the reference's wording where it
  * has one ("invalid argument 0: hex string has length 38, want 40 for RSK address").
  */
-import { invalidParams } from '../errors/rpc-error.js'
+import type { CallRequest } from '../execution/executor.js'
+import { invalidParams } from './rpc-error.js'
 import { fromHex } from '../util/bytes.js'
 
 /** A positional parameter: its name (for docs/errors), whether it may be omitted, and its decoder. */
@@ -123,22 +124,11 @@ export function decodeBlockRef(value: unknown, index: number, allowHash = true):
   fail(index, `invalid block identifier ${JSON.stringify(value)}`)
 }
 
-/** Fields of a call / transaction object (eth_call, eth_estimateGas, eth_sendTransaction). */
-export interface TxObject {
-  from?: Uint8Array
-  to?: Uint8Array
-  gas?: bigint
-  gasPrice?: bigint
-  value?: bigint
-  data?: Uint8Array
-  nonce?: bigint
-}
-
 /**
  * Decodes a call/transaction object. `data` and `input` are aliases (reference); when both are present they
  * must be equal. `to: null` means contract creation. EIP-1559 fee fields are ignored (reference TransactionArgumentsUtil).
  */
-export function decodeTxObject(value: unknown, index: number): TxObject {
+export function decodeTxObject(value: unknown, index: number): CallRequest {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(index, 'expected a transaction object')
   const o = value as Record<string, unknown>
   const field = <T>(name: string, dec: (v: unknown, i: number) => T): T | undefined => {

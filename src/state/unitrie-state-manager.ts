@@ -49,6 +49,8 @@ import { genesisStateTrie, type GenesisAlloc, type RskNetworkId } from '../rsk/g
 import { decodeAccountState, encodeAccountState, slotFromStorageKey } from '../rsk/trie-keys.js'
 import { Unitrie, type TrieNode, type TrieNodeStore } from '../rsk/unitrie.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
+import { isLocal, markLocal, remoteAccountExists, remoteHasStorageMarker } from './fork-overlay.js'
+import type { ForkAccount, ForkStateSource } from './fork-source.js'
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -123,6 +125,38 @@ class Rec {
   dirtySlots: Map<string, Uint8Array> | undefined = undefined
   /** Already in the manager's dirty list. */
   listed = false
+  /** Fork mode: the fields the local trie does not hold were loaded from the remote (reset by a revert). */
+  forkReady = false
+  /**
+   * Fork mode: the values loaded from the remote (undefined: not from the remote). A field that still holds its
+   * remote value (by identity: a revert restores the very object) is not written at a flush, so reads and
+   * reverted work never change the root.
+   */
+  remoteAcct: AcctVal | null | undefined = undefined
+  remoteCode: CodeVal | null | undefined = undefined
+  remoteMarker: boolean | undefined = undefined
+  remoteCells: Map<string, Uint8Array> | undefined = undefined
+
+  /** Whether the account value is to be written at a flush (dirty, loaded, not the remote's own value). */
+  get writesAcct(): boolean {
+    return (this.dirty & DIRTY_ACCT) !== 0 && this.acct !== undefined && this.acct !== this.remoteAcct
+  }
+
+  /** As {@link writesAcct}, for the code. */
+  get writesCode(): boolean {
+    return (this.dirty & DIRTY_CODE) !== 0 && this.code !== undefined && this.code !== this.remoteCode
+  }
+
+  /** As {@link writesAcct}, for the storage marker. */
+  get writesMarker(): boolean {
+    return (this.dirty & DIRTY_MARKER) !== 0 && this.marker !== undefined && this.marker !== this.remoteMarker
+  }
+
+  /** The value of a possibly written cell that is to be written at a flush, or undefined. */
+  cellToWrite(hex: string): Uint8Array | undefined {
+    const v = this.storage.get(hex)
+    return v !== undefined && this.remoteCells?.get(hex) !== v ? v : undefined
+  }
 
   constructor(readonly address: Uint8Array) {
     // 31 bytes for a 20-byte address; the Remasc sender's key is built from the single byte 0x00 (12 bytes)
@@ -193,6 +227,11 @@ export class UnitrieStateDB {
   constructor(
     /** Optional content-addressed node store (rskj TrieStore) for persisted / lazily loaded roots. */
     readonly store?: TrieNodeStore,
+    /**
+     * Fork mode (docs/architecture.md#forking): the remote state at the fork block, read for every key the local
+     * trie neither holds nor marks as local. Shared by the manager's shallow copies.
+     */
+    public fork?: ForkStateSource,
   ) {}
 
   /**
@@ -275,6 +314,8 @@ export interface UnitrieStateManagerOpts {
   store?: TrieNodeStore
   /** Share the root registry of another manager (used by shallowCopy). */
   db?: UnitrieStateDB
+  /** Fork mode: the remote state under the local one (docs/architecture.md#forking). Ignored when `db` is given. */
+  fork?: ForkStateSource
   /** Kept for API parity with MerkleStateManager (not needed for execution). */
   common?: Common
   /** Cached address records kept after a flush before the cache is dropped (default 50 000). */
@@ -313,7 +354,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   private viewMemo: { version: number; trie: Unitrie } | undefined
 
   constructor(opts: UnitrieStateManagerOpts = {}) {
-    this.db = opts.db ?? new UnitrieStateDB(opts.store)
+    this.db = opts.db ?? new UnitrieStateDB(opts.store, opts.fork)
     this.common = opts.common
     this.base = opts.trie ?? Unitrie.empty(this.db.store)
     this.db.register(this.base)
@@ -443,12 +484,83 @@ export class UnitrieStateManager implements StateManagerInterface {
   }
 
   // -------------------------------------------------------------------------------------------
+  // Fork mode (docs/architecture.md#forking)
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * Fork mode: loads into the record the account fields (account, code, storage marker) that it has not loaded
+   * and that the local trie does not hold, from the remote. Undefined when nothing is to fetch or the value was
+   * at hand; else a promise to await before the synchronous loads. Addresses that are not 20 bytes (raw keys)
+   * are always local.
+   */
+  private prepareAccount(r: Rec): Promise<void> | undefined {
+    const fork = this.db.fork
+    if (fork === undefined || r.forkReady) return undefined
+    const base = this.base
+    const enclosing = [r.key]
+    const need =
+      r.address.length === 20 &&
+      !r.accountWiped &&
+      ((r.acct === undefined && !isLocal(base, r.key, enclosing)) ||
+        (r.code === undefined && !isLocal(base, r.codeKey, enclosing)) ||
+        (r.marker === undefined && !isLocal(base, r.storagePrefix, enclosing)))
+    if (!need) {
+      r.forkReady = true
+      return undefined
+    }
+    const got = fork.account(r.address)
+    if (got instanceof Promise) return got.then((a) => this.loadRemoteAccount(r, a))
+    this.loadRemoteAccount(r, got)
+    return undefined
+  }
+
+  /** Sets the record's unloaded, non-local fields from the remote account (as loads: nothing becomes dirty). */
+  private loadRemoteAccount(r: Rec, a: ForkAccount): void {
+    const base = this.base
+    const enclosing = [r.key]
+    if (!r.accountWiped) {
+      if (r.acct === undefined && !isLocal(base, r.key, enclosing)) {
+        r.acct = r.remoteAcct = remoteAccountExists(r.address, a) ? { nonce: a.nonce, balance: a.balance, flags: 0 } : null
+      }
+      if (r.code === undefined && !isLocal(base, r.codeKey, enclosing)) {
+        r.code = r.remoteCode = a.code.length > 0 ? { code: a.code, node: undefined, hash: keccak256(a.code) } : null
+      }
+      if (r.marker === undefined && !isLocal(base, r.storagePrefix, enclosing)) {
+        r.marker = r.remoteMarker = remoteHasStorageMarker(r.address, a)
+      }
+    }
+    r.forkReady = true
+  }
+
+  /**
+   * Fork mode: loads a storage cell the record has not loaded and the local trie does not hold (nor marks as
+   * local, nor wiped) from the remote. Undefined when nothing is to fetch; else a promise to await first.
+   */
+  private prepareCell(r: Rec, key: Uint8Array): Promise<void> | undefined {
+    const fork = this.db.fork
+    if (fork === undefined || r.storageWiped || r.address.length !== 20) return undefined
+    const hex = toKey(key)
+    if (r.storage.has(hex) || isLocal(this.base, r.storageKey(key), [r.key, r.storagePrefix])) return undefined
+    const load = (v: Uint8Array): void => {
+      if (r.storage.has(hex) || r.storageWiped) return
+      r.storage.set(hex, v)
+      ;(r.remoteCells ??= new Map()).set(hex, v)
+      this.cachedSlots++
+    }
+    const got = fork.storage(r.address, key)
+    if (got instanceof Promise) return got.then(load)
+    load(got)
+    return undefined
+  }
+
+  // -------------------------------------------------------------------------------------------
   // Accounts
   // -------------------------------------------------------------------------------------------
 
   /** The account at `address`, or undefined when it does not exist. codeHash = keccak(code). */
   async getAccount(address: Address): Promise<Account | undefined> {
     const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareAccount(r)
     const a = this.loadAcct(r)
     if (a === null) return undefined
     const c = this.loadCode(r)
@@ -484,6 +596,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address)
     const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareAccount(r)
     const prev = this.loadAcct(r)
     const nonce = account.nonce
     const balance = account.balance
@@ -494,12 +607,14 @@ export class UnitrieStateManager implements StateManagerInterface {
   /** SELFDESTRUCT semantics (rskj Repository.delete = deleteRecursive): account, code, marker, storage. */
   async deleteAccount(address: Address): Promise<void> {
     const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareAccount(r)
     if (this.loadAcct(r) === null && r.storageWiped && r.accountWiped) return
     this.wipe(r, true)
   }
 
   async modifyAccountFields(address: Address, accountFields: AccountFields): Promise<void> {
     const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareAccount(r)
     const prev = this.loadAcct(r)
     const nonce = accountFields.nonce ?? prev?.nonce ?? 0n
     const balance = accountFields.balance ?? prev?.balance ?? 0n
@@ -514,6 +629,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   /** Save code (rskj saveCode): empty code deletes it; non-empty code creates a missing account. */
   async putCode(address: Address, value: Uint8Array): Promise<void> {
     const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareAccount(r)
     if (value.length === 0) {
       if (this.loadCode(r) !== null) this.setCode(r, null)
       return
@@ -526,6 +642,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   /** Contract code, empty when none (or when the account does not exist). */
   async getCode(address: Address): Promise<Uint8Array> {
     const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareAccount(r)
     if (this.loadAcct(r) === null) return EMPTY
     const c = this.loadCode(r)
     if (c === null) return EMPTY
@@ -535,6 +652,7 @@ export class UnitrieStateManager implements StateManagerInterface {
 
   async getCodeSize(address: Address): Promise<number> {
     const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareAccount(r)
     if (this.loadAcct(r) === null) return 0
     const c = this.loadCode(r)
     if (c === null) return 0
@@ -552,6 +670,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
     const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareCell(r, key)
     const hex = toKey(key)
     let v = r.storage.get(hex)
     if (v !== undefined) return v
@@ -570,6 +689,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
+    if (this.db.fork !== undefined) await this.prepareAccount(this.rec(address))
     this.writeCell(address, key, unpad(value))
   }
 
@@ -588,6 +708,7 @@ export class UnitrieStateManager implements StateManagerInterface {
    */
   async putStorageBytes(address: Address | Uint8Array, key: Uint8Array, value: Uint8Array): Promise<void> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
+    if (this.db.fork !== undefined) await this.prepareAccount(this.rec(address as Address))
     this.writeCell(address, key, value.slice())
   }
 
@@ -619,6 +740,7 @@ export class UnitrieStateManager implements StateManagerInterface {
    */
   async clearStorage(address: Address): Promise<void> {
     const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareAccount(r)
     this.ensureAccount(r)
     this.wipe(r, false)
     r.marker = this.markerOnNextCreate
@@ -628,12 +750,15 @@ export class UnitrieStateManager implements StateManagerInterface {
   /** rskj Repository.setupContract: write the storage marker (e.g. for a called precompile). */
   async setupContract(address: Address): Promise<void> {
     const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareAccount(r)
     if (!this.loadMarker(r)) this.setMarker(r, true)
   }
 
   /** rskj Repository.isContract: whether the storage marker is present. */
   async hasStorageMarker(address: Address): Promise<boolean> {
-    return this.loadMarker(this.rec(address))
+    const r = this.rec(address)
+    if (this.db.fork !== undefined) await this.prepareAccount(r)
+    return this.loadMarker(r)
   }
 
   /**
@@ -696,6 +821,7 @@ export class UnitrieStateManager implements StateManagerInterface {
     for (let i = undo.length - 1; i >= start; i--) {
       const u = undo[i]!
       const r = u.rec
+      r.forkReady = false
       switch (u.kind) {
         case U_ACCT:
           r.acct = u.prev as AcctVal | null | undefined
@@ -737,22 +863,22 @@ export class UnitrieStateManager implements StateManagerInterface {
 
   /** Apply the dirty records to `t` (persistent: `t` itself is unchanged). */
   private applyDirty(t: Unitrie, reset: boolean): Unitrie {
+    const forked = this.db.fork !== undefined
     for (const r of this.dirtyRecs) {
       if (r.accountWiped) t = wipeSubtree(t, r.key)
       else if (r.storageWiped) t = wipeSubtree(t, r.storagePrefix)
-      if (r.dirty & DIRTY_ACCT && r.acct !== undefined) {
-        t = r.acct === null ? t.delete(r.key) : t.put(r.key, encodeAccountState({ nonce: r.acct.nonce, balance: r.acct.balance, stateFlags: r.acct.flags }))
+      if (forked) t = markWrites(t, r)
+      if (r.writesAcct) {
+        t = r.acct === null ? t.delete(r.key) : t.put(r.key, encodeAccountState({ nonce: r.acct!.nonce, balance: r.acct!.balance, stateFlags: r.acct!.flags }))
       }
-      if (r.dirty & DIRTY_CODE && r.code !== undefined) {
+      if (r.writesCode) {
         if (r.code === null) t = t.delete(r.codeKey)
-        else if (r.code.code !== undefined) t = t.put(r.codeKey, r.code.code)
+        else if (r.code!.code !== undefined) t = t.put(r.codeKey, r.code!.code)
       }
-      if (r.dirty & DIRTY_MARKER && r.marker !== undefined) {
-        t = r.marker ? t.put(r.storagePrefix, MARKER_VALUE) : t.delete(r.storagePrefix)
-      }
+      if (r.writesMarker) t = r.marker ? t.put(r.storagePrefix, MARKER_VALUE) : t.delete(r.storagePrefix)
       if (r.dirtySlots !== undefined) {
         for (const [hex, slot] of r.dirtySlots) {
-          const v = r.storage.get(hex)
+          const v = r.cellToWrite(hex)
           if (v !== undefined) t = t.put(r.storageKey(slot), v)
         }
       }
@@ -906,6 +1032,23 @@ export class UnitrieStateManager implements StateManagerInterface {
   getAppliedKey(address: Uint8Array): Uint8Array {
     return this.rec(address).key.slice()
   }
+}
+
+/**
+ * Fork mode: marks as local every key the record is about to write or wipe (docs/architecture.md#forking), so
+ * later reads of this state never fall through to the remote for them, even once deleted.
+ */
+function markWrites(t: Unitrie, r: Rec): Unitrie {
+  if (r.address.length !== 20) return t
+  if (r.accountWiped) t = markLocal(t, r.key, true)
+  else if (r.storageWiped) t = markLocal(t, r.storagePrefix, true)
+  if (r.writesAcct) t = markLocal(t, r.key, false)
+  if (r.writesCode) t = markLocal(t, r.codeKey, false)
+  if (r.writesMarker) t = markLocal(t, r.storagePrefix, false)
+  if (r.dirtySlots !== undefined) {
+    for (const [hex, slot] of r.dirtySlots) if (r.cellToWrite(hex) !== undefined) t = markLocal(t, r.storageKey(slot), false)
+  }
+  return t
 }
 
 /**

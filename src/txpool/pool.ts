@@ -2,10 +2,10 @@
  * The transaction pool: transactions by sender and nonce, split into pending (executable: contiguous from the
  * account's nonce) and queued (after a nonce gap). Same-nonce replacement needs the reference price bump
  * (rskj J/co/rsk/core/bc/TransactionPoolImpl.java: a replacement must raise the gas price by at least
- * 40% (transaction.gasPriceBump) and be strictly higher; otherwise -32010 "gas price not enough to bump transaction").
+ * 40% (transaction.gasPriceBump) and be strictly higher; otherwise it is rejected: "gas price not enough to bump transaction").
  */
 import type { LegacyTx } from '@ethereumjs/tx'
-import { txRejected } from '../errors/rpc-error.js'
+import { TxRejectedError } from '../errors/domain-errors.js'
 import { toKey } from '../util/bytes.js'
 
 /** Minimum gas price increase of a same-nonce replacement, in percent. */
@@ -58,11 +58,11 @@ export class TxPool {
   /**
    * Adds a transaction; replaces a same-nonce one when the price bump is met.
    * @returns the replaced transaction, if any
-   * @throws RpcError -32010 for a duplicate hash or an insufficient price bump
+   * @throws TxRejectedError for a duplicate hash or an insufficient price bump
    */
   add(tx: LegacyTx, hash: Uint8Array, from: Uint8Array): PoolTx | undefined {
     const key = toKey(hash)
-    if (this.byHash.has(key)) throw txRejected('pending transaction with same hash already exists')
+    if (this.byHash.has(key)) throw new TxRejectedError('pending transaction with same hash already exists')
     const senderKey = toKey(from)
     let nonces = this.bySender.get(senderKey)
     if (!nonces) {
@@ -74,7 +74,7 @@ export class TxPool {
       // reference: new > old and new >= old * (100 + bump) / 100
       const bumped = (existing.tx.gasPrice * (100n + PRICE_BUMP_PERCENT)) / 100n
       if (!(existing.tx.gasPrice < tx.gasPrice && bumped <= tx.gasPrice)) {
-        throw txRejected('gas price not enough to bump transaction')
+        throw new TxRejectedError('gas price not enough to bump transaction')
       }
       this.byHash.delete(toKey(existing.hash))
     }

@@ -1,9 +1,9 @@
 /**
  * The reference pool's admission checks (rskj J/co/rsk/net/handler/TxPendingValidator.java;
- * docs/reference-rules.md#rule-pool-validation, docs/reference-rules.md#rule-error-pool), raising -32010 with the reference's messages.
+ * docs/reference-rules.md#rule-pool-validation, docs/reference-rules.md#rule-error-pool), raising {@link TxRejectedError} with the reference's messages (-32010 at the RPC).
  */
 import type { LegacyTx } from '@ethereumjs/tx'
-import { txRejected } from '../errors/rpc-error.js'
+import { TxRejectedError } from '../errors/domain-errors.js'
 
 /** Maximum init code size (bytes) of a creation (EIP-3860 limit, as the reference). */
 export const MAX_INIT_CODE_SIZE = 49_152
@@ -42,36 +42,36 @@ export interface ValidationContext {
 
 /**
  * Checks a transaction for admission.
- * @throws RpcError -32010 with the reference message when it is rejected
+ * @throws TxRejectedError with the reference's message when it is rejected
  */
 export function validateTransaction(tx: LegacyTx, ctx: ValidationContext): void {
   // Same order as the reference's TxPendingValidator, so a tx breaking several rules gets its message.
   if (!ctx.sender.exists && !ctx.allowMissingSender) {
-    throw txRejected("the sender account doesn't exist")
+    throw new TxRejectedError("the sender account doesn't exist")
   }
   const isCreate = tx.to === undefined
   if (isCreate && tx.data.length > MAX_INIT_CODE_SIZE) {
-    throw txRejected("transaction's init code size is invalid")
+    throw new TxRejectedError("transaction's init code size is invalid")
   }
   const size = tx.serialize().length
   if (size > MAX_TX_SIZE) {
-    throw txRejected(`transaction's size is higher than defined maximum: ${size} > ${MAX_TX_SIZE}`)
+    throw new TxRejectedError(`transaction's size is higher than defined maximum: ${size} > ${MAX_TX_SIZE}`)
   }
   const maxGas = maxTransactionGas(ctx.blockGasLimit)
   if (tx.gasLimit > maxGas) {
-    throw txRejected(`transaction's gas limit of ${tx.gasLimit} is higher than the block's gas limit of ${maxGas}`)
+    throw new TxRejectedError(`transaction's gas limit of ${tx.gasLimit} is higher than the block's gas limit of ${maxGas}`)
   }
-  if (tx.nonce < ctx.expectedNonce) throw txRejected('transaction nonce too low')
+  if (tx.nonce < ctx.expectedNonce) throw new TxRejectedError('transaction nonce too low')
   if (tx.nonce > ctx.expectedNonce && (!ctx.allowFutureNonce || tx.nonce >= ctx.sender.nonce + MAX_NONCE_GAP)) {
-    throw txRejected('transaction nonce too high')
+    throw new TxRejectedError('transaction nonce too high')
   }
   if (ctx.sender.balance < tx.gasPrice * tx.gasLimit + tx.value) {
-    throw txRejected('insufficient funds')
+    throw new TxRejectedError('insufficient funds')
   }
   if (tx.gasPrice < ctx.minimumGasPrice) {
-    throw txRejected("transaction's gas price lower than block's minimum")
+    throw new TxRejectedError("transaction's gas price lower than block's minimum")
   }
   if (tx.getIntrinsicGas() > tx.gasLimit) {
-    throw txRejected("transaction's basic cost is above the gas limit")
+    throw new TxRejectedError("transaction's basic cost is above the gas limit")
   }
 }

@@ -16,7 +16,7 @@ import type { Node } from '../../src/index.js'
 import type { NodeConfig } from '../../src/config.js'
 import { ChainStorage, storageKeys } from '../../src/chain/storage.js'
 import { Probe } from '../../fixtures/index.js'
-import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import { deploy, q, sendTx } from '../rpc/shapes.js'
 
 const probe = new Interface(Probe.abi)
@@ -121,8 +121,8 @@ describe('--db: restart', () => {
     const a = await open({ db: dir, stateHistory: 3 })
     ;({ probeAddress } = await buildChain(a.url))
     // states of old blocks are no longer in memory …
-    const db = a.chain.executor.stateManager.db
-    for (const n of [2n, 5n]) expect(db.lookup(a.chain.blockByNumber(n)!.header.stateRoot)).toBeUndefined()
+    const db = internals(a).chain.executor.stateManager.db
+    for (const n of [2n, 5n]) expect(db.lookup(internals(a).chain.blockByNumber(n)!.header.stateRoot)).toBeUndefined()
     before = await observe(a.url, probeAddress)
     expect(before.head).toBe(36)
     expect(before.logs.length).toBeGreaterThan(5)
@@ -280,7 +280,7 @@ describe('--db: atomic block writes', () => {
   it('writes each mined block as one batch: block, receipts, state nodes, head', async () => {
     const dir = tempDir()
     const a = await open({ db: dir })
-    const db = (a.chain as unknown as { database: ChainStorage }).database.db
+    const db = (internals(a).chain as unknown as { database: ChainStorage }).database.db
     const calls: { type: string; key: Uint8Array }[][] = []
     const batch = db.batch.bind(db)
     const spy = { put: 0, del: 0 }
@@ -312,7 +312,7 @@ describe('--db: atomic block writes', () => {
     await sendTx(a.url, { to: COW1.address, value: '0x1', gas: '0x5208' })
     const head = await rpc(a.url, 'eth_getBlockByNumber', ['latest', false])
     const balance = await rpc(a.url, 'eth_getBalance', [COW1.address, 'latest'])
-    const db = (a.chain as unknown as { database: ChainStorage }).database.db
+    const db = (internals(a).chain as unknown as { database: ChainStorage }).database.db
     Object.assign(db, { batch: async () => Promise.reject(new Error('disk full')) })
     const e = await rpcError(a.url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x1', gas: '0x5208' }])
     expect(e.message).toMatch(/write failed|disk full|internal/i)

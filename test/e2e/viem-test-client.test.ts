@@ -23,7 +23,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { Probe } from '../../fixtures/index.js'
 import type { Node } from '../../src/index.js'
-import { COW, COW1, startNode } from '../helpers/node.js'
+import { COW, COW1, internals, startNode } from '../helpers/node.js'
 
 const fresh = (): Address => privateKeyToAccount(generatePrivateKey()).address
 const cow = getAddress(COW.address)
@@ -201,7 +201,7 @@ describe.each(['anvil', 'hardhat'] as const)('viem test client, mode %s', (mode)
     expect(armed.ms).toBe(2000)
     const n = await client.getBlockNumber({ cacheTime: 0 })
     armed.cb()
-    await node.chain.queue.run(() => undefined)
+    await internals(node).chain.queue.run(() => undefined)
     expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(n + 1n)
     await client.setIntervalMining({ interval: 0 })
     expect(intervals.at(-1)!.ms).toBe(-1) // cleared

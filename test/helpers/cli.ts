@@ -2,6 +2,8 @@
  * Running the CLI as a user runs it: `node bin/node-cli.js …` in a child process (after the build in `prepare`).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /** The launcher. */
@@ -51,6 +53,34 @@ export function runCli(args: string[], env: Record<string, string> = {}, bin = B
         child.once('exit', () => setTimeout(() => reject(new Error(`exited before ${re}: ${out}`)), 50))
       }),
   }
+}
+
+/**
+ * Resolves once `check` holds (polled every 20 ms), or fails naming `what` after `ms` — a generous deadline,
+ * never a timing assertion.
+ */
+export async function waitUntil(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+/**
+ * Writes a `--require` preload (for NODE_OPTIONS) that reports every V8 flag change of the process on stderr as
+ * a line `[v8 flags] <flags>`: the CLI's heap-growth cap becomes an event a test can wait for.
+ * @param dir where to write it
+ * @returns its path
+ */
+export function v8FlagReporter(dir: string): string {
+  const file = join(dir, 'v8-flag-reporter.cjs')
+  writeFileSync(
+    file,
+    `const v8 = require('v8'); const fs = require('fs'); const set = v8.setFlagsFromString
+    v8.setFlagsFromString = function (flags) { set.call(v8, flags); fs.writeSync(2, '[v8 flags] ' + flags + '\\n') }`,
+  )
+  return file
 }
 
 /** Kills every CLI process still running (afterEach). */

@@ -4,6 +4,9 @@
 import { createNode, type Node } from '../../src/index.js'
 import type { NodeConfig } from '../../src/config.js'
 
+/** The chain and miner behind a node (not library API: src/node-internals.ts), for tests that drive them directly. */
+export { internals } from '../../src/node-internals.js'
+
 /** Starts a node on 127.0.0.1 with a free port. Close it in afterAll. */
 export function startNode(config: NodeConfig = {}): Promise<Node> {
   return createNode({ port: 0, ...config })

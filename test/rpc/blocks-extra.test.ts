@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { getCreateAddress } from 'ethers'
 import type { Node } from '../../src/index.js'
 import { Probe } from '../../fixtures/index.js'
-import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import { BLOCK_FIELDS, deploy, expectKeys, q, sendTx, TX_FIELDS } from './shapes.js'
 
 const UNKNOWN_HASH = '0x' + 'ab'.repeat(32)
@@ -155,7 +155,7 @@ describe('the pending tag with transactions waiting in the pool (automine off)',
     const nonce = BigInt(await rpc(url, 'eth_getTransactionCount', [from, 'latest']))
     const cow1Latest = BigInt(await rpc(url, 'eth_getBalance', [COW1.address, 'latest']))
     const latest = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
-    node.chain.setAutomine(false)
+    internals(node).chain.setAutomine(false)
     try {
       const pay = await rpc<string>(url, 'eth_sendTransaction', [{ from, to: COW1.address, value: '0x3e8', gas: '0x5208' }])
       const create = await rpc<string>(url, 'eth_sendTransaction', [{ from, data: Probe.bytecode, gas: '0x5b8d80' }])
@@ -163,8 +163,8 @@ describe('the pending tag with transactions waiting in the pool (automine off)',
       expect(await rpc(url, 'eth_getBlockByNumber', ['latest', false])).toEqual(latest) // nothing mined
       await check({ pay, create, created, nonce, cow1Latest, latest })
     } finally {
-      await node.chain.mineBlock()
-      node.chain.setAutomine(true)
+      await internals(node).chain.mineBlock()
+      internals(node).chain.setAutomine(true)
     }
     const mined = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
     expect(mined.transactions).toHaveLength(3) // + Remasc

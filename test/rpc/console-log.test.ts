@@ -10,7 +10,7 @@ import type { Node } from '../../src/index.js'
 import type { ConsoleLogEvent } from '../../src/chain/chain.js'
 import { decodeConsoleLog } from '../../src/execution/console-log.js'
 import { ConsoleProbe, Probe } from '../../fixtures/index.js'
-import { COW, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import { deploy, sendTx } from './shapes.js'
 
 const probe = new Interface(ConsoleProbe.abi)
@@ -52,10 +52,10 @@ describe('console.log', () => {
   it('a mined transaction: under its hash; the chain `console` event carries the same', async () => {
     const seen: ConsoleLogEvent[] = []
     const listener = (e: ConsoleLogEvent) => seen.push(e)
-    node.chain.on('console', listener)
+    internals(node).chain.on('console', listener)
     take()
     const r = await sendTx(url, { to: address, data: probe.encodeFunctionData('count') })
-    node.chain.off('console', listener)
+    internals(node).chain.off('console', listener)
     const got = take()
     expect(got).toHaveLength(1)
     expect(got[0]!.source).toBe('transaction')

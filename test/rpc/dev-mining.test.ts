@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Wallet } from 'ethers'
 import type { Node } from '../../src/index.js'
 import type { Timers } from '../../src/util/timers.js'
-import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import { q } from './shapes.js'
 
 /** Fake interval timers: the callbacks are kept and fired by the test. */
@@ -208,7 +208,7 @@ describe('interval mining (fake timers)', () => {
   /** Fires the armed interval and waits for the chain's queue to drain (the block is appended). */
   const fire = async (t: FakeTimers, n: Node) => {
     t.only().cb()
-    await n.chain.queue.run(() => undefined)
+    await internals(n).chain.queue.run(() => undefined)
   }
   beforeAll(async () => {
     inode = await startNode({ blockTime: 2, timers: itimers, clock: () => clockMs })

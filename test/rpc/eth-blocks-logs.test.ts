@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AbiCoder, id as eventId, Interface } from 'ethers'
 import type { Node } from '../../src/index.js'
 import { Probe } from '../../fixtures/index.js'
-import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import {
   ADDR,
   addrWord,
@@ -394,7 +394,7 @@ describe('eth_getLogs', () => {
     let head: bigint
     beforeAll(async () => {
       // Setup only: 5001 empty blocks straight on the chain (evm_mine is not part of this suite).
-      for (let i = 0; i < 5001; i++) await node.chain.mineEmpty()
+      for (let i = 0; i < 5001; i++) await internals(node).chain.mineEmpty()
       head = BigInt(await rpc(url, 'eth_blockNumber'))
       expect(head).toBe(5007n)
     })

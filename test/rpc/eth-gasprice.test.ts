@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Interface, Wallet } from 'ethers'
 import type { Node } from '../../src/index.js'
 import { Probe } from '../../fixtures/index.js'
-import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import { q, word } from './shapes.js'
 
 const probe = new Interface(Probe.abi)
@@ -61,12 +61,12 @@ describe('minimum gas price', () => {
     probeAddress = receipt.contractAddress
     expect((await rpc(url, 'eth_getBlockByNumber', ['latest', false])).minimumGasPrice).toBe('0x2')
     // setup only: empty blocks straight on the chain
-    for (let i = 0; i < 98; i++) await node.chain.mineEmpty()
+    for (let i = 0; i < 98; i++) await internals(node).chain.mineEmpty()
     const head = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
     expect(head.number).toBe(q(100))
     expect(head.minimumGasPrice).toBe(q(100))
     expect(await rpc(url, 'eth_gasPrice')).toBe(q(110))
-    await node.chain.mineEmpty()
+    await internals(node).chain.mineEmpty()
     expect((await rpc(url, 'eth_getBlockByNumber', ['latest', false])).minimumGasPrice).toBe(q(101)) // +1 %
     expect((await rpc(url, 'eth_getBlockByNumber', ['pending', false])).minimumGasPrice).toBe(q(102))
   })

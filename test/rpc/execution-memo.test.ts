@@ -7,7 +7,7 @@ import { AbiCoder, ContractFactory, Interface, Wallet } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Probe, Token } from '../../fixtures/index.js'
 import type { Node } from '../../src/index.js'
-import { COW, COW1, rpc, startNode } from '../helpers/node.js'
+import { COW, COW1, internals, rpc, startNode } from '../helpers/node.js'
 
 const token = new Interface(Token.abi)
 const probe = new Interface(Probe.abi)
@@ -86,7 +86,7 @@ describe('eth_call leaves nothing behind', () => {
       const deploy = await new ContractFactory(Token.abi, Token.bytecode).getDeployTransaction('T', 'T', 1000n)
       const raw = await wallet.signTransaction({ data: deploy.data, gasLimit: 3_000_000, nonce: 0, gasPrice: 0, chainId: 33, type: 0 })
       const receipt = await rpc(node.url, 'eth_getTransactionReceipt', [await rpc<string>(node.url, 'eth_sendRawTransaction', [raw])])
-      const journal = (node.chain.executor.vm.evm as unknown as { journal: { journalDiff: unknown[] } }).journal
+      const journal = (internals(node).chain.executor.vm.evm as unknown as { journal: { journalDiff: unknown[] } }).journal
       const call = (i: number) =>
         node.provider.request({
           method: 'eth_call',

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Wallet } from 'ethers'
 import type { Node } from '../../src/index.js'
-import { COW, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import { expectKeys, q, TX_FIELDS, ZERO_HASH } from './shapes.js'
 
 /** txpool_content entry fields (reference TxPoolModuleImpl.fullSerializer). */
@@ -202,7 +202,7 @@ describe("eth_getTransactionCount 'pending' vs 'latest'", () => {
   it('pending counts executable pool transactions (automine off), latest only mined ones', async () => {
     const from = dev(1)
     const n = await nonceOf(from)
-    node.chain.setAutomine(false)
+    internals(node).chain.setAutomine(false)
     try {
       await send({ from, to: RECIPIENT, value: '0x1', gas: '0x5208' })
       await send({ from, to: RECIPIENT, value: '0x1', gas: '0x5208' })
@@ -216,12 +216,12 @@ describe("eth_getTransactionCount 'pending' vs 'latest'", () => {
       expect(Object.keys(c.pending[key(from)])).toEqual([String(n), String(n + 1n)])
       expect(Object.keys(c.queued[key(from)])).toEqual([String(n + 5n)])
       expect((await inspect()).pending[key(from)][String(n)]).toEqual([`${key(RECIPIENT)}: 1 wei + 21000 x 0 gas`])
-      await node.chain.mineBlock()
+      await internals(node).chain.mineBlock()
       expect(await nonceOf(from, 'latest')).toBe(n + 2n)
       expect(await nonceOf(from, 'pending')).toBe(n + 2n)
       expect((await content()).pending[key(from)]).toBeUndefined()
     } finally {
-      node.chain.setAutomine(true)
+      internals(node).chain.setAutomine(true)
     }
   })
 })

@@ -16,7 +16,7 @@ import { Interface } from 'ethers'
 import { keccak256 } from '../../src/crypto/secp256k1.js'
 import type { Node } from '../../src/index.js'
 import { Probe } from '../../fixtures/index.js'
-import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import { deploy, sendTx } from '../rpc/shapes.js'
 
 const REMASC = '0x0000000000000000000000000000000001000008'
@@ -463,7 +463,7 @@ function buildBitcoinBlock(hashForMergedMining: string, target: bigint, others: 
 
 describe('RSKIP110 fork detection data (from block 449)', () => {
   it('hashForMergedMining ends with the 12 bytes computed from the ancestors’ Bitcoin headers, as the coinbase commits', async () => {
-    while (BigInt(await rpc(url, 'eth_blockNumber')) < 449n) await node.chain.mineEmpty()
+    while (BigInt(await rpc(url, 'eth_blockNumber')) < 449n) await internals(node).chain.mineEmpty()
     const b449 = await block(449)
     const b448 = await block(448)
     // below 449 the hash is the plain keccak of the header without merged-mining fields (no fork data)

@@ -8,7 +8,8 @@
  */
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm'
 import { currentMessage } from './message-tracker.js'
-import { ExecutionTimeoutError, executionCheckpoint } from '../deadline.js'
+import { executionCheckpoint } from '../deadline.js'
+import { ExecutionTimeoutError } from '../../errors/domain-errors.js'
 
 /** A precompile as the reference defines one. */
 export interface PlainPrecompile {

@@ -14,7 +14,7 @@
  */
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
-import { ErrorCode, RpcError } from '../../errors/rpc-error.js'
+import { NotTraceableError, StateNotFoundError } from '../../errors/domain-errors.js'
 import type { BlockRecord, TxRecord } from '../../types/records.js'
 import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
 import { bytesEqual } from '../../util/bytes.js'
@@ -55,14 +55,14 @@ export function isRemascTx(tx: TxRecord): boolean {
   return tx.tx.to !== undefined && bytesEqual(tx.tx.to.bytes, REMASC_ADDRESS.bytes) && tx.from.every((b) => b === 0)
 }
 
-/** The state root a block's transactions ran on: its parent's. @throws RpcError -32600 when no longer readable */
+/** The state root a block's transactions ran on: its parent's. @throws StateNotFoundError when no longer readable; NotTraceableError for the genesis */
 async function parentRoot(chain: ReplaySource, block: BlockRecord): Promise<Uint8Array> {
   const parent = chain.blockByNumber(block.header.number - 1n)
   const root = chain.preStateRoot(block)
-  if (parent === undefined || root === undefined) throw new RpcError(ErrorCode.InvalidRequest, 'The genesis block has no transactions to trace')
+  if (parent === undefined || root === undefined) throw new NotTraceableError('The genesis block has no transactions to trace')
   const states = chain.executor.stateManager.db
   if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {
-    throw new RpcError(ErrorCode.InvalidRequest, `State not found for block with hash 0x${parent.hashKey}`)
+    throw new StateNotFoundError(parent.hashKey)
   }
   return root
 }
@@ -109,8 +109,8 @@ function watchSteps(evm: object, events: TraceEvents): () => void {
  * Remasc transaction is not executed by the EVM (the reference runs it as a native contract); it is reported
  * with an empty trace by the callers. Inside the chain's queue.
  * @param wanted which transactions to trace (by position); transactions after the last wanted one are not run
- * @throws RpcError -32600 "State not found…" when the parent's state is no longer available; -32011 when a
- *   tracer's size budget is exceeded or the replay runs past the deadline
+ * @throws StateNotFoundError when the parent's state is no longer available; TraceTooLargeError when a
+ *   tracer's size budget is exceeded; ExecutionTimeoutError when the replay runs past the deadline
  */
 export async function traceBlockTxs<T extends ExecutionTracer>(
   chain: ReplaySource,

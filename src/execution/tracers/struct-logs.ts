@@ -16,7 +16,7 @@
  */
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import { Address } from '@ethereumjs/util'
-import { ErrorCode, RpcError } from '../../errors/rpc-error.js'
+import { ResponseTooLargeError } from '../../errors/domain-errors.js'
 import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
 import { MAX_TRACE_BYTES, type ExecutionTracer, type TraceEvents } from './types.js'
 
@@ -46,11 +46,10 @@ export interface TraceBudget {
 /** A fresh budget of the reference's maxResponseSize. */
 export const traceBudget = (limit = MAX_TRACE_BYTES): TraceBudget => ({ used: 0, limit })
 
-/** Thrown from the `step` listener when the budget is exceeded; the replay turns it into -32011. */
-export class TraceTooLargeError extends RpcError {
+/** Thrown from the `step` listener when the budget is exceeded (-32011 at the RPC). */
+export class TraceTooLargeError extends ResponseTooLargeError {
   constructor(limit: number) {
     super(
-      ErrorCode.Timeout,
       `Response size exceeded: the trace is larger than ${limit / 1024 / 1024} MB (maxResponseSize); ` +
         'use disableMemory/disableStack/disableStorage or tracer "callTracer"',
     )

@@ -16,7 +16,7 @@
  * -32011 (the reference's maxResponseSize).
  */
 import type { Chain } from '../../chain/chain.js'
-import { ErrorCode, invalidParams, RpcError } from '../../errors/rpc-error.js'
+import { ErrorCode, invalidParams, RpcError } from '../rpc-error.js'
 import type { BlockRecord, TxRecord } from '../../types/records.js'
 import { overrideContext } from '../../execution/state-override.js'
 import { CallFrameCollector } from '../../execution/tracers/call-frames.js'

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Account, Address } from '@ethereumjs/util'
-import { ErrorCode, invalidParams, RpcError } from '../../errors/rpc-error.js'
+import { ErrorCode, invalidParams, RpcError } from '../rpc-error.js'
 import { bigIntToBytes, quantity, toHex } from '../../util/bytes.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { decodeQuantity, optional, P, param } from '../params.js'

@@ -6,19 +6,20 @@
 import { createLegacyTxFromBytesArray, LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
 import { RLP } from '@ethereumjs/rlp'
 import { Address } from '@ethereumjs/util'
-import { ErrorCode, invalidParams, RpcError } from '../../errors/rpc-error.js'
+import { ErrorCode, invalidParams, RpcError } from '../rpc-error.js'
 import type { BlockRecord } from '../../types/records.js'
 import { executionError } from '../../chain/revert.js'
 import { keccak256 } from '../../crypto/secp256k1.js'
 import { impersonatedTransaction } from '../../accounts/impersonation.js'
 import { signLegacyTransaction, type LocalAccount } from '../../accounts/dev-accounts.js'
-import { lockedAccount, unknownAccount } from '../../accounts/wallet.js'
+import { LockedAccountError, UnknownAccountError } from '../../errors/domain-errors.js'
+import type { CallRequest } from '../../execution/executor.js'
 import { queryLogs } from '../../events/log-query.js'
 import { quantity, toHex } from '../../util/bytes.js'
 import { formatBlock, formatReceipt, formatTransaction, logJson, RawJson } from '../format.js'
 import { LEGACY_ONLY, method, type MethodSpec } from '../method-table.js'
 import { listedTransactions } from '../compat.js'
-import { LATEST, optional, P, type BlockRef, type TxObject } from '../params.js'
+import { LATEST, optional, P, type BlockRef } from '../params.js'
 import { requireBlock, resolveBlock, type Services } from '../services.js'
 import { blockOverrideParam, stateOverrideParam } from '../override-params.js'
 
@@ -97,12 +98,12 @@ function attachKnownParts(tx: LegacyTx, raw: Uint8Array): void {
  * nonce = next pending nonce of `obj.from`) — shared by eth_sendTransaction and eth_signTransaction.
  * @param obj a decoded transaction object with `from` set
  */
-export async function txDataFrom(s: Services, obj: TxObject & { from: Uint8Array }): Promise<LegacyTxData> {
+export async function txDataFrom(s: Services, obj: CallRequest & { from: Uint8Array }): Promise<LegacyTxData> {
   return txData(obj, obj.nonce ?? (await s.chain.pendingNonce(obj.from)))
 }
 
 /** {@link txDataFrom} with the nonce given. */
-function txData(obj: TxObject, nonce: bigint): LegacyTxData {
+function txData(obj: CallRequest, nonce: bigint): LegacyTxData {
   return {
     nonce,
     gasPrice: obj.gasPrice ?? 0n,
@@ -123,13 +124,13 @@ function txData(obj: TxObject, nonce: bigint): LegacyTxData {
  * @throws RpcError -32602 "from is null" / "Could not find account for address: …" / "account … is locked…";
  *   -32010; -32015 (also the estimate's revert under a profile, nothing sent then)
  */
-export async function sendFrom(s: Services, obj: TxObject, unsigned: boolean, signer?: LocalAccount): Promise<Uint8Array> {
+export async function sendFrom(s: Services, obj: CallRequest, unsigned: boolean, signer?: LocalAccount): Promise<Uint8Array> {
   const { chain } = s
   // Both are -32602 in the reference (EthModuleTransactionBase.sendTransaction).
   if (!obj.from) throw invalidParams('from is null')
   const account = signer ?? (unsigned ? undefined : s.accounts.get(obj.from))
   const impersonated = !account && (unsigned || s.impersonation.has(obj.from))
-  if (!account && !impersonated) throw s.accounts.has(obj.from) ? lockedAccount(obj.from) : unknownAccount(obj.from)
+  if (!account && !impersonated) throw s.accounts.has(obj.from) ? new LockedAccountError(obj.from) : new UnknownAccountError(obj.from)
   const from = obj.from
   // a compatibility profile sends without `gas` with the estimate (Hardhat/Anvil); the reference uses 90 000
   const gas = obj.gas ?? (s.compat.estimateOmittedGas ? await chain.estimateGas(obj, 'pending') : undefined)

@@ -23,7 +23,7 @@
  *   key; it covers the marker), the empty-trie hash without storage; codeHash is keccak(code) (keccak of
  *   empty for an account without code, zero hash for a missing account, as RSKIP169 getCodeHashStandard).
  */
-import { ErrorCode, RpcError } from '../../errors/rpc-error.js'
+import { ErrorCode, RpcError } from '../rpc-error.js'
 import { MergedMiningWorkServer } from '../../chain/merged-mining-work.js'
 import { encodeReceipt, toRskHeader } from '../../chain/seal.js'
 import type { BlockRecord } from '../../types/records.js'

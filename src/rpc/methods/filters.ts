@@ -3,7 +3,7 @@
  * eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter,
  * eth_subscribe, eth_unsubscribe, and eth_pendingTransactions (docs/reference-rules.md#rule-filters, docs/reference-rules.md#rule-subscriptions).
  */
-import { ErrorCode, invalidParams, RpcError } from '../../errors/rpc-error.js'
+import { ErrorCode, invalidParams, RpcError } from '../rpc-error.js'
 import type { BlockRecord } from '../../types/records.js'
 import type { FilterManager, RangeBound } from '../../events/filters.js'
 import type { SubscriptionManager, SubscriptionKind } from '../../events/subscriptions.js'

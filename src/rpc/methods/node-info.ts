@@ -4,7 +4,7 @@
  * and the sco_ (peer scoring) module — empty but correctly shaped, with the banned-address list kept.
  */
 import { isIP } from 'node:net'
-import { invalidParams } from '../../errors/rpc-error.js'
+import { invalidParams } from '../rpc-error.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { P } from '../params.js'
 import { PROTOCOL_VERSION } from './eth.js'

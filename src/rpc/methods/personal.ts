@@ -7,7 +7,7 @@
  * Addresses and keys are 0x-hex. Account errors (unknown -32602, locked -32602, wrong passphrase -32000) are
  * described in ../../accounts/wallet.ts.
  */
-import { invalidParams } from '../../errors/rpc-error.js'
+import { invalidParams } from '../rpc-error.js'
 import { DEFAULT_UNLOCK_MS } from '../../accounts/wallet.js'
 import { signLegacyTransaction } from '../../accounts/dev-accounts.js'
 import { decodeTypedData, signDigest, signPersonalMessage, typedDataDigest } from '../../accounts/signing.js'

@@ -2,7 +2,7 @@
  * anvil_dumpState / anvil_loadState: the chain's state as a state file (format: src/state-file/format.ts) over
  * RPC. The state-file code is loaded on first use (start-up does not pay for the JSON streaming parser).
  */
-import { invalidParams } from '../../errors/rpc-error.js'
+import { invalidParams } from '../rpc-error.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { P } from '../params.js'
 import type { Services } from '../services.js'

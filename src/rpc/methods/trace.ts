@@ -20,7 +20,7 @@
  * the same for a block's first transaction).
  */
 import type { Chain } from '../../chain/chain.js'
-import { invalidParams, RpcError } from '../../errors/rpc-error.js'
+import { invalidParams, RpcError } from '../rpc-error.js'
 import type { BlockRecord, TxRecord } from '../../types/records.js'
 import { CallFrameCollector, type CallFrame } from '../../execution/tracers/call-frames.js'
 import { isRemascTx, traceBlockTxs } from '../../execution/tracers/replay.js'

@@ -10,7 +10,8 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM, getActivePrecompiles, paramsEVM, type PrecompileInput } from '@ethereumjs/evm'
 import { pairingCheck } from '../../../src/execution/native/bn254-pairing.js'
 import { compress } from '../../../src/execution/native/blake2f.js'
-import { ExecutionTimeoutError, executionCheckpoint, setDeadline } from '../../../src/execution/deadline.js'
+import { executionCheckpoint, setDeadline } from '../../../src/execution/deadline.js'
+import { ExecutionTimeoutError } from '../../../src/errors/domain-errors.js'
 
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Istanbul, params: paramsEVM })
 const evm = await createEVM({ common })

@@ -1,7 +1,8 @@
 /**
- * Errors the domain raises, carrying the JSON-RPC code the reference node answers with
- * (docs/reference-rules.md#rule-error-codes; rskj J/org/ethereum/rpc/exception/RskJsonRpcRequestException.java).
- * The RPC layer passes `code`, `message` and `data` through unchanged.
+ * JSON-RPC errors: the codes this node answers with (docs/reference-rules.md#rule-error-codes; rskj
+ * org/ethereum/rpc/exception/RskJsonRpcRequestException.java) and {@link RpcError}, the error the RPC layer
+ * raises and answers. The domain never sees these: it raises its own errors (src/errors/domain-errors.ts),
+ * which src/rpc/error-mapping.ts turns into RpcErrors (docs/architecture.md#errors).
  */
 
 /** JSON-RPC error codes used by this node. */
@@ -23,27 +24,26 @@ export const ErrorCode = {
   LogsLimit: -32012,
   /** VM execution error (revert), with the revert bytes in `data`. */
   VmError: -32015,
+  /** Merged-mining block submission refused (reference JsonRpcApplicationDefinedErrorCodes.SUBMIT_BLOCK). */
+  SubmitBlock: -33000,
 } as const
 
-/** An error with a JSON-RPC code, raised anywhere in the node. */
+/** A JSON-RPC error: what a request is answered with, and what the in-process provider rejects with. */
 export class RpcError extends Error {
   /**
    * @param code JSON-RPC error code (see {@link ErrorCode})
    * @param message human-readable message, as the reference words it where it defines one
    * @param data optional `data` member (hex string of revert bytes for -32015)
+   * @param cause the domain error this answers, when it answers one
    */
   constructor(
     readonly code: number,
     message: string,
     readonly data?: unknown,
+    cause?: unknown,
   ) {
-    super(message)
+    super(message, cause === undefined ? undefined : { cause })
   }
-}
-
-/** -32010: a transaction the pool rejects (message as the reference's TxPendingValidator words it). */
-export function txRejected(message: string): RpcError {
-  return new RpcError(ErrorCode.TxRejected, message)
 }
 
 /** -32602: invalid params. */

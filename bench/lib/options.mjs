@@ -1,0 +1,122 @@
+// Command-line options of bench/run.mjs (`npm run bench -- …`), parsed into one plain object.
+import { join, resolve } from 'node:path'
+import { benchDir } from './paths.mjs'
+
+export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN]] [--restart] [--memory] [--only a,b] [--n N] [--duration S] [--connections C]
+  --only LIST        peers to run, from: node-cli, anvil, hardhat, ganache (default: all)
+  --quick            smoke run: N=500 transfers, 2 s per load test, no warm-up
+  --long             also run 100k transfers on node-cli, RSS every 10k (several minutes)
+  --long-n N         transfers for --long (default 100000; RSS sampled every N/10)
+  --sustain [MIN]    after the main run, MIN minutes (default 10) of sustained mixed load on a fresh
+                     node-cli (in memory, then with --db; see --sustain-db): reads from --connections clients
+                     + a steady stream of ERC-20 transfers; RSS, req/s and chain height every 15 s, per minute
+                     also blocks mined and p50/p99 latency, and a verdict: flat = every sample after the
+                     warm-up (1 min; a quarter of the run when shorter than 4 min) within ±10% of their median
+  --sustain-peers L  also run the sustained load on these peers (e.g. anvil,hardhat); implies --sustain
+  --sustain-tps R    transfer rate of the sustained load, tx/s (default 20)
+  --n N              sequential transfers per peer (default 2000; 500 with --quick)
+  --duration S       seconds per load test (default 5; 2 with --quick)
+  --connections C    concurrent keep-alive connections for the load tests (default 16)
+  --out FILE         results file (default bench/results.json)
+  --trace            only the tracing row: debug_traceTransaction of an ERC-20 transfer (callTracer, struct logs)
+  --sustain-db MODE  node-cli under --sustain: both (default: in memory, then with --db <tmpdir>), off (in
+                     memory only) or only (--db only)
+  --restart          only the restart row (node-cli --db): build a chain, SIGTERM, time 3 restarts to the
+                     right eth_blockNumber, RSS after restart; kill -9 during anvil_mine keeps acknowledged blocks
+  --restart-blocks N blocks of the restart row's chain (default 100000)
+  --memory           only the memory-per-block row (node-cli in memory, library API, --expose-gc): RSS, heap and
+                     external memory after A and B blocks of one value transfer each, bytes per block between
+  --memory-blocks A,B  the two points of --memory (default 5000,25000)
+  --no-main          skip the main run (the peers table): only the rows asked for (--long, --sustain, --restart,
+                     --memory); --restart and --memory imply it. Results then default to bench/results-storage.json`
+
+/** Prints `bench: <msg>` to stderr and exits with status 2 (a usage error). */
+export function die(msg) {
+  console.error(`bench: ${msg}`)
+  process.exit(2)
+}
+
+/**
+ * The options from `argv` (process.argv without node and the script), defaults filled in: quick, long, longN,
+ * sustain (minutes or null), sustainPeers, sustainTps (tx/s), sustainDb ('both' | 'off' | 'only'), only (peer
+ * names or null), n (transfers), duration (s per load test), warmup (s), settleMs, connections, out (absolute
+ * path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), main (false: skip the main run).
+ * Exits (status 2, usage on stderr) on an unknown option or a bad value; prints the usage and exits 0 on --help.
+ */
+export function parseArgs(argv) {
+  const o = {
+    quick: false,
+    long: false,
+    longN: 100_000,
+    sustain: null,
+    sustainPeers: [],
+    sustainTps: 20,
+    sustainDb: 'both',
+    only: null,
+    n: null,
+    duration: null,
+    connections: 16,
+    out: join(benchDir, 'results.json'),
+    restart: false,
+    restartBlocks: 100_000,
+    memory: false,
+    memoryBlocks: [5000, 25_000],
+    main: true,
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const val = () => {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i]
+      if (v === undefined) die(`${a} needs a value\n${USAGE}`)
+      return v
+    }
+    const num = (v, min) => {
+      const n = Number(v)
+      if (!Number.isFinite(n) || n < min) die(`${a}: expected a number >= ${min}`)
+      return n
+    }
+    const flag = a.split('=')[0]
+    if (flag === '--quick') o.quick = true
+    else if (flag === '--long') o.long = true
+    else if (flag === '--long-n') o.longN = Math.max(10, Math.floor(num(val(), 10)))
+    else if (flag === '--sustain') {
+      // optional value: `--sustain`, `--sustain 5`, `--sustain=0.5`
+      const next = argv[i + 1]
+      if (a.includes('=')) o.sustain = num(val(), 0.1)
+      else if (next !== undefined && !next.startsWith('--')) o.sustain = num(argv[++i], 0.1)
+      else o.sustain = 10
+    } else if (flag === '--sustain-peers') o.sustainPeers = val().split(',').map((s) => s.trim()).filter(Boolean)
+    else if (flag === '--sustain-tps') o.sustainTps = num(val(), 0.1)
+    else if (flag === '--only') o.only = val().split(',').map((s) => s.trim()).filter(Boolean)
+    else if (flag === '--n') o.n = Math.floor(num(val(), 1))
+    else if (flag === '--duration') o.duration = num(val(), 0.5)
+    else if (flag === '--connections') o.connections = Math.floor(num(val(), 1))
+    else if (flag === '--out') o.out = resolve(val())
+    else if (flag === '--trace') o.traceOnly = true
+    else if (flag === '--sustain-db') {
+      o.sustainDb = val()
+      if (!['both', 'off', 'only'].includes(o.sustainDb)) die(`--sustain-db: expected both, off or only`)
+    } else if (flag === '--restart') o.restart = true
+    else if (flag === '--restart-blocks') o.restartBlocks = Math.floor(num(val(), 1000))
+    else if (flag === '--memory') o.memory = true
+    else if (flag === '--memory-blocks') {
+      o.memoryBlocks = val().split(',').map((x) => Math.floor(num(x, 1)))
+      if (o.memoryBlocks.length !== 2 || o.memoryBlocks[0] >= o.memoryBlocks[1]) die('--memory-blocks: expected A,B with A < B')
+    } else if (flag === '--no-main') o.main = false
+    else if (flag === '--help' || flag === '-h') {
+      console.log(USAGE)
+      process.exit(0)
+    } else die(`unknown option ${a}\n${USAGE}`)
+  }
+  if (o.sustainPeers.length) o.sustain ??= 10
+  if (o.restart || o.memory) o.main = false
+  // the tracing row alone, or the extra rows alone, do not replace the full run's results
+  const outGiven = argv.some((a) => a.split('=')[0] === '--out')
+  if (o.traceOnly && !outGiven) o.out = join(benchDir, 'results-trace.json')
+  else if (!o.main && !outGiven) o.out = join(benchDir, 'results-storage.json')
+  o.n ??= o.quick ? 500 : 2000
+  o.duration ??= o.quick ? 2 : 5
+  o.warmup = o.quick ? 0 : 1
+  o.settleMs = o.quick ? 300 : 1000
+  return o
+}

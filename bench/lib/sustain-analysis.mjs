@@ -1,0 +1,101 @@
+// Analysis and printing for `--sustain`: is the node's RSS flat over a sustained mixed load,
+// how steep is it, and how much of the growth the chain's own growth explains.
+import { fmtMin } from './log.mjs'
+import { median } from './proc.mjs'
+
+/** Samples at or after this many seconds count for the verdict: 1 min, or a quarter of a run shorter than 4 min. */
+export const warmupSeconds = (totalS) => Math.min(60, totalS / 4)
+
+/** Least-squares slope of ys over xs (null with fewer than 2 points or no spread in xs). */
+export function slope(xs, ys) {
+  const n = xs.length
+  if (n < 2) return null
+  const mx = xs.reduce((a, b) => a + b, 0) / n
+  const my = ys.reduce((a, b) => a + b, 0) / n
+  let sxy = 0
+  let sxx = 0
+  for (let i = 0; i < n; i++) {
+    sxy += (xs[i] - mx) * (ys[i] - my)
+    sxx += (xs[i] - mx) ** 2
+  }
+  return sxx === 0 ? null : sxy / sxx
+}
+
+/**
+ * samples: [{ t (s), rssMiB, txs (transfers mined so far), height }]; chainBytesPerTx: the JSON size of one
+ * transfer's block (full) + receipt, a rough floor for the data an in-memory chain must keep per transfer.
+ * Returns the verdict and the growth figures (all plain numbers, for results.json).
+ */
+export function analyze(samples, { totalS, flatPct = 10, chainBytesPerTx = null }) {
+  const warmupS = warmupSeconds(totalS)
+  const post = samples.filter((s) => s.t >= warmupS - 1e-6 && s.rssMiB != null)
+  const out = { warmupS: +warmupS.toFixed(1), flatPct, postWarmupSamples: post.length, medianMiB: null, minMiB: null, maxMiB: null, maxDeviationPct: null, flat: null }
+  if (post.length === 0) return out
+  const rss = post.map((s) => s.rssMiB)
+  const med = median(rss)
+  out.medianMiB = +med.toFixed(1)
+  out.minMiB = +Math.min(...rss).toFixed(1)
+  out.maxMiB = +Math.max(...rss).toFixed(1)
+  out.maxDeviationPct = +Math.max(...rss.map((r) => (Math.abs(r - med) / med) * 100)).toFixed(1)
+  // one sample is no trend: a verdict needs at least two after the warm-up
+  out.flat = post.length >= 2 ? rss.every((r) => Math.abs(r - med) <= (med * flatPct) / 100) : null
+
+  const first = post[0]
+  const last = post[post.length - 1]
+  const minutes = (last.t - first.t) / 60
+  const k = slope(post.map((s) => s.t / 60), rss)
+  out.slopeMiBPerMin = k == null ? null : +k.toFixed(2)
+  out.windowMin = +minutes.toFixed(2)
+  out.txsInWindow = last.txs - first.txs
+  out.blocksInWindow = last.height - first.height
+  out.fittedGrowthMiB = k == null ? null : +(k * minutes).toFixed(1)
+  // the fitted growth spread over the transfers mined meanwhile
+  out.kibPerTx = k == null || out.txsInWindow <= 0 ? null : +((k * minutes * 1024) / out.txsInWindow).toFixed(2)
+  if (chainBytesPerTx != null) {
+    out.chainBytesPerTx = Math.round(chainBytesPerTx)
+    out.chainDataMiB = +((out.txsInWindow * chainBytesPerTx) / 2 ** 20).toFixed(2)
+    // how much of the fitted growth the chain data (blocks + receipts, as JSON) accounts for
+    out.explainedPct = k == null || out.fittedGrowthMiB <= 0 ? null : Math.round((out.chainDataMiB / (k * minutes)) * 100)
+  }
+  return out
+}
+
+const pad = (v, w) => String(v).padStart(w)
+
+/** The samples table and the verdict lines for one peer (array of lines). */
+export function report(r) {
+  const lines = []
+  const warm = r.analysis?.warmupS ?? 0
+  lines.push(`  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'req/s'.padStart(7)}  ${'tx/s'.padStart(5)}  ${'height'.padStart(7)}  ${'node CPU'.padStart(8)}`)
+  for (const s of r.samples) {
+    const mark = s.t < warm - 1e-6 ? '  (warm-up)' : ''
+    lines.push(
+      `  ${pad((s.t / 60).toFixed(2), 5)}  ${pad(s.rssMiB == null ? '—' : s.rssMiB.toFixed(1), 8)}  ${pad(s.reqPerSec == null ? '—' : s.reqPerSec.toFixed(0), 7)}  ${pad(s.txPerSec == null ? '—' : s.txPerSec.toFixed(1), 5)}  ${pad(s.height, 7)}  ${pad(s.nodeCpuPct == null ? '—' : `${s.nodeCpuPct}%`, 8)}${mark}`,
+    )
+  }
+  const a = r.analysis
+  if (!a || a.medianMiB == null) return lines
+  lines.push(
+    `  RSS after the ${fmtMin(a.warmupS / 60)} warm-up: median ${a.medianMiB} MiB, ${a.minMiB}–${a.maxMiB} MiB, max deviation ${a.maxDeviationPct}% (${a.postWarmupSamples} samples)`,
+  )
+  if (a.slopeMiBPerMin != null) {
+    let growth = `  RSS slope ${a.slopeMiBPerMin >= 0 ? '+' : ''}${a.slopeMiBPerMin} MiB/min (least squares, ${a.fittedGrowthMiB >= 0 ? '+' : ''}${a.fittedGrowthMiB} MiB over ${a.windowMin} min) while ${a.txsInWindow} transfers were mined (${a.blocksInWindow} blocks)`
+    if (a.kibPerTx != null) growth += `: ${a.kibPerTx} KiB per mined tx`
+    lines.push(growth)
+    if (a.chainDataMiB != null) {
+      lines.push(
+        `  chain data ≈ ${(a.chainBytesPerTx / 1024).toFixed(2)} KiB per transfer (JSON of its full block + receipt) → ${a.chainDataMiB} MiB in the window` +
+          (a.explainedPct == null ? ' (RSS did not grow)' : `, ${a.explainedPct}% of the fitted growth`),
+      )
+    }
+  }
+  return lines
+}
+
+/** 'flat' | 'not flat' | 'no verdict' | 'invalid' (a check failed) | 'failed'. */
+export function verdict(r) {
+  if (r.status === 'failed') return 'failed'
+  if (r.checks.some((c) => !c.ok)) return 'invalid'
+  if (r.analysis?.flat == null) return 'no verdict'
+  return r.analysis.flat ? 'flat' : 'not flat'
+}
