@@ -66,9 +66,11 @@ export interface NodeConfig {
    */
   allowHost?: readonly string[] | '*'
   /**
-   * Deadline of one execution (eth_call, eth_estimateGas), in seconds: a longer one is stopped and answers
-   * -32011 "Execution has got timeout out." with no state change. Default 5 (reference `rpc.timeout` 5000 ms);
-   * 0 disables it.
+   * Deadline of one execution (eth_call, eth_estimateGas, traces, and each transaction's execution in a block
+   * being built), in seconds: a longer one is stopped with no state change and answers -32011 "Execution has got
+   * timeout out."; a transaction stopped so is dropped from the pool (an automined send answers -32011; a mined
+   * block is built without it; docs/reference-rules.md#rule-send-deadline). Default 5 (reference `rpc.timeout`
+   * 5000 ms); 0 disables it.
    */
   rpcTimeout?: number
   /** Interval-mining timers (tests inject fake ones). */
@@ -120,6 +122,12 @@ export interface NodeConfig {
   onRequest?: (method: string, ms: number, error?: { code: number; message: string }) => void
   /** Called for unexpected internal errors. */
   onInternalError?: (method: string, err: unknown) => void
+  /**
+   * Called when a pool transaction is dropped without being mined — it can no longer be applied (its sender's
+   * nonce or funds changed), or its execution passed {@link rpcTimeout} while a block was built: the hash
+   * (0x-prefixed hex) and the reason (the JSON-RPC error message). The CLI logs it.
+   */
+  onDroppedTransaction?: (hash: string, reason: string) => void
   /**
    * Decode Solidity console.log calls (hardhat/console.sol, forge-std console2) of mined transactions, eth_call
    * and eth_estimateGas (default true; the CLI's --no-console-log sets false).

@@ -237,6 +237,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     mapError: (err) => toRpcError(err, compat),
   })
   chain.on('internalError', (err: unknown) => config.onInternalError?.('block sealing', err))
+  chain.on('droppedTransaction', (hash: Uint8Array, reason: string) => config.onDroppedTransaction?.(toHex(hash), reason))
 
   const host = config.host ?? DEFAULT_CONFIG.host
   let server: RunningServer

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { rpc } from './helpers/node.js'
+import { COW, rpc } from './helpers/node.js'
+import { deployLoop } from './helpers/loop.js'
 import { killStartedClis, runCli, v8FlagReporter, waitUntil } from './helpers/cli.js'
 
 const run = runCli
@@ -166,6 +167,17 @@ describe('node-cli', () => {
     const [code] = (await once(p.child, 'exit')) as [number]
     expect(code).not.toBe(0)
     expect(p.output()).toMatch(/--rpc-timeout must be a number of seconds from 0 \(off\) to 86400/)
+  })
+
+  it('logs a transaction dropped for running past --rpc-timeout', async () => {
+    const p = run(['--port', '0', '--rpc-timeout', '0.2'])
+    const [, url] = await p.waitFor(/Listening on (http:\/\/127\.0\.0\.1:\d+)/)
+    const loop = await deployLoop(url!)
+    await rpc(url!, 'evm_setBlockGasLimit', ['0xe8d4a51000'])
+    const body = { jsonrpc: '2.0', id: 1, method: 'eth_sendTransaction', params: [{ from: COW.address, to: loop, gas: '0x174876e800' }] }
+    const res = await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32011)
+    await p.waitFor(/dropped transaction 0x[0-9a-f]{64}: Execution has got timeout out\./)
   })
 
   it('SIGTERM during a long anvil_mine closes the node (the mine yields between blocks)', async () => {

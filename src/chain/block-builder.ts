@@ -10,6 +10,7 @@ import type { LegacyTx } from '@ethereumjs/tx'
 import { LRUCache } from 'lru-cache'
 import {
   TxApplyError,
+  TxTimeoutError,
   type AppliedBlock,
   type AppliedTx,
   type BlockContext,
@@ -21,7 +22,7 @@ import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../util/bytes.js'
 import type { BlockStore } from './block-store.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
 import { blockTransactions, mergeMine, type MergedMiningSource } from './consensus.js'
-import { TxRejectedError } from '../errors/domain-errors.js'
+import { ExecutionTimeoutError, TxRejectedError } from '../errors/domain-errors.js'
 import {
   blockEncoding,
   EMPTY_TRIE_ROOT,
@@ -35,7 +36,10 @@ import type { ConsoleLogEvent } from './state-queries.js'
 import { encodedBlocks } from './block-codec.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 
-/** A transaction of a block being built could not be applied (a pool rejection; `index` into the block's list). */
+/**
+ * A transaction of a block being built could not be applied (a pool rejection; `index` into the block's list).
+ * The block was not built and the state is unchanged.
+ */
 export class PoolApplyError extends TxRejectedError {
   constructor(
     message: string,
@@ -43,6 +47,25 @@ export class PoolApplyError extends TxRejectedError {
   ) {
     super(message)
   }
+}
+
+/**
+ * The execution of a transaction of a block being built ran past the deadline (-32011 "Execution has got timeout
+ * out.", docs/reference-rules.md#rule-send-deadline; `index` into the block's list). The block was not built and
+ * the state is unchanged.
+ */
+export class PoolTimeoutError extends ExecutionTimeoutError {
+  constructor(readonly index: number) {
+    super()
+  }
+}
+
+/** Why a transaction is left out of a block being built (and dropped from the pool). */
+export type LeftOutError = PoolApplyError | PoolTimeoutError
+
+/** Whether `err` is a {@link LeftOutError}. */
+export function isLeftOut(err: unknown): err is LeftOutError {
+  return err instanceof PoolApplyError || err instanceof PoolTimeoutError
 }
 
 /** A transaction to put in a block, with its sender (20 bytes). */
@@ -79,6 +102,11 @@ export interface BlockBuilderOptions {
   persistent: boolean
   /** Receives console.log output of mined transactions. */
   onConsole: (event: ConsoleLogEvent) => void
+  /**
+   * Deadline of each transaction's execution in a built block, in ms (0 = none; the chain's --rpc-timeout,
+   * docs/reference-rules.md#rule-send-deadline).
+   */
+  executionTimeoutMs: number
 }
 
 /** Builds and seals blocks on the head of the block store. */
@@ -122,7 +150,8 @@ export class BlockBuilder {
    * block, a merged miner's work) and leaves the live state as it was.
    * @param mm merged-mining fields source of a mined block (default: the regtest miner)
    * @param onExecuted awaited between the execution and the sealing
-   * @throws PoolApplyError when a transaction cannot be applied
+   * @throws PoolApplyError when a transaction cannot be applied; PoolTimeoutError when its execution passed the
+   *   deadline (docs/reference-rules.md#rule-send-deadline); nothing is built and the state is unchanged
    */
   async build(
     ctx: BlockContext,
@@ -135,8 +164,9 @@ export class BlockBuilder {
     let applied
     const preRoot = executor.stateRoot
     try {
-      applied = await executor.applyBlock(ctx, txs, { commit })
+      applied = await executor.applyBlock(ctx, txs, { commit, timeoutMs: this.o.executionTimeoutMs })
     } catch (err) {
+      if (err instanceof TxTimeoutError) throw new PoolTimeoutError(err.index)
       if (err instanceof TxApplyError) throw new PoolApplyError(normalizeApplyError(err.message), err.index)
       throw err
     }
@@ -182,20 +212,24 @@ export class BlockBuilder {
   }
 
   /**
-   * Previews a block of pool transactions without committing; a transaction that cannot be applied is left out
-   * and the block built again without it.
+   * Previews a block of pool transactions without committing; a transaction that cannot be applied, or whose
+   * execution passed the deadline, is left out and the block built again without it.
+   * @param onTimedOut receives a transaction left out for passing the deadline (the chain drops it from the pool,
+   *   docs/reference-rules.md#rule-send-deadline)
    * @returns the block, the outcomes and the pool transactions it holds (in `picked` order)
    */
   async preview(
     ctx: BlockContext,
     picked: PoolTx[],
+    onTimedOut?: (p: PoolTx, err: PoolTimeoutError) => void,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[]; picked: PoolTx[] }> {
     for (;;) {
       try {
         const { block, applied } = await this.build(ctx, picked.map((p) => ({ tx: p.tx, from: p.from })), false)
         return { block, applied, picked }
       } catch (err) {
-        if (!(err instanceof PoolApplyError)) throw err
+        if (!isLeftOut(err)) throw err
+        if (err instanceof PoolTimeoutError) onTimedOut?.(picked[err.index]!, err)
         picked = picked.filter((_, i) => i !== err.index)
       }
     }
@@ -205,16 +239,19 @@ export class BlockBuilder {
    * The `pending` block (docs/reference-rules.md#rule-pending-block), cached under `key` (the chain's
    * head, pool version and live state root): built by {@link preview} when the key changed.
    * @param pick the pool transactions for the next block, as mining would pick them
+   * @param onTimedOut see {@link preview}
    */
   async pending(
-    key: string,
+    key: () => string,
     ctx: () => BlockContext,
     pick: (ctx: BlockContext) => Promise<PoolTx[]>,
+    onTimedOut?: (p: PoolTx, err: PoolTimeoutError) => void,
   ): Promise<BlockRecord> {
-    if (this.pendingCache?.key === key) return this.pendingCache.block
+    if (this.pendingCache?.key === key()) return this.pendingCache.block
     const c = ctx()
-    const { block } = await this.preview(c, await pick(c))
-    this.pendingCache = { key, block }
+    const { block } = await this.preview(c, await pick(c), onTimedOut)
+    // (the key after the build: dropping a timed-out transaction changed the pool)
+    this.pendingCache = { key: key(), block }
     return block
   }
 

@@ -29,7 +29,11 @@ export interface ChainOptions {
   callGasCap?: bigint
   /** eth_estimateGas cap (reference rpc.gasEstimationCap). */
   gasEstimationCap?: bigint
-  /** Deadline of one eth_call / eth_estimateGas in ms (reference rpc.timeout = 5000); 0 = none. Default 5000. */
+  /**
+   * Deadline of one eth_call / eth_estimateGas / trace, and of each transaction's execution in a block being
+   * built, in ms (reference rpc.timeout = 5000; docs/reference-rules.md#rule-send-deadline); 0 = none.
+   * Default 5000.
+   */
   executionTimeoutMs?: number
   /**
    * States of this many most recent blocks stay readable for historical reads (eth_getBalance at an old

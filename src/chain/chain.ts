@@ -112,6 +112,7 @@ export class Chain extends EventEmitter {
       extraData: opts.extraData,
       persistent: opts.storage !== undefined,
       onConsole: (event) => this.emit('console', event),
+      executionTimeoutMs: this.executionTimeoutMs,
     })
     this.submission = new TxSubmission({
       queue: this.queue,
@@ -467,7 +468,9 @@ export class Chain extends EventEmitter {
    * @param from its sender
    * @param opts.allowMissingSender skip the reference's "sender account must exist" rule (impersonated senders)
    * @returns the hash
-   * @throws TxRejectedError when the pool rejects it; VmExecutionError when it was mined but failed
+   * @throws TxRejectedError when the pool rejects it; VmExecutionError when it was mined but failed;
+   *   ExecutionTimeoutError when its execution ran past {@link executionTimeoutMs}: it is dropped and nothing is
+   *   mined (docs/reference-rules.md#rule-send-deadline)
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean } = {}): Promise<{ hash: Uint8Array }> {
     return this.submission.submit(tx, from, opts)
@@ -561,8 +564,12 @@ export class Chain extends EventEmitter {
 
   /** The pending block, inside the queue. */
   private computePending(): Promise<BlockRecord> {
-    const key = `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`
-    return this.builder.pending(key, () => this.nextContext(), (ctx) => this.submission.pickForBlock(ctx))
+    return this.builder.pending(
+      () => `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`,
+      () => this.nextContext(),
+      (ctx) => this.submission.pickForBlock(ctx),
+      (p, err) => this.submission.drop(p, err.message),
+    )
   }
 
   private append(block: BlockRecord, enc?: EncodedBlock): void {

@@ -12,7 +12,7 @@ import { TxPool, type PoolTx } from '../txpool/pool.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 import type { SerialQueue } from '../util/serial-queue.js'
-import { PoolApplyError, type BlockTx, type OnExecuted } from './block-builder.js'
+import { isLeftOut, type BlockTx, type OnExecuted } from './block-builder.js'
 import { DomainError } from '../errors/domain-errors.js'
 import { executionError } from './revert.js'
 import type { BlockRecord } from '../types/records.js'
@@ -75,7 +75,8 @@ export class TxSubmission {
   /**
    * Submits a transaction (runs in the queue); see Chain.submit for the rules and the early answer.
    * @returns the hash
-   * @throws TxRejectedError when the pool rejects it; VmExecutionError when it was mined but failed
+   * @throws TxRejectedError when the pool rejects it; VmExecutionError when it was mined but failed;
+   *   ExecutionTimeoutError when its execution passed the deadline (it is then dropped, nothing is mined)
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean }): Promise<{ hash: Uint8Array }> {
     const { queue } = this.o
@@ -161,10 +162,11 @@ export class TxSubmission {
 
   /**
    * Mines `picked` pool transactions in one block and removes them from the pool. A transaction that can no
-   * longer be applied (e.g. its sender's funds changed) is dropped from the pool and the block is retried
-   * without it; when nothing is left and `allowEmpty` is false, that error is raised instead of mining an
-   * empty block. Inside the queue.
-   * @throws PoolApplyError (see above)
+   * longer be applied (e.g. its sender's funds changed), or whose execution passed the deadline
+   * (docs/reference-rules.md#rule-send-deadline), is dropped from the pool and the block is retried without it;
+   * when nothing is left and `allowEmpty` is false, that error is raised instead of mining an empty block.
+   * Inside the queue.
+   * @throws PoolApplyError or PoolTimeoutError (see above)
    */
   async mineFromPool(
     ctx: BlockContext,
@@ -186,14 +188,22 @@ export class TxSubmission {
         })
         return result
       } catch (err) {
-        if (!(err instanceof PoolApplyError)) throw err
+        if (!isLeftOut(err)) throw err
         const bad = txs[err.index]!
-        this.pool.remove(bad.hash)
-        this.o.emit('droppedTransaction', bad.hash, err.message)
+        this.drop(bad, err.message)
         txs = txs.filter((p) => p !== bad)
         if (txs.length === 0 && !allowEmpty) throw err
       }
     }
+  }
+
+  /**
+   * Removes a pool transaction that cannot go into a block (it can no longer be applied, or its execution
+   * passed the deadline) and emits `droppedTransaction` (hash, reason). Inside the queue.
+   */
+  drop(p: PoolTx, reason: string): void {
+    this.pool.remove(p.hash)
+    this.o.emit('droppedTransaction', p.hash, reason)
   }
 
   /** Pool transactions for the next block: mining order while they fit the block gas limit. Inside the queue. */

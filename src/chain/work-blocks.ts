@@ -34,10 +34,13 @@ export interface WorkParts {
 
 /**
  * Builds the block a merged miner works on in context `ctx`: the pool's transactions as mining picks them,
- * executed without committing (a transaction no sublist had room for is left out of the work).
+ * executed without committing (a transaction no sublist had room for is left out of the work; one whose
+ * execution passed the deadline is left out and dropped from the pool, docs/reference-rules.md#rule-send-deadline).
  */
 export async function buildWorkBlock(ctx: BlockContext, p: WorkParts): Promise<MiningWork> {
-  const { block, applied, picked } = await p.builder.preview(ctx, await p.submission.pickForBlock(ctx))
+  const { block, applied, picked } = await p.builder.preview(ctx, await p.submission.pickForBlock(ctx), (t, err) =>
+    p.submission.drop(t, err.message),
+  )
   const included = picked.filter((_, i) => !applied[i]?.skipped)
   return {
     block,

@@ -164,7 +164,7 @@ export function buildProgram(): Command {
       'Host header names accepted besides localhost and the bound address, comma-separated (e.g. host.docker.internal), or * for any',
       allowList('--allow-host'),
     )
-    .option('--rpc-timeout <seconds>', 'stop an eth_call / eth_estimateGas after N seconds with -32011 (0 = never; reference: 5)', seconds('--rpc-timeout'), 5)
+    .option('--rpc-timeout <seconds>', 'stop an eth_call / eth_estimateGas / trace / transaction execution after N seconds with -32011 (0 = never; reference: 5)', seconds('--rpc-timeout'), 5)
     .option('--no-console-log', 'do not decode and print Solidity console.log output')
     .option('-v, --verbose', 'log every request with its duration')
     .option('-s, --silent', 'print only the RPC URL line')
@@ -323,6 +323,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     onInternalError: (method, err) => {
       if (!o.silent) console.error(chalk.red(`internal error in ${method}:`), err)
     },
+    onDroppedTransaction: o.silent ? undefined : (hash, reason) => console.log(chalk.yellow(`dropped transaction ${hash}: ${reason}`)),
   }
   let node: Node
   try {

@@ -1,5 +1,8 @@
 /**
- * Deadlines and time slices for EVM executions (no request monopolises the node).
+ * Deadlines and time slices for EVM executions (no request monopolises the node): calls, estimates and traces get
+ * one deadline each ({@link setDeadline}); each transaction of a block being built gets its own ({@link armDeadline},
+ * docs/reference-rules.md#rule-send-deadline). Long precompiles (./native/bn254-pairing.ts, ./native/blake2f.ts) call
+ * the checkpoint as they compute, and every plain precompile call ends with one (./native/plain-precompile.ts).
  *
  * The opcode loop (./interpreter-loop.ts) calls {@link executionCheckpoint} every {@link CHECK_EVERY} units of
  * work (a backward jump is 1 unit, an opcode with dynamic gas — calls, storage, precompiles — is
@@ -39,8 +42,19 @@ export type DeadlineHolder = object
  * @param timeoutMs milliseconds from now; 0 or less clears it
  */
 export function setDeadline(evm: DeadlineHolder, timeoutMs: number): void {
-  ;(evm as Record<symbol, number>)[DEADLINE] = timeoutMs > 0 ? Date.now() + timeoutMs : 0
+  armDeadline(evm, timeoutMs)
   sliceStart = Date.now()
+}
+
+/**
+ * Sets (or, with 0, clears) the deadline of the next execution on one EVM without starting a new time slice: the
+ * transactions of a block each get their own deadline but share the block's slice ({@link startSlice}), so a
+ * block of many short transactions still yields once it has run for {@link SLICE_MS}.
+ * @param evm the EVM (`vm.evm`)
+ * @param timeoutMs milliseconds from now; 0 or less clears it
+ */
+export function armDeadline(evm: DeadlineHolder, timeoutMs: number): void {
+  ;(evm as Record<symbol, number>)[DEADLINE] = timeoutMs > 0 ? Date.now() + timeoutMs : 0
 }
 
 /** When the current time slice began (ms since the epoch). Shared: it only decides when to yield. */

@@ -15,7 +15,7 @@ import { bytesEqual, padLeft, toKey } from '../util/bytes.js'
 import { LRUCache } from 'lru-cache'
 import { captureInterpreter, rskOpcodes } from './opcodes.js'
 import { EstimateProbe, type EvmEvents } from './gas-estimation.js'
-import { setDeadline, startSlice } from './deadline.js'
+import { armDeadline, setDeadline, startSlice } from './deadline.js'
 import { CallPreconditionError, ExecutionTimeoutError } from '../errors/domain-errors.js'
 import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { TrieNodeStore } from '../rsk/unitrie.js'
@@ -132,6 +132,12 @@ export class TxApplyError extends Error {
     super(message)
   }
 }
+
+/**
+ * Thrown by {@link Executor.applyBlock} when a transaction's execution passed the deadline
+ * (docs/reference-rules.md#rule-send-deadline): the block is not built and the state is unchanged.
+ */
+export class TxTimeoutError extends TxApplyError {}
 
 /** The Remasc contract (fees of every block are credited to it; reference BlockExecutor.java). */
 export const REMASC_ADDRESS = createAddressFromString('0x0000000000000000000000000000000001000008')
@@ -301,12 +307,22 @@ export class Executor {
    * @param txs transactions with their senders; each must be valid against the state (nonce, funds)
    * @param opts.commit false to preview (the `pending` block): the state is left unchanged, the returned root
    *   stays readable through {@link stateAt}
-   * @throws TxApplyError when a transaction cannot be applied; the state is then unchanged
+   * @param opts.timeoutMs deadline of each transaction's execution in ms (0 or absent = none; ./deadline.ts)
+   * @throws TxApplyError when a transaction cannot be applied; TxTimeoutError (a TxApplyError) when one ran past
+   *   `timeoutMs` (docs/reference-rules.md#rule-send-deadline); the state is then unchanged
    */
-  async applyBlock(ctx: BlockContext, txs: PendingExecution[], opts: { commit?: boolean } = {}): Promise<AppliedBlock> {
+  async applyBlock(
+    ctx: BlockContext,
+    txs: PendingExecution[],
+    opts: { commit?: boolean; timeoutMs?: number } = {},
+  ): Promise<AppliedBlock> {
     startSlice() // a block's executions yield the thread only when they run longer than a slice (./deadline.ts)
     const commit = opts.commit ?? true
+    const timeoutMs = opts.timeoutMs ?? 0
     const sm = this.stateManager
+    const evm = this.vm.evm
+    // an execution stopped at its deadline leaves the EVM's nested checkpoints open: unwind to here
+    const depth = sm.checkpointDepth
     const block = this.contextBlock(ctx)
     this.localCall = false
     const applied: AppliedTx[] = []
@@ -336,6 +352,7 @@ export class Executor {
         // no EIP-3607 on this chain: impersonated contracts may send (see maskSenderCodeOnce)
         sm.maskSenderCodeOnce(new Address(from))
         this.console.take()
+        if (timeoutMs > 0) armDeadline(evm, timeoutMs)
         try {
           result = await runTx(this.vm, {
             tx,
@@ -345,6 +362,8 @@ export class Executor {
             skipBlockGasLimitValidation: true,
           })
         } catch (err) {
+          // the whole block is undone below (the EVM's open checkpoints included)
+          if (err instanceof ExecutionTimeoutError) throw new TxTimeoutError(err.message, i)
           if (mayLeaveOut) await sm.revert()
           throw new TxApplyError(cleanVmMessage(err), i)
         } finally {
@@ -413,9 +432,12 @@ export class Executor {
       return { stateRoot: this.root, ...out }
     } catch (err) {
       tracker?.uninstall()
-      await sm.revert()
+      evm.journal.cleanJournal()
+      await unwindTo(this.vm, depth)
       sm.clearCaches()
       throw err
+    } finally {
+      if (timeoutMs > 0) armDeadline(evm, 0)
     }
   }
 

@@ -32,7 +32,7 @@ type DomainErrorClass = abstract new (...args: never[]) => DomainError
 /**
  * The JSON-RPC code of each domain error class; the message is the error's own. {@link VmExecutionError} is
  * answered apart (its `data`, the compatibility profiles). A subclass answers as its class (PoolApplyError as
- * TxRejectedError, TraceTooLargeError as ResponseTooLargeError).
+ * TxRejectedError, PoolTimeoutError as ExecutionTimeoutError, TraceTooLargeError as ResponseTooLargeError).
  */
 export const DOMAIN_ERROR_CODES: ReadonlyMap<DomainErrorClass, number> = new Map<DomainErrorClass, number>([
   [TxRejectedError, ErrorCode.TxRejected],

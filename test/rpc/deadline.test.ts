@@ -8,22 +8,9 @@ import type { Node } from '../../src/index.js'
 import { MAX_MINE_BLOCKS } from '../../src/rpc/bounds.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
 import { WsClient } from '../helpers/ws.js'
+import { deployLoop, LOOP_RUNTIME, settleOrder } from '../helpers/loop.js'
 
 type Transport = 'uws' | 'node'
-
-/** Runtime `5b600056`: JUMPDEST PUSH1 0 JUMP, a loop that only ends when the gas runs out (12 gas a turn). */
-const LOOP_RUNTIME = '5b600056'
-/** Init code returning it: PUSH4 <runtime> PUSH1 0 MSTORE PUSH1 4 PUSH1 28 RETURN. */
-const LOOP_INIT = `0x63${LOOP_RUNTIME}6000526004601cf3`
-
-/** Deploys the endless loop; returns its address. */
-async function deployLoop(url: string): Promise<string> {
-  const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, data: LOOP_INIT, gas: '0x100000' }])
-  const receipt = await rpc<{ contractAddress: string; status: string }>(url, 'eth_getTransactionReceipt', [hash])
-  expect(receipt.status).toBe('0x1')
-  expect(await rpc(url, 'eth_getCode', [receipt.contractAddress, 'latest'])).toBe(`0x${LOOP_RUNTIME}`)
-  return receipt.contractAddress
-}
 
 /** Deploys a contract that CALLs `target` with all its gas; returns its address. */
 async function deployCaller(url: string, target: string): Promise<string> {
@@ -36,13 +23,6 @@ async function deployCaller(url: string, target: string): Promise<string> {
   const receipt = await rpc<{ contractAddress: string }>(url, 'eth_getTransactionReceipt', [hash])
   expect(await rpc(url, 'eth_getCode', [receipt.contractAddress, 'latest'])).toBe(`0x${runtime}`)
   return receipt.contractAddress
-}
-
-/** Resolves with the order in which the given promises settled (their indexes). */
-async function settleOrder(promises: Promise<unknown>[]): Promise<number[]> {
-  const order: number[] = []
-  await Promise.all(promises.map((p, i) => p.then(() => order.push(i), () => order.push(i))))
-  return order
 }
 
 describe.each<Transport>(['uws', 'node'])('%s transport: execution deadline', (transport) => {
@@ -72,6 +52,13 @@ describe.each<Transport>(['uws', 'node'])('%s transport: execution deadline', (t
       const err = await rpcError(strict.url, method, params as unknown as unknown[])
       expect(err.code, method).toBe(-32011)
       expect(err.message).toBe('Execution has got timeout out.')
+    }
+  })
+
+  it('debug_traceCall stops at the deadline with every tracer (the opcode tracers run the stock loop)', async () => {
+    for (const opts of [{}, { tracer: 'callTracer' }, { tracer: 'prestateTracer' }, { disableStack: true, disableMemory: true }]) {
+      const err = await rpcError(strict.url, 'debug_traceCall', [{ to: strictLoop, from: COW.address }, 'latest', opts])
+      expect(err, JSON.stringify(opts)).toMatchObject({ code: -32011, message: 'Execution has got timeout out.' })
     }
   })
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import * as domainErrors from '../../src/errors/domain-errors.js'
 import { DomainError, FilterNotFoundError, StateNotFoundError, VmExecutionError } from '../../src/errors/domain-errors.js'
-import { PoolApplyError } from '../../src/chain/block-builder.js'
+import { PoolApplyError, PoolTimeoutError } from '../../src/chain/block-builder.js'
 import { executionError } from '../../src/chain/revert.js'
 import { TraceTooLargeError } from '../../src/execution/tracers/struct-logs.js'
 import { compatProfile } from '../../src/rpc/compat.js'
@@ -57,6 +57,7 @@ describe('domain error → JSON-RPC mapping', () => {
     expect(toRpcError(new StateNotFoundError('ab12'))).toMatchObject({ code: -32600, message: 'State not found for block with hash 0xab12' })
     expect(toRpcError(new FilterNotFoundError('0x01'))).toMatchObject({ code: -32000, message: 'filter not found' })
     expect(toRpcError(new domainErrors.ExecutionTimeoutError())).toMatchObject({ code: -32011, message: 'Execution has got timeout out.' })
+    expect(toRpcError(new PoolTimeoutError(0))).toMatchObject({ code: -32011, message: 'Execution has got timeout out.' })
     class Unlisted extends DomainError {}
     expect(toRpcError(new Unlisted('other'))).toMatchObject({ code: -32000, message: 'other' })
   })

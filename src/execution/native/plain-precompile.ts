@@ -8,6 +8,8 @@
  */
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm'
 import { currentMessage } from './message-tracker.js'
+import { executionCheckpoint } from '../deadline.js'
+import { ExecutionTimeoutError } from '../../errors/domain-errors.js'
 
 /** A precompile as the reference defines one. */
 export interface PlainPrecompile {
@@ -33,11 +35,18 @@ export function plainPrecompile(p: PlainPrecompile): (input: PrecompileInput) =>
     if (gas > input.gasLimit) {
       return { returnValue: EMPTY, executionGasUsed: input.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) }
     }
+    let result: ExecResult
     try {
-      return { returnValue: await p.run(data, input), executionGasUsed: gas }
+      result = { returnValue: await p.run(data, input), executionGasUsed: gas }
     } catch (err) {
+      if (err instanceof ExecutionTimeoutError) throw err // the deadline ends the whole execution
       const message = err instanceof Error ? err.message : String(err)
-      return { returnValue: EMPTY, executionGasUsed: gas, exceptionError: new EVMError(`precompile: ${message}` as never) }
+      result = { returnValue: EMPTY, executionGasUsed: gas, exceptionError: new EVMError(`precompile: ${message}` as never) }
     }
+    // a precompile can take milliseconds (a pairing, many BLAKE2 rounds): the deadline and the time slice are
+    // checked after each one, where the opcode loop would only count it as one dynamic opcode (../deadline.ts)
+    const pause = executionCheckpoint(input._EVM)
+    if (pause !== undefined) await pause
+    return result
   }
 }

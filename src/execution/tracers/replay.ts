@@ -7,6 +7,10 @@
  * they are read back), and beyond that the reference's "state not found" error is answered (-32600, as
  * eth_call at such a block). A block mined after state was changed in place (anvil_setBalance, …) is replayed
  * on the changed state (Chain.preStateRoot), recorded with the block (also in the `--db` database).
+ *
+ * A replay or traced call has the execution deadline of a call (`--rpc-timeout`, -32011; ../deadline.ts,
+ * docs/reference-rules.md#rule-limits) and yields like one. A tracer that listens to every opcode makes the stock
+ * interpreter loop run, which has no checkpoint of its own: {@link watchSteps} adds one.
  */
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
@@ -17,6 +21,7 @@ import { bytesEqual } from '../../util/bytes.js'
 import type { BlockContext, CallRequest, Executor } from '../executor.js'
 import { REMASC_ADDRESS } from '../executor.js'
 import { applyStateOverride, type StateOverride } from '../state-override.js'
+import { CHECK_EVERY, executionCheckpoint, setDeadline } from '../deadline.js'
 import type { ExecutionTracer, TracedOutcome, TraceEvents } from './types.js'
 
 /**
@@ -27,6 +32,8 @@ export interface ReplaySource {
   readonly executor: Executor
   /** eth_call gas cap (reference rpc.callGasCap). */
   readonly callGasCap: bigint
+  /** Deadline of one replay or traced call, in ms (0 = none; --rpc-timeout). */
+  readonly executionTimeoutMs: number
   blockByNumber(n: bigint): Promise<BlockRecord | undefined>
   /** The state root a mined block's transactions ran on, when still known. */
   preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined>
@@ -70,13 +77,40 @@ async function unwindTo(vm: { evm: { journal: { cleanup(): Promise<void> }; tran
   while (sm.checkpointDepth > depth) await sm.revert()
 }
 
+/** What {@link watchSteps} needs of the EVM's event emitter besides the tracers' view of it. */
+interface CountedEvents {
+  listenerCount(event: 'step'): number
+}
+
+/**
+ * While a tracer listens to `step` (the stock interpreter loop then runs), checks the deadline and yields every
+ * {@link CHECK_EVERY} opcodes from a `step` listener of its own, as the fast loop does from its checkpoint.
+ * Attach after the tracer.
+ * @param evm the EVM that runs (it carries the deadline)
+ * @returns the function that detaches it
+ */
+function watchSteps(evm: object, events: TraceEvents): () => void {
+  if ((events as unknown as CountedEvents).listenerCount('step') === 0) return () => {}
+  let steps = 0
+  // two arguments: the EVM awaits `done`, so the listener can pause the run; a throw (past the deadline) ends it
+  const listener = (_step: unknown, done?: () => void) => {
+    if (++steps < CHECK_EVERY) return done?.()
+    steps = 0
+    const pause = executionCheckpoint(evm)
+    if (pause === undefined) done?.()
+    else void pause.then(done)
+  }
+  events.on('step', listener)
+  return () => events.off('step', listener)
+}
+
 /**
  * Replays `block` on its parent's state, tracing the transactions `wanted` selects (in block order). The
  * Remasc transaction is not executed by the EVM (the reference runs it as a native contract); it is reported
  * with an empty trace by the callers. Inside the chain's queue.
  * @param wanted which transactions to trace (by position); transactions after the last wanted one are not run
  * @throws StateNotFoundError when the parent's state is no longer available; TraceTooLargeError when a
- *   tracer's size budget is exceeded
+ *   tracer's size budget is exceeded; ExecutionTimeoutError when the replay runs past the deadline
  */
 export async function traceBlockTxs<T extends ExecutionTracer>(
   chain: ReplaySource,
@@ -99,12 +133,14 @@ export async function traceBlockTxs<T extends ExecutionTracer>(
   const out: TracedTx<T>[] = []
   const base = sm.checkpointDepth
   await sm.checkpoint()
+  setDeadline(vm.evm, chain.executionTimeoutMs)
   try {
     let gasUsed = 0n
     for (let i = 0; i <= last; i++) {
       const rec = txs[i]!
       const tracer = wanted(rec) ? make(sm, rec) : undefined
       tracer?.attach(events)
+      const unwatch = watchSteps(vm.evm, events)
       sm.maskSenderCodeOnce(new Address(rec.from))
       try {
         const r = await runTx(vm, { tx: rec.tx, block: evmBlock, blockGasUsed: gasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true })
@@ -123,10 +159,12 @@ export async function traceBlockTxs<T extends ExecutionTracer>(
         }
       } finally {
         sm.clearSenderCodeMask()
+        unwatch()
         tracer?.detach(events)
       }
     }
   } finally {
+    setDeadline(vm.evm, 0)
     await unwindTo(vm as never, sm, base)
   }
   return out
@@ -136,6 +174,7 @@ export async function traceBlockTxs<T extends ExecutionTracer>(
  * Runs a call (debug_traceCall) at a block's state like eth_call, with `tracer` attached and the overrides
  * applied; nothing is kept. Inside the chain's queue.
  * @param root the state to run on; @param ctx its block context (block overrides already applied)
+ * @throws RpcError -32011 when a tracer's size budget is exceeded or the call runs past the deadline
  */
 export async function traceCallAt<T extends ExecutionTracer>(
   chain: ReplaySource,
@@ -152,14 +191,17 @@ export async function traceCallAt<T extends ExecutionTracer>(
   const base = sm.checkpointDepth
   await sm.checkpoint()
   let tracer: T | undefined
+  let unwatch = () => {}
   try {
     // the tracer sees the overridden state as the state before the call
     if (overrides.length > 0) await applyStateOverride(sm, overrides)
     tracer = make(sm)
     tracer.attach(events)
-    const r = await ex.call(req, ctx, root, chain.callGasCap)
+    unwatch = watchSteps(vm.evm, events)
+    const r = await ex.call(req, ctx, root, chain.callGasCap, chain.executionTimeoutMs)
     return { tracer, outcome: { gasUsed: r.gasUsed, returnValue: r.returnValue, error: r.error, createdAddress: r.createdAddress } }
   } finally {
+    unwatch()
     tracer?.detach(events)
     await unwindTo(vm as never, sm, base)
   }
