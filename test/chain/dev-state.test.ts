@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { DevState } from '../../src/chain/dev-state.js'
+import { InvalidArgumentError } from '../../src/errors/domain-errors.js'
+import { toRpcError } from '../../src/rpc/error-mapping.js'
 import { SnapshotRegistry, type ChainSnapshot } from '../../src/chain/snapshots.js'
 
 type Header = Parameters<DevState['nextContext']>[0]
@@ -80,7 +82,9 @@ describe('DevState: the next block context', () => {
     } catch (e) {
       err = e
     }
-    expect(err).toMatchObject({ code: -32602 })
+    // a domain error, answered -32602 at the RPC boundary
+    expect(err).toBeInstanceOf(InvalidArgumentError)
+    expect(toRpcError(err)).toMatchObject({ code: -32602 })
     expect((err as Error).message).toBe("Timestamp 900 is lower than or equal to previous block's timestamp 900")
     expect(dev.nextContext(parent({ timestamp: 900n })).timestamp).toBe(1_000n)
     dev.setNextBlockTimestamp(1_234n, 900n)
