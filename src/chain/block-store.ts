@@ -19,11 +19,11 @@ export interface TxLocation {
 }
 
 /**
- * Decoded blocks kept besides the genesis and the head (each ~10-15 KB for a block with a transfer): enough for
- * the fork detection data of the next block (RSKIP110: blocks up to 448 below the head) to stay
- * decoded while mining.
+ * Decoded blocks kept besides the genesis and the head (each ~10-15 KB for a block with a transfer, so ~13 MB at
+ * most): enough for the fork detection data of the next block (RSKIP110: blocks up to 448 below the head) to
+ * stay decoded while mining, and for a client polling eth_getLogs over the last 1000 blocks to find them decoded.
  */
-export const DECODED_BLOCK_CACHE = 512
+export const DECODED_BLOCK_CACHE = 1024
 
 /** The canonical chain: blocks 0 … head, appended one at a time, truncated only by a rewind. */
 export class BlockStore {

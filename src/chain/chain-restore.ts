@@ -34,7 +34,7 @@ async function upgradeFormat1(storage: ChainStorage, head: bigint, genesis: Bloc
   let ops: PutOp[] = blockIndexOps(0n, genesis.hash, [])
   let parentHash = genesis.hashKey
   for await (const { number, rlp, extra } of storage.encodedRange(1n, head)) {
-    const block = decodeStoredBlock(rlp, extra, common)
+    const block = decodeStoredBlock(rlp, extra, common, true)
     if (toKey(block.header.parentHash) !== parentHash) {
       throw new StorageCorruptError(`${storage.label}: block ${number} does not follow block ${number - 1n}`)
     }
@@ -108,7 +108,7 @@ export async function restoreChain(
   if (stored.head > 0n) {
     const enc = await storage.encoded(stored.head)
     if (enc === undefined) throw new StorageCorruptError(`${storage.label}: head ${stored.head} is missing`)
-    head = decodeStoredBlock(enc.rlp, enc.extra, t.common)
+    head = decodeStoredBlock(enc.rlp, enc.extra, t.common, true)
     if (head.header.number !== stored.head) {
       throw new StorageCorruptError(`${storage.label}: the record of block ${stored.head} holds block ${head.header.number}`)
     }

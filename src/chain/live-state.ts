@@ -75,7 +75,7 @@ export class LiveState {
     const checked: { enc: EncodedBlock; hash: Uint8Array; txHashes: Uint8Array[] }[] = []
     let parent = this.blocks.head
     for (const [rlp, extra] of blocks) {
-      const block = decodeStoredBlock(rlp, extra, this.common)
+      const block = decodeStoredBlock(rlp, extra, this.common, true)
       if (block.header.number !== parent.header.number + 1n || toKey(block.header.parentHash) !== parent.hashKey) {
         throw new Error(`block ${block.header.number} does not follow block ${parent.header.number}`)
       }
