@@ -232,7 +232,7 @@ async function startNode(
     compat,
     miner,
     impersonation: new Impersonation(),
-    fork: fork && { point: fork.point, history: fork.history, remote: fork.remote },
+    fork: fork && { url: config.fork!.url, point: fork.point, history: fork.history, remote: fork.remote },
     setLogging: (on) => {
       onRequest = on ? (config.onRequest ?? defaultRequestLog) : undefined
     },

@@ -12,6 +12,7 @@ import { AbiCoder, Contract, Interface, JsonRpcProvider } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Token } from '../../fixtures/index.js'
 import type { Node } from '../../src/index.js'
+import { killStartedClis, runCli } from '../helpers/cli.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
 import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
 
@@ -50,6 +51,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  killStartedClis()
   await fork?.close()
   await proxy?.close()
   await remote?.close()
@@ -190,8 +192,39 @@ describe('the remote failing, and the cache', () => {
     }
   })
 
+  it('anvil_setRpcUrl sends later requests to another endpoint; anvil_reset refuses another fork block', async () => {
+    const other = await startRskjProxy({ upstream: remote.url })
+    try {
+      expect(await rpc(fork.url, 'anvil_setRpcUrl', [other.url])).toBeNull()
+      expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000b0b00', 'latest'])).toBe('0x0')
+      expect(other.total()).toBeGreaterThan(0)
+      expect((await rpc<{ forkConfig: { forkBlockNumber: number } }>(fork.url, 'anvil_nodeInfo')).forkConfig.forkBlockNumber).toBe(Number(forkNumber))
+      const err = await rpcError(fork.url, 'anvil_reset', [{ forking: { jsonRpcUrl: other.url, blockNumber: 1 } }])
+      expect(err.code).toBe(-32602)
+      expect(await rpc(fork.url, 'hardhat_reset', [{ forking: { jsonRpcUrl: other.url, blockNumber: Number(forkNumber) } }])).toBeNull()
+      expect(BigInt(await rpc<string>(fork.url, 'eth_blockNumber'))).toBe(forkNumber)
+    } finally {
+      await rpc(fork.url, 'anvil_setRpcUrl', [proxy.url])
+      await other.close()
+    }
+    expect(await rpcError(remote.url, 'anvil_setRpcUrl', [proxy.url])).toMatchObject({ code: -32602 })
+  })
+
   it('refuses --db with a fork, and a remote that is not there', async () => {
     await expect(startNode({ db: cacheRoot, fork: { url: proxy.url } })).rejects.toThrow(/--db/)
     await expect(startNode({ fork: { url: 'http://127.0.0.1:9', retries: 0, cache: false } })).rejects.toThrow(/127\.0\.0\.1:9/)
+  })
+})
+
+describe('the command line', () => {
+  it('forks with --fork-url and --fork-block-number, and shows the remote chain id, fork block and hash', async () => {
+    const cli = runCli(['-p', '0', '--fork-url', proxy.url, '--fork-block-number', String(forkNumber), '--no-fork-cache', '--fork-retries', '1', '--fork-headers', 'X-Api-Key: k1'])
+    const [, url] = await cli.waitFor(/Listening on (http:\/\/\S+) /)
+    expect(cli.output()).toContain(`chain id 33, block #${forkNumber} ${forkHash}`)
+    expect(cli.output()).toMatch(/Fork cache in memory/)
+    expect(BigInt(await rpc<string>(url!, 'eth_blockNumber'))).toBe(forkNumber)
+    expect(proxy.lastHeaders()['x-api-key']).toBe('k1')
+    const bad = runCli(['-p', '0', '--fork-block-number', '3'])
+    await bad.waitFor(/need --fork-url/)
   })
 })

@@ -14,9 +14,14 @@ import { RawJson } from '../format.js'
 import type { CallContext, MethodSpec } from '../method-table.js'
 import type { BlockRef, FilterObject } from '../params.js'
 import type { Services } from '../services.js'
+import { invalidParams } from '../rpc-error.js'
+import { method } from '../method-table.js'
+import { P } from '../params.js'
 
 /** What the fork layer reads: the fork block, the remote's history and the remote itself. */
 export interface ForkServices {
+  /** The remote's URL (changed by anvil_setRpcUrl). */
+  url: string
   point: ForkPoint
   history: ForkHistory
   remote: RemoteNode
@@ -162,6 +167,19 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
     return [...remote, ...localLogs]
   })
 
+  // ---- anvil_reset / hardhat_reset: back to the fork block; another fork needs a restart ----
+  wrap('anvil_reset', (orig) => async (c, args) => {
+    const forking = (args[0] as { forking?: { jsonRpcUrl?: unknown; blockNumber?: unknown } } | undefined)?.forking
+    const url = forking?.jsonRpcUrl
+    const n = forking?.blockNumber
+    const sameUrl = url == null || url === f.url
+    const sameBlock = n == null || ((typeof n === 'number' || typeof n === 'string' || typeof n === 'bigint') && BigInt(n) === forkN)
+    if (!sameUrl || !sameBlock) {
+      throw invalidParams(`forking another remote or block at run time is not supported: restart with --fork-url and --fork-block-number (this fork is at block ${forkN})`)
+    }
+    return orig(c, [])
+  })
+
   // ---- state below the fork block: asked of the remote at that number ----
   /** The number of a block below the fork block that `ref` names, else undefined (the local chain answers). */
   const belowFork = async (ref: BlockRef): Promise<bigint | undefined> => {
@@ -180,4 +198,24 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
   stateRead('eth_getStorageAt', 2, async (a, n) => toHex(await f.remote.storageAt(a[0] as Uint8Array, a[1] as Uint8Array, n)))
   stateRead('eth_call', 1, (a, n) => f.remote.client.call('eth_call', [callJson(a[0] as CallRequest), quantity(n)]))
   stateRead('eth_estimateGas', 1, (a, n) => f.remote.client.call('eth_estimateGas', [callJson(a[0] as CallRequest), quantity(n)]))
+}
+
+/**
+ * anvil_setRpcUrl: later requests of a fork go to `url` (another endpoint of the same remote chain; what was
+ * fetched stays cached). Not forking: -32602.
+ */
+export function forkMethods(s: Services): MethodSpec[] {
+  return [
+    method('anvil_setRpcUrl', 'anvil', "sets the fork remote's URL", [P.string('url')], (_c, url) => {
+      const f = s.fork
+      if (f === undefined) throw invalidParams('not forking: start with --fork-url')
+      try {
+        f.remote.client.retarget(url)
+      } catch (err) {
+        throw invalidParams((err as Error).message)
+      }
+      f.url = url
+      return null
+    }),
+  ]
 }
