@@ -40,6 +40,12 @@ export interface NodeConfig {
    * Without it, everything lives in memory.
    */
   db?: string
+  /**
+   * Fork a live node of network 30, 31 or 33 (`--fork-url` and the `--fork-*` options;
+   * docs/architecture.md#forking): the chain continues the remote's from its fork block, over its state.
+   * Not combined with `db` or `loadState`.
+   */
+  fork?: ForkConfig
   /** scrypt cost of new keystore files: 'light' (N=4096, p=6; default) or 'standard' (N=262144, p=1). */
   keystoreKdf?: 'light' | 'standard'
   /** Target minimumGasPrice in wei (reference miner.minGasPrice). Default 0. */
@@ -194,4 +200,22 @@ export function resolveModules(spec: readonly string[] | undefined): Set<(typeof
     else enabled.add(name as M)
   }
   return new Set(ALL_MODULES.filter((m) => !enabled.has(m)))
+}
+
+/** How to fork a live node (NodeConfig.fork). Times in milliseconds. */
+export interface ForkConfig {
+  /** JSON-RPC URL of the remote (the reference node or a hosted service of it). */
+  url: string
+  /** Fork block number; negative counts back from the remote's head; default: the head minus 5. */
+  blockNumber?: bigint | number
+  /** Extra HTTP headers sent to the remote (an API key header). */
+  headers?: Readonly<Record<string, string>>
+  /** Retries of a failed request to the remote (default 5). */
+  retries?: number
+  /** Time allowed for one request to the remote (default 30 000). */
+  timeoutMs?: number
+  /** Calls per second to the remote (default: no cap). */
+  requestsPerSecond?: number
+  /** Root of the disk cache (default `~/.cache/node-cli/fork`, or under `$XDG_CACHE_HOME`); false = memory only. */
+  cache?: string | false
 }

@@ -32,6 +32,7 @@ import { minerExtraData } from './chain/consensus.js'
 import type { Connection, RunningServer } from './server/types.js'
 import { bytesToBigInt, toHex } from './util/bytes.js'
 import { startWasmKeccak } from './crypto/keccak.js'
+import type { OpenFork } from './fork/fork-setup.js'
 
 /** Delay after the server is up before the WebAssembly Keccak is set up (ms; crypto/keccak.ts startWasmKeccak). */
 const WASM_KECCAK_DELAY_MS = 200
@@ -84,6 +85,11 @@ export interface Node {
   readonly methods: readonly MethodInfo[]
   /** In-process EIP-1193 provider (no transport in between; errors as over HTTP). */
   readonly provider: Eip1193Provider
+  /**
+   * Fork mode (NodeConfig.fork): the remote's origin (its URL without path, which may hold an API key), chain
+   * id, and the fork block's number and hash; undefined when not forked.
+   */
+  readonly fork?: { remote: string; chainId: number; blockNumber: bigint; blockHash: string; cacheDir?: string; cacheWarning?: string }
   /** What `loadState` loaded at start-up (undefined without it). */
   readonly loadedState?: { file: string; kind: 'chain' | 'merged'; accounts: number; cells: number; head: bigint }
   /**
@@ -102,13 +108,32 @@ export interface Node {
  * @throws Error with `code: 'EADDRINUSE'` when the port is taken; Error on an unknown network
  */
 export async function createNode(config: NodeConfig = {}): Promise<Node> {
-  const network = config.network ?? DEFAULT_CONFIG.network
   const compat = compatProfile(config.compat)
   const rpcTimeout = config.rpcTimeout ?? DEFAULT_CONFIG.rpcTimeout
   if (!Number.isFinite(rpcTimeout) || rpcTimeout < 0) throw new RangeError(`rpcTimeout must be a number of seconds >= 0, got ${rpcTimeout}`)
   const disabledModules = resolveModules(config.rpcModules)
+  // a fork runs the remote's network (docs/architecture.md#forking); it keeps no database
+  if (config.fork && config.db) throw new Error('--fork-url cannot be combined with --db (a fork keeps its chain in memory; its remote data is cached in --fork-cache)')
+  if (config.fork && config.loadState !== undefined) throw new Error('--fork-url cannot be combined with --load-state')
+  const fork = config.fork ? await (await import('./fork/fork-setup.js')).openFork(config.fork) : undefined
+  try {
+    return await startNode(config, compat, rpcTimeout, disabledModules, fork)
+  } catch (err) {
+    await fork?.close()
+    throw err
+  }
+}
+
+async function startNode(
+  config: NodeConfig,
+  compat: ReturnType<typeof compatProfile>,
+  rpcTimeout: number,
+  disabledModules: ReturnType<typeof resolveModules>,
+  fork: OpenFork | undefined,
+): Promise<Node> {
+  const network = fork?.network ?? config.network ?? DEFAULT_CONFIG.network
   const preset = networkPreset(network)
-  const chainId = config.chainId ?? preset.chainId
+  const chainId = config.chainId ?? (fork ? Number(fork.point.chainId) : preset.chainId)
   const common = createChainCommon(chainId)
 
   // Keyring order (eth_accounts): seeded dev accounts, --mnemonic accounts, miner, then run-time/keystore accounts.
@@ -128,7 +153,8 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     kdf: config.keystoreKdf,
   })
 
-  const alloc: Record<string, bigint> = { ...preset.alloc }
+  // a fork's state is the remote's: only the dev accounts are funded over it
+  const alloc: Record<string, bigint> = fork ? {} : { ...preset.alloc }
   for (const a of seeded) {
     const key = toHex(a.address)
     if (alloc[key] === undefined || alloc[key] === 0n) alloc[key] = DEV_ACCOUNT_BALANCE
@@ -150,16 +176,18 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
       network: network as 30 | 31 | 32 | 33,
       alloc,
       coinbase: minerAddress,
-      targetGasLimit: config.gasLimit ?? preset.targetGasLimit,
+      // a fork's blocks follow the fork block's gas limit and minimum gas price unless told otherwise
+      targetGasLimit: config.gasLimit ?? fork?.chain.block.header.gasLimit ?? preset.targetGasLimit,
       // reference MinerServerImpl.buildExtraData: RLP[version 0x01, "<identity>"]
       extraData: minerExtraData(`node-cli-${VERSION}`),
-      minGasPrice: config.minGasPrice ?? DEFAULT_CONFIG.minGasPrice,
+      minGasPrice: config.minGasPrice ?? fork?.chain.block.header.minimumGasPrice ?? DEFAULT_CONFIG.minGasPrice,
       clock: config.clock,
       stateHistory: config.stateHistory,
       pruneHistory: config.pruneHistory,
       transactionBlockKeeper: config.transactionBlockKeeper,
       executionTimeoutMs: Math.round(rpcTimeout * 1000),
       storage,
+      fork: fork?.chain,
     })
   } catch (err) {
     await storage?.close()
@@ -204,6 +232,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     compat,
     miner,
     impersonation: new Impersonation(),
+    fork: fork && { url: config.fork!.url, point: fork.point, history: fork.history, remote: fork.remote },
     setLogging: (on) => {
       onRequest = on ? (config.onRequest ?? defaultRequestLog) : undefined
     },
@@ -297,6 +326,14 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
     methods: methods.filter((m) => !disabledModules.has(m.module)),
     provider,
     loadedState: loaded,
+    fork: fork && {
+      remote: fork.client.origin,
+      chainId: Number(fork.point.chainId),
+      blockNumber: fork.point.number,
+      blockHash: toHex(fork.point.hash),
+      cacheDir: fork.cache.path,
+      cacheWarning: fork.cache.warning,
+    },
     dumpState,
     close() {
       closed ??= (async () => {
@@ -308,6 +345,7 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
           if (config.dumpState !== undefined) await dumpState(config.dumpState)
         } finally {
           await chain.close()
+          await fork?.close()
         }
       })()
       return closed

@@ -27,7 +27,7 @@ describe('createNode: the public Node', () => {
 
   it('has exactly the documented members, none of them the chain', () => {
     expect(Object.keys(node).sort()).toEqual(
-      ['accounts', 'chainId', 'close', 'compat', 'dumpState', 'loadedState', 'methods', 'miner', 'mining', 'network', 'port', 'provider', 'transport', 'url', 'wsUrl'].sort(),
+      ['accounts', 'chainId', 'close', 'compat', 'dumpState', 'fork', 'loadedState', 'methods', 'miner', 'mining', 'network', 'port', 'provider', 'transport', 'url', 'wsUrl'].sort(),
     )
     expect(Object.values(node).some((v) => v instanceof Chain)).toBe(false)
     expect(node.methods.some((m) => m.name === 'rpc_modules' && m.module === 'eth' && m.params.length === 0)).toBe(true)

@@ -25,27 +25,36 @@ export interface TxLocation {
  */
 export const DECODED_BLOCK_CACHE = 1024
 
-/** The canonical chain: blocks 0 … head, appended one at a time, truncated only by a rewind. */
+/**
+ * The canonical chain: blocks `base` … head, appended one at a time, truncated only by a rewind. `base` is 0, or
+ * the fork block of a fork (docs/architecture.md#forking): its first block, which this store calls the genesis;
+ * the archive holds block `base + i` at its position `i`.
+ */
 export class BlockStore {
+  /** The head's number + 1. */
   private count = 0
   private genesisBlock: BlockRecord | undefined
   private headBlock: BlockRecord | undefined
   private readonly cache = new LRUCache<number, BlockRecord>({ max: DECODED_BLOCK_CACHE })
   /** Receipts of blocks 1 … this were dropped (`--transaction-block-keeper`). */
-  private prunedUpTo = 0n
+  private prunedUpTo: bigint
 
   /**
    * @param archive where the encodings are kept (default: in memory)
    * @param common the chain's Common (decoding transactions)
+   * @param base number of the first block (0; a fork's fork block)
    */
   constructor(
     private readonly common: Common,
     private readonly archive: BlockArchive = new MemoryBlockArchive(),
-  ) {}
+    readonly base = 0n,
+  ) {
+    this.prunedUpTo = base
+  }
 
-  /** Number of blocks, genesis included (the head's number + 1). */
+  /** Number of blocks, genesis included (the head's number + 1 − base). */
   get length(): number {
-    return this.count
+    return this.count - Number(this.base)
   }
 
   /** The genesis block. @throws TypeError before the genesis is added */
@@ -63,14 +72,14 @@ export class BlockStore {
    * @throws StorageCorruptError when its stored encodings do not decode
    */
   async byNumber(n: bigint): Promise<BlockRecord | undefined> {
-    if (n < 0n || n >= BigInt(this.count)) return undefined
-    if (n === 0n) return this.genesisBlock
+    if (n < this.base || n >= BigInt(this.count)) return undefined
+    if (n === this.base) return this.genesisBlock
     const head = this.headBlock!
     if (n === head.header.number) return head
     const key = Number(n)
     const cached = this.cache.get(key)
     if (cached !== undefined) return cached
-    const enc = await this.archive.encoded(n)
+    const enc = await this.archive.encoded(n - this.base)
     // a rewind may have happened while reading
     if (enc === undefined || n >= BigInt(this.count)) return undefined
     const block = decodeStoredBlock(enc.rlp, enc.extra, this.common)
@@ -82,7 +91,7 @@ export class BlockStore {
   async byBlockHash(hash: Uint8Array): Promise<BlockRecord | undefined> {
     if (bytesEqual(this.headBlock!.hash, hash)) return this.headBlock
     for (const n of await this.archive.numbersOfHash(hash)) {
-      const block = await this.byNumber(n)
+      const block = await this.byNumber(n + this.base)
       if (block !== undefined && bytesEqual(block.hash, hash)) return block
     }
     return undefined
@@ -91,7 +100,7 @@ export class BlockStore {
   /** A mined transaction by 32-byte hash, or undefined. */
   async transaction(hash: Uint8Array): Promise<TxLocation | undefined> {
     for (const p of await this.archive.txPositions(hash)) {
-      const block = await this.byNumber(p.number)
+      const block = await this.byNumber(p.number + this.base)
       const tx = block?.transactions[p.index]
       if (block !== undefined && tx !== undefined && bytesEqual(tx.hash, hash)) return { block, tx }
     }
@@ -100,7 +109,7 @@ export class BlockStore {
 
   /** The 32-byte hash of canonical block `n`, or undefined (BLOCKHASH, Remasc). */
   async hashOf(n: bigint): Promise<Uint8Array | undefined> {
-    if (this.archive instanceof MemoryBlockArchive) return n < BigInt(this.count) ? this.archive.hashOf(n) : undefined
+    if (this.archive instanceof MemoryBlockArchive) return n < BigInt(this.count) && n >= this.base ? this.archive.hashOf(n - this.base) : undefined
     return (await this.byNumber(n))?.hash
   }
 
@@ -110,12 +119,12 @@ export class BlockStore {
    */
   add(block: BlockRecord, enc?: EncodedBlock): void {
     const n = block.header.number
-    if (n === 0n) {
+    if (n === this.base) {
       this.genesisBlock = block
     } else {
       this.cache.set(Number(n), block)
     }
-    this.archive.append(n, enc ?? encodeBlock(block), block.hash, block.transactions.map((t) => t.hash))
+    this.archive.append(n - this.base, enc ?? encodeBlock(block), block.hash, block.transactions.map((t) => t.hash))
     this.headBlock = block
     this.count = Number(n) + 1
   }
@@ -126,7 +135,7 @@ export class BlockStore {
    * @param hash the block hash; @param txHashes its transaction hashes in block order
    */
   addEncoded(enc: EncodedBlock, hash: Uint8Array, txHashes: readonly Uint8Array[]): void {
-    this.archive.append(BigInt(this.count), enc, hash, txHashes)
+    this.archive.append(BigInt(this.count) - this.base, enc, hash, txHashes)
     this.count++
   }
 
@@ -156,7 +165,7 @@ export class BlockStore {
     for (let n = this.prunedUpTo + 1n; n <= number && n < BigInt(this.count - 1); n++) {
       const block = await this.byNumber(n)
       if (block === undefined) break
-      await this.archive.pruneReceipts(n, block.transactions.map((t) => t.hash))
+      await this.archive.pruneReceipts(n - this.base, block.transactions.map((t) => t.hash))
       this.cache.delete(Number(n))
       this.prunedUpTo = n
     }
@@ -176,10 +185,10 @@ export class BlockStore {
   async truncateAbove(number: bigint): Promise<void> {
     if (number >= BigInt(this.count - 1)) return
     for (let n = Number(number) + 1; n < this.count; n++) this.cache.delete(n)
-    this.archive.truncateAbove(number)
+    this.archive.truncateAbove(number - this.base)
     this.count = Number(number) + 1
     if (this.prunedUpTo > number) this.prunedUpTo = number
-    this.headBlock = number === 0n ? this.genesisBlock : (this.cache.get(Number(number)) ?? (await this.decodeAt(number)))
+    this.headBlock = number === this.base ? this.genesisBlock : (this.cache.get(Number(number)) ?? (await this.decodeAt(number)))
   }
 
   /**
@@ -188,12 +197,13 @@ export class BlockStore {
    */
   async *blocksWithBloom(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean): AsyncGenerator<BlockRecord> {
     const last = to < BigInt(this.count - 1) ? to : BigInt(this.count - 1)
-    if (from < 1n) {
-      if (from <= 0n && last >= 0n && mayMatch(this.genesisBlock!.header.logsBloom)) yield this.genesisBlock!
-      from = 1n
+    const base = this.base
+    if (from <= base) {
+      if (last >= base && mayMatch(this.genesisBlock!.header.logsBloom)) yield this.genesisBlock!
+      from = base + 1n
     }
     const wanted: bigint[] = []
-    for await (const { number, rlp } of this.archive.rlpRange(from, last)) if (mayMatch(blockLogsBloom(rlp))) wanted.push(number)
+    for await (const { number, rlp } of this.archive.rlpRange(from - base, last - base)) if (mayMatch(blockLogsBloom(rlp))) wanted.push(number + base)
     for (const n of wanted) {
       const b = await this.byNumber(n)
       if (b === undefined) return
@@ -204,7 +214,7 @@ export class BlockStore {
   /** The encodings of blocks 1 … head (copies; for state dumps). */
   async encodedAfterGenesis(): Promise<EncodedBlock[]> {
     const out: EncodedBlock[] = []
-    for (let n = 1n; n < BigInt(this.count); n++) {
+    for (let n = 1n; n < BigInt(this.count) - this.base; n++) {
       const enc = await this.archive.encoded(n)
       if (enc === undefined) throw new Error(`block ${n} is missing from the archive`)
       out.push(enc)
@@ -213,7 +223,7 @@ export class BlockStore {
   }
 
   private async decodeAt(n: bigint): Promise<BlockRecord> {
-    const enc = await this.archive.encoded(n)
+    const enc = await this.archive.encoded(n - this.base)
     if (enc === undefined) throw new Error(`block ${n} is missing from the archive`)
     const block = decodeStoredBlock(enc.rlp, enc.extra, this.common)
     this.cache.set(Number(n), block)

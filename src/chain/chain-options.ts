@@ -3,8 +3,33 @@
  * history and storage.
  */
 import type { Common } from '@ethereumjs/common'
+import type { ProcessingBlock } from '../rsk/remasc.js'
+import type { ForkStateSource } from '../state/fork-source.js'
+import type { BlockRecord } from '../types/records.js'
 import type { GenesisFields } from './block-builder.js'
 import type { ChainStorage } from './storage.js'
+
+/**
+ * What a chain forked from a live node needs (docs/architecture.md#forking): the fork block, which the chain
+ * starts at instead of a genesis, the remote state under the local one, and the remote's blocks below it for
+ * BLOCKHASH and the Remasc contract. Implemented over src/fork/ by the node (src/node-fork.ts).
+ */
+export interface ChainFork {
+  /**
+   * The fork block as a record: the remote's header (its hash is the remote's), no transactions (the RPC reads
+   * them from the remote). The first block of the chain; local blocks continue at its number + 1.
+   */
+  block: BlockRecord
+  /** The remote state at the fork block (the state manager reads every key no local write holds from it). */
+  source: ForkStateSource & {
+    /** Fetches these accounts together before a transaction runs (one round trip instead of one per account). */
+    prefetch(accounts: readonly Uint8Array[]): Promise<void>
+  }
+  /** Hash of remote block `n` below the fork block (BLOCKHASH), or undefined. */
+  hashOf(n: bigint): Promise<Uint8Array | undefined>
+  /** Remote block `n` below the fork block as the Remasc contract reads it, or undefined. */
+  processingBlock(n: bigint): Promise<ProcessingBlock | undefined>
+}
 
 /** Options for Chain.create (src/chain/chain.ts). */
 export interface ChainOptions {
@@ -59,6 +84,12 @@ export interface ChainOptions {
    * Without it the chain lives in memory only.
    */
   storage?: ChainStorage
+  /**
+   * Fork mode: the chain continues a live node's chain from its fork block, over its state
+   * (docs/architecture.md#forking). `genesis` and `alloc`'s precompile rules are then unused: `alloc` only
+   * funds accounts in place over the remote state. Not combined with `storage`.
+   */
+  fork?: ChainFork
 }
 
 /** Default number of recent block states kept readable (see {@link ChainOptions.stateHistory}). */

@@ -88,13 +88,18 @@ export class Chain extends EventEmitter {
   /** The chain's database, if persistent. */
   private readonly database: ChainStorage | undefined
 
+  /** Fork mode: the local root of the fork block's state (what {@link reset} goes back to). */
+  private readonly forkRoot: Uint8Array | undefined
+
   private constructor(
     readonly executor: Executor,
     private readonly opts: ChainOptions,
   ) {
     super()
     this.database = opts.storage
-    this.blocks = new BlockStore(opts.common, opts.storage ? new LevelBlockArchive(opts.storage) : new MemoryBlockArchive())
+    const archive = opts.storage ? new LevelBlockArchive(opts.storage) : new MemoryBlockArchive()
+    this.blocks = new BlockStore(opts.common, archive, opts.fork?.block.header.number ?? 0n)
+    this.forkRoot = opts.fork ? executor.stateRoot : undefined
     this.setMaxListeners(0)
     this.dev = new DevState({
       clock: opts.clock ?? Date.now,
@@ -132,6 +137,7 @@ export class Chain extends EventEmitter {
       callGasCap: this.callGasCap,
       gasEstimationCap: this.gasEstimationCap,
       executionTimeoutMs: this.executionTimeoutMs,
+      fork: opts.fork && this.forkRoot && { block: opts.fork.block, root: this.forkRoot },
     })
   }
 
@@ -141,24 +147,30 @@ export class Chain extends EventEmitter {
    */
   static async create(opts: ChainOptions): Promise<Chain> {
     let chain: Chain | undefined
+    const fork = opts.fork
+    if (fork && opts.storage) throw new Error('a fork keeps no database (--db)')
+    // below a fork block, BLOCKHASH and the Remasc contract read the remote's blocks
+    const base = fork?.block.header.number ?? 0n
     const executor = await Executor.create({
       common: opts.common,
       alloc: opts.alloc,
       network: opts.network,
-      blockHash: async (n) => chain?.blocks.hashOf(n),
+      blockHash: async (n) => (n < base ? fork!.hashOf(n) : chain?.blocks.hashOf(n)),
       processingBlock: async (n) => {
+        if (n < base) return fork!.processingBlock(n)
         const b = await chain?.blockByNumber(n)
         return b && { hash: b.hash, coinbase: b.header.coinbase, paidFees: b.header.paidFees }
       },
       canonicalBlock: async (n) => chain?.blockByNumber(n),
       store: opts.storage?.trieStore,
+      fork: fork?.source,
     })
     chain = new Chain(executor, opts)
     const history = opts.pruneHistory ?? opts.stateHistory ?? DEFAULT_STATE_HISTORY
     // one committed root per block, plus a few in-place changes and pending previews
     executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
     executor.stateManager.db.pin(executor.stateRoot)
-    const genesis = chain.builder.genesis(opts.genesis)
+    const genesis = fork ? fork.block : chain.builder.genesis(opts.genesis)
     // with --db: continue the stored chain (src/chain/chain-restore.ts), or start it
     const restored = opts.storage
       ? await restoreChain(opts.storage, genesis, {
@@ -177,6 +189,22 @@ export class Chain extends EventEmitter {
   /** Stops using the chain's database (after the queue drains). Idempotent. */
   close(): Promise<void> {
     return this.queue.run(() => this.database?.close())
+  }
+
+  /** Fork mode: the number of the fork block (blocks at or below it are the remote's); undefined otherwise. */
+  get forkBlockNumber(): bigint | undefined {
+    return this.opts.fork?.block.header.number
+  }
+
+  /**
+   * Fork mode: fetches these accounts of the remote state together (one round trip) before a transaction or
+   * call touches them; nothing otherwise.
+   * @throws ForkRemoteError (-32000) when the remote cannot answer
+   */
+  prefetch(accounts: readonly (Uint8Array | undefined)[]): Promise<void> | undefined {
+    const fork = this.opts.fork
+    if (fork === undefined) return undefined
+    return fork.source.prefetch(accounts.filter((a): a is Uint8Array => a !== undefined))
   }
 
   /** The EIP-155 chain id. */
@@ -333,10 +361,14 @@ export class Chain extends EventEmitter {
     })
   }
 
-  /** Back to genesis (evm_reset / anvil_reset): blocks, pool, snapshots and clock controls are cleared. */
+  /**
+   * Back to genesis (evm_reset / anvil_reset), or to the fork block in a fork: blocks, pool, snapshots and clock
+   * controls are cleared.
+   */
   reset(): Promise<void> {
     return this.queue.run(async () => {
-      await this.rewind(0n, this.blocks.genesis.header.stateRoot)
+      const first = this.blocks.genesis
+      await this.rewind(first.header.number, this.forkRoot ?? first.header.stateRoot)
       this.pool.clear()
       for (const snap of this.snapshots.clear()) this.executor.stateManager.db.unpin(snap.stateRoot)
       this.dev.clearNextBlockControls()
@@ -527,6 +559,7 @@ export class Chain extends EventEmitter {
     onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
     const parentState = this.executor.stateRoot
+    if (this.opts.fork) await this.prefetch([ctx.coinbase, ...txs.flatMap((t) => [t.from, t.tx.to?.bytes])])
     const result = await this.builder.build(ctx, txs, true, mm, onExecuted)
     const enc = encodeBlock(result.block)
     if (this.database) {
@@ -586,6 +619,12 @@ export class Chain extends EventEmitter {
    *   beyond the kept states (the JSON-RPC answers: docs/architecture.md#errors)
    */
   call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<CallResult> {
+    if (this.opts.fork) {
+      return this.queue.run(async () => {
+        await this.prefetch([req.from, req.to])
+        return this.queries.call(req, block, over)
+      })
+    }
     return this.queue.run(() => this.queries.call(req, block, over))
   }
 

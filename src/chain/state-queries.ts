@@ -40,6 +40,11 @@ export interface StateQueriesOptions {
   gasEstimationCap: bigint
   /** Deadline of one eth_call / eth_estimateGas in ms; 0 = none. */
   executionTimeoutMs: number
+  /**
+   * Fork mode: the fork block and the local root of its state (its header carries the remote's root, which the
+   * local trie does not hold; docs/architecture.md#forking).
+   */
+  fork?: { block: BlockRecord; root: Uint8Array }
 }
 
 /** Context of an existing block (calls "at" a past block run in that block's context). */
@@ -176,7 +181,7 @@ export class StateQueries {
       const p = await this.o.pendingBlock()
       return { ctx: this.o.nextContext(), root: p.header.stateRoot }
     }
-    const root = block === this.o.head() ? this.o.executor.stateRoot : block.header.stateRoot
+    const root = block === this.o.head() ? this.o.executor.stateRoot : block === this.o.fork?.block ? this.o.fork.root : block.header.stateRoot
     // (with --db an old state not in memory any more is loaded from the database)
     const states = this.o.executor.stateManager.db
     if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {

@@ -13,7 +13,7 @@ import { validateTransaction } from '../txpool/validation.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 import type { SerialQueue } from '../util/serial-queue.js'
 import { isLeftOut, type BlockTx, type OnExecuted } from './block-builder.js'
-import { DomainError } from '../errors/domain-errors.js'
+import { DomainError, ForkRemoteError } from '../errors/domain-errors.js'
 import { executionError } from './revert.js'
 import type { BlockRecord } from '../types/records.js'
 
@@ -147,6 +147,12 @@ export class TxSubmission {
           ours && onExecuted ? (applied) => onExecuted(hash, applied.txs[0]!, tx.gasLimit) : undefined,
         )
       } catch (err) {
+        // a fork's remote failed: nothing was mined, the submitted transaction is not kept, the rest of the pool
+        // stays as it was (docs/architecture.md#forking)
+        if (err instanceof ForkRemoteError) {
+          this.pool.remove(hash)
+          throw err
+        }
         // the transaction could not be applied and was dropped from the pool
         if (ours) throw err
         continue

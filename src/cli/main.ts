@@ -10,6 +10,7 @@ import { internals } from '../node-internals.js'
 import type { NodeConfig } from '../config.js'
 import { isPublicBind } from '../server/origin-policy.js'
 import type { ConsoleLogEvent } from '../chain/chain.js'
+import { addForkOptions, forkConfig, type ForkCliOptions } from './fork-options.js'
 
 function int(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -87,7 +88,7 @@ function seconds(name: string) {
 }
 
 /** Options as commander parses them. */
-interface CliOptions {
+interface CliOptions extends ForkCliOptions {
   network: number
   host: string
   port: number
@@ -123,7 +124,7 @@ interface CliOptions {
 
 /** Builds the commander program. */
 export function buildProgram(): Command {
-  return new Command()
+  const program = new Command()
     .name('node-cli')
     .description('A local developer chain for the merge-mined EVM network (networks 30-33), JSON-RPC over HTTP and WebSocket.')
     .version(VERSION)
@@ -168,7 +169,7 @@ export function buildProgram(): Command {
     .option('--no-console-log', 'do not decode and print Solidity console.log output')
     .option('-v, --verbose', 'log every request with its duration')
     .option('-s, --silent', 'print only the RPC URL line')
-    .helpOption('--help', 'display help')
+  return addForkOptions(program).helpOption('--help', 'display help')
 }
 
 function banner(node: Node, o: CliOptions): string {
@@ -196,6 +197,11 @@ function banner(node: Node, o: CliOptions): string {
         : `${node.compat} (see README "Compatibility profiles": block lists without the Remasc tx, ${node.compat} error shapes)`
     }`,
   )
+  if (node.fork) {
+    const f = node.fork
+    lines.push(`${chalk.dim('Fork')}       ${f.remote} chain id ${f.chainId}, block #${f.blockNumber} ${f.blockHash}`)
+    lines.push(`${chalk.dim('Fork cache')} ${f.cacheDir ?? (f.cacheWarning ? chalk.yellow(f.cacheWarning) : 'in memory (--no-fork-cache)')}`)
+  }
   lines.push(`${chalk.dim('Chain')}      ${o.db ? `${path.join(o.db, 'chain')} (head #${internals(node).chain.head.header.number})` : 'in memory (use --db <dir> to keep it)'}`)
   lines.push(`${chalk.dim('Keystore')}   ${o.db ? path.join(o.db, 'keystore') : 'in memory (use --db <dir> to keep it)'}`)
   lines.push(`${chalk.dim('Origins')}    ${accessLine(o.allowOrigin, 'localhost pages and wallet extensions only (--allow-origin to open)')}`)
@@ -282,7 +288,14 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     if (o.balance !== undefined) program.error('error: --balance applies to --mnemonic accounts; give --mnemonic too')
     if (program.getOptionValueSource('hdPath') === 'cli') program.error('error: --hd-path applies to --mnemonic accounts; give --mnemonic too')
   }
+  let fork
+  try {
+    fork = forkConfig(o)
+  } catch (err) {
+    program.error(`error: ${(err as Error).message}`)
+  }
   const config: NodeConfig = {
+    fork,
     network: o.network,
     host: o.host,
     port: o.port,

@@ -16,8 +16,9 @@ import { LRUCache } from 'lru-cache'
 import { captureInterpreter, rskOpcodes } from './opcodes.js'
 import { EstimateProbe, type EvmEvents } from './gas-estimation.js'
 import { armDeadline, setDeadline, startSlice } from './deadline.js'
-import { CallPreconditionError, ExecutionTimeoutError } from '../errors/domain-errors.js'
-import { applyReferenceStateRules, UnitrieStateManager } from '../state/unitrie-state-manager.js'
+import { CallPreconditionError, ExecutionTimeoutError, ForkRemoteError } from '../errors/domain-errors.js'
+import { applyReferenceStateRules, UnitrieStateManager, type UnitrieStateManagerOpts } from '../state/unitrie-state-manager.js'
+import type { ForkStateSource } from '../state/fork-source.js'
 import type { TrieNodeStore } from '../rsk/unitrie.js'
 // consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
 import { KeyTracker, SublistScheduler } from './parallel-sublists.js'
@@ -169,6 +170,22 @@ export interface ExecutorOptions {
   store?: TrieNodeStore
   /** Canonical block `n` for the native contracts (BlockHeader reads recent headers; src/execution/native/). */
   canonicalBlock?: (number: bigint) => Promise<BlockRecord | undefined>
+  /**
+   * Fork mode (docs/architecture.md#forking): the state starts as the empty local trie over this remote state,
+   * and `alloc` sets those accounts' balances over the remote ones (no genesis precompile accounts).
+   */
+  fork?: ForkStateSource
+}
+
+/** A fork's state manager: the remote state with `alloc`'s balances set over it (the remote nonce and code stay). */
+async function forkedState(alloc: Record<string, bigint>, opts: UnitrieStateManagerOpts): Promise<UnitrieStateManager> {
+  const sm = new UnitrieStateManager(opts)
+  const entries = Object.entries(alloc)
+  // fetched together: one round trip to the remote instead of one per account
+  await Promise.all(entries.map(([a]) => sm.getAccount(createAddressFromString(a))))
+  for (const [a, balance] of entries) await sm.modifyAccountFields(createAddressFromString(a), { balance })
+  await sm.getStateRoot()
+  return sm
 }
 
 /** Spare VMs kept for executions away from the live state (see Executor.vmAt): `pending` and one older block. */
@@ -215,7 +232,9 @@ export class Executor {
   static async create(opts: ExecutorOptions): Promise<Executor> {
     const { common } = opts
     // The reference's state layout: genesis accounts plus the precompile accounts and storage markers
-    const stateManager = UnitrieStateManager.fromGenesis(opts.alloc, opts.network, { common, store: opts.store })
+    const stateManager = opts.fork
+      ? await forkedState(opts.alloc, { common, store: opts.store, fork: opts.fork })
+      : UnitrieStateManager.fromGenesis(opts.alloc, opts.network, { common, store: opts.store })
     let executor: Executor | undefined
     const blockchain = {
       async getBlock(n: number | bigint) {
@@ -365,6 +384,8 @@ export class Executor {
           // the whole block is undone below (the EVM's open checkpoints included)
           if (err instanceof ExecutionTimeoutError) throw new TxTimeoutError(err.message, i)
           if (mayLeaveOut) await sm.revert()
+          // a fork's remote failed: not the transaction's fault (docs/architecture.md#forking)
+          if (err instanceof ForkRemoteError) throw err
           throw new TxApplyError(cleanVmMessage(err), i)
         } finally {
           sm.clearSenderCodeMask()

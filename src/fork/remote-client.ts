@@ -63,9 +63,9 @@ type Attempt = { kind: 'answer'; body: unknown; ids: number[] } | { kind: 'retry
  */
 export class RemoteClient {
   /** The remote's origin (no path: a hosted service's API key stays out of messages). */
-  readonly origin: string
+  origin: string
   readonly stats: RemoteClientStats = { calls: 0, httpRequests: 0, retries: 0 }
-  private readonly url: string
+  private url: string
   private readonly headers: Record<string, string>
   private readonly timeoutMs: number
   private readonly retries: number
@@ -116,6 +116,18 @@ export class RemoteClient {
       this.queue.push({ method, params, resolve: resolve as (v: unknown) => void, reject })
       this.schedule()
     })
+  }
+
+  /**
+   * Sends later requests to `url` (anvil_setRpcUrl: another endpoint of the same remote chain); ends a cool-down.
+   * @throws Error on an URL that is not http(s)
+   */
+  retarget(url: string): void {
+    const u = new URL(url)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`fork URL must be http(s), got ${u.protocol}`)
+    this.url = url
+    this.origin = remoteOrigin(url)
+    this.downUntil = 0
   }
 
   /** Fails every queued call and every later one, and aborts the requests in flight. */

@@ -11,6 +11,7 @@ import { devMethods } from './methods/dev.js'
 import { ethMethods } from './methods/eth.js'
 import { extMethods } from './methods/ext.js'
 import { filterMethods } from './methods/filters.js'
+import { forkMethods, installForkLayer } from './methods/fork.js'
 import { nodeInfoMethods } from './methods/node-info.js'
 import { personalMethods, signingMethods } from './methods/personal.js'
 import { stateFileMethods } from './methods/state-files.js'
@@ -43,6 +44,7 @@ export function methodList(s: Services, o: MethodListOptions): MethodSpec[] {
     ...txpoolMethods(s),
     ...nodeInfoMethods(),
     ...devMethods(s),
+    ...forkMethods(s),
     ...stateFileMethods(s),
     ...extMethods(s),
     ...personalMethods(s),
@@ -50,6 +52,8 @@ export function methodList(s: Services, o: MethodListOptions): MethodSpec[] {
     ...debugMethods(s, { defaultTracer: o.defaultTracer }),
     ...traceMethods(s),
   ]
+  // a fork answers history at or below its fork block from the remote
+  if (s.fork) installForkLayer(methods, s, s.fork)
   methods.push(rpcModulesMethod(methods, o.disabledModules))
   return methods
 }

@@ -11,6 +11,7 @@ import type { BlockRecord } from '../types/records.js'
 import { toHex } from '../util/bytes.js'
 import type { BlockRef } from './params.js'
 import type { CompatProfile } from './compat.js'
+import type { ForkServices } from './methods/fork.js'
 
 /** The domain services handlers call. */
 export interface Services {
@@ -32,6 +33,8 @@ export interface Services {
   instanceId: string
   /** The compatibility profile (`--compat`); the reference's behaviour when none is chosen. */
   compat: CompatProfile
+  /** Fork mode: the remote and its history up to the fork block (src/rpc/methods/fork.ts). */
+  fork?: ForkServices
 }
 
 /**

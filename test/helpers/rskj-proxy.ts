@@ -45,7 +45,7 @@ export interface RskjProxy {
   lastHeaders(): Record<string, string | string[] | undefined>
   /** Calls received in all. */
   total(): number
-  /** Applies `fault` to the next `n` HTTP requests. */
+  /** Applies `fault` to the next `n` HTTP requests; `n` = 0 clears the faults not applied yet. */
   failNext(n: number, fault: ProxyFault): void
   /** Sets the delay before forwarding (ms). */
   setLatency(ms: number): void
@@ -216,6 +216,7 @@ export async function startRskjProxy(opts: RskjProxyOptions): Promise<RskjProxy>
     lastHeaders: () => lastHeaders,
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     failNext: (n, fault) => {
+      if (n === 0) faults.length = 0
       for (let i = 0; i < n; i++) faults.push(fault)
     },
     setLatency: (ms) => (latency = ms),

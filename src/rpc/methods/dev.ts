@@ -271,9 +271,12 @@ export function devMethods(s: Services): MethodSpec[] {
         gasLimit: quantity(chain.nextContext().gasLimit),
         gasPrice: quantity(chain.nextContext().minimumGasPrice),
       },
-      forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+      // (the origin only: a hosted service's URL may hold its API key)
+      forkConfig: s.fork
+        ? { forkUrl: s.fork.remote.client.origin, forkBlockNumber: Number(s.fork.point.number), forkRetryBackoff: null }
+        : { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
     })),
-    method('anvil_reset', 'anvil', 'back to genesis (no forking)', [optional(P.any('options'), undefined)], async (_c, opts) => {
+    method('anvil_reset', 'anvil', 'back to genesis, or to the fork block in a fork', [optional(P.any('options'), undefined)], async (_c, opts) => {
       // viem's reset() always sends { forking: { blockNumber } } (null when not given): only a fork URL is refused
       const forking = opts && typeof opts === 'object' ? (opts as { forking?: unknown }).forking : undefined
       if (forking && typeof forking === 'object' && (forking as { jsonRpcUrl?: unknown }).jsonRpcUrl != null) {
