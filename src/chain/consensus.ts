@@ -14,7 +14,8 @@ import type { Common } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import type { AppliedBlock, PendingExecution } from '../execution/executor.js'
-import { deriveTx } from '../execution/ethereumjs/index.js'
+// (the file, not the folder's index: this module is also in the lazily loaded state-file graph of the bundle)
+import { deriveTx } from '../execution/ethereumjs/transactions.js'
 import {
   btcBlockHash,
   calculateForkDetectionData,

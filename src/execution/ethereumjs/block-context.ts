@@ -47,7 +47,8 @@ export function deriveBlock(base: Block, fields: ContextFields): Block {
  */
 export function checkBlockShape(base: Block): void {
   const problems: string[] = []
-  if (!Object.getOwnPropertyDescriptor(base, 'header')?.writable) problems.push('Block.header is not an own data property')
+  const own = Object.getOwnPropertyDescriptor(base, 'header')
+  if (own === undefined || !('value' in own)) problems.push('Block.header is not an own data property')
   for (const f of ['number', 'timestamp', 'gasLimit', 'difficulty']) {
     const d = Object.getOwnPropertyDescriptor(base.header, f)
     if (d === undefined || !('value' in d) || typeof d.value !== 'bigint') problems.push(`BlockHeader.${f} is not an own bigint data property`)
