@@ -34,7 +34,7 @@ import { checkInterpreterShape } from '../../src/execution/ethereumjs/interprete
 import { checkJournalShape } from '../../src/execution/ethereumjs/account-rules.js'
 import { checkTransactionShape } from '../../src/execution/ethereumjs/transactions.js'
 import type { Node } from '../../src/index.js'
-import { rpc, startNode } from '../helpers/node.js'
+import { internals, rpc, startNode } from '../helpers/node.js'
 
 const hex = (s: string): Uint8Array => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'hex'))
 
@@ -86,8 +86,10 @@ async function runCounting(evm: EVM, code: Uint8Array): Promise<Outcome> {
 
 let node: Node
 let plain: EVM
+/** The node's chain (its executor holds the VM). */
+const chain = () => internals(node).chain
 /** The node's live EVM (the VM types it as the EVMInterface; it is an EVM). */
-const nodeEvm = (): EVM => node.chain.executor.vm.evm as EVM
+const nodeEvm = (): EVM => chain().executor.vm.evm as EVM
 /** The plain EVM's outcomes before any node existed in this process. */
 const before: Outcome[] = []
 
@@ -121,7 +123,7 @@ describe('patches stay on the node', () => {
       expect(after.steps).toBeGreaterThan(0)
     }
     expect(isAdopted(plain)).toBe(false)
-    expect(isAdopted(node.chain.executor.vm.evm)).toBe(true)
+    expect(isAdopted(chain().executor.vm.evm)).toBe(true)
   })
 
   it("the node's EVM runs the fast loop: static opcodes never enter runStep", async () => {
@@ -138,13 +140,13 @@ describe('patches stay on the node', () => {
   })
 
   it("the journal patch is on the node VM's own journal only", () => {
-    expect(Object.hasOwn(node.chain.executor.vm.evm.journal, 'cleanup')).toBe(true)
+    expect(Object.hasOwn(chain().executor.vm.evm.journal, 'cleanup')).toBe(true)
     expect(Object.hasOwn(plain.journal, 'cleanup')).toBe(false)
   })
 
   it("a plain EVM still clears touched empty accounts (EIP-161); the node's journal keeps them", async () => {
     const a = createAddressFromString('0x00000000000000000000000000000000000000aa')
-    for (const [evm, kept] of [[plain, false], [node.chain.executor.vm.evm, true]] as const) {
+    for (const [evm, kept] of [[plain, false], [chain().executor.vm.evm, true]] as const) {
       const sm = evm.stateManager
       await sm.checkpoint()
       try {
@@ -161,7 +163,7 @@ describe('patches stay on the node', () => {
     const other = await Executor.create({ common: createChainCommon(31), alloc: {}, network: 31, blockHash: () => undefined })
     const seen = { mine: 0, other: 0 }
     const observer = (key: 'mine' | 'other') => ({ onChildReservation: () => void seen[key]++ })
-    const ours = node.chain.executor
+    const ours = chain().executor
     ours.hooks.estimate = observer('mine')
     other.hooks.estimate = observer('other')
     try {
@@ -201,7 +203,7 @@ describe('what each reach relies on', () => {
   })
 
   it('runTx refuses a sender with code (EIP-3607); runTxFromAnySender runs it', async () => {
-    const ex = node.chain.executor
+    const ex = chain().executor
     const sm = ex.stateManager
     const sender = createAddressFromString('0x00000000000000000000000000000000000000bb')
     const tx = createLegacyTx({ nonce: 0n, gasLimit: 21_000n, to: sender }, { common: ex.common, freeze: false })
@@ -223,7 +225,7 @@ describe('what each reach relies on', () => {
   })
 
   it('LegacyTx overrides: a pinned encoding is what hash() hashes; other transactions keep the prototype methods', () => {
-    const common = node.chain.common
+    const common = chain().common
     checkTransactionShape(common)
     const tx = createLegacyTx({ nonce: 1n, gasLimit: 21_000n, v: 27n, r: 1n, s: 1n }, { common, freeze: false })
     const sender = createAddressFromString('0x00000000000000000000000000000000000000cc')
@@ -237,13 +239,13 @@ describe('what each reach relies on', () => {
   })
 
   it('a derived context block is what the EVM reads (NUMBER, TIMESTAMP, GASLIMIT, DIFFICULTY)', async () => {
-    const common = node.chain.common
+    const common = chain().common
     const base = createBlock({ header: { number: 5n } }, { common, skipConsensusFormatValidation: true, freeze: false })
     checkBlockShape(base)
     const block = deriveBlock(base, { number: 77n, timestamp: 1234n, gasLimit: 9_000_000n, difficulty: 3n })
     // NUMBER TIMESTAMP GASLIMIT DIFFICULTY, stored at 0x60 0x40 0x20 0x00, RETURN 128 bytes
     const code = hex('43 60 60 52 42 60 40 52 45 60 20 52 44 5f 52 60 80 5f f3')
-    const r = await node.chain.executor.vm.evm.runCode({ code, gasLimit: 100_000n, block })
+    const r = await chain().executor.vm.evm.runCode({ code, gasLimit: 100_000n, block })
     const words = Buffer.from(r.returnValue).toString('hex').match(/.{64}/g)!.map((w) => BigInt('0x' + w))
     expect(words).toEqual([3n, 9_000_000n, 1234n, 77n])
     expect(base.header.number).toBe(5n)
@@ -252,7 +254,7 @@ describe('what each reach relies on', () => {
   it("the blockchain stub answers BLOCKHASH with the node's canonical block hash (0 for an unknown block)", async () => {
     await rpc(node.url, 'evm_mine')
     const one = await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x1', false])
-    const base = createBlock({ header: { number: 5n } }, { common: node.chain.common, skipConsensusFormatValidation: true, freeze: false })
+    const base = createBlock({ header: { number: 5n } }, { common: chain().common, skipConsensusFormatValidation: true, freeze: false })
     const block = deriveBlock(base, { number: 3n, timestamp: 1n, gasLimit: 6_800_000n, difficulty: 1n })
     // BLOCKHASH(1) at 0x00, BLOCKHASH(2) at 0x20 (block 2 is not mined), RETURN 64 bytes
     const code = hex('60 01 40 5f 52 60 02 40 60 20 52 60 40 5f f3')
