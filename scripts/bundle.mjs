@@ -163,8 +163,11 @@ const PATCHES = [
   ]],
 ]
 
-/** How an entry of {@link PATCHES} is named in errors: its file and the start of its first search text. */
-const patchName = ([file, edits]) => `${file} (${String(edits[0][0]).slice(0, 50).replace(/\n/g, '\\n')}…)`
+/**
+ * How an entry of {@link PATCHES} is named in errors: its file and the start of its first search text.
+ * @param {any[]} entry
+ */
+const patchName = (entry) => `${entry[0]} (${String(entry[1][0][0]).slice(0, 50).replace(/\n/g, '\\n')}…)`
 
 /** esbuild plugin applying {@link PATCHES}; fails the build when one no longer fits (see there). */
 const patchPlugin = {
