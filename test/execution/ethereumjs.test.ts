@@ -105,7 +105,9 @@ afterAll(async () => {
 describe('@ethereumjs versions', () => {
   it('every pinned @ethereumjs package is the version the reaches were checked against', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> }
-    const names = Object.keys(pkg.dependencies).filter((n) => n.startsWith('@ethereumjs/') && n !== '@ethereumjs/wallet')
+    const names = Object.keys(pkg.dependencies).filter(
+      (n) => n.startsWith('@ethereumjs/') && n !== '@ethereumjs/wallet',
+    )
     expect(names.length).toBeGreaterThanOrEqual(9)
     for (const name of names) {
       expect(pkg.dependencies[name], name).toBe(VERIFIED_ETHEREUMJS_VERSION)
@@ -146,7 +148,10 @@ describe('patches stay on the node', () => {
 
   it("a plain EVM still clears touched empty accounts (EIP-161); the node's journal keeps them", async () => {
     const a = createAddressFromString('0x00000000000000000000000000000000000000aa')
-    for (const [evm, kept] of [[plain, false], [chain().executor.vm.evm, true]] as const) {
+    for (const [evm, kept] of [
+      [plain, false],
+      [chain().executor.vm.evm, true],
+    ] as const) {
       const sm = evm.stateManager
       await sm.checkpoint()
       try {
@@ -160,7 +165,12 @@ describe('patches stay on the node', () => {
   })
 
   it("two executors' frame opcodes report to their own observers only", async () => {
-    const other = await Executor.create({ common: createChainCommon(31), alloc: {}, network: 31, blockHash: () => undefined })
+    const other = await Executor.create({
+      common: createChainCommon(31),
+      alloc: {},
+      network: 31,
+      blockHash: async () => undefined,
+    })
     const seen = { mine: 0, other: 0 }
     const observer = (key: 'mine' | 'other') => ({ onChildReservation: () => void seen[key]++ })
     const ours = chain().executor
@@ -209,7 +219,14 @@ describe('what each reach relies on', () => {
     const tx = createLegacyTx({ nonce: 0n, gasLimit: 21_000n, to: sender }, { common: ex.common, freeze: false })
     tx.getSenderAddress = () => sender
     tx.verifySignature = () => true
-    const block = ex.blockFor({ number: 1n, timestamp: 1n, coinbase: new Uint8Array(20), gasLimit: 6_800_000n, difficulty: 1n, minimumGasPrice: 0n })
+    const block = ex.blockFor({
+      number: 1n,
+      timestamp: 1n,
+      coinbase: new Uint8Array(20),
+      gasLimit: 6_800_000n,
+      difficulty: 1n,
+      minimumGasPrice: 0n,
+    })
     const opts = { tx, block, skipBalance: true, skipHardForkValidation: true }
     await sm.checkpoint()
     try {
@@ -246,7 +263,10 @@ describe('what each reach relies on', () => {
     // NUMBER TIMESTAMP GASLIMIT DIFFICULTY, stored at 0x60 0x40 0x20 0x00, RETURN 128 bytes
     const code = hex('43 60 60 52 42 60 40 52 45 60 20 52 44 5f 52 60 80 5f f3')
     const r = await chain().executor.vm.evm.runCode({ code, gasLimit: 100_000n, block })
-    const words = Buffer.from(r.returnValue).toString('hex').match(/.{64}/g)!.map((w) => BigInt('0x' + w))
+    const words = Buffer.from(r.returnValue)
+      .toString('hex')
+      .match(/.{64}/g)!
+      .map((w) => BigInt('0x' + w))
     expect(words).toEqual([3n, 9_000_000n, 1234n, 77n])
     expect(base.header.number).toBe(5n)
   })
@@ -254,7 +274,10 @@ describe('what each reach relies on', () => {
   it("the blockchain stub answers BLOCKHASH with the node's canonical block hash (0 for an unknown block)", async () => {
     await rpc(node.url, 'evm_mine')
     const one = await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x1', false])
-    const base = createBlock({ header: { number: 5n } }, { common: chain().common, skipConsensusFormatValidation: true, freeze: false })
+    const base = createBlock(
+      { header: { number: 5n } },
+      { common: chain().common, skipConsensusFormatValidation: true, freeze: false },
+    )
     const block = deriveBlock(base, { number: 3n, timestamp: 1n, gasLimit: 6_800_000n, difficulty: 1n })
     // BLOCKHASH(1) at 0x00, BLOCKHASH(2) at 0x20 (block 2 is not mined), RETURN 64 bytes
     const code = hex('60 01 40 5f 52 60 02 40 60 20 52 60 40 5f f3')
@@ -274,9 +297,18 @@ describe('what each reach relies on', () => {
 describe('guards fail loudly', () => {
   it('the interpreter guard names what is missing', () => {
     const evm = { DEBUG: false, events: { listenerCount: () => 0 } }
-    const broken = { _evm: evm, common: { isActivatedEIP: () => false }, run() {}, runStep() {}, lookupOpInfo() {}, useGas() {} }
+    const broken = {
+      _evm: evm,
+      common: { isActivatedEIP: () => false },
+      run() {},
+      runStep() {},
+      lookupOpInfo() {},
+      useGas() {},
+    }
     expect(() => checkInterpreterShape(broken as never, evm)).toThrow(EthereumjsShapeError)
-    expect(() => checkInterpreterShape(broken as never, evm)).toThrow(/interpreter loop.*_getValidJumpDestinations is not a function/)
+    expect(() => checkInterpreterShape(broken as never, evm)).toThrow(
+      /interpreter loop.*_getValidJumpDestinations is not a function/,
+    )
   })
 
   it('the journal guard refuses a journal without a touched Set, and applyReferenceStateRules runs it', () => {

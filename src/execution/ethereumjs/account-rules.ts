@@ -17,7 +17,12 @@ export interface ReferenceRulesTarget {
   stateManager: unknown
   evm: {
     journal: object
-    events?: { on(event: 'beforeMessage', listener: (message: { depth: number; to?: unknown; data?: Uint8Array; code?: unknown }) => void): unknown }
+    events?: {
+      on(
+        event: 'beforeMessage',
+        listener: (message: { depth: number; to?: unknown; data?: Uint8Array; code?: unknown }) => void,
+      ): unknown
+    }
   }
 }
 

@@ -51,12 +51,15 @@ export function checkBlockShape(base: Block): void {
   if (own === undefined || !('value' in own)) problems.push('Block.header is not an own data property')
   for (const f of ['number', 'timestamp', 'gasLimit', 'difficulty']) {
     const d = Object.getOwnPropertyDescriptor(base.header, f)
-    if (d === undefined || !('value' in d) || typeof d.value !== 'bigint') problems.push(`BlockHeader.${f} is not an own bigint data property`)
+    if (d === undefined || !('value' in d) || typeof d.value !== 'bigint')
+      problems.push(`BlockHeader.${f} is not an own bigint data property`)
   }
   const cache = (base.header as unknown as { cache?: unknown }).cache
-  if (typeof cache !== 'object' || cache === null || !('hash' in cache)) problems.push('BlockHeader.cache.hash is missing')
+  if (typeof cache !== 'object' || cache === null || !('hash' in cache))
+    problems.push('BlockHeader.cache.hash is missing')
   const derived = deriveBlock(base, { number: 7n, timestamp: 8n, gasLimit: 9n, difficulty: 10n })
-  if (derived.header.number !== 7n || derived.header.gasLimit !== 9n) problems.push('a derived header does not read its own fields')
+  if (derived.header.number !== 7n || derived.header.gasLimit !== 9n)
+    problems.push('a derived header does not read its own fields')
   failOnProblems('context block', problems)
 }
 

@@ -23,7 +23,8 @@ function keepParams(this: Common): Common {
  */
 export function freezeParams(common: Common): void {
   const problems: string[] = []
-  if (typeof (common as { updateParams?: unknown }).updateParams !== 'function') problems.push('Common.updateParams is not a function')
+  if (typeof (common as { updateParams?: unknown }).updateParams !== 'function')
+    problems.push('Common.updateParams is not a function')
   Object.defineProperty(common, 'updateParams', { value: keepParams, enumerable: true, writable: true })
   if (common.copy().updateParams !== keepParams) problems.push('Common.copy() does not copy own properties')
   failOnProblems('Common parameters', problems)

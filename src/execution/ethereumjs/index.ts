@@ -30,11 +30,25 @@ import { checkOpcodeHelpers } from './opcode-helpers.js'
 import { checkTransactionShape } from './transactions.js'
 
 export { applyReferenceStateRules, type ReferenceRulesTarget } from './account-rules.js'
-export { blockHashBlockchain, checkBlockShape, deriveBlock, type BlockHashSource, type ContextFields } from './block-context.js'
+export {
+  blockHashBlockchain,
+  checkBlockShape,
+  deriveBlock,
+  type BlockHashSource,
+  type ContextFields,
+} from './block-context.js'
 export { freezeParams } from './common-params.js'
 export { isAdopted, type LoopOwner } from './interpreter.js'
 export { CHECK_EVERY, DYNAMIC_OP_UNITS } from './interpreter-loop.js'
-export { evmFailure, halt, memoryGas, setCalleeGas, stockLogicOf, type EvmRunState, type Logic } from './opcode-helpers.js'
+export {
+  evmFailure,
+  halt,
+  memoryGas,
+  setCalleeGas,
+  stockLogicOf,
+  type EvmRunState,
+  type Logic,
+} from './opcode-helpers.js'
 export { runTxFromAnySender } from './sender-code.js'
 export { EthereumjsShapeError, VERIFIED_ETHEREUMJS_VERSION } from './shape-error.js'
 export { deriveTx, impersonateSender, pinKnownParts, runAsSignedBy, type TxOverrides } from './transactions.js'

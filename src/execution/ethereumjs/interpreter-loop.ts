@@ -175,7 +175,8 @@ export function fastRun(
         }
       } catch (e) {
         rs.env.accessWitness?.revert?.()
-        if (!(e instanceof Object && 'errorType' in e && (e as { errorType: unknown }).errorType === 'EVMError')) throw e
+        if (!(e instanceof Object && 'errorType' in e && (e as { errorType: unknown }).errorType === 'EVMError'))
+          throw e
         if ((e as EVMError).error !== EVMError.errorMessages.STOP) err = e as EVMError
         break
       }

@@ -98,7 +98,13 @@ function patchPrototype(proto: InterpreterLike): void {
  * @throws EthereumjsShapeError listing every mismatch
  */
 export function checkInterpreterShape(interpreter: InterpreterLike, evm: object): void {
-  const problems = missingMethods('Interpreter', interpreter, ['run', 'runStep', 'lookupOpInfo', 'useGas', '_getValidJumpDestinations'])
+  const problems = missingMethods('Interpreter', interpreter, [
+    'run',
+    'runStep',
+    'lookupOpInfo',
+    'useGas',
+    '_getValidJumpDestinations',
+  ])
   const i = interpreter as unknown as Record<string, unknown>
   if (i._evm !== evm) problems.push('interpreter._evm is not the EVM that ran it')
   problems.push(...missingMethods('Interpreter.common', i.common, ['isActivatedEIP']))
@@ -119,7 +125,10 @@ export function checkInterpreterShape(interpreter: InterpreterLike, evm: object)
     if (typeof rs?.[name] !== kind) problems.push(`interpreter._runState.${name} is not a ${kind}`)
   }
   if (problems.length === 0) {
-    const entry = interpreter.lookupOpInfo(0x01) as unknown as { opcodeInfo?: Record<string, unknown>; opHandler?: unknown }
+    const entry = interpreter.lookupOpInfo(0x01) as unknown as {
+      opcodeInfo?: Record<string, unknown>
+      opHandler?: unknown
+    }
     const info = entry?.opcodeInfo
     if (info?.code !== 0x01 || typeof info.feeBigInt !== 'bigint' || typeof entry.opHandler !== 'function') {
       problems.push('lookupOpInfo(0x01) is not { opcodeInfo: { code, feeBigInt, … }, opHandler }')

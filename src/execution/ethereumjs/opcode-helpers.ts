@@ -76,7 +76,8 @@ export function stockLogicOf(): (opcode: number) => Logic {
       if (logic === undefined) {
         handlers ??= getOpcodesForHF(common).handlers
         logic = handlers.get(opcode)
-        if (typeof logic !== 'function') failOnProblems('custom opcode helpers', [`no stock handler for opcode 0x${opcode.toString(16)}`])
+        if (typeof logic !== 'function')
+          failOnProblems('custom opcode helpers', [`no stock handler for opcode 0x${opcode.toString(16)}`])
       }
       return logic!(runState, common)
     }

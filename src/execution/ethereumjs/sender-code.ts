@@ -21,7 +21,12 @@ import { failOnProblems } from './shape-error.js'
  * @returns runTx's result
  * @throws what runTx throws; EthereumjsShapeError when runTx returned without reading the sender's account
  */
-export async function runTxFromAnySender(vm: VM, sm: UnitrieStateManager, sender: Address, opts: RunTxOpts): Promise<RunTxResult> {
+export async function runTxFromAnySender(
+  vm: VM,
+  sm: UnitrieStateManager,
+  sender: Address,
+  opts: RunTxOpts,
+): Promise<RunTxResult> {
   sm.maskSenderCodeOnce(sender)
   let result: RunTxResult
   try {
@@ -30,6 +35,7 @@ export async function runTxFromAnySender(vm: VM, sm: UnitrieStateManager, sender
     sm.clearSenderCodeMask()
     throw err
   }
-  if (sm.clearSenderCodeMask()) failOnProblems('sender code (EIP-3607)', ['runTx returned without reading the sender account'])
+  if (sm.clearSenderCodeMask())
+    failOnProblems('sender code (EIP-3607)', ['runTx returned without reading the sender account'])
   return result
 }

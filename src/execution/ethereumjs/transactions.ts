@@ -61,7 +61,8 @@ export interface TxOverrides {
  */
 export function deriveTx(template: LegacyTx, overrides: TxOverrides): LegacyTx {
   const props: PropertyDescriptorMap = {}
-  for (const [key, value] of Object.entries(overrides)) props[key] = key === 'nonce' ? { value, enumerable: true } : { value }
+  for (const [key, value] of Object.entries(overrides))
+    props[key] = key === 'nonce' ? { value, enumerable: true } : { value }
   return Object.create(template, props) as LegacyTx
 }
 
@@ -75,9 +76,11 @@ export function checkTransactionShape(common: Common): void {
   const problems = missingMethods('LegacyTx.prototype', LegacyTx.prototype, methods)
   if (problems.length === 0) {
     const tx = createLegacyTx({ nonce: 7n, gasLimit: 21_000n, v: 27n, r: 1n, s: 1n }, { common, freeze: false })
-    for (const m of methods) if (Object.hasOwn(tx, m)) problems.push(`LegacyTx.${m} is an own property, not a prototype method`)
+    for (const m of methods)
+      if (Object.hasOwn(tx, m)) problems.push(`LegacyTx.${m} is an own property, not a prototype method`)
     if (!Object.isExtensible(tx)) problems.push('a LegacyTx built with freeze: false is not extensible')
-    if (!Object.getOwnPropertyDescriptor(tx, 'nonce')?.writable) problems.push('LegacyTx.nonce is not an own data property')
+    if (!Object.getOwnPropertyDescriptor(tx, 'nonce')?.writable)
+      problems.push('LegacyTx.nonce is not an own data property')
     if (deriveTx(tx, { nonce: 8n }).nonce !== 8n) problems.push('a derived LegacyTx does not read its own nonce')
     const raw = Uint8Array.of(0xc0)
     pinKnownParts(tx, new Address(new Uint8Array(20)), raw)
