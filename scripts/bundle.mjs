@@ -72,8 +72,13 @@ const dedupePlugin = {
 /**
  * Start-up-only patches of dependencies, applied to the bundled copy: [package file, [search, replacement]…]; a
  * string search replaces its first occurrence, a RegExp (with the g flag) all of them. Several entries may name
- * one file (e.g. two versions of a package): each applies where all its search texts are found. A file none of
- * whose entries applies (the dependency changed) is bundled unpatched, with a warning: it only costs start-up.
+ * one file (e.g. two versions of a package): each applies where all its search texts are found. The list, with
+ * what each entry relies on, is in docs/architecture.md#bundle-patches.
+ *
+ * The build FAILS when a dependency changed under a patch: a bundled file none of whose entries applies, an
+ * entry only some of whose search texts are in a file (a half-applied patch), or an entry that applied to no
+ * file at all (its file moved, or its text is gone from every copy). Re-check the patch against the new
+ * version, then fix or drop it.
  */
 const PATCHES = [
   // @ethereumjs/util fills a cache of the 65,536 BigInts 0…0xffff at import: ~4.5 ms and ~1.5 MB of young
@@ -158,29 +163,47 @@ const PATCHES = [
   ]],
 ]
 
-/** esbuild plugin applying {@link PATCHES}. */
+/**
+ * How an entry of {@link PATCHES} is named in errors: its file and the start of its first search text.
+ * @param {any[]} entry
+ */
+const patchName = (entry) => `${entry[0]} (${String(entry[1][0][0]).slice(0, 50).replace(/\n/g, '\\n')}…)`
+
+/** esbuild plugin applying {@link PATCHES}; fails the build when one no longer fits (see there). */
 const patchPlugin = {
   name: 'startup-patches',
   setup(build) {
     const byFile = new Map()
-    for (const [file, edits] of PATCHES) byFile.set(file, [...(byFile.get(file) ?? []), edits])
+    for (const entry of PATCHES) byFile.set(entry[0], [...(byFile.get(entry[0]) ?? []), entry])
+    const appliedEntries = new Set()
+    const found = (text, search) => (typeof search === 'string' ? text.includes(search) : text.search(search) !== -1)
     for (const [file, entries] of byFile) {
       const suffix = '/node_modules/' + file
       build.onLoad({ filter: new RegExp(suffix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$') }, (args) => {
         let text = readFileSync(args.path, 'utf8')
         let applied = 0
-        for (const edits of entries) {
-          if (!edits.every(([search]) => (typeof search === 'string' ? text.includes(search) : text.search(search) !== -1))) continue
-          for (const [search, replacement] of edits) text = text.replace(search, replacement)
+        for (const entry of entries) {
+          const present = entry[1].filter(([search]) => found(text, search)).length
+          if (present === 0) continue
+          if (present < entry[1].length) {
+            throw new Error(`bundle: patch ${patchName(entry)} only partly fits ${args.path}: the dependency changed`)
+          }
+          for (const [search, replacement] of entry[1]) text = text.replace(search, replacement)
+          appliedEntries.add(entry)
           applied++
         }
-        if (applied === 0) {
-          console.warn(`bundle: patch of ${file} skipped (${args.path}), text not found`)
-          return undefined
-        }
+        if (applied === 0) throw new Error(`bundle: no patch of ${file} fits ${args.path} (text not found): the dependency changed`)
         return { contents: text, loader: 'js' }
       })
     }
+    build.onEnd((result) => {
+      if (result.errors.length > 0) return
+      const unused = PATCHES.filter((entry) => !appliedEntries.has(entry))
+      if (unused.length > 0) {
+        return { errors: unused.map((entry) => ({ text: `bundle: patch ${patchName(entry)} applied to no bundled file: the dependency changed` })) }
+      }
+      return undefined
+    })
   },
 }
 

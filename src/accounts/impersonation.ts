@@ -7,6 +7,7 @@
 import type { Common } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
+import { impersonateSender } from '../execution/ethereumjs/transactions.js'
 import { bytesToBigInt, toKey } from '../util/bytes.js'
 
 /**
@@ -30,9 +31,7 @@ export function hasPlaceholderSignature(tx: LegacyTx, from: Uint8Array): boolean
  * stored block (traces) then execute it from the impersonated address.
  */
 export function reportSender(tx: LegacyTx, from: Uint8Array): LegacyTx {
-  const sender = new Address(from)
-  tx.getSenderAddress = () => sender
-  tx.verifySignature = () => true
+  impersonateSender(tx, new Address(from))
   return tx
 }
 

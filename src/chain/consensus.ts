@@ -14,6 +14,8 @@ import type { Common } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import type { AppliedBlock, PendingExecution } from '../execution/executor.js'
+// (the file, not the folder's index: this module is also in the lazily loaded state-file graph of the bundle)
+import { deriveTx } from '../execution/ethereumjs/transactions.js'
 import {
   btcBlockHash,
   calculateForkDetectionData,
@@ -32,8 +34,11 @@ import {
 import { toRskHeader } from './seal.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 
-/** A template Remasc transaction; each block's is a cheap derived object (createLegacyTx costs ~40 µs). */
-let remascTemplate: LegacyTx | undefined
+/**
+ * A template Remasc transaction per node (keyed by its Common); each block's is a cheap derived object
+ * (createLegacyTx costs ~40 µs).
+ */
+const remascTemplates = new WeakMap<Common, LegacyTx>()
 
 /**
  * The Remasc transaction of block `number` as a transaction record: an unsigned legacy transaction (v, r, s
@@ -41,19 +46,18 @@ let remascTemplate: LegacyTx | undefined
  * gasPrice and gasLimit the raw byte 0x00, see src/rsk/remasc.ts).
  */
 export function remascTxRecord(number: bigint, index: number, receipt: TxRecord['receipt'], common: Common): TxRecord {
-  remascTemplate ??= createLegacyTx(
-    { nonce: 0n, gasPrice: 0n, gasLimit: 0n, to: new Address(REMASC_ADDRESS), value: 0n, data: new Uint8Array(0) },
-    { common, freeze: false },
-  )
+  let template = remascTemplates.get(common)
+  if (template === undefined) {
+    template = createLegacyTx(
+      { nonce: 0n, gasPrice: 0n, gasLimit: 0n, to: new Address(REMASC_ADDRESS), value: 0n, data: new Uint8Array(0) },
+      { common, freeze: false },
+    )
+    remascTemplates.set(common, template)
+  }
   const rlp = remascTransactionRlp(number)
   const hash = remascTransactionHash(number)
   const sender = new Address(REMASC_SENDER_JSON)
-  const tx = Object.create(remascTemplate, {
-    nonce: { value: number - 1n, enumerable: true },
-    serialize: { value: () => rlp },
-    hash: { value: () => hash },
-    getSenderAddress: { value: () => sender },
-  }) as LegacyTx
+  const tx = deriveTx(template, { nonce: number - 1n, serialize: () => rlp, hash: () => hash, getSenderAddress: () => sender })
   return { tx, hash, from: REMASC_SENDER_JSON, index, receipt }
 }
 

@@ -19,6 +19,7 @@ import { paramsEVM } from '@ethereumjs/evm'
 import { paramsTx } from '@ethereumjs/tx'
 import { paramsVM } from '@ethereumjs/vm'
 import { customCrypto } from '../crypto/secp256k1.js'
+import { freezeParams } from './ethereumjs/index.js'
 
 /** Forks active at block 0, in order. Istanbul and later are left out on purpose (see module doc). */
 const FORKS = [
@@ -66,21 +67,15 @@ export function createChainCommon(chainId: number, name = `rsk-${chainId}`): Com
   } as ChainConfig
   // Every package's parameters, ours last, merged per EIP as successive `updateParams` calls would and handed to
   // the constructor: one deep copy and one parameter cache build instead of six (~0.7 MB and ~2 ms of start-up,
-  // measured). Then make updateParams a no-op on this instance (an own property, so the shallow copies each tx
-  // and block header makes inherit it): otherwise every decoded tx and every header deep-copies the parameter
-  // tables and rebuilds the cache (~15% of the automine path), and re-merging Frontier's table on a shallow copy
-  // overwrites RSKIP400's 16 gas/non-zero byte with 68.
+  // measured). Then make updateParams a no-op on this instance and its copies (src/execution/ethereumjs/
+  // common-params.ts): otherwise every decoded tx and every header deep-copies the parameter tables and rebuilds
+  // the cache (~15% of the automine path), and re-merging Frontier's table on a shallow copy overwrites
+  // RSKIP400's 16 gas/non-zero byte with 68.
   const params: Record<string, Record<string, unknown>> = {}
   for (const set of [paramsTx, paramsBlock, paramsEVM, paramsVM, PARAMS] as Record<string, Record<string, unknown>>[]) {
     for (const [eip, values] of Object.entries(set)) params[eip] = { ...params[eip], ...values }
   }
   const common = new Common({ chain, hardfork: 'petersburg', customCrypto, params: params as never })
-  Object.defineProperty(common, 'updateParams', {
-    value: function (this: Common) {
-      return this
-    },
-    enumerable: true,
-    writable: true,
-  })
+  freezeParams(common)
   return common
 }

@@ -4,9 +4,9 @@
  * docs/reference-rules.md#rule-send-deadline). Long precompiles (./native/bn254-pairing.ts, ./native/blake2f.ts) call
  * the checkpoint as they compute, and every plain precompile call ends with one (./native/plain-precompile.ts).
  *
- * The opcode loop (./interpreter-loop.ts) calls {@link executionCheckpoint} every {@link CHECK_EVERY} units of
- * work (a backward jump is 1 unit, an opcode with dynamic gas — calls, storage, precompiles — is
- * {@link DYNAMIC_OP_UNITS}). The checkpoint
+ * The opcode loop (./ethereumjs/interpreter-loop.ts) calls its EVM's {@link ExecutionClock} every
+ * {@link CHECK_EVERY} units of work (a backward jump is 1 unit, an opcode with dynamic gas — calls, storage,
+ * precompiles — is {@link DYNAMIC_OP_UNITS}). The checkpoint
  * - throws {@link ExecutionTimeoutError} once the execution's deadline (set per EVM by {@link setDeadline}) has
  *   passed: the reference stops a request after `rpc.timeout` (5000 ms) with -32011 "Execution has got timeout
  *   out." (docs/reference-rules.md#rule-limits); like the reference, whose VM polls an expiry set per request
@@ -16,34 +16,74 @@
  *   served meanwhile. Executions themselves stay serialized by the chain's queue, so yielding never interleaves
  *   two executions on one state.
  *
- * The cost on the fast path is one compare per static opcode (did it jump backwards?); the clock is read once per
- * {@link CHECK_EVERY} units.
+ * Each EVM has its own clock (deadline and slice), kept here by EVM object: nothing is shared between two nodes
+ * in one process, and nothing is written onto @ethereumjs's objects. The cost on the fast path is one compare per
+ * static opcode (did it jump backwards?); the clock is read once per {@link CHECK_EVERY} units.
  */
 import { ExecutionTimeoutError } from '../errors/domain-errors.js'
+import type { LoopOwner } from './ethereumjs/index.js'
 
-/** Work units between two clock reads in the opcode loop (a backward jump is one unit). */
-export const CHECK_EVERY = 1024
-
-/** Units an opcode with dynamic gas counts for (calls, storage and precompiles cost far more than a PUSH). */
-export const DYNAMIC_OP_UNITS = 16
+export { CHECK_EVERY, DYNAMIC_OP_UNITS } from './ethereumjs/index.js'
 
 /** Longest run of the EVM, in ms, before it yields the thread to other work once. */
 export const SLICE_MS = 20
 
-/** Where a deadline is kept: on the EVM object the interpreter reaches as `_evm`. */
-const DEADLINE = Symbol('node-cli.deadline')
-
 /** An EVM as seen by this module. */
 export type DeadlineHolder = object
 
+/** The deadline and time slice of the executions on one EVM (one execution runs at a time, in the chain's queue). */
+export class ExecutionClock implements LoopOwner {
+  /** Ms since the epoch; 0 = none. */
+  private deadline = 0
+  /** When the current time slice began (ms since the epoch). */
+  private sliceStart = 0
+
+  /** See {@link armDeadline}. */
+  arm(timeoutMs: number): void {
+    this.deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0
+  }
+
+  /** See {@link startSlice}. */
+  startSlice(): void {
+    this.sliceStart = Date.now()
+  }
+
+  /** See {@link executionCheckpoint}. */
+  checkpoint(): Promise<void> | undefined {
+    const now = Date.now()
+    if (this.deadline !== 0 && now >= this.deadline) throw new ExecutionTimeoutError()
+    if (now - this.sliceStart < SLICE_MS) return undefined
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.sliceStart = Date.now()
+        resolve()
+      }),
+    )
+  }
+}
+
+/** The clock of each EVM (keyed by the EVM object: each node's entries are its own). */
+const clocks = new WeakMap<object, ExecutionClock>()
+
 /**
- * Sets (or, with 0, clears) the deadline of executions on one EVM.
+ * The clock of `evm`, created on first use (the executor adopts its EVMs with it: ./ethereumjs/index.ts).
+ * @param evm the EVM (`vm.evm`, or a precompile's `input._EVM`)
+ */
+export function clockOf(evm: DeadlineHolder): ExecutionClock {
+  let clock = clocks.get(evm)
+  if (clock === undefined) clocks.set(evm, (clock = new ExecutionClock()))
+  return clock
+}
+
+/**
+ * Sets (or, with 0, clears) the deadline of executions on one EVM, and starts a time slice.
  * @param evm the EVM (`vm.evm`)
  * @param timeoutMs milliseconds from now; 0 or less clears it
  */
 export function setDeadline(evm: DeadlineHolder, timeoutMs: number): void {
-  armDeadline(evm, timeoutMs)
-  sliceStart = Date.now()
+  const clock = clockOf(evm)
+  clock.arm(timeoutMs)
+  clock.startSlice()
 }
 
 /**
@@ -54,43 +94,31 @@ export function setDeadline(evm: DeadlineHolder, timeoutMs: number): void {
  * @param timeoutMs milliseconds from now; 0 or less clears it
  */
 export function armDeadline(evm: DeadlineHolder, timeoutMs: number): void {
-  ;(evm as Record<symbol, number>)[DEADLINE] = timeoutMs > 0 ? Date.now() + timeoutMs : 0
+  clockOf(evm).arm(timeoutMs)
 }
 
-/** When the current time slice began (ms since the epoch). Shared: it only decides when to yield. */
-let sliceStart = 0
-
 /**
- * Starts a time slice now: call when an execution starts (mining a block), so that a short one never yields.
- * {@link setDeadline} does it too.
+ * Starts a time slice now on one EVM: call when an execution starts (mining a block), so that a short one never
+ * yields. {@link setDeadline} does it too.
  */
-export function startSlice(): void {
-  sliceStart = Date.now()
+export function startSlice(evm: DeadlineHolder): void {
+  clockOf(evm).startSlice()
 }
 
 /**
- * The loop's periodic check (see the module doc).
- * @param evm the EVM running the code (the interpreter's `_evm`)
+ * The periodic check (see the module doc), for code that runs outside the opcode loop (precompiles, traced runs).
+ * @param evm the EVM running the code (a precompile's `input._EVM`)
  * @returns a promise to await when the thread is to be yielded, else undefined (stay synchronous)
  * @throws ExecutionTimeoutError (-32011) past the EVM's deadline
  */
 export function executionCheckpoint(evm: DeadlineHolder): Promise<void> | undefined {
-  const now = Date.now()
-  const deadline = (evm as Record<symbol, number | undefined>)[DEADLINE]
-  if (deadline !== undefined && deadline !== 0 && now >= deadline) throw new ExecutionTimeoutError()
-  if (now - sliceStart < SLICE_MS) return undefined
-  return new Promise<void>((resolve) =>
-    setImmediate(() => {
-      sliceStart = Date.now()
-      resolve()
-    }),
-  )
+  return clockOf(evm).checkpoint()
 }
 
 /**
  * A yield point for a loop of many executions (mining N blocks): each execution starts a fresh time slice
- * ({@link startSlice}), so the shared slice never runs out between them; this one counts from the loop's own
- * last yield instead.
+ * ({@link startSlice}), so the slice never runs out between them; this one counts from the loop's own last yield
+ * instead.
  * @returns a function to await between two iterations: it yields the thread once {@link SLICE_MS} have passed
  *   since the previous yield (or since the loop started)
  */

@@ -9,15 +9,27 @@ import { createBlock, type Block } from '@ethereumjs/block'
 import type { Common, StateManagerInterface } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
 import { Account, Address, createAddressFromString } from '@ethereumjs/util'
-import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm'
+import { createVM, type RunTxResult, type VM } from '@ethereumjs/vm'
 import type { BlockRecord, LogRecord, ReceiptRecord } from '../types/records.js'
 import { bytesEqual, padLeft, toKey } from '../util/bytes.js'
 import { LRUCache } from 'lru-cache'
-import { captureInterpreter, rskOpcodes } from './opcodes.js'
+import { rskOpcodes } from './opcodes.js'
 import { EstimateProbe, type EvmEvents } from './gas-estimation.js'
-import { armDeadline, setDeadline, startSlice } from './deadline.js'
+import { armDeadline, clockOf, setDeadline, startSlice } from './deadline.js'
 import { CallPreconditionError, ExecutionTimeoutError, ForkRemoteError } from '../errors/domain-errors.js'
-import { applyReferenceStateRules, UnitrieStateManager, type UnitrieStateManagerOpts } from '../state/unitrie-state-manager.js'
+import { ExecutionHooks } from './hooks.js'
+import {
+  adoptVm,
+  blockHashBlockchain,
+  checkBlockShape,
+  checkEthereumjs,
+  deriveBlock,
+  EthereumjsShapeError,
+  installVmPatches,
+  runAsSignedBy,
+  runTxFromAnySender,
+} from './ethereumjs/index.js'
+import { UnitrieStateManager, type UnitrieStateManagerOpts } from '../state/unitrie-state-manager.js'
 import type { ForkStateSource } from '../state/fork-source.js'
 import type { TrieNodeStore } from '../rsk/unitrie.js'
 // consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
@@ -223,6 +235,10 @@ export class Executor {
     readonly stateManager: UnitrieStateManager,
     /** The root of the committed state the live state manager is at. */
     private root: Uint8Array,
+    /** The observers of this node's frame opcodes (estimates, call-tree tracers; ./hooks.ts). */
+    readonly hooks: ExecutionHooks,
+    /** The one real @ethereumjs block context blocks are derived from (see contextBlock). */
+    private readonly baseContext: Block,
   ) {}
 
   /**
@@ -231,29 +247,23 @@ export class Executor {
    */
   static async create(opts: ExecutorOptions): Promise<Executor> {
     const { common } = opts
+    // fail loudly, before anything runs, when @ethereumjs lacks what the node relies on (./ethereumjs/)
+    checkEthereumjs(common)
     // The reference's state layout: genesis accounts plus the precompile accounts and storage markers
     const stateManager = opts.fork
       ? await forkedState(opts.alloc, { common, store: opts.store, fork: opts.fork })
       : UnitrieStateManager.fromGenesis(opts.alloc, opts.network, { common, store: opts.store })
     let executor: Executor | undefined
-    const blockchain = {
-      async getBlock(n: number | bigint) {
-        const hash = await opts.blockHash(BigInt(n))
-        return { hash: () => hash ?? new Uint8Array(32) }
-      },
-      async putBlock() {},
-      shallowCopy() {
-        return blockchain
-      },
-    }
+    const hooks = new ExecutionHooks()
     const vm = await createVM({
       common,
       stateManager,
-      blockchain: blockchain as never,
+      blockchain: blockHashBlockchain(opts.blockHash),
       evmOpts: {
         customOpcodes: rskOpcodes(
           () => executor?.minimumGasPrice ?? 0n,
           () => executor?.coinbase ?? new Uint8Array(20),
+          hooks,
         ),
         // the native contracts (BlockHeader, Environment, …; reference PrecompiledContracts.java)
         customPrecompiles: nativePrecompiles({
@@ -264,12 +274,17 @@ export class Executor {
       },
     })
     trackMessages(vm.evm)
-    applyReferenceStateRules(vm)
-    // Hand the interpreter to the jump-analysis cache (see opcodes.ts): run one CHAINID.
-    captureInterpreter()
-    await vm.evm.runCode({ code: Uint8Array.of(0x46, 0x00), gasLimit: 100n })
+    // the reference's account rules, the faster opcode loop and the EVM's clock (./ethereumjs/index.ts)
+    await installVmPatches(vm, clockOf(vm.evm))
+    // One real @ethereumjs block; each block context is a thin object over it (see contextBlock). Fees go to
+    // the Remasc contract (reference BlockExecutor); COINBASE is answered from the context's coinbase.
+    const baseContext = createBlock(
+      { header: { coinbase: REMASC_ADDRESS } },
+      { common, skipConsensusFormatValidation: true, freeze: false },
+    )
+    checkBlockShape(baseContext)
     const root = await stateManager.getStateRoot()
-    executor = new Executor(common, vm, stateManager, root)
+    executor = new Executor(common, vm, stateManager, root, hooks, baseContext)
     executor.network = opts.network
     if (opts.processingBlock) executor.processingBlock = opts.processingBlock
     const ex = executor
@@ -295,28 +310,13 @@ export class Executor {
     // Calls and estimates at the same block reuse one context block (building it costs more than a simple call).
     const key = `${ctx.number}:${ctx.timestamp}:${ctx.gasLimit}:${ctx.difficulty}`
     if (this.lastContext?.key === key) return this.lastContext.block
-    // One real @ethereumjs block is built once; each context is a thin object over it with its own number,
-    // timestamp, gas limit and difficulty (createBlock costs ~2% of an automined transfer: Common copy,
-    // header validation). The VM only reads header fields and the (shared, unchanged) Common.
-    this.baseContext ??= createBlock(
-      // fees go to the Remasc contract (reference BlockExecutor); COINBASE is answered from ctx.coinbase
-      { header: { coinbase: REMASC_ADDRESS } },
-      { common: this.common, skipConsensusFormatValidation: true, freeze: false },
-    )
-    const base = this.baseContext
-    const header = Object.create(base.header, {
-      number: { value: ctx.number, enumerable: true },
-      timestamp: { value: ctx.timestamp, enumerable: true },
-      gasLimit: { value: ctx.gasLimit, enumerable: true },
-      difficulty: { value: ctx.difficulty, enumerable: true },
-      cache: { value: { hash: undefined }, enumerable: true },
-    }) as Block['header']
-    const block = Object.create(base, { header: { value: header, enumerable: true } }) as Block
+    // Each context is a thin object over one real @ethereumjs block with its own number, timestamp, gas limit
+    // and difficulty (createBlock costs ~2% of an automined transfer: Common copy, header validation).
+    const block = deriveBlock(this.baseContext, ctx)
     this.lastContext = { key, block }
     return block
   }
 
-  private baseContext: Block | undefined
   private lastContext: { key: string; block: Block } | undefined
 
   /**
@@ -335,7 +335,7 @@ export class Executor {
     txs: PendingExecution[],
     opts: { commit?: boolean; timeoutMs?: number } = {},
   ): Promise<AppliedBlock> {
-    startSlice() // a block's executions yield the thread only when they run longer than a slice (./deadline.ts)
+    startSlice(this.vm.evm) // a block's executions yield the thread only when they run longer than a slice (./deadline.ts)
     const commit = opts.commit ?? true
     const timeoutMs = opts.timeoutMs ?? 0
     const sm = this.stateManager
@@ -368,12 +368,11 @@ export class Executor {
         tracker?.reset()
         this.calledSequentialOnly = false
         let result: RunTxResult
-        // no EIP-3607 on this chain: impersonated contracts may send (see maskSenderCodeOnce)
-        sm.maskSenderCodeOnce(new Address(from))
         this.console.take()
         if (timeoutMs > 0) armDeadline(evm, timeoutMs)
         try {
-          result = await runTx(this.vm, {
+          // no EIP-3607 on this chain: impersonated contracts may send
+          result = await runTxFromAnySender(this.vm, sm, new Address(from), {
             tx,
             block,
             blockGasUsed: gasUsed,
@@ -386,9 +385,8 @@ export class Executor {
           if (mayLeaveOut) await sm.revert()
           // a fork's remote failed: not the transaction's fault (docs/architecture.md#forking)
           if (err instanceof ForkRemoteError) throw err
+          if (err instanceof EthereumjsShapeError) throw err // not the transaction's fault: never drop it for this
           throw new TxApplyError(cleanVmMessage(err), i)
-        } finally {
-          sm.clearSenderCodeMask()
         }
         const sublistGas = scheduler.add(
           i,
@@ -715,8 +713,7 @@ export class Executor {
       },
       { common: this.common, freeze: false },
     )
-    tx.getSenderAddress = () => from
-    ;(tx as unknown as { isSigned: () => boolean }).isSigned = () => true
+    runAsSignedBy(tx, from)
     const intrinsic = tx.getIntrinsicGas()
     if (intrinsic > gasLimit) {
       return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
@@ -725,12 +722,11 @@ export class Executor {
     const usm = sm as UnitrieStateManager
     const depth = usm.checkpointDepth
     await sm.checkpoint()
-    // no EIP-3607 on this chain: calls and estimates `from` a contract work (see maskSenderCodeOnce)
-    usm.maskSenderCodeOnce(from)
     setDeadline(vm.evm, timeoutMs)
     this.console.take()
     try {
-      const result = await runTx(vm, {
+      // no EIP-3607 on this chain: calls and estimates `from` a contract work
+      const result = await runTxFromAnySender(vm, usm, from, {
         tx,
         block,
         skipNonce: true,
@@ -747,13 +743,12 @@ export class Executor {
         consoleLogs: this.console.take(),
       }
     } catch (err) {
-      if (err instanceof ExecutionTimeoutError) throw err
+      if (err instanceof ExecutionTimeoutError || err instanceof EthereumjsShapeError) throw err
       const msg = cleanVmMessage(err)
       if (/enough funds|insufficient/i.test(msg)) throw new CallPreconditionError('insufficient funds for transfer')
       throw new CallPreconditionError(msg)
     } finally {
       setDeadline(vm.evm, 0)
-      usm.clearSenderCodeMask()
       vm.evm.journal.cleanJournal()
       await unwindTo(vm, depth)
     }
@@ -777,7 +772,7 @@ export class Executor {
       spare = this.spareVms.splice(found, 1)[0]!
     } else if (this.spareVms.length < SPARE_VMS) {
       const vm = await this.vm.shallowCopy(false)
-      applyReferenceStateRules(vm)
+      adoptVm(vm, clockOf(vm.evm))
       this.console.install(vm.evm.events as never)
       trackMessages(vm.evm)
       await vm.stateManager.setStateRoot(root)
@@ -810,7 +805,7 @@ export class Executor {
     const probe = new EstimateProbe(limit)
     // the VM simulate/message run on (vmAt answers the same VM for the same root)
     const events = (await this.vmAt(root)).evm.events as unknown as EvmEvents
-    probe.attach(events)
+    probe.attach(events, this.hooks)
     let run: CallResult
     try {
       // a call runs as a bare message (as eth_call): the estimate needs no refunds, receipt or nonce bookkeeping
@@ -819,7 +814,7 @@ export class Executor {
           ? await this.simulate(req, ctx, root, limit, timeoutMs, overrides)
           : await this.message(req, ctx, root, limit, timeoutMs, overrides)
     } finally {
-      probe.detach(events)
+      probe.detach(events, this.hooks)
     }
     if (run.error !== undefined) return { failure: run }
     return { gas: probe.estimate(run.gasBeforeRefunds ?? run.gasUsed, cap), consoleLogs: run.consoleLogs }

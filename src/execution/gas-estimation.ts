@@ -15,9 +15,10 @@
  * returned without an exception or revert, as ProgramResult.merge does.
  *
  * @ethereumjs charges a caller only for what its callee used, after the callee returns, so the reservation
- * point is observed in the CALL/CREATE gas functions of ./opcodes.ts through {@link activeEstimate}.
+ * point is observed in the CALL/CREATE gas functions of ./opcodes.ts, through the node's {@link ExecutionHooks}.
  */
 import type { EVMResult } from '@ethereumjs/evm'
+import type { ExecutionHooks, ReservationObserver } from './hooks.js'
 
 /** Flags of one frame of the run (rskj ProgramResult fields of the same names). */
 interface FrameFlags {
@@ -37,7 +38,7 @@ export interface EvmEvents {
  * Observes one estimation run. Create one per run, {@link attach} it to the EVM before running and
  * {@link detach} it afterwards (the executor runs one execution at a time, so one probe is active at most).
  */
-export class EstimateProbe {
+export class EstimateProbe implements ReservationObserver {
   /** The stack of frames under way, innermost last; the top frame's flags end up in {@link result}. */
   private readonly frames: FrameFlags[] = []
   private readonly result: FrameFlags = { movedRemainingGasToChild: false, callWithValuePerformed: false }
@@ -59,19 +60,21 @@ export class EstimateProbe {
     parent.callWithValuePerformed ||= frame.callWithValuePerformed
   }
 
-  /** Starts observing `events` (the EVM's) and makes this the {@link activeEstimate}. */
-  attach(events: EvmEvents): void {
+  /**
+   * Starts observing `events` (the EVM's) and the node's frame opcodes.
+   * @param hooks the node's hooks (its executor's): this probe becomes their `estimate`
+   */
+  attach(events: EvmEvents, hooks: ExecutionHooks): void {
     events.on('beforeMessage', this.onBefore)
     events.on('afterMessage', this.onAfter)
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the module-level estimate the opcode handlers read
-    activeEstimate = this
+    hooks.estimate = this
   }
 
-  /** Stops observing `events`. */
-  detach(events: EvmEvents): void {
+  /** Stops observing `events` and `hooks`. */
+  detach(events: EvmEvents, hooks: ExecutionHooks): void {
     events.off('beforeMessage', this.onBefore)
     events.off('afterMessage', this.onAfter)
-    if (activeEstimate === this) activeEstimate = undefined
+    if (hooks.estimate === this) hooks.estimate = undefined
   }
 
   /**
@@ -114,6 +117,3 @@ export class EstimateProbe {
 
 /** rskj GasCost.STIPEND_CALL. */
 const CALL_STIPEND = 2300n
-
-/** The probe of the estimation under way, if any (read by the gas functions in ./opcodes.ts). */
-export let activeEstimate: EstimateProbe | undefined

@@ -10,11 +10,10 @@
  * `stackLimit` parameter in ./common.ts.
  */
 import type { Common } from '@ethereumjs/common'
-import { EVMError, getOpcodesForHF, type EVMOpts } from '@ethereumjs/evm'
+import type { EVMOpts } from '@ethereumjs/evm'
 import { Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util'
-import { activeEstimate } from './gas-estimation.js'
-import { activeFrameHook } from './tracers/frame-hook.js'
-import { patchInterpreterLoop } from './interpreter-loop.js'
+import { halt, memoryGas, setCalleeGas, stockLogicOf, type EvmRunState, type Logic } from './ethereumjs/index.js'
+import type { ExecutionHooks } from './hooks.js'
 
 /** One entry of `EVMOpts.customOpcodes`. */
 type CustomOpcode = NonNullable<EVMOpts['customOpcodes']>[number]
@@ -28,8 +27,13 @@ export type MinimumGasPriceSource = () => bigint
  * Builds the custom opcode list for `createEVM({ customOpcodes })`.
  * @param minimumGasPrice read at each BASEFEE execution (the executor sets it per block context)
  * @param coinbase read at each COINBASE execution (20 bytes)
+ * @param hooks the node's observers of its frame opcodes (eth_estimateGas, call-tree tracers; ./hooks.ts)
  */
-export function rskOpcodes(minimumGasPrice: MinimumGasPriceSource, coinbase?: () => Uint8Array): CustomOpcode[] {
+export function rskOpcodes(
+  minimumGasPrice: MinimumGasPriceSource,
+  coinbase: (() => Uint8Array) | undefined,
+  hooks: ExecutionHooks,
+): CustomOpcode[] {
   const extra: CustomOpcode[] = []
   if (coinbase) {
     // COINBASE (0x41, 2 gas) from the block being executed: the executor gives the EVM the Remasc contract as
@@ -46,13 +50,12 @@ export function rskOpcodes(minimumGasPrice: MinimumGasPriceSource, coinbase?: ()
   }
   return [
     ...extra,
-    ...frameOpcodes(),
+    ...frameOpcodes(hooks),
     {
       opcode: 0x46,
       opcodeName: 'CHAINID',
       baseFee: 2,
       logicFunction: (runState: RunState) => {
-        maybeCapture(runState)
         runState.stack.push(runState.interpreter.getChainId())
       },
     },
@@ -75,27 +78,8 @@ export function rskOpcodes(minimumGasPrice: MinimumGasPriceSource, coinbase?: ()
   ]
 }
 
-/** The @ethereumjs run state (its type is not exported: taken from the opcode handler signature). */
-type EvmRunState = Parameters<ReturnType<typeof getOpcodesForHF>['opcodeMap'][number]['opHandler']>[0]
-/** Opcode logic as `customOpcodes` takes it. */
-type Logic = (runState: EvmRunState, common: Common) => void | Promise<void>
 /** Dynamic gas as `customOpcodes` takes it: returns the opcode's whole charge (base fee included). */
 type DynamicGas = (runState: EvmRunState, gas: bigint, common: Common) => Promise<bigint>
-
-let stockHandlers: ReturnType<typeof getOpcodesForHF>['handlers'] | undefined
-
-/** The stock @ethereumjs logic of an opcode (a custom opcode must bring one; ours change the gas only). */
-function stockLogic(opcode: number): Logic {
-  return (runState, common) => {
-    stockHandlers ??= getOpcodesForHF(common).handlers
-    return stockHandlers.get(opcode)!(runState, common)
-  }
-}
-
-/** Exceptional halt of the frame (all its gas is lost), as @ethereumjs's own (unexported) `trap`. */
-function halt(error: keyof typeof EVMError.errorMessages): never {
-  throw new EVMError(EVMError.errorMessages[error])
-}
 
 const MASK_160 = (1n << 160n) - 1n
 
@@ -109,24 +93,6 @@ async function exists(runState: EvmRunState, word: bigint): Promise<boolean> {
 }
 
 /**
- * Memory expansion gas for an access of `length` bytes at `offset` (3 gas/word + words²/512, as
- * @ethereumjs's own `subMemUsage`, which is not exported); grows the frame's word count like it.
- */
-function memoryGas(runState: EvmRunState, offset: bigint, length: bigint, common: Common): bigint {
-  if (length === 0n) return 0n
-  const words = (offset + length + 31n) / 32n
-  if (words <= runState.memoryWordCount) return 0n
-  let cost = words * common.param('memoryGas') + (words * words) / common.param('quadCoefficientDivGas')
-  if (cost > runState.highestMemCost) {
-    const before = runState.highestMemCost
-    runState.highestMemCost = cost
-    cost -= before
-  }
-  runState.memoryWordCount = words
-  return cost
-}
-
-/**
  * CALL-family gas as the reference computes it (rskj VM.java `computeCallGas` / `getMessageCall`,
  * Program.java `callToAddress`):
  * - charge 700 (base fee) + memory expansion for the larger of the input and output areas, + 25 000 when the
@@ -137,11 +103,12 @@ function memoryGas(runState: EvmRunState, offset: bigint, length: bigint, common
  *   comes out of the caller's gas instead of on top of it. The caller pays what the callee used.
  *
  * @ethereumjs's CALL/CALLCODE logic adds the stipend to both the caller's gas and the callee's limit when a
- * value is sent, so the stipend is charged here and `messageGasLimit` set without it: the callee gets exactly
+ * value is sent, so the stipend is charged here and the callee's gas set without it (setCalleeGas,
+ * src/execution/ethereumjs/opcode-helpers.ts): the callee gets exactly
  * the reference's gas, and when the call fails before running (depth limit, balance) the caller is left with
  * exactly the charge above, as the reference refunds the whole callee gas then.
  */
-function callGas(op: 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL'): DynamicGas {
+function callGas(op: 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL', hooks: ExecutionHooks): DynamicGas {
   const withValue = op === 'CALL' || op === 'CALLCODE'
   return async (runState, gas, common) => {
     const args = runState.stack.peek(withValue ? 7 : 6)
@@ -160,9 +127,9 @@ function callGas(op: 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL'): Dynam
     if (remaining < stipend) halt('OUT_OF_GAS')
     const wanted = requested + stipend
     const calleeGas = wanted < remaining ? wanted : remaining
-    activeEstimate?.onChildReservation(left, gas, calleeGas, wanted >= remaining, value !== 0n)
-    runState.messageGasLimit = calleeGas - stipend
-    activeFrameHook?.onFrameOpcode(op)
+    hooks.estimate?.onChildReservation(left, gas, calleeGas, wanted >= remaining, value !== 0n)
+    setCalleeGas(runState, calleeGas - stipend)
+    hooks.frames?.onFrameOpcode(op)
     return gas + stipend
   }
 }
@@ -173,7 +140,7 @@ function callGas(op: 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL'): Dynam
  * for CREATE2's hashing; the new frame gets ALL the gas left after that (no 63/64 rule). The depth, balance
  * and init-code size checks stay in @ethereumjs's logic (a failed check costs only the charge above).
  */
-function createGas(op: 'CREATE' | 'CREATE2'): DynamicGas {
+function createGas(op: 'CREATE' | 'CREATE2', hooks: ExecutionHooks): DynamicGas {
   return async (runState, gas, common) => {
     if (runState.interpreter.isStatic()) halt('STATIC_STATE_CHANGE')
     const [value, offset, length] = runState.stack.peek(3)
@@ -184,11 +151,12 @@ function createGas(op: 'CREATE' | 'CREATE2'): DynamicGas {
     const left = runState.interpreter.getGasLeft()
     if (gas > left) halt('OUT_OF_GAS')
     // the reference reserves the child's gas only once its depth and balance checks passed
-    if (activeEstimate && runState.env.depth < Number(common.param('stackLimit')) && runState.env.contract.balance >= value) {
-      activeEstimate.onChildReservation(left, gas, left - gas, false, false)
+    const estimate = hooks.estimate
+    if (estimate && runState.env.depth < Number(common.param('stackLimit')) && runState.env.contract.balance >= value) {
+      estimate.onChildReservation(left, gas, left - gas, false, false)
     }
-    runState.messageGasLimit = left - gas
-    activeFrameHook?.onFrameOpcode(op)
+    setCalleeGas(runState, left - gas)
+    hooks.frames?.onFrameOpcode(op)
     return gas
   }
 }
@@ -199,86 +167,39 @@ function createGas(op: 'CREATE' | 'CREATE2'): DynamicGas {
  * balance, and also for an existing empty account). The 24 000 refund (once per destroyed account, capped
  * with the other refunds at gasUsed/2) is @ethereumjs's already.
  */
-const selfdestructGas: DynamicGas = async (runState, gas, common) => {
-  if (runState.interpreter.isStatic()) halt('STATIC_STATE_CHANGE')
-  const beneficiary = runState.stack.peek(1)[0]
-  if (!(await exists(runState, beneficiary))) gas += common.param('callNewAccountGas')
-  if (activeFrameHook !== undefined) {
-    activeFrameHook.onSelfdestruct(runState.interpreter.getAddress().bytes, stackAddress(beneficiary).bytes, runState.interpreter.getSelfBalance())
+function selfdestructGas(hooks: ExecutionHooks): DynamicGas {
+  return async (runState, gas, common) => {
+    if (runState.interpreter.isStatic()) halt('STATIC_STATE_CHANGE')
+    const beneficiary = runState.stack.peek(1)[0]
+    if (!(await exists(runState, beneficiary))) gas += common.param('callNewAccountGas')
+    const frames = hooks.frames
+    if (frames !== undefined) {
+      frames.onSelfdestruct(runState.interpreter.getAddress().bytes, stackAddress(beneficiary).bytes, runState.interpreter.getSelfBalance())
+    }
+    return gas
   }
-  return gas
 }
 
-/** The frame opcodes with the reference's gas rules (base fees: rskj GasCost CALL, CREATE, SUICIDE). */
-function frameOpcodes(): CustomOpcode[] {
+/**
+ * The frame opcodes with the reference's gas rules (base fees: rskj GasCost CALL, CREATE, SUICIDE); their
+ * logic is @ethereumjs's own (a custom opcode must bring one).
+ */
+function frameOpcodes(hooks: ExecutionHooks): CustomOpcode[] {
+  const stockLogic = stockLogicOf()
   const op = (opcode: number, opcodeName: string, baseFee: number, gasFunction: DynamicGas): CustomOpcode => ({
     opcode,
     opcodeName,
     baseFee,
     gasFunction,
-    logicFunction: stockLogic(opcode),
+    logicFunction: stockLogic(opcode) satisfies Logic,
   })
   return [
-    op(0xf0, 'CREATE', 32_000, createGas('CREATE')),
-    op(0xf1, 'CALL', 700, callGas('CALL')),
-    op(0xf2, 'CALLCODE', 700, callGas('CALLCODE')),
-    op(0xf4, 'DELEGATECALL', 700, callGas('DELEGATECALL')),
-    op(0xf5, 'CREATE2', 32_000, createGas('CREATE2')),
-    op(0xfa, 'STATICCALL', 700, callGas('STATICCALL')),
-    op(0xff, 'SELFDESTRUCT', 5_000, selfdestructGas),
+    op(0xf0, 'CREATE', 32_000, createGas('CREATE', hooks)),
+    op(0xf1, 'CALL', 700, callGas('CALL', hooks)),
+    op(0xf2, 'CALLCODE', 700, callGas('CALLCODE', hooks)),
+    op(0xf4, 'DELEGATECALL', 700, callGas('DELEGATECALL', hooks)),
+    op(0xf5, 'CREATE2', 32_000, createGas('CREATE2', hooks)),
+    op(0xfa, 'STATICCALL', 700, callGas('STATICCALL', hooks)),
+    op(0xff, 'SELFDESTRUCT', 5_000, selfdestructGas(hooks)),
   ]
-}
-
-/** What the jump-destination analysis of @ethereumjs's interpreter returns for a bytecode. */
-type JumpAnalysis = { jumps: Uint8Array; pushes: Record<number, bigint>; opcodesCached: unknown[] }
-interface InterpreterLike {
-  _evm: object
-  _getValidJumpDestinations(code: Uint8Array): JumpAnalysis
-}
-
-let analysisCachePatched = false
-
-/**
- * Memoizes the interpreter's jump-destination analysis per bytecode (and EVM instance). @ethereumjs redoes
- * it for every message, ~8% of an eth_call/estimate; the result depends only on the code and the EVM's opcode
- * table, and the state manager hands out the same code array while the account is cached, so a WeakMap on
- * the array is enough. The Interpreter class is not exported: the prototype is reached from a `runState` our
- * custom opcodes receive (see {@link captureInterpreter}).
- */
-function patchJumpAnalysis(proto: InterpreterLike): void {
-  if (analysisCachePatched) return
-  analysisCachePatched = true
-  const original = proto._getValidJumpDestinations
-  const perEvm = new WeakMap<object, WeakMap<Uint8Array, JumpAnalysis>>()
-  proto._getValidJumpDestinations = function (this: InterpreterLike, code: Uint8Array): JumpAnalysis {
-    let cache = perEvm.get(this._evm)
-    if (!cache) perEvm.set(this._evm, (cache = new WeakMap()))
-    let analysis = cache.get(code)
-    if (!analysis) {
-      analysis = original.call(this, code)
-      cache.set(code, analysis)
-    }
-    return analysis
-  }
-}
-
-/**
- * One-shot hook: the next CHAINID executed hands its interpreter to {@link patchJumpAnalysis} and to
- * ./interpreter-loop.ts's {@link patchInterpreterLoop}.
- */
-let capture = false
-
-/** Arms the capture; run a CHAINID (e.g. `evm.runCode({ code: 0x46 00 })`) afterwards. */
-export function captureInterpreter(): void {
-  capture = !analysisCachePatched
-}
-
-/** Called from the CHAINID handler. */
-function maybeCapture(runState: unknown): void {
-  if (!capture) return
-  capture = false
-  const interpreter = (runState as { interpreter: object }).interpreter
-  const proto = Object.getPrototypeOf(interpreter)
-  patchJumpAnalysis(proto as InterpreterLike)
-  patchInterpreterLoop(proto as Parameters<typeof patchInterpreterLoop>[0])
 }

@@ -37,7 +37,8 @@
  * flushing anything, so a later `revert()` is exact (no @ethereumjs "pitfall 1").
  *
  * For reference-exact roots the VM must also follow the reference's account rules (no EIP-161
- * clearing, no marker for creation transactions with empty data): see {@link applyReferenceStateRules}.
+ * clearing, no marker for creation transactions with empty data): see `applyReferenceStateRules` in
+ * src/execution/ethereumjs/account-rules.ts.
  *
  * Not safe for concurrent use (same as every @ethereumjs state manager).
  */
@@ -346,7 +347,8 @@ export class UnitrieStateManager implements StateManagerInterface {
   private readonly maxCachedSlots: number
   /**
    * Whether the next {@link clearStorage} (contract creation) writes the storage marker; reset to
-   * true by it. Set by {@link applyReferenceStateRules} for creation transactions with empty data.
+   * true by it. Set by `applyReferenceStateRules` (src/execution/ethereumjs/account-rules.ts) for creation
+   * transactions with empty data.
    */
   markerOnNextCreate = true
   /** Bumped on every change of the current view (memoizes getStateRoot inside checkpoints). */
@@ -562,12 +564,12 @@ export class UnitrieStateManager implements StateManagerInterface {
     const r = this.rec(address)
     if (this.db.fork !== undefined) await this.prepareAccount(r)
     const a = this.loadAcct(r)
-    if (a === null) return undefined
-    const c = this.loadCode(r)
     if (this.senderCodeMask !== undefined && this.senderCodeMask === address.toString()) {
       this.senderCodeMask = undefined
-      return new Account(a.nonce, a.balance, KECCAK256_RLP, KECCAK256_NULL)
+      return a === null ? undefined : new Account(a.nonce, a.balance, KECCAK256_RLP, KECCAK256_NULL)
     }
+    if (a === null) return undefined
+    const c = this.loadCode(r)
     return new Account(a.nonce, a.balance, KECCAK256_RLP, c === null ? KECCAK256_NULL : c.hash)
   }
 
@@ -575,18 +577,22 @@ export class UnitrieStateManager implements StateManagerInterface {
   private senderCodeMask: string | undefined
 
   /**
-   * Makes the next getAccount of `address` report no code. @ethereumjs runTx rejects senders with code
-   * (EIP-3607) unconditionally, reading the sender with exactly one getAccount before the check; the reference
-   * node has no such rule, and impersonated contracts and eth_call/estimate `from` a contract need it gone.
-   * putAccount ignores codeHash, so the code itself is untouched.
+   * Makes the next getAccount of `address` (whether the account exists or not) report no code. Used to run a
+   * transaction whose sender has code (src/execution/ethereumjs/sender-code.ts). putAccount ignores codeHash,
+   * so the code itself is untouched.
    */
   maskSenderCodeOnce(address: Address): void {
     this.senderCodeMask = address.toString()
   }
 
-  /** Drops a mask {@link maskSenderCodeOnce} left unused (call after the transaction ran or failed). */
-  clearSenderCodeMask(): void {
+  /**
+   * Drops a mask {@link maskSenderCodeOnce} left unused (call after the transaction ran or failed).
+   * @returns whether a mask was still pending (no getAccount of its address happened)
+   */
+  clearSenderCodeMask(): boolean {
+    const pending = this.senderCodeMask !== undefined
     this.senderCodeMask = undefined
+    return pending
   }
 
   /**
@@ -1061,46 +1067,4 @@ function wipeSubtree(t: Unitrie, key: Uint8Array): Unitrie {
   const keys = [...t.keys(key)]
   for (const k of keys) t = t.delete(k)
   return t
-}
-
-/** The parts of an @ethereumjs VM that {@link applyReferenceStateRules} patches. */
-export interface ReferenceRulesTarget {
-  stateManager: unknown
-  evm: {
-    journal: object
-    events?: { on(event: 'beforeMessage', listener: (message: { depth: number; to?: unknown; data?: Uint8Array; code?: unknown }) => void): unknown }
-  }
-}
-
-/**
- * Make an @ethereumjs VM follow the reference node's account rules. Idempotent; call it again after
- * `vm.shallowCopy()` (which builds a new EVM and journal).
- *
- * 1. No EIP-161 state clearing. RSK never deletes "touched" empty accounts, and a transfer (even of
- *    0 wei) creates its destination (rskj Repository.addBalance → getAccountStateOrCreateNew).
- *    @ethereumjs (SpuriousDragon+) deletes touched empty accounts at the end of each transaction,
- *    which e.g. deletes the empty genesis precompile accounts 0x01–0x09 with their storage markers
- *    when they are called, and the account created by a 0-value transfer. SELFDESTRUCT deletion is
- *    unaffected.
- * 2. A creation transaction with empty data creates the account WITHOUT a storage marker
- *    (TransactionExecutor.create skips setupContract); CREATE/CREATE2 and creation transactions
- *    with init code get one (see {@link UnitrieStateManager.clearStorage}). Needs the VM's state
- *    manager to be a {@link UnitrieStateManager}.
- */
-export function applyReferenceStateRules(vm: ReferenceRulesTarget): void {
-  const journal = vm.evm.journal as { cleanup(): Promise<void>; touched: Set<string>; __rskRules?: boolean }
-  if (journal.__rskRules) return
-  journal.__rskRules = true
-  const original = journal.cleanup.bind(journal)
-  journal.cleanup = async () => {
-    journal.touched.clear()
-    await original()
-  }
-  const sm = vm.stateManager
-  if (sm instanceof UnitrieStateManager && vm.evm.events) {
-    vm.evm.events.on('beforeMessage', (m) => {
-      // Every message resets the flag; clearStorage of a depth-0 create runs before any inner message.
-      sm.markerOnNextCreate = !(m.depth === 0 && m.to === undefined && (m.data?.length ?? 0) === 0)
-    })
-  }
 }

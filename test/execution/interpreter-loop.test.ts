@@ -1,5 +1,5 @@
 /**
- * The synchronous opcode loop (src/execution/interpreter-loop.ts) against @ethereumjs's stock loop: the same
+ * The synchronous opcode loop (src/execution/ethereumjs/interpreter-loop.ts) against @ethereumjs's stock loop: the same
  * programs run once through each (a `step` listener makes the patched `run` hand over to the stock one) must
  * give the same gas, return data, error, program counter and memory/stack effects.
  */

@@ -26,7 +26,8 @@ import {
   STORAGE_MARKER_VALUE,
 } from '../../src/rsk/trie-keys.js'
 import { MemoryTrieNodeStore, Unitrie } from '../../src/rsk/unitrie.js'
-import { applyReferenceStateRules, UnitrieStateManager } from '../../src/state/unitrie-state-manager.js'
+import { UnitrieStateManager } from '../../src/state/unitrie-state-manager.js'
+import { applyReferenceStateRules } from '../../src/execution/ethereumjs/index.js'
 
 const GENESIS_ROOT = '0x9c13f6bf26a9d1b13b708b5da083cb8f4e948bb7f903174081ad95810d52723f'
 const devJson = JSON.parse(readFileSync(new URL('../../src/rsk/genesis/rsk-dev.json', import.meta.url), 'utf8')) as {

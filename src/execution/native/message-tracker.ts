@@ -17,8 +17,8 @@ export interface TrackedMessage {
   delegatecall?: boolean
   /** The account whose context runs (differs from the code address for CALLCODE). */
   to?: { bytes: Uint8Array }
-  /** The precompile's own address (@ethereumjs Message._codeAddress, unset when it equals `to`). */
-  _codeAddress?: { bytes: Uint8Array }
+  /** The address whose code runs (@ethereumjs Message.codeAddress, a getter that throws when `to` is unset). */
+  readonly codeAddress?: { bytes: Uint8Array }
 }
 
 /** The reference's message types (rskj MsgType): how the calling code reached the contract. */
@@ -28,7 +28,7 @@ export type MsgType = 'CALL' | 'STATICCALL' | 'DELEGATECALL' | 'CALLCODE'
 export function msgType(m: TrackedMessage | undefined): MsgType {
   if (m === undefined) return 'CALL'
   if (m.delegatecall === true) return 'DELEGATECALL'
-  if (m._codeAddress !== undefined && m.to !== undefined && Buffer.compare(m._codeAddress.bytes, m.to.bytes) !== 0) return 'CALLCODE'
+  if (m.to !== undefined && m.codeAddress !== undefined && Buffer.compare(m.codeAddress.bytes, m.to.bytes) !== 0) return 'CALLCODE'
   if (m.isStatic === true) return 'STATICCALL'
   return 'CALL'
 }

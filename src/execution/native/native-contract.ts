@@ -15,6 +15,7 @@
  * - a method whose result is null/empty Optional returns no data; otherwise the ABI encoding of the outputs.
  */
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm'
+import { evmFailure } from '../ethereumjs/index.js'
 import type { BlockRecord } from '../../types/records.js'
 import { AbiDecodeError, ArgReader, selector } from './abi.js'
 import { currentMessage, msgType, type MsgType } from './message-tracker.js'
@@ -86,7 +87,7 @@ const EMPTY = new Uint8Array(0)
 
 /** Describes a failed native call for the EVM: a halt that charges `gasUsed` only. */
 function failed(gasUsed: bigint, message: string): ExecResult {
-  return { returnValue: EMPTY, executionGasUsed: gasUsed, exceptionError: new EVMError(message as never) }
+  return { returnValue: EMPTY, executionGasUsed: gasUsed, exceptionError: evmFailure(message) }
 }
 
 /**

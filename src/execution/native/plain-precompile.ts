@@ -7,6 +7,7 @@
  * - a failing execution fails the call and charges the price only (RSKIP197); the CALL pushes 0.
  */
 import { EVMError, type ExecResult, type PrecompileInput } from '@ethereumjs/evm'
+import { evmFailure } from '../ethereumjs/index.js'
 import { currentMessage } from './message-tracker.js'
 import { executionCheckpoint } from '../deadline.js'
 import { ExecutionTimeoutError } from '../../errors/domain-errors.js'
@@ -41,7 +42,7 @@ export function plainPrecompile(p: PlainPrecompile): (input: PrecompileInput) =>
     } catch (err) {
       if (err instanceof ExecutionTimeoutError) throw err // the deadline ends the whole execution
       const message = err instanceof Error ? err.message : String(err)
-      result = { returnValue: EMPTY, executionGasUsed: gas, exceptionError: new EVMError(`precompile: ${message}` as never) }
+      result = { returnValue: EMPTY, executionGasUsed: gas, exceptionError: evmFailure(`precompile: ${message}`) }
     }
     // a precompile can take milliseconds (a pairing, many BLAKE2 rounds): the deadline and the time slice are
     // checked after each one, where the opcode loop would only count it as one dynamic opcode (../deadline.ts)

@@ -7,7 +7,8 @@
  * functions (./frame-hook.ts), the logs from each message's result, so the fast opcode loop keeps running.
  */
 import type { EVMResult, Log, Message } from '@ethereumjs/evm'
-import { setFrameHook, type FrameHook } from './frame-hook.js'
+import type { ExecutionHooks } from '../hooks.js'
+import type { FrameHook } from './frame-hook.js'
 import type { ExecutionTracer, TraceEvents } from './types.js'
 
 /** Kinds of frames, by the opcode (or transaction) that opened them. */
@@ -50,7 +51,7 @@ const EMPTY = new Uint8Array(0)
  * Collects the call tree of one execution (a transaction or a call). After the run, {@link finish} gives the
  * top frame; its gas figures are the EVM message's (the formatters report the receipt's gas where the
  * reference does). Attach it right before the execution and detach it right after: while attached it is the
- * process-wide {@link FrameHook}.
+ * node's {@link FrameHook}.
  */
 export class CallFrameCollector implements ExecutionTracer, FrameHook {
   root: CallFrame | undefined
@@ -109,16 +110,16 @@ export class CallFrameCollector implements ExecutionTracer, FrameHook {
     if (r.createdAddress !== undefined) frame.to = r.createdAddress.bytes
   }
 
-  attach(events: TraceEvents): void {
+  attach(events: TraceEvents, hooks: ExecutionHooks): void {
     events.on('beforeMessage', this.onBefore)
     events.on('afterMessage', this.onAfter)
-    setFrameHook(this)
+    hooks.frames = this
   }
 
-  detach(events: TraceEvents): void {
+  detach(events: TraceEvents, hooks: ExecutionHooks): void {
     events.off('beforeMessage', this.onBefore)
     events.off('afterMessage', this.onAfter)
-    setFrameHook(undefined)
+    if (hooks.frames === this) hooks.frames = undefined
   }
 
   /**

@@ -2,7 +2,7 @@
  * The observer the frame opcodes' gas functions (../opcodes.ts) notify while a call tree is being collected,
  * so callTracer and trace_* need no `step` listener (which would switch the fast opcode loop off and make
  * @ethereumjs copy the memory and stack at every opcode). Untraced execution pays one `undefined` check per
- * CALL-family, CREATE and SELFDESTRUCT opcode.
+ * CALL-family, CREATE and SELFDESTRUCT opcode. Attached per node through its ExecutionHooks (../hooks.ts).
  */
 
 /** Notified by the frame opcodes, after their gas checks passed. */
@@ -11,12 +11,4 @@ export interface FrameHook {
   onFrameOpcode(op: 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2'): void
   /** SELFDESTRUCT of `address` sending `balance` (wei) to `beneficiary` (20 bytes each). */
   onSelfdestruct(address: Uint8Array, beneficiary: Uint8Array, balance: bigint): void
-}
-
-/** The collector of the execution under way, if any (one execution runs at a time, in the chain's queue). */
-export let activeFrameHook: FrameHook | undefined
-
-/** Installs (or with undefined removes) the active hook. */
-export function setFrameHook(hook: FrameHook | undefined): void {
-  activeFrameHook = hook
 }

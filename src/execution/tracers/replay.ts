@@ -13,7 +13,6 @@
  * interpreter loop run, which has no checkpoint of its own: {@link watchSteps} adds one.
  */
 import { Address } from '@ethereumjs/util'
-import { runTx } from '@ethereumjs/vm'
 import { NotTraceableError, StateNotFoundError } from '../../errors/domain-errors.js'
 import type { BlockRecord, TxRecord } from '../../types/records.js'
 import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
@@ -22,6 +21,7 @@ import type { BlockContext, CallRequest, Executor } from '../executor.js'
 import { REMASC_ADDRESS } from '../executor.js'
 import { applyStateOverride, type StateOverride } from '../state-override.js'
 import { CHECK_EVERY, executionCheckpoint, setDeadline } from '../deadline.js'
+import { runTxFromAnySender } from '../ethereumjs/index.js'
 import type { ExecutionTracer, TracedOutcome, TraceEvents } from './types.js'
 
 /**
@@ -139,11 +139,16 @@ export async function traceBlockTxs<T extends ExecutionTracer>(
     for (let i = 0; i <= last; i++) {
       const rec = txs[i]!
       const tracer = wanted(rec) ? make(sm, rec) : undefined
-      tracer?.attach(events)
+      tracer?.attach(events, ex.hooks)
       const unwatch = watchSteps(vm.evm, events)
-      sm.maskSenderCodeOnce(new Address(rec.from))
       try {
-        const r = await runTx(vm, { tx: rec.tx, block: evmBlock, blockGasUsed: gasUsed, skipHardForkValidation: true, skipBlockGasLimitValidation: true })
+        const r = await runTxFromAnySender(vm, sm, new Address(rec.from), {
+          tx: rec.tx,
+          block: evmBlock,
+          blockGasUsed: gasUsed,
+          skipHardForkValidation: true,
+          skipBlockGasLimitValidation: true,
+        })
         gasUsed += r.totalGasSpent
         if (tracer !== undefined) {
           out.push({
@@ -158,9 +163,8 @@ export async function traceBlockTxs<T extends ExecutionTracer>(
           })
         }
       } finally {
-        sm.clearSenderCodeMask()
         unwatch()
-        tracer?.detach(events)
+        tracer?.detach(events, ex.hooks)
       }
     }
   } finally {
@@ -196,13 +200,13 @@ export async function traceCallAt<T extends ExecutionTracer>(
     // the tracer sees the overridden state as the state before the call
     if (overrides.length > 0) await applyStateOverride(sm, overrides)
     tracer = make(sm)
-    tracer.attach(events)
+    tracer.attach(events, ex.hooks)
     unwatch = watchSteps(vm.evm, events)
     const r = await ex.call(req, ctx, root, chain.callGasCap, chain.executionTimeoutMs)
     return { tracer, outcome: { gasUsed: r.gasUsed, returnValue: r.returnValue, error: r.error, createdAddress: r.createdAddress } }
   } finally {
     unwatch()
-    tracer?.detach(events)
+    tracer?.detach(events, ex.hooks)
     await unwindTo(vm as never, sm, base)
   }
 }

@@ -2,9 +2,10 @@
  * What the tracers observe: @ethereumjs's EVM events (`beforeMessage`, `afterMessage`, `step`) and the common
  * tracer contract the replay drives (./replay.ts). A tracer attached to an EVM sees every message and, when it
  * listens to `step`, every opcode: attaching a `step` listener makes the stock interpreter loop run instead of
- * the fast one (src/execution/interpreter-loop.ts), so untraced execution never pays for tracing.
+ * the fast one (src/execution/ethereumjs/interpreter-loop.ts), so untraced execution never pays for tracing.
  */
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
+import type { ExecutionHooks } from '../hooks.js'
 
 /** The EVM event emitter, as the tracers use it. A two-argument listener is awaited by the EVM. */
 export interface TraceEvents {
@@ -18,10 +19,13 @@ export interface TraceEvents {
 
 /** One traced execution's observer. */
 export interface ExecutionTracer {
-  /** Starts observing (before the execution). */
-  attach(events: TraceEvents): void
+  /**
+   * Starts observing (before the execution).
+   * @param events the EVM's events; @param hooks the node's observers of its frame opcodes (../hooks.ts)
+   */
+  attach(events: TraceEvents, hooks: ExecutionHooks): void
   /** Stops observing (after it, also after a failure). */
-  detach(events: TraceEvents): void
+  detach(events: TraceEvents, hooks: ExecutionHooks): void
 }
 
 /** Outcome of the traced transaction or call, as the replay saw it. */

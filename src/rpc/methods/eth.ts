@@ -11,6 +11,7 @@ import type { BlockRecord } from '../../types/records.js'
 import { executionError } from '../../chain/revert.js'
 import { keccak256 } from '../../crypto/secp256k1.js'
 import { impersonatedTransaction } from '../../accounts/impersonation.js'
+import { pinKnownParts } from '../../execution/ethereumjs/index.js'
 import { signLegacyTransaction, type LocalAccount } from '../../accounts/dev-accounts.js'
 import { LockedAccountError, UnknownAccountError } from '../../errors/domain-errors.js'
 import type { CallRequest } from '../../execution/executor.js'
@@ -79,18 +80,17 @@ export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
 
 /**
  * Recovers the sender once and pins what is already known to the (still unfrozen) transaction, then freezes
- * it: `getSenderAddress()` answers the recovered address (@ethereumjs re-derives it with a pure-JS keccak on
- * every call: pool validation, execution, receipts) and `serialize()` answers the received bytes (the node
- * otherwise re-encodes them for the hash, the transactions trie, the block encoding and the pool's size rule).
- * Together ≈3% of the server time per automined ERC-20 transfer (profiled; docs/architecture.md#performance-rules).
+ * it (src/execution/ethereumjs/transactions.ts): `getSenderAddress()` answers the recovered address
+ * (@ethereumjs re-derives it with a pure-JS keccak on every call: pool validation, execution, receipts) and
+ * `serialize()` answers the received bytes (the node otherwise re-encodes them for the hash, the transactions
+ * trie, the block encoding and the pool's size rule). Together ≈3% of the server time per automined ERC-20
+ * transfer (profiled; docs/architecture.md#performance-rules).
  * @throws Error "Invalid Signature" when the sender cannot be recovered
  */
 function attachKnownParts(tx: LegacyTx, raw: Uint8Array): void {
   // (the public key is not kept in tx.cache: nothing reads it after this, and it cost 64 B + two objects per tx)
   const sender = new Address(keccak256(tx.getSenderPublicKey()).slice(12))
-  Object.defineProperty(tx, 'getSenderAddress', { value: () => sender })
-  Object.defineProperty(tx, 'serialize', { value: () => raw })
-  Object.freeze(tx)
+  pinKnownParts(tx, sender, raw)
 }
 
 /**

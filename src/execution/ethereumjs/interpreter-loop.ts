@@ -1,6 +1,6 @@
 /**
  * A cheaper opcode loop for @ethereumjs's interpreter (less allocation and GC per transaction;
- * docs/architecture.md#performance-rules).
+ * docs/architecture.md#performance-rules). Installed by ./interpreter.ts, for the node's own EVMs only.
  *
  * @ethereumjs v10 runs every opcode through `async runStep()`, awaited by `run()`: two promises, an async
  * frame and an argument array per opcode, ~140 KB of garbage per ERC-20 transfer (a third of all the node
@@ -13,22 +13,43 @@
  * INVALID_OPCODE for undefined opcodes, STOP ending the frame without an error, other EVM errors ending it
  * with that error, non-EVM errors thrown. Whenever a feature this loop does not implement could matter — EOF
  * (EIP-3540), stateless code-chunk charging (EIP-6800/7864), the profiler, `step` listeners or DEBUG (tracers),
- * EIP-7928's post-call out-of-gas — the stock `run()` / `runStep()` take over.
+ * EIP-7928's post-call out-of-gas — the stock `run()` / `runStep()` take over. So does any EVM the node did not
+ * adopt (its {@link LoopOwner} is unknown): a library user's own EVM in the same process runs the stock loop.
  *
  * Every {@link CHECK_EVERY} units of work (a backward jump of a static-opcode loop is one unit, an opcode with
- * dynamic gas {@link DYNAMIC_OP_UNITS}) the loop asks ./deadline.ts whether the execution passed its deadline
- * (then it throws ExecutionTimeoutError, a non-EVM error that ends the whole call) or should yield the thread for a moment.
- * Straight-line code needs no check: it ends with the code.
+ * dynamic gas {@link DYNAMIC_OP_UNITS}) the loop asks the EVM's {@link LoopOwner} whether the execution passed
+ * its deadline (it throws ExecutionTimeoutError, a non-EVM error that ends the whole call) or should yield the thread for a
+ * moment (src/execution/deadline.ts). Straight-line code needs no check: it ends with the code.
+ *
+ * What it relies on (checked by ./interpreter.ts at start-up, docs/architecture.md#dependency-patches): the
+ * members listed in {@link InterpreterLike}, {@link RunState} and {@link OpcodeEntry}, and EVM errors carrying
+ * `errorType === 'EVMError'` and the `error` texts of `EVMError.errorMessages`.
  */
 import { EVMError } from '@ethereumjs/evm'
-import { CHECK_EVERY, DYNAMIC_OP_UNITS, executionCheckpoint } from './deadline.js'
 
-/** The parts of @ethereumjs's (unexported) Interpreter this loop uses. */
-interface OpcodeEntry {
+/** Work units between two checkpoints (a backward jump is one unit). */
+export const CHECK_EVERY = 1024
+
+/** Units an opcode with dynamic gas counts for (calls, storage and precompiles cost far more than a PUSH). */
+export const DYNAMIC_OP_UNITS = 16
+
+/** Who runs an adopted EVM's executions: asked every {@link CHECK_EVERY} units of work. */
+export interface LoopOwner {
+  /**
+   * @returns a promise to await when the thread is to be yielded, else undefined (stay synchronous)
+   * @throws a non-EVM error (e.g. the -32011 timeout) to end the whole execution
+   */
+  checkpoint(): Promise<void> | undefined
+}
+
+/** One entry of the (unexported) Interpreter's opcode table. */
+export interface OpcodeEntry {
   opcodeInfo: { code: number; feeBigInt: bigint; dynamicGas: boolean; isAsync: boolean; isInvalid: boolean }
   opHandler: (runState: RunState, common: unknown) => void | Promise<void>
 }
-interface RunState {
+
+/** The parts of the Interpreter's run state this loop reads and writes. */
+export interface RunState {
   code: Uint8Array
   programCounter: number
   opCode: number
@@ -40,7 +61,16 @@ interface RunState {
   gasLeft: bigint
   env: { accessWitness?: { commit(): void; revert?(): void } }
 }
-interface InterpreterLike {
+
+/** What the jump-destination analysis returns for a bytecode. */
+export interface JumpAnalysis {
+  jumps: Uint8Array
+  pushes: unknown
+  opcodesCached: OpcodeEntry[]
+}
+
+/** The parts of @ethereumjs's (unexported) Interpreter this loop uses. */
+export interface InterpreterLike {
   _runState: RunState
   _evm: { DEBUG: boolean; events: { listenerCount(event: string): number } }
   common: { isActivatedEIP(eip: number): boolean }
@@ -49,10 +79,8 @@ interface InterpreterLike {
   runStep(entry?: OpcodeEntry): Promise<void>
   lookupOpInfo(op: number): OpcodeEntry
   useGas(amount: bigint, context?: unknown): void
-  _getValidJumpDestinations(code: Uint8Array): { jumps: Uint8Array; pushes: unknown; opcodesCached: OpcodeEntry[] }
+  _getValidJumpDestinations(code: Uint8Array): JumpAnalysis
 }
-
-let patched = false
 
 /**
  * Per Common: whether it activates a feature only the stock loop implements (EOF, EIP-3540; stateless code-chunk
@@ -70,23 +98,28 @@ function stockFeatures(common: InterpreterLike['common']): { eof: boolean; state
 }
 
 /**
- * Replaces `run` on the Interpreter prototype (reached from a run state, see ./opcodes.ts) with the loop
- * described above. Idempotent.
+ * The replacement for `Interpreter.prototype.run`.
+ * @param stockRun the stock `run` (what every EVM the node did not adopt gets)
+ * @param stockRunStep the stock `runStep` (for opcodes with dynamic gas)
+ * @param ownerOf the {@link LoopOwner} of an adopted EVM, undefined for any other
  */
-export function patchInterpreterLoop(proto: InterpreterLike): void {
-  if (patched) return
-  patched = true
-  const stockRun = proto.run
-  const stockRunStep = proto.runStep
-  proto.run = async function (this: InterpreterLike, code: Uint8Array, opts: { pc?: number } = {}) {
+export function fastRun(
+  stockRun: InterpreterLike['run'],
+  stockRunStep: InterpreterLike['runStep'],
+  ownerOf: (evm: object) => LoopOwner | undefined,
+): InterpreterLike['run'] {
+  return async function (this: InterpreterLike, code: Uint8Array, opts: { pc?: number } = {}) {
     const common = this.common
     const features = stockFeatures(common)
+    const evm = this._evm
+    const owner = ownerOf(evm)
     if (
+      owner === undefined ||
       (code[0] === 0xef && features.eof) ||
       features.stateless ||
       this.profilerOpts?.enabled === true ||
-      this._evm.DEBUG ||
-      this._evm.events.listenerCount('step') > 0
+      evm.DEBUG ||
+      evm.events.listenerCount('step') > 0
     ) {
       return stockRun.call(this, code, opts)
     }
@@ -99,7 +132,6 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
     }
     let err: EVMError | undefined
     let cached: OpcodeEntry[] | undefined
-    const evm = this._evm
     let units = 0
     while (rs.programCounter < code.length) {
       const pc = rs.programCounter
@@ -138,12 +170,13 @@ export function patchInterpreterLoop(proto: InterpreterLike): void {
         }
         if (units >= CHECK_EVERY) {
           units = 0
-          const pause = executionCheckpoint(evm) // throws past the deadline (not an EVMError: rethrown below)
+          const pause = owner.checkpoint() // throws past the deadline (not an EVMError: rethrown below)
           if (pause !== undefined) await pause
         }
       } catch (e) {
         rs.env.accessWitness?.revert?.()
-        if (!(e instanceof Object && 'errorType' in e && (e as { errorType: unknown }).errorType === 'EVMError')) throw e
+        if (!(e instanceof Object && 'errorType' in e && (e as { errorType: unknown }).errorType === 'EVMError'))
+          throw e
         if ((e as EVMError).error !== EVMError.errorMessages.STOP) err = e as EVMError
         break
       }
