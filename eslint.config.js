@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * Lint (`npm run lint`, run in CI by .ci/run): the @eslint/js and typescript-eslint recommended rules over src/,
- * test/, bench/ and scripts/, without type information (fast). Formatting is not checked here.
+ * test/, bench/ and scripts/, without type information (fast). Formatting is checked by prettier
+ * (.prettierrc.json), run after eslint in `npm run lint`; `npm run format` applies it.
  * Undefined names are left to the TypeScript checker (`npm run typecheck`, which also checks bench/ and
  * scripts/ through tsconfig.scripts.json), as typescript-eslint advises.
  */
@@ -23,7 +24,13 @@ export default tseslint.config(
       // a leading underscore marks a parameter or binding kept for its position or its shape
       '@typescript-eslint/no-unused-vars': [
         'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true, caughtErrors: 'none' },
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+          caughtErrors: 'none',
+        },
       ],
     },
   },

@@ -62,16 +62,30 @@ const sustainRuns = []
 if (opts.sustain != null) {
   if (opts.sustainDb !== 'only') sustainRuns.push({ peer: nodeCli, db: false })
   if (opts.sustainDb !== 'off') sustainRuns.push({ peer: nodeCli, db: true })
-  for (const p of PEERS) if (p !== nodeCli && opts.sustainPeers.includes(p.name)) sustainRuns.push({ peer: p, db: false })
+  for (const p of PEERS)
+    if (p !== nodeCli && opts.sustainPeers.includes(p.name)) sustainRuns.push({ peer: p, db: false })
 }
 const sustainNames = sustainRuns.map((x) => (x.db ? `${x.peer.name} --db` : x.peer.name))
 
 // ---------------------------------------------------------------- run
 const t0 = performance.now()
-if (opts.main) log(`node-cli bench: ${selected.map((p) => p.name).join(', ')} — N=${opts.n} transfers, ${opts.duration} s per load test${opts.warmup ? ` (+${opts.warmup} s warm-up)` : ''}, ${opts.connections} connections${opts.quick ? ' [quick]' : ''}`)
-else log(`node-cli bench: no main run; ${[opts.long && '--long', opts.sustain != null && '--sustain', opts.restart && '--restart', opts.memory && '--memory'].filter(Boolean).join(', ') || 'nothing to run'}`)
-if (sustainRuns.length) log(`${opts.main ? 'then ' : ''}--sustain: ${fmtMin(opts.sustain)} of sustained load on each of ${sustainNames.join(', ')} (${opts.sustainTps} transfers/s)`)
-log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, Linux ${release()}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
+if (opts.main)
+  log(
+    `node-cli bench: ${selected.map((p) => p.name).join(', ')} — N=${opts.n} transfers, ${opts.duration} s per load test${opts.warmup ? ` (+${opts.warmup} s warm-up)` : ''}, ${opts.connections} connections${opts.quick ? ' [quick]' : ''}`,
+  )
+else
+  log(
+    `node-cli bench: no main run; ${[opts.long && '--long', opts.sustain != null && '--sustain', opts.restart && '--restart', opts.memory && '--memory'].filter(Boolean).join(', ') || 'nothing to run'}`,
+  )
+if (sustainRuns.length)
+  log(
+    `${opts.main ? 'then ' : ''}--sustain: ${fmtMin(opts.sustain)} of sustained load on each of ${sustainNames.join(', ')} (${opts.sustainTps} transfers/s)`,
+  )
+log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, Linux ${release()}, load average ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+)
 const results = []
 for (const peer of selected) results.push(await runPeer(peer, opts))
 let long = null
@@ -81,7 +95,14 @@ if (opts.long) {
 }
 let sustain = null
 if (sustainRuns.length) {
-  sustain = { minutes: opts.sustain, targetTps: opts.sustainTps, connections: opts.connections, sampleEveryS: SUSTAIN_SAMPLE_S, flatPct: SUSTAIN_FLAT_PCT, peers: [] }
+  sustain = {
+    minutes: opts.sustain,
+    targetTps: opts.sustainTps,
+    connections: opts.connections,
+    sampleEveryS: SUSTAIN_SAMPLE_S,
+    flatPct: SUSTAIN_FLAT_PCT,
+    peers: [],
+  }
   for (const { peer, db } of sustainRuns) sustain.peers.push(await runSustain(peer, opts, { db }))
 }
 const restart = opts.restart ? await runRestart(nodeCli, opts) : null
@@ -103,5 +124,16 @@ const anyFail =
   (long && (long.error || long.checks?.some((c) => !c.ok))) ||
   (sustain && sustain.peers.some((r) => r.status === 'failed' || r.checks.some((c) => !c.ok))) ||
   [restart, memory].some((r) => r && (r.status === 'failed' || r.checks.some((c) => !c.ok)))
-writeResults(opts.out, { opts, sustainPeers: sustainNames, results, targets, long, sustain, restart, memory, elapsedS: elapsed, ok: !anyFail })
+writeResults(opts.out, {
+  opts,
+  sustainPeers: sustainNames,
+  results,
+  targets,
+  long,
+  sustain,
+  restart,
+  memory,
+  elapsedS: elapsed,
+  ok: !anyFail,
+})
 process.exit(anyFail ? 1 : 0)

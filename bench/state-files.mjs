@@ -29,12 +29,21 @@ function anvilBin() {
   const bin = join(benchDir, 'node_modules', '.bin', 'anvil')
   if (!existsSync(bin)) {
     console.log('bench: installing the benchmark dependencies (npm ci --prefix bench)')
-    const npm = (a) => spawnSync('npm', [...a, '--prefix', benchDir, '--no-audit', '--no-fund'], { stdio: 'inherit', cwd: root }).status === 0
+    const npm = (a) =>
+      spawnSync('npm', [...a, '--prefix', benchDir, '--no-audit', '--no-fund'], { stdio: 'inherit', cwd: root })
+        .status === 0
     // (as run.mjs: npm ci refuses a lock file missing another platform's optional anvil binary)
     if (!npm(['ci']) && !npm(['install', '--no-save'])) process.exit(1)
   }
   // the platform binary itself: the npm wrapper (bin.mjs) would take the signals and the RSS figures
-  const native = join(benchDir, 'node_modules', '@foundry-rs', `anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`, 'bin', 'anvil')
+  const native = join(
+    benchDir,
+    'node_modules',
+    '@foundry-rs',
+    `anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`,
+    'bin',
+    'anvil',
+  )
   return existsSync(native) ? native : bin
 }
 
@@ -42,12 +51,17 @@ function anvilBin() {
 async function generate(file) {
   const out = createWriteStream(file)
   const write = (s) => (out.write(s) ? undefined : once(out, 'drain'))
-  await write('{"block":{"number":"0x0","beneficiary":"0x0000000000000000000000000000000000000000","timestamp":"0x1","gas_limit":30000000,"basefee":0,"difficulty":"0x0","prevrandao":null},"accounts":{')
+  await write(
+    '{"block":{"number":"0x0","beneficiary":"0x0000000000000000000000000000000000000000","timestamp":"0x1","gas_limit":30000000,"basefee":0,"difficulty":"0x0","prevrandao":null},"accounts":{',
+  )
   for (let i = 1; i <= ACCOUNTS; i++) {
     const storage = []
-    for (let s = 0; s < SLOTS; s++) storage.push(`"0x${s.toString(16).padStart(64, '0')}":"0x${(i * SLOTS + s).toString(16).padStart(64, '0')}"`)
+    for (let s = 0; s < SLOTS; s++)
+      storage.push(`"0x${s.toString(16).padStart(64, '0')}":"0x${(i * SLOTS + s).toString(16).padStart(64, '0')}"`)
     const addr = '0x' + (0x10000000 + i).toString(16).padStart(40, '0')
-    await write(`${i > 1 ? ',' : ''}"${addr}":{"nonce":1,"balance":"0x${i.toString(16)}","code":"0x6001","storage":{${storage.join(',')}}}`)
+    await write(
+      `${i > 1 ? ',' : ''}"${addr}":{"nonce":1,"balance":"0x${i.toString(16)}","code":"0x6001","storage":{${storage.join(',')}}}`,
+    )
   }
   await write('},"best_block_number":0,"blocks":[],"transactions":[],"historical_states":null}')
   out.end()
@@ -93,10 +107,29 @@ try {
   console.log(`generating ${ACCOUNTS} accounts × ${SLOTS} slots …`)
   await generate(source)
   console.log(`state file: ${(statSync(source).size / 2 ** 20).toFixed(1)} MiB`)
-  const nodeCli = (load) => (port, dump) => [join(root, 'bin', 'node-cli.js'), '--port', String(port), '--silent', '--load-state', load, '--dump-state', dump]
+  const nodeCli = (load) => (port, dump) => [
+    join(root, 'bin', 'node-cli.js'),
+    '--port',
+    String(port),
+    '--silent',
+    '--load-state',
+    load,
+    '--dump-state',
+    dump,
+  ]
   const results = []
   results.push(await measure('node-cli (Anvil file)', process.execPath, nodeCli(source)))
-  results.push(await measure('anvil (Anvil file)', anvilBin(), (port, dump) => ['--port', String(port), '--silent', '--load-state', source, '--dump-state', dump]))
+  results.push(
+    await measure('anvil (Anvil file)', anvilBin(), (port, dump) => [
+      '--port',
+      String(port),
+      '--silent',
+      '--load-state',
+      source,
+      '--dump-state',
+      dump,
+    ]),
+  )
   results.push(await measure('node-cli (own dump)', process.execPath, nodeCli(results[0].dump)))
   const expected = '0x' + (ACCOUNTS * SLOTS + 9).toString(16).padStart(64, '0')
   console.log(`\n${ACCOUNTS} accounts, ${ACCOUNTS * SLOTS} storage slots`)
@@ -107,8 +140,22 @@ try {
     )
   }
   const [n, a] = results
-  console.log(`node-cli / anvil: load ${(n.loadMs / a.loadMs).toFixed(2)}x, dump ${(n.dumpMs / a.dumpMs).toFixed(2)}x, peak RSS ${(Math.max(n.loadPeakMiB, n.dumpPeakMiB) / Math.max(a.loadPeakMiB, a.dumpPeakMiB)).toFixed(2)}x`)
-  writeFileSync(join(benchDir, 'results-state-files.json'), JSON.stringify({ date: new Date().toISOString(), accounts: ACCOUNTS, slots: ACCOUNTS * SLOTS, results: results.map(({ dump, ...r }) => r) }, null, 2) + '\n')
+  console.log(
+    `node-cli / anvil: load ${(n.loadMs / a.loadMs).toFixed(2)}x, dump ${(n.dumpMs / a.dumpMs).toFixed(2)}x, peak RSS ${(Math.max(n.loadPeakMiB, n.dumpPeakMiB) / Math.max(a.loadPeakMiB, a.dumpPeakMiB)).toFixed(2)}x`,
+  )
+  writeFileSync(
+    join(benchDir, 'results-state-files.json'),
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        accounts: ACCOUNTS,
+        slots: ACCOUNTS * SLOTS,
+        results: results.map(({ dump, ...r }) => r),
+      },
+      null,
+      2,
+    ) + '\n',
+  )
 } finally {
   rmSync(work, { recursive: true, force: true })
 }

@@ -46,7 +46,9 @@ const dedupePlugin = {
       const add = (root) => existsSync(path.join(root, 'package.json')) && list.push({ root, version: versionOf(root) })
       add(path.resolve('node_modules', name))
       for (const entry of readdirSync('node_modules')) {
-        const owners = entry.startsWith('@') ? readdirSync(path.join('node_modules', entry)).map((e) => path.join(entry, e)) : [entry]
+        const owners = entry.startsWith('@')
+          ? readdirSync(path.join('node_modules', entry)).map((e) => path.join(entry, e))
+          : [entry]
         for (const owner of owners) add(path.resolve('node_modules', owner, 'node_modules', name))
       }
       list.sort((a, b) => (a.root < b.root ? -1 : 1))
@@ -55,7 +57,12 @@ const dedupePlugin = {
     }
     build.onResolve({ filter: /^[^./]/ }, async (args) => {
       if (args.pluginData === dedupePlugin) return undefined
-      const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: dedupePlugin })
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: dedupePlugin,
+      })
       // unresolvable (optional requires in try/catch), external or built-in: esbuild's own resolution decides
       if (resolved.errors.length > 0 || resolved.external) return undefined
       const m = /^(.*\/node_modules\/((?:@[^/]+\/)?[^/]+))\/(.*)$/.exec(resolved.path)
@@ -85,82 +92,147 @@ const PATCHES = [
   // objects (a GC or two) per start-up. Filled on use instead; same values. The 65,536-slot array itself (512 KB,
   // ~2 ms of fresh pages) is allocated when a 2-byte value is first converted; 1-byte values have their own
   // 256 slots.
-  ['@ethereumjs/util/dist/esm/bytes.js', [
-    ['const BIGINT_CACHE = [];\nfor (let i = 0; i <= 256 * 256 - 1; i++) {\n    BIGINT_CACHE[i] = BigInt(i);\n}',
-      'const BIGINT_CACHE_1 = new Array(256); // node-cli bundle: filled on use\nlet BIGINT_CACHE_2; // node-cli bundle: allocated and filled on use'],
-    ['return BIGINT_CACHE[bytes[0]];', 'return (BIGINT_CACHE_1[bytes[0]] ??= BigInt(bytes[0]));'],
-    ['return BIGINT_CACHE[bytes[0] * 256 + bytes[1]];', 'const i = bytes[0] * 256 + bytes[1];\n        return ((BIGINT_CACHE_2 ??= new Array(256 * 256))[i] ??= BigInt(i));'],
-  ]],
+  [
+    '@ethereumjs/util/dist/esm/bytes.js',
+    [
+      [
+        'const BIGINT_CACHE = [];\nfor (let i = 0; i <= 256 * 256 - 1; i++) {\n    BIGINT_CACHE[i] = BigInt(i);\n}',
+        'const BIGINT_CACHE_1 = new Array(256); // node-cli bundle: filled on use\nlet BIGINT_CACHE_2; // node-cli bundle: allocated and filled on use',
+      ],
+      ['return BIGINT_CACHE[bytes[0]];', 'return (BIGINT_CACHE_1[bytes[0]] ??= BigInt(bytes[0]));'],
+      [
+        'return BIGINT_CACHE[bytes[0] * 256 + bytes[1]];',
+        'const i = bytes[0] * 256 + bytes[1];\n        return ((BIGINT_CACHE_2 ??= new Array(256 * 256))[i] ??= BigInt(i));',
+      ],
+    ],
+  ],
   // @ethereumjs/vm builds a default block header at import (a mainnet Common, its parameter tables: ~2.8 ms and
   // ~200 KB of young objects). It is only read for a transaction run without a block; built then, the same value.
-  ['@ethereumjs/vm/dist/esm/runTx.js', [
-    ['const DEFAULT_HEADER = createBlockHeader();',
-      'let nodeCliDefaultHeader; // node-cli bundle: built on first use\nconst defaultHeader = () => (nodeCliDefaultHeader ??= createBlockHeader());'],
-    [/\bDEFAULT_HEADER\b/g, 'defaultHeader()'],
-  ]],
+  [
+    '@ethereumjs/vm/dist/esm/runTx.js',
+    [
+      [
+        'const DEFAULT_HEADER = createBlockHeader();',
+        'let nodeCliDefaultHeader; // node-cli bundle: built on first use\nconst defaultHeader = () => (nodeCliDefaultHeader ??= createBlockHeader());',
+      ],
+      [/\bDEFAULT_HEADER\b/g, 'defaultHeader()'],
+    ],
+  ],
   // @noble/curves builds the secp256k1 curve at import: field, point precomputation set-up and a randomBytes
   // probe that loads node:crypto and WebCrypto (~7 ms and ~10 ms of start-up, measured). The node signs and
   // recovers with the native secp256k1 addon (src/crypto/secp256k1.ts); @ethereumjs only reaches this object in
   // fallbacks and signature helpers. Built on first property access instead; the same object behind a proxy.
-  ['@noble/curves/secp256k1.js', [
-    ['const Fpk1 = /* @__PURE__ */ Field(secp256k1_CURVE.p, { sqrt: sqrtMod });\nconst Pointk1 = /* @__PURE__ */ weierstrass(secp256k1_CURVE, {\n    Fp: Fpk1,\n    endo: secp256k1_ENDO,\n});',
-      'let Fpk1, Pointk1; // node-cli bundle: created on first use (initPointk1)\n' +
-      'function initPointk1() {\n    Fpk1 ??= Field(secp256k1_CURVE.p, { sqrt: sqrtMod });\n    Pointk1 ??= weierstrass(secp256k1_CURVE, { Fp: Fpk1, endo: secp256k1_ENDO });\n    return Pointk1;\n}'],
-    ['export const secp256k1 = /* @__PURE__ */ ecdsa(Pointk1, sha256);',
-      'let secp256k1Built;\nexport const secp256k1 = /* @__PURE__ */ __nodeCliLazyObject(() => (secp256k1Built ??= ecdsa(initPointk1(), sha256)));'],
-  ]],
+  [
+    '@noble/curves/secp256k1.js',
+    [
+      [
+        'const Fpk1 = /* @__PURE__ */ Field(secp256k1_CURVE.p, { sqrt: sqrtMod });\nconst Pointk1 = /* @__PURE__ */ weierstrass(secp256k1_CURVE, {\n    Fp: Fpk1,\n    endo: secp256k1_ENDO,\n});',
+        'let Fpk1, Pointk1; // node-cli bundle: created on first use (initPointk1)\n' +
+          'function initPointk1() {\n    Fpk1 ??= Field(secp256k1_CURVE.p, { sqrt: sqrtMod });\n    Pointk1 ??= weierstrass(secp256k1_CURVE, { Fp: Fpk1, endo: secp256k1_ENDO });\n    return Pointk1;\n}',
+      ],
+      [
+        'export const secp256k1 = /* @__PURE__ */ ecdsa(Pointk1, sha256);',
+        'let secp256k1Built;\nexport const secp256k1 = /* @__PURE__ */ __nodeCliLazyObject(() => (secp256k1Built ??= ecdsa(initPointk1(), sha256)));',
+      ],
+    ],
+  ],
   // …and @ethereumjs/util reads the curve order from it at import: the same constant, as a literal.
-  ['@ethereumjs/util/dist/esm/constants.js', [
-    ['export const SECP256K1_ORDER = secp256k1.Point.CURVE().n;',
-      "export const SECP256K1_ORDER = BigInt('0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141'); // node-cli bundle: secp256k1.Point.CURVE().n"],
-  ]],
+  [
+    '@ethereumjs/util/dist/esm/constants.js',
+    [
+      [
+        'export const SECP256K1_ORDER = secp256k1.Point.CURVE().n;',
+        "export const SECP256K1_ORDER = BigInt('0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141'); // node-cli bundle: secp256k1.Point.CURVE().n",
+      ],
+    ],
+  ],
   // @ethereumjs/evm's precompile back-ends import the P-256, BN254 and BLS12-381 curves of @noble/curves, which
   // build their fields and points at import (~6 ms of start-up with the secp256k1 set-up above, measured). Each
   // import becomes a require on first use: esbuild then wraps the curve module in a lazy initialiser.
-  ['@ethereumjs/evm/dist/esm/precompiles/100-p256verify.js', [
-    ["import { p256 } from '@noble/curves/nist.js';",
-      "const p256 = __nodeCliLazyObject(() => require('@noble/curves/nist.js').p256); // node-cli bundle: built on first use"],
-  ]],
-  ['@ethereumjs/evm/dist/esm/precompiles/bn254/noble.js', [
-    ["import { bn254 } from '@noble/curves/bn254.js';",
-      "const bn254 = __nodeCliLazyObject(() => require('@noble/curves/bn254.js').bn254); // node-cli bundle: built on first use"],
-  ]],
-  ['@ethereumjs/evm/dist/esm/precompiles/bls12_381/noble.js', [
-    ["import { bls12_381 } from '@noble/curves/bls12-381.js';",
-      "const bls12_381 = __nodeCliLazyObject(() => require('@noble/curves/bls12-381.js').bls12_381); // node-cli bundle: built on first use"],
-    // the curve's static zero points, read where they are used (the same objects)
-    ['const G1_ZERO = bls12_381.G1.Point.ZERO;\nconst G2_ZERO = bls12_381.G2.Point.ZERO;\n', ''],
-    [/\bG1_ZERO\b/g, 'bls12_381.G1.Point.ZERO'],
-    [/\bG2_ZERO\b/g, 'bls12_381.G2.Point.ZERO'],
-  ]],
+  [
+    '@ethereumjs/evm/dist/esm/precompiles/100-p256verify.js',
+    [
+      [
+        "import { p256 } from '@noble/curves/nist.js';",
+        "const p256 = __nodeCliLazyObject(() => require('@noble/curves/nist.js').p256); // node-cli bundle: built on first use",
+      ],
+    ],
+  ],
+  [
+    '@ethereumjs/evm/dist/esm/precompiles/bn254/noble.js',
+    [
+      [
+        "import { bn254 } from '@noble/curves/bn254.js';",
+        "const bn254 = __nodeCliLazyObject(() => require('@noble/curves/bn254.js').bn254); // node-cli bundle: built on first use",
+      ],
+    ],
+  ],
+  [
+    '@ethereumjs/evm/dist/esm/precompiles/bls12_381/noble.js',
+    [
+      [
+        "import { bls12_381 } from '@noble/curves/bls12-381.js';",
+        "const bls12_381 = __nodeCliLazyObject(() => require('@noble/curves/bls12-381.js').bls12_381); // node-cli bundle: built on first use",
+      ],
+      // the curve's static zero points, read where they are used (the same objects)
+      ['const G1_ZERO = bls12_381.G1.Point.ZERO;\nconst G2_ZERO = bls12_381.G2.Point.ZERO;\n', ''],
+      [/\bG1_ZERO\b/g, 'bls12_381.G1.Point.ZERO'],
+      [/\bG2_ZERO\b/g, 'bls12_381.G2.Point.ZERO'],
+    ],
+  ],
   // Digests of constants hashed at import with the pure-JS @noble SHA-256 and Keccak (their first, interpreted
   // runs: ~1-2 ms of start-up); the same bytes as literals.
-  ['@ethereumjs/util/dist/esm/constants.js', [
-    ['export const SHA256_NULL = sha256(new Uint8Array());',
-      `// node-cli bundle: sha256 of the empty input\nexport const SHA256_NULL = new Uint8Array([${createHash('sha256').digest().join(', ')}]);`],
-  ]],
-  ['@ethereumjs/evm/dist/esm/eof/util.js', [
-    ['export const EOFHASH = keccak_256(EOFBYTES);',
-      `// node-cli bundle: keccak_256(0xef00)\nexport const EOFHASH = new Uint8Array([${keccak_256(Uint8Array.of(0xef, 0x00)).join(', ')}]);`],
-  ]],
+  [
+    '@ethereumjs/util/dist/esm/constants.js',
+    [
+      [
+        'export const SHA256_NULL = sha256(new Uint8Array());',
+        `// node-cli bundle: sha256 of the empty input\nexport const SHA256_NULL = new Uint8Array([${createHash('sha256').digest().join(', ')}]);`,
+      ],
+    ],
+  ],
+  [
+    '@ethereumjs/evm/dist/esm/eof/util.js',
+    [
+      [
+        'export const EOFHASH = keccak_256(EOFBYTES);',
+        `// node-cli bundle: keccak_256(0xef00)\nexport const EOFHASH = new Uint8Array([${keccak_256(Uint8Array.of(0xef, 0x00)).join(', ')}]);`,
+      ],
+    ],
+  ],
   // debug (through @ethereumjs) asks at every debug(namespace) whether stderr is a TTY, which creates
   // process.stderr (a net.Socket or tty.WriteStream: node:net and node:stream, ~5 ms) at import. Asked when a
   // debug instance first logs (its `useColors` is read) instead; same answer.
-  ['debug/src/common.js', [
-    ['\t\tdebug.useColors = createDebug.useColors();',
-      '\t\tlet useColors; // node-cli bundle: asked on first use\n' +
-      "\t\tObject.defineProperty(debug, 'useColors', { enumerable: true, configurable: true, get: () => (useColors ??= createDebug.useColors()), set: v => { useColors = v; } });"],
-  ]],
+  [
+    'debug/src/common.js',
+    [
+      [
+        '\t\tdebug.useColors = createDebug.useColors();',
+        '\t\tlet useColors; // node-cli bundle: asked on first use\n' +
+          "\t\tObject.defineProperty(debug, 'useColors', { enumerable: true, configurable: true, get: () => (useColors ??= createDebug.useColors()), set: v => { useColors = v; } });",
+      ],
+    ],
+  ],
   // lru-cache picks `performance` for its TTL clock at import; reading the global loads node:perf_hooks
   // (11 modules, ~2 ms). The caches here use no TTL: the clock is looked up on its first use instead.
-  ['lru-cache/dist/esm/index.js', [
-    ["const defaultPerf = (typeof performance === 'object' &&\n    performance &&\n    typeof performance.now === 'function') ?\n    performance\n    : Date;",
-      "const defaultPerf = { now: () => (typeof performance === 'object' && performance && typeof performance.now === 'function' ? performance : Date).now() }; // node-cli bundle: clock looked up on use"],
-  ]],
-  ['lru-cache/dist/esm/index.js', [
-    ["const perf = typeof performance === 'object' &&\n    performance &&\n    typeof performance.now === 'function'\n    ? performance\n    : Date;",
-      "const perf = { now: () => (typeof performance === 'object' && performance && typeof performance.now === 'function' ? performance : Date).now() }; // node-cli bundle: clock looked up on use"],
-  ]],
+  [
+    'lru-cache/dist/esm/index.js',
+    [
+      [
+        "const defaultPerf = (typeof performance === 'object' &&\n    performance &&\n    typeof performance.now === 'function') ?\n    performance\n    : Date;",
+        "const defaultPerf = { now: () => (typeof performance === 'object' && performance && typeof performance.now === 'function' ? performance : Date).now() }; // node-cli bundle: clock looked up on use",
+      ],
+    ],
+  ],
+  [
+    'lru-cache/dist/esm/index.js',
+    [
+      [
+        "const perf = typeof performance === 'object' &&\n    performance &&\n    typeof performance.now === 'function'\n    ? performance\n    : Date;",
+        "const perf = { now: () => (typeof performance === 'object' && performance && typeof performance.now === 'function' ? performance : Date).now() }; // node-cli bundle: clock looked up on use",
+      ],
+    ],
+  ],
 ]
 
 /**
@@ -192,7 +264,8 @@ const patchPlugin = {
           appliedEntries.add(entry)
           applied++
         }
-        if (applied === 0) throw new Error(`bundle: no patch of ${file} fits ${args.path} (text not found): the dependency changed`)
+        if (applied === 0)
+          throw new Error(`bundle: no patch of ${file} fits ${args.path} (text not found): the dependency changed`)
         return { contents: text, loader: 'js' }
       })
     }
@@ -200,7 +273,11 @@ const patchPlugin = {
       if (result.errors.length > 0) return
       const unused = PATCHES.filter((entry) => !appliedEntries.has(entry))
       if (unused.length > 0) {
-        return { errors: unused.map((entry) => ({ text: `bundle: patch ${patchName(entry)} applied to no bundled file: the dependency changed` })) }
+        return {
+          errors: unused.map((entry) => ({
+            text: `bundle: patch ${patchName(entry)} applied to no bundled file: the dependency changed`,
+          })),
+        }
       }
       return undefined
     })
@@ -216,7 +293,23 @@ const patchPlugin = {
  * readline: ~2.5 ms), http/https/tls/zlib/stream (the node:http + ws transport), perf_hooks. A module is still
  * required as soon as code reads one of its properties; start-up just no longer does.
  */
-const LAZY_BUILTINS = ['crypto', 'child_process', 'tty', 'net', 'dgram', 'fs/promises', 'http', 'https', 'tls', 'zlib', 'stream', 'perf_hooks', 'querystring', 'readline', 'os']
+const LAZY_BUILTINS = [
+  'crypto',
+  'child_process',
+  'tty',
+  'net',
+  'dgram',
+  'fs/promises',
+  'http',
+  'https',
+  'tls',
+  'zlib',
+  'stream',
+  'perf_hooks',
+  'querystring',
+  'readline',
+  'os',
+]
 
 /** The helpers the rewritten requires call; prepended to the bundle. */
 const LAZY_HELPERS = `
@@ -273,10 +366,18 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   external: [
-    'uWebSockets.js', 'keccak', 'secp256k1', 'classic-level', 'level', 'memory-level',
+    'uWebSockets.js',
+    'keccak',
+    'secp256k1',
+    'classic-level',
+    'level',
+    'memory-level',
     // Loaded lazily (dynamic import) by the accounts code, only for personal_*/signing methods or --mnemonic:
     // kept out of the bundle so start-up does not parse them.
-    '@ethereumjs/wallet', '@scure/bip39', '@scure/bip32', 'ethers',
+    '@ethereumjs/wallet',
+    '@scure/bip39',
+    '@scure/bip32',
+    'ethers',
   ],
   define: { 'import.meta.url': '__nodeCliImportMetaUrl' },
 })
@@ -303,7 +404,9 @@ code = code.replace(/(?<![.\w$])import\(("[^"\\]+")\)/g, (_, specifier) => {
 })
 const leftover = code.match(/(?<![.\w$])import\s*\([^)]{0,60}/g)
 if (rewritten === 0 || leftover) {
-  throw new Error(`bundle: expected only import("literal") calls to rewrite, found ${rewritten} and ${leftover?.join(', ')}`)
+  throw new Error(
+    `bundle: expected only import("literal") calls to rewrite, found ${rewritten} and ${leftover?.join(', ')}`,
+  )
 }
 // bin/node-cli.js reads the bundle as latin1 (~1 ms less than UTF-8 decoding 1 MB); esbuild's default
 // charset escapes non-ASCII characters, this checks it stays so.
@@ -323,7 +426,9 @@ rmSync(CACHE, { force: true })
 // request path; the CLI writes the cache shortly after it serves (bin/node-cli.js). A failure here only costs
 // the first run's start-up, so it warns instead of failing the build.
 await new Promise((resolve) => {
-  const child = spawn(process.execPath, ['bin/node-cli.js', '--port', '0', '--silent'], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['bin/node-cli.js', '--port', '0', '--silent'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   const started = Date.now()
   let out = ''
   let asked = false
@@ -333,7 +438,9 @@ await new Promise((resolve) => {
     if (url === undefined || asked) return
     asked = true
     const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.text()).catch(() => {})
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      .then((r) => r.text())
+      .catch(() => {})
   })
   const poll = setInterval(() => {
     if (existsSync(CACHE) || Date.now() - started > 20_000) {

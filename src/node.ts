@@ -89,7 +89,14 @@ export interface Node {
    * Fork mode (NodeConfig.fork): the remote's origin (its URL without path, which may hold an API key), chain
    * id, and the fork block's number and hash; undefined when not forked.
    */
-  readonly fork?: { remote: string; chainId: number; blockNumber: bigint; blockHash: string; cacheDir?: string; cacheWarning?: string }
+  readonly fork?: {
+    remote: string
+    chainId: number
+    blockNumber: bigint
+    blockHash: string
+    cacheDir?: string
+    cacheWarning?: string
+  }
   /** What `loadState` loaded at start-up (undefined without it). */
   readonly loadedState?: { file: string; kind: 'chain' | 'merged'; accounts: number; cells: number; head: bigint }
   /**
@@ -110,10 +117,14 @@ export interface Node {
 export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const compat = compatProfile(config.compat)
   const rpcTimeout = config.rpcTimeout ?? DEFAULT_CONFIG.rpcTimeout
-  if (!Number.isFinite(rpcTimeout) || rpcTimeout < 0) throw new RangeError(`rpcTimeout must be a number of seconds >= 0, got ${rpcTimeout}`)
+  if (!Number.isFinite(rpcTimeout) || rpcTimeout < 0)
+    throw new RangeError(`rpcTimeout must be a number of seconds >= 0, got ${rpcTimeout}`)
   const disabledModules = resolveModules(config.rpcModules)
   // a fork runs the remote's network (docs/architecture.md#forking); it keeps no database
-  if (config.fork && config.db) throw new Error('--fork-url cannot be combined with --db (a fork keeps its chain in memory; its remote data is cached in --fork-cache)')
+  if (config.fork && config.db)
+    throw new Error(
+      '--fork-url cannot be combined with --db (a fork keeps its chain in memory; its remote data is cached in --fork-cache)',
+    )
   if (config.fork && config.loadState !== undefined) throw new Error('--fork-url cannot be combined with --load-state')
   const fork = config.fork ? await (await import('./fork/fork-setup.js')).openFork(config.fork) : undefined
   try {
@@ -162,7 +173,9 @@ async function startNode(
   for (const a of derived) alloc[toHex(a.address)] = config.balance ?? DEFAULT_CONFIG.balance
   const gasLimit = config.gasLimit ?? preset.genesis.gasLimit
   // --db: the chain lives in <db>/chain (level); without it, in memory
-  const storage = config.db ? await ChainStorage.openDirectory(path.join(config.db, 'chain'), { label: `--db ${config.db}` }) : undefined
+  const storage = config.db
+    ? await ChainStorage.openDirectory(path.join(config.db, 'chain'), { label: `--db ${config.db}` })
+    : undefined
   let chain: Chain
   try {
     chain = await Chain.create({
@@ -198,7 +211,8 @@ async function startNode(
   let loaded: Node['loadedState']
   if (config.loadState !== undefined) {
     try {
-      if (config.db) throw new Error('--load-state cannot be combined with --db (the directory already keeps the chain)')
+      if (config.db)
+        throw new Error('--load-state cannot be combined with --db (the directory already keeps the chain)')
       const { loadStateFileIntoNewChain } = await import('./state-file/chain-state.js')
       const summary = await loadStateFileIntoNewChain(chain, identity, config.loadState)
       loaded = { file: config.loadState, ...summary }
@@ -211,7 +225,9 @@ async function startNode(
   chain.executor.consoleLog = config.consoleLog ?? true
   if (config.onConsoleLog !== undefined) chain.on('console', config.onConsoleLog)
 
-  const mining = config.blockTime ? { mode: 'interval' as const, blockTime: config.blockTime } : { mode: 'instant' as const }
+  const mining = config.blockTime
+    ? { mode: 'interval' as const, blockTime: config.blockTime }
+    : { mode: 'instant' as const }
   const miner = new Miner(chain, {
     automine: mining.mode === 'instant',
     intervalMs: mining.mode === 'interval' ? mining.blockTime * 1000 : 0,
@@ -226,9 +242,11 @@ async function startNode(
     accounts,
     wallet,
     network,
-    clientVersion: config.clientVersion ?? compat.clientVersion(
-      `node-cli/v${VERSION}/${process.platform}-${process.arch}/Node${process.versions.node.split('.')[0]}`,
-    ),
+    clientVersion:
+      config.clientVersion ??
+      compat.clientVersion(
+        `node-cli/v${VERSION}/${process.platform}-${process.arch}/Node${process.versions.node.split('.')[0]}`,
+      ),
     compat,
     miner,
     impersonation: new Impersonation(),
@@ -245,10 +263,8 @@ async function startNode(
     },
   }
   const filters = new FilterManager(chain, { keccak: keccak256, clock: config.clock })
-  const subscriptions = new SubscriptionManager(
-    chain,
-    { head: formatHead, log: formatFilterLog },
-    (from) => accounts.has(from),
+  const subscriptions = new SubscriptionManager(chain, { head: formatHead, log: formatFilterLog }, (from) =>
+    accounts.has(from),
   )
   const methods = methodList(services, {
     filters,
@@ -266,7 +282,9 @@ async function startNode(
     mapError: (err) => toRpcError(err, compat),
   })
   chain.on('internalError', (err: unknown) => config.onInternalError?.('block sealing', err))
-  chain.on('droppedTransaction', (hash: Uint8Array, reason: string) => config.onDroppedTransaction?.(toHex(hash), reason))
+  chain.on('droppedTransaction', (hash: Uint8Array, reason: string) =>
+    config.onDroppedTransaction?.(toHex(hash), reason),
+  )
 
   const host = config.host ?? DEFAULT_CONFIG.host
   let server: RunningServer

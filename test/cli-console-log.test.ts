@@ -36,9 +36,13 @@ afterEach(() => {
 
 /** Deploys ConsoleProbe, mines count(), calls all(); returns the count() transaction hash. */
 async function exercise(url: string): Promise<string> {
-  const deployHash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, data: ConsoleProbe.bytecode, gas: '0x3d0900' }])
+  const deployHash = await rpc<string>(url, 'eth_sendTransaction', [
+    { from: COW.address, data: ConsoleProbe.bytecode, gas: '0x3d0900' },
+  ])
   const address = (await rpc(url, 'eth_getTransactionReceipt', [deployHash])).contractAddress
-  const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, to: address, data: probe.encodeFunctionData('count'), gas: '0x30000' }])
+  const hash = await rpc<string>(url, 'eth_sendTransaction', [
+    { from: COW.address, to: address, data: probe.encodeFunctionData('count'), gas: '0x30000' },
+  ])
   await rpc(url, 'eth_call', [{ to: address, data: probe.encodeFunctionData('all') }, 'latest'])
   // stdout is written synchronously before the answer, but reaches the pipe a moment later
   await new Promise((r) => setTimeout(r, 200))

@@ -52,7 +52,11 @@ describe('node-cli', () => {
         expect(flags).toBe(`--heap-growing-percent=${percent}`)
       }
       const hash = await rpc<string>(url!, 'eth_sendTransaction', [
-        { from: '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826', to: '0x7986b3df570230288501eea3d890bd66948c9b79', value: '0x1' },
+        {
+          from: '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826',
+          to: '0x7986b3df570230288501eea3d890bd66948c9b79',
+          value: '0x1',
+        },
       ])
       expect((await rpc<{ status: string }>(url!, 'eth_getTransactionReceipt', [hash])).status).toBe('0x1')
       if (percent === undefined) expect(p.output()).not.toContain('[v8 flags]')
@@ -100,7 +104,19 @@ describe('node-cli', () => {
       const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
       expect(await rpc(url!, 'eth_chainId')).toBe('0x21')
       const loaded = readFileSync(out, 'utf8').split('\n')
-      for (const m of ['crypto', 'child_process', 'net', 'tty', 'dgram', 'fs/promises', 'readline', 'perf_hooks', 'stream', 'http', 'os']) {
+      for (const m of [
+        'crypto',
+        'child_process',
+        'net',
+        'tty',
+        'dgram',
+        'fs/promises',
+        'readline',
+        'perf_hooks',
+        'stream',
+        'http',
+        'os',
+      ]) {
         expect(loaded, m).not.toContain(`NativeModule ${m}`)
       }
     } finally {
@@ -125,7 +141,10 @@ describe('node-cli', () => {
     try {
       const p = run(['--port', '0', '--db', dir])
       await p.waitFor(/Listening on/)
-      const line = p.output().split('\n').find((l) => l.startsWith('Chain '))
+      const line = p
+        .output()
+        .split('\n')
+        .find((l) => l.startsWith('Chain '))
       expect(line).toMatch(/^Chain\s+/)
       expect(line!.replace(/^Chain\s+/, '')).toBe(`${join(dir, 'chain')} (head #0)`)
       p.child.kill('SIGTERM')
@@ -148,7 +167,11 @@ describe('node-cli', () => {
     expect(p.output()).toMatch(/Hosts\s+ANY \(opened with \*\)/)
     expect(p.output()).toContain('WARNING: --allow-host *')
     const ask = (origin: string) =>
-      fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' })
+      fetch(url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}',
+      })
     const allowed = await ask('https://app.example.com')
     expect(allowed.status).toBe(200)
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
@@ -174,8 +197,17 @@ describe('node-cli', () => {
     const [, url] = await p.waitFor(/Listening on (http:\/\/127\.0\.0\.1:\d+)/)
     const loop = await deployLoop(url!)
     await rpc(url!, 'evm_setBlockGasLimit', ['0xe8d4a51000'])
-    const body = { jsonrpc: '2.0', id: 1, method: 'eth_sendTransaction', params: [{ from: COW.address, to: loop, gas: '0x174876e800' }] }
-    const res = await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const body = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_sendTransaction',
+      params: [{ from: COW.address, to: loop, gas: '0x174876e800' }],
+    }
+    const res = await fetch(url!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32011)
     await p.waitFor(/dropped transaction 0x[0-9a-f]{64}: Execution has got timeout out\./)
   })
@@ -183,7 +215,11 @@ describe('node-cli', () => {
   it('SIGTERM during a long anvil_mine closes the node (the mine yields between blocks)', async () => {
     const p = run(['--port', '0', '--silent'])
     const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
-    const mine = fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"anvil_mine","params":["0x2710"]}' }).then(
+    const mine = fetch(url!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"anvil_mine","params":["0x2710"]}',
+    }).then(
       (res) => res.text(),
       () => undefined, // the node went away before answering
     )

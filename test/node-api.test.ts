@@ -27,7 +27,24 @@ describe('createNode: the public Node', () => {
 
   it('has exactly the documented members, none of them the chain', () => {
     expect(Object.keys(node).sort()).toEqual(
-      ['accounts', 'chainId', 'close', 'compat', 'dumpState', 'fork', 'loadedState', 'methods', 'miner', 'mining', 'network', 'port', 'provider', 'transport', 'url', 'wsUrl'].sort(),
+      [
+        'accounts',
+        'chainId',
+        'close',
+        'compat',
+        'dumpState',
+        'fork',
+        'loadedState',
+        'methods',
+        'miner',
+        'mining',
+        'network',
+        'port',
+        'provider',
+        'transport',
+        'url',
+        'wsUrl',
+      ].sort(),
     )
     expect(Object.values(node).some((v) => v instanceof Chain)).toBe(false)
     expect(node.methods.some((m) => m.name === 'rpc_modules' && m.module === 'eth' && m.params.length === 0)).toBe(true)
@@ -50,7 +67,9 @@ describe('createNode: the public Node', () => {
     miner.setAutomine(false)
     expect(await rpc(node.url, 'hardhat_getAutomine')).toBe(false)
     const before = BigInt(await rpc(node.url, 'eth_blockNumber'))
-    const hash = await rpc<string>(node.url, 'eth_sendTransaction', [{ from: COW.address, to: COW.address, value: '0x1' }])
+    const hash = await rpc<string>(node.url, 'eth_sendTransaction', [
+      { from: COW.address, to: COW.address, value: '0x1' },
+    ])
     expect(await rpc(node.url, 'eth_getTransactionReceipt', [hash])).toBeNull()
     expect(miner.describe()).toBe('manual')
     await rpc(node.url, 'evm_mine')
@@ -73,7 +92,11 @@ describe('createNode: the public Node', () => {
     )
     expect(err).toBeInstanceOf(RpcError)
     const e = err as RpcError
-    expect({ code: e.code, message: e.message, data: e.data }).toEqual({ code: overHttp.code, message: overHttp.message, data: overHttp.data })
+    expect({ code: e.code, message: e.message, data: e.data }).toEqual({
+      code: overHttp.code,
+      message: overHttp.message,
+      data: overHttp.data,
+    })
     expect(e.code).toBe(-32015)
     expect(e.cause).toBeInstanceOf(VmExecutionError)
   })
@@ -81,10 +104,18 @@ describe('createNode: the public Node', () => {
   it('provider: pool rejections, unknown filters and bad params keep their codes and messages', async () => {
     const nonce = BigInt(await rpc(node.url, 'eth_getTransactionCount', [COW.address, 'latest']))
     await expect(
-      node.provider.request({ method: 'eth_sendTransaction', params: [{ from: COW.address, to: COW.address, nonce: '0x' + (nonce - 1n).toString(16) }] }),
+      node.provider.request({
+        method: 'eth_sendTransaction',
+        params: [{ from: COW.address, to: COW.address, nonce: '0x' + (nonce - 1n).toString(16) }],
+      }),
     ).rejects.toMatchObject({ code: -32010, message: 'transaction nonce too low' })
-    await expect(node.provider.request({ method: 'eth_getFilterChanges', params: ['0x01'] })).rejects.toMatchObject({ code: -32000, message: 'filter not found' })
-    await expect(node.provider.request({ method: 'eth_getBalance', params: ['0x12'] })).rejects.toMatchObject({ code: -32602 })
+    await expect(node.provider.request({ method: 'eth_getFilterChanges', params: ['0x01'] })).rejects.toMatchObject({
+      code: -32000,
+      message: 'filter not found',
+    })
+    await expect(node.provider.request({ method: 'eth_getBalance', params: ['0x12'] })).rejects.toMatchObject({
+      code: -32602,
+    })
   })
 
   it('internals(): the chain and the miner behind the node, for the CLI and the tests only', () => {

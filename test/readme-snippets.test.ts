@@ -40,7 +40,8 @@ async function runScript(name: string, dir: string, code: string) {
 
 describe('README "Use it with…" snippets', () => {
   it('every snippet named in the section exists', () => {
-    for (const name of ['hardhat-config', 'foundry', 'viem', 'ethers', 'web3', 'library']) expect(snippet(name)).not.toBe('')
+    for (const name of ['hardhat-config', 'foundry', 'viem', 'ethers', 'web3', 'library'])
+      expect(snippet(name)).not.toBe('')
   })
 
   it('Hardhat: the config snippet deploys with `hardhat run` (no gas setting)', async () => {
@@ -56,16 +57,23 @@ describe('README "Use it with…" snippets', () => {
         `module.exports.paths = { artifacts: ${JSON.stringify(join(out, 'artifacts'))}, cache: ${JSON.stringify(join(out, 'cache'))} }`,
       ].join('\n'),
     )
-    const r = await runCommand(clientBin('hardhat'), ['run', 'scripts/deploy.js', '--config', config, '--network', 'localhost'], {
-      cwd: project,
-      env: { HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
-    })
+    const r = await runCommand(
+      clientBin('hardhat'),
+      ['run', 'scripts/deploy.js', '--config', config, '--network', 'localhost'],
+      {
+        cwd: project,
+        env: { HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
+      },
+    )
     expect(r.code, r.stdout + r.stderr).toBe(0)
     expect(r.stdout).toMatch(/DEPLOYED vault=0x[0-9a-fA-F]{40}/)
   }, 240_000)
 
   it('Foundry: the cast commands', async () => {
-    const lines = snippet('foundry').replace(/\\\n\s*/g, '').trim().split('\n')
+    const lines = snippet('foundry')
+      .replace(/\\\n\s*/g, '')
+      .trim()
+      .split('\n')
     const outputs: string[] = []
     for (const line of lines) {
       const [tool, ...args] = line.replaceAll(DEFAULT_URL, node.url).trim().split(/\s+/)
@@ -99,7 +107,11 @@ describe('README "Use it with…" snippets', () => {
 
   it('as a library', async () => {
     const dist = new URL('../dist/index.js', import.meta.url).href
-    const r = await runScript('library', join(import.meta.dirname), snippet('library').replace("from 'node-cli'", `from '${dist}'`))
+    const r = await runScript(
+      'library',
+      join(import.meta.dirname),
+      snippet('library').replace("from 'node-cli'", `from '${dist}'`),
+    )
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+ 0x21/)
   })

@@ -11,7 +11,10 @@ function staleBenchDeps() {
   const pins = JSON.parse(readFileSync(join(benchDir, 'package.json'), 'utf8')).dependencies
   return Object.entries(pins).filter(([name, version]) => {
     try {
-      return JSON.parse(readFileSync(join(benchDir, 'node_modules', ...name.split('/'), 'package.json'), 'utf8')).version !== version
+      return (
+        JSON.parse(readFileSync(join(benchDir, 'node_modules', ...name.split('/'), 'package.json'), 'utf8')).version !==
+        version
+      )
     } catch {
       return true
     }
@@ -24,13 +27,19 @@ export function ensureBenchDeps() {
   if (stale.length === 0) return
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
   const run = (args) => spawnSync(npm, args, { stdio: 'inherit', cwd: root, timeout: 15 * 60_000 }).status === 0
-  console.log(`bench: installing the benchmark's own dependencies (${stale.map(([n, v]) => `${n}@${v}`).join(', ')}): npm ci --prefix bench`)
+  console.log(
+    `bench: installing the benchmark's own dependencies (${stale.map(([n, v]) => `${n}@${v}`).join(', ')}): npm ci --prefix bench`,
+  )
   if (!run(['ci', '--prefix', benchDir, '--no-audit', '--no-fund'])) {
     // npm ci refuses a lock file that lacks an optional dependency the registry does not serve
     // (e.g. a mirror with only this platform's @foundry-rs/anvil-* binary). Same pins, lock file untouched:
-    console.log('bench: npm ci failed; retrying with npm install --no-save --prefix bench (same pinned versions, package-lock.json not rewritten)')
-    if (!run(['install', '--no-save', '--prefix', benchDir, '--no-audit', '--no-fund'])) die('installing bench dependencies failed')
+    console.log(
+      'bench: npm ci failed; retrying with npm install --no-save --prefix bench (same pinned versions, package-lock.json not rewritten)',
+    )
+    if (!run(['install', '--no-save', '--prefix', benchDir, '--no-audit', '--no-fund']))
+      die('installing bench dependencies failed')
   }
   const still = staleBenchDeps()
-  if (still.length) die(`bench dependencies still missing or at other versions after install: ${still.map(([n]) => n).join(', ')}`)
+  if (still.length)
+    die(`bench dependencies still missing or at other versions after install: ${still.map(([n]) => n).join(', ')}`)
 }

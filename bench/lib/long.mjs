@@ -29,8 +29,20 @@ export async function runLong(peer, opts) {
     const chainId = BigInt(await rpc.call('eth_chainId'))
     const art = loadToken(root, benchDir, 'cancun')
     let nonce = Number(BigInt(await rpc.call('eth_getTransactionCount', [wallet.address, 'latest'])))
-    const ctor = AbiCoder.defaultAbiCoder().encode(['string', 'string', 'uint256'], ['Bench Token', 'BENCH', SUPPLY]).slice(2)
-    const { receipt } = await sendAndWait(rpc, await wallet.signTransaction({ type: 0, chainId, nonce: nonce++, gasPrice: 0n, gasLimit: DEPLOY_GAS, data: art.bytecode + ctor }))
+    const ctor = AbiCoder.defaultAbiCoder()
+      .encode(['string', 'string', 'uint256'], ['Bench Token', 'BENCH', SUPPLY])
+      .slice(2)
+    const { receipt } = await sendAndWait(
+      rpc,
+      await wallet.signTransaction({
+        type: 0,
+        chainId,
+        nonce: nonce++,
+        gasPrice: 0n,
+        gasLimit: DEPLOY_GAS,
+        data: art.bytecode + ctor,
+      }),
+    )
     const token = getAddress(receipt.contractAddress)
     out.samples.push({ txs: 0, rssMiB: rssMiB(inst.pid), txPerSec: null })
     log(`   0 txs: RSS ${out.samples[0].rssMiB.toFixed(1)} MiB`)
@@ -40,7 +52,17 @@ export async function runLong(peer, opts) {
       const raws = []
       const batch = Math.min(STEP, TOTAL - done)
       for (let i = 0; i < batch; i++) {
-        raws.push(await wallet.signTransaction({ type: 0, chainId, nonce: nonce++, gasPrice: 0n, gasLimit: TRANSFER_GAS, to: token, data: transferData(RECIPIENT, 1n) }))
+        raws.push(
+          await wallet.signTransaction({
+            type: 0,
+            chainId,
+            nonce: nonce++,
+            gasPrice: 0n,
+            gasLimit: TRANSFER_GAS,
+            to: token,
+            data: transferData(RECIPIENT, 1n),
+          }),
+        )
       }
       const t0 = performance.now()
       for (const raw of raws) {
@@ -55,7 +77,11 @@ export async function runLong(peer, opts) {
     }
     const bal = BigInt(await rpc.call('eth_call', [{ to: token, data: balanceOfData(RECIPIENT) }, 'latest']))
     out.checks.push({ what: 'every receipt status 1 with one log', ok: bad === 0, detail: `${bad} bad of ${sent}` })
-    out.checks.push({ what: 'recipient balance = number of transfers', ok: bal === BigInt(sent), detail: `${bal} (want ${sent})` })
+    out.checks.push({
+      what: 'recipient balance = number of transfers',
+      ok: bal === BigInt(sent),
+      detail: `${bal} (want ${sent})`,
+    })
     for (const c of out.checks) if (!c.ok) log(`   CHECK FAILED [long] ${c.what}: ${c.detail}`)
   } catch (err) {
     out.error = err.message
@@ -70,6 +96,14 @@ export async function runLong(peer, opts) {
 /** The --long summary lines under the table. */
 export function printLong(long, opts) {
   log('')
-  log(`--long (node-cli, ${long.n ?? opts.longN} transfers), RSS: ${long.error ? `FAILED: ${long.error}` : long.samples.map((s) => `${s.txs / 1000}k ${s.rssMiB.toFixed(0)} MiB`).join(', ')}`)
-  if (long.samples?.length > 1) log(`  tx/s per slice: ${long.samples.slice(1).map((s) => s.txPerSec).join(', ')}; checks: ${long.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.what}`).join('; ')}`)
+  log(
+    `--long (node-cli, ${long.n ?? opts.longN} transfers), RSS: ${long.error ? `FAILED: ${long.error}` : long.samples.map((s) => `${s.txs / 1000}k ${s.rssMiB.toFixed(0)} MiB`).join(', ')}`,
+  )
+  if (long.samples?.length > 1)
+    log(
+      `  tx/s per slice: ${long.samples
+        .slice(1)
+        .map((s) => s.txPerSec)
+        .join(', ')}; checks: ${long.checks.map((c) => `${c.ok ? '✓' : '✗'} ${c.what}`).join('; ')}`,
+    )
 }

@@ -50,7 +50,16 @@ function nextMessage(h, pick, timeoutMs) {
  */
 export async function runMemory(peer, opts) {
   const [A, B] = opts.memoryBlocks
-  const out = { name: `${peer.name} (library API, --expose-gc)`, version: null, status: 'ok', error: null, points: [], perBlock: null, checks: [], notes: [] }
+  const out = {
+    name: `${peer.name} (library API, --expose-gc)`,
+    version: null,
+    status: 'ok',
+    error: null,
+    points: [],
+    perBlock: null,
+    checks: [],
+    notes: [],
+  }
   try {
     out.version = peer.version()
   } catch {}
@@ -66,7 +75,10 @@ export async function runMemory(peer, opts) {
     out.checks.push({ what, ok: !!ok, detail: detail ?? null })
     if (!ok) log(`   CHECK FAILED [memory] ${what}${detail ? `: ${detail}` : ''}`)
   }
-  const h = spawnChild(process.execPath, ['--expose-gc', join(benchDir, 'lib', 'memory-node.mjs')], { cwd: root, ipc: true })
+  const h = spawnChild(process.execPath, ['--expose-gc', join(benchDir, 'lib', 'memory-node.mjs')], {
+    cwd: root,
+    ipc: true,
+  })
   let rpc = null
   try {
     const url = await nextMessage(h, (m) => m?.url, 60_000)
@@ -90,7 +102,9 @@ export async function runMemory(peer, opts) {
         txPerSec,
       }
       out.points.push(p)
-      log(`   ${blocks} blocks: RSS ${p.rssMiB} MiB, after GC: RSS ${p.rssAfterGcMiB} MiB, heapUsed ${p.heapUsedMiB} MiB, external ${p.externalMiB} MiB (arrayBuffers ${p.arrayBuffersMiB} MiB)${txPerSec ? `; ${txPerSec} tx/s` : ''}`)
+      log(
+        `   ${blocks} blocks: RSS ${p.rssMiB} MiB, after GC: RSS ${p.rssAfterGcMiB} MiB, heapUsed ${p.heapUsedMiB} MiB, external ${p.externalMiB} MiB (arrayBuffers ${p.arrayBuffersMiB} MiB)${txPerSec ? `; ${txPerSec} tx/s` : ''}`,
+      )
       return { p, m }
     }
     await measure(0, null)
@@ -99,7 +113,15 @@ export async function runMemory(peer, opts) {
       const t0 = performance.now()
       const from = head - start
       for (let i = from; i < target; i++) {
-        const raw = await wallet.signTransaction({ type: 0, chainId, nonce: nonce++, gasPrice, gasLimit: 21_000n, to: recipient(i), value: 1n })
+        const raw = await wallet.signTransaction({
+          type: 0,
+          chainId,
+          nonce: nonce++,
+          gasPrice,
+          gasLimit: 21_000n,
+          to: recipient(i),
+          value: 1n,
+        })
         const { receipt } = await sendAndWait(rpc, raw)
         const block = Number(BigInt(receipt.blockNumber))
         if (receipt.status !== '0x1' || block !== head + 1) bad++
@@ -119,7 +141,9 @@ export async function runMemory(peer, opts) {
       heapUsedBytes: per((x) => x.m.heapUsed),
       externalBytes: per((x) => x.m.external),
     }
-    log(`   from ${A} to ${B} blocks, per block: heapUsed ${out.perBlock.heapUsedBytes} B, external ${out.perBlock.externalBytes} B, RSS ${out.perBlock.rssBytes} B (after GC ${out.perBlock.rssAfterGcBytes} B)`)
+    log(
+      `   from ${A} to ${B} blocks, per block: heapUsed ${out.perBlock.heapUsedBytes} B, external ${out.perBlock.externalBytes} B, RSS ${out.perBlock.rssBytes} B (after GC ${out.perBlock.rssAfterGcBytes} B)`,
+    )
   } catch (err) {
     out.status = 'failed'
     out.error = err.message
@@ -139,16 +163,31 @@ export async function runMemory(peer, opts) {
 /** The --memory summary lines under the table. */
 export function printMemory(r) {
   log('')
-  log(`--memory (${r.name} ${r.version ?? ''}, no --db; one value transfer per block)${r.status === 'ok' ? '' : `: ${r.status.toUpperCase()}: ${String(r.error).replace(/\s*\n\s*/g, ' | ').slice(0, 400)}`}`)
+  log(
+    `--memory (${r.name} ${r.version ?? ''}, no --db; one value transfer per block)${
+      r.status === 'ok'
+        ? ''
+        : `: ${r.status.toUpperCase()}: ${String(r.error)
+            .replace(/\s*\n\s*/g, ' | ')
+            .slice(0, 400)}`
+    }`,
+  )
   if (r.points.length) {
-    log(`  ${'blocks'.padStart(7)}  ${'RSS MiB'.padStart(8)}  ${'after GC: RSS'.padStart(13)}  ${'heapUsed'.padStart(8)}  ${'external'.padStart(8)}  ${'arrayBuf'.padStart(8)}  ${'tx/s'.padStart(6)}`)
+    log(
+      `  ${'blocks'.padStart(7)}  ${'RSS MiB'.padStart(8)}  ${'after GC: RSS'.padStart(13)}  ${'heapUsed'.padStart(8)}  ${'external'.padStart(8)}  ${'arrayBuf'.padStart(8)}  ${'tx/s'.padStart(6)}`,
+    )
     for (const p of r.points) {
       const f = (x, d) => (x == null ? '—' : x.toFixed(d))
-      log(`  ${String(p.blocks).padStart(7)}  ${f(p.rssMiB, 1).padStart(8)}  ${f(p.rssAfterGcMiB, 1).padStart(13)}  ${f(p.heapUsedMiB, 2).padStart(8)}  ${f(p.externalMiB, 2).padStart(8)}  ${f(p.arrayBuffersMiB, 2).padStart(8)}  ${f(p.txPerSec, 1).padStart(6)}`)
+      log(
+        `  ${String(p.blocks).padStart(7)}  ${f(p.rssMiB, 1).padStart(8)}  ${f(p.rssAfterGcMiB, 1).padStart(13)}  ${f(p.heapUsedMiB, 2).padStart(8)}  ${f(p.externalMiB, 2).padStart(8)}  ${f(p.arrayBuffersMiB, 2).padStart(8)}  ${f(p.txPerSec, 1).padStart(6)}`,
+      )
     }
   }
   const b = r.perBlock
-  if (b) log(`  per block (${r.points.at(-2)?.blocks} → ${r.points.at(-1)?.blocks}): heapUsed ${b.heapUsedBytes} B, external ${b.externalBytes} B, RSS ${b.rssBytes} B (after GC ${b.rssAfterGcBytes} B)`)
+  if (b)
+    log(
+      `  per block (${r.points.at(-2)?.blocks} → ${r.points.at(-1)?.blocks}): heapUsed ${b.heapUsedBytes} B, external ${b.externalBytes} B, RSS ${b.rssBytes} B (after GC ${b.rssAfterGcBytes} B)`,
+    )
   const fails = r.checks.filter((c) => !c.ok)
   log(`  ${r.checks.length - fails.length}/${r.checks.length} checks passed`)
   for (const c of fails) log(`    ✗ ${c.what}: ${c.detail}`)

@@ -19,7 +19,9 @@ export const METRICS = [
   ['traceCallMs', 'debug_traceTransaction callTracer, ERC-20 transfer (median of 20)', 'ms', 'lower', 2],
   ['traceStructMs', 'debug_traceTransaction struct logs, ERC-20 transfer (median of 20)', 'ms', 'lower', 2],
 ]
-export const METRIC = Object.fromEntries(METRICS.map(([k, label, unit, dir, digits]) => [k, { label, unit, dir, digits }]))
+export const METRIC = Object.fromEntries(
+  METRICS.map(([k, label, unit, dir, digits]) => [k, { label, unit, dir, digits }]),
+)
 
 /**
  * node-cli's targets: [metric, peer, comparison, factor, label].
@@ -60,7 +62,14 @@ export function evaluateTargets(results) {
   for (const [key, peer, cmp, factor, label] of TARGETS) {
     const x = ratio(results, key, peer)
     const met = x == null ? null : cmp === '<=' ? x <= factor : x >= factor
-    out.push({ target: label, metric: key, peer, ratio: x == null ? null : +x.toFixed(3), met, loadGeneratorBound: boundStar(results, key, peer) === '*' })
+    out.push({
+      target: label,
+      metric: key,
+      peer,
+      ratio: x == null ? null : +x.toFixed(3),
+      met,
+      loadGeneratorBound: boundStar(results, key, peer) === '*',
+    })
   }
   return out
 }

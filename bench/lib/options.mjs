@@ -85,9 +85,17 @@ export function parseArgs(argv) {
       if (a.includes('=')) o.sustain = num(val(), 0.1)
       else if (next !== undefined && !next.startsWith('--')) o.sustain = num(argv[++i], 0.1)
       else o.sustain = 10
-    } else if (flag === '--sustain-peers') o.sustainPeers = val().split(',').map((s) => s.trim()).filter(Boolean)
+    } else if (flag === '--sustain-peers')
+      o.sustainPeers = val()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
     else if (flag === '--sustain-tps') o.sustainTps = num(val(), 0.1)
-    else if (flag === '--only') o.only = val().split(',').map((s) => s.trim()).filter(Boolean)
+    else if (flag === '--only')
+      o.only = val()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
     else if (flag === '--n') o.n = Math.floor(num(val(), 1))
     else if (flag === '--duration') o.duration = num(val(), 0.5)
     else if (flag === '--connections') o.connections = Math.floor(num(val(), 1))
@@ -100,8 +108,11 @@ export function parseArgs(argv) {
     else if (flag === '--restart-blocks') o.restartBlocks = Math.floor(num(val(), 1000))
     else if (flag === '--memory') o.memory = true
     else if (flag === '--memory-blocks') {
-      o.memoryBlocks = val().split(',').map((x) => Math.floor(num(x, 1)))
-      if (o.memoryBlocks.length !== 2 || o.memoryBlocks[0] >= o.memoryBlocks[1]) die('--memory-blocks: expected A,B with A < B')
+      o.memoryBlocks = val()
+        .split(',')
+        .map((x) => Math.floor(num(x, 1)))
+      if (o.memoryBlocks.length !== 2 || o.memoryBlocks[0] >= o.memoryBlocks[1])
+        die('--memory-blocks: expected A,B with A < B')
     } else if (flag === '--no-main') o.main = false
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE)

@@ -27,7 +27,11 @@ const POLL_MS = Number(process.env.BENCH_POLL_MS ?? 1)
  * @param {{ withoutExtraCa?: boolean, extraArgs?: string[], until?: (probe: Rpc) => Promise<any>, timeoutMs?: number }} [o]
  *   drop NODE_EXTRA_CA_CERTS; extra command-line arguments; the readiness poll; the start-up deadline (ms)
  */
-export async function start(peer, ctx, { withoutExtraCa = false, extraArgs = [], until = null, timeoutMs = STARTUP_TIMEOUT_MS } = {}) {
+export async function start(
+  peer,
+  ctx,
+  { withoutExtraCa = false, extraArgs = [], until = null, timeoutMs = STARTUP_TIMEOUT_MS } = {},
+) {
   const port = await freePort()
   const { cmd, args: baseArgs, cwd, env: peerEnv } = peer.command(port)
   const args = [...baseArgs, ...extraArgs]
@@ -46,12 +50,15 @@ export async function start(peer, ctx, { withoutExtraCa = false, extraArgs = [],
     for (;;) {
       if (!h.isAlive()) {
         const e = await h.exited
-        throw new Error(`exited during startup (${e.error?.message ?? `code ${e.code}, signal ${e.signal}`})${h.tail() ? `:\n${h.tail()}` : ''}`)
+        throw new Error(
+          `exited during startup (${e.error?.message ?? `code ${e.code}, signal ${e.signal}`})${h.tail() ? `:\n${h.tail()}` : ''}`,
+        )
       }
       try {
         if (until) {
           const ready = await until(probe)
-          if (ready !== undefined) return { ...h, url, port, chainId: undefined, ready, startupMs: performance.now() - t0 }
+          if (ready !== undefined)
+            return { ...h, url, port, chainId: undefined, ready, startupMs: performance.now() - t0 }
         } else {
           const chainId = await probe.call('eth_chainId')
           return { ...h, url, port, chainId, startupMs: performance.now() - t0 }
@@ -61,7 +68,9 @@ export async function start(peer, ctx, { withoutExtraCa = false, extraArgs = [],
       }
       if (performance.now() - t0 > timeoutMs) {
         await h.stop(1000)
-        throw new Error(`no ${until ? 'ready' : 'eth_chainId'} answer within ${timeoutMs / 1000} s (last error: ${lastErr?.message})${h.tail() ? `:\n${h.tail()}` : ''}`)
+        throw new Error(
+          `no ${until ? 'ready' : 'eth_chainId'} answer within ${timeoutMs / 1000} s (last error: ${lastErr?.message})${h.tail() ? `:\n${h.tail()}` : ''}`,
+        )
       }
       await sleep(5)
     }
@@ -77,7 +86,8 @@ export async function start(peer, ctx, { withoutExtraCa = false, extraArgs = [],
 export async function sendAndWait(rpc, raw, timeoutMs = 30_000) {
   const hash = await rpc.call('eth_sendRawTransaction', [raw])
   const expected = keccak256(raw)
-  if (String(hash).toLowerCase() !== expected) throw new Error(`eth_sendRawTransaction returned ${hash}, expected ${expected}`)
+  if (String(hash).toLowerCase() !== expected)
+    throw new Error(`eth_sendRawTransaction returned ${hash}, expected ${expected}`)
   let polls = 0
   const t0 = performance.now()
   for (;;) {
@@ -113,14 +123,27 @@ export async function deployToken(peer, rpc, { wallet, chainId, gasPrice }) {
   let nonce = await getNonce()
   const tryDeploy = async (evm) => {
     const art = loadToken(root, benchDir, evm)
-    const ctor = AbiCoder.defaultAbiCoder().encode(['string', 'string', 'uint256'], ['Bench Token', 'BENCH', SUPPLY]).slice(2)
-    const raw = await wallet.signTransaction({ type: 0, chainId, nonce, gasPrice, gasLimit: DEPLOY_GAS, data: art.bytecode + ctor, value: 0n })
+    const ctor = AbiCoder.defaultAbiCoder()
+      .encode(['string', 'string', 'uint256'], ['Bench Token', 'BENCH', SUPPLY])
+      .slice(2)
+    const raw = await wallet.signTransaction({
+      type: 0,
+      chainId,
+      nonce,
+      gasPrice,
+      gasLimit: DEPLOY_GAS,
+      data: art.bytecode + ctor,
+      value: 0n,
+    })
     try {
       const { receipt } = await sendAndWait(rpc, raw)
       if (receipt.status !== '0x1') throw new Error(`deploy receipt status ${receipt.status}`)
       const addr = getAddress(receipt.contractAddress)
       if ((await rpc.call('eth_getCode', [addr, 'latest'])) === '0x') throw new Error('no code at the contract address')
-      const name = iface.decodeFunctionResult('name', await rpc.call('eth_call', [{ to: addr, data: iface.encodeFunctionData('name') }, 'latest']))[0]
+      const name = iface.decodeFunctionResult(
+        'name',
+        await rpc.call('eth_call', [{ to: addr, data: iface.encodeFunctionData('name') }, 'latest']),
+      )[0]
       const bal = BigInt(await rpc.call('eth_call', [{ to: addr, data: balanceOfData(sender) }, 'latest']))
       if (name !== 'Bench Token' || bal !== SUPPLY) throw new Error(`token sanity: name ${name}, balance ${bal}`)
       return { addr, art, block: Number(BigInt(receipt.blockNumber)) }
@@ -130,7 +153,12 @@ export async function deployToken(peer, rpc, { wallet, chainId, gasPrice }) {
   }
   try {
     const d = await tryDeploy('cancun')
-    return { token: d.addr, block: d.block, info: { artifact: 'fixtures/contracts/Token.json', evmVersion: 'cancun' }, note: null }
+    return {
+      token: d.addr,
+      block: d.block,
+      info: { artifact: 'fixtures/contracts/Token.json', evmVersion: 'cancun' },
+      note: null,
+    }
   } catch (err) {
     const cancunOps = cancunOpcodes(loadToken(root, benchDir, 'cancun').bytecode)
     if (peer.maxEvm === 'cancun' || cancunOps.length === 0) throw new Error(`token deploy failed: ${err.message}`)
@@ -138,7 +166,11 @@ export async function deployToken(peer, rpc, { wallet, chainId, gasPrice }) {
     return {
       token: d.addr,
       block: d.block,
-      info: { artifact: `bench/contracts/Token.${peer.maxEvm}.json`, evmVersion: peer.maxEvm, cancunFixtureError: err.message },
+      info: {
+        artifact: `bench/contracts/Token.${peer.maxEvm}.json`,
+        evmVersion: peer.maxEvm,
+        cancunFixtureError: err.message,
+      },
       note: `Cancun Token.json fails here (${err.message.slice(0, 120)}; it uses ${cancunOps.join(', ')}): used Token compiled with evmVersion ${peer.maxEvm}${d.art.compiledNow ? ' (compiled now)' : ''}`,
     }
   }

@@ -13,7 +13,12 @@ export const JUNK_MNEMONIC = 'test test test test test test test test test test 
 /** node-cli's first dev account on network 33: keccak256("cow"). */
 export const NODE_CLI_KEY = '0xc85ef7d79691fe79573b1a7064c19c1a9819ebdbd1faaab1a8ec92344438aaf4'
 
-const ANVIL_PLATFORM = { 'linux-x64': 'linux-amd64', 'linux-arm64': 'linux-arm64', 'darwin-x64': 'darwin-amd64', 'darwin-arm64': 'darwin-arm64' }
+const ANVIL_PLATFORM = {
+  'linux-x64': 'linux-amd64',
+  'linux-arm64': 'linux-arm64',
+  'darwin-x64': 'darwin-amd64',
+  'darwin-arm64': 'darwin-arm64',
+}
 
 /**
  * @param {{ root: string, benchDir: string, benchRequire: NodeRequire, junkKey: string }} env
@@ -43,7 +48,8 @@ export function definePeers({ root, benchDir, benchRequire, junkKey }) {
     // The wrapper's postinstall fallback (fetches the same platform tarball from the configured npm registry).
     try {
       const dir = join(benchRequire.resolve('@foundry-rs/anvil/package.json'), '..')
-      for (const p of [join(dir, 'anvil'), join(dir, '..', 'dist', 'anvil')]) if (existsSync(p)) return { path: p, source: 'postinstall fallback' }
+      for (const p of [join(dir, 'anvil'), join(dir, '..', 'dist', 'anvil')])
+        if (existsSync(p)) return { path: p, source: 'postinstall fallback' }
     } catch {}
     return null
   }
@@ -67,7 +73,8 @@ export function definePeers({ root, benchDir, benchRequire, junkKey }) {
     {
       name: 'node-cli',
       version: () => readJson(join(root, 'package.json')).version,
-      unavailable: () => (existsSync(join(root, 'dist', 'cli', 'main.js')) ? null : 'dist/ missing: run `npm run build` first'),
+      unavailable: () =>
+        existsSync(join(root, 'dist', 'cli', 'main.js')) ? null : 'dist/ missing: run `npm run build` first',
       chainId: 33n,
       key: NODE_CLI_KEY,
       gasPrice: 'zero',
@@ -88,14 +95,18 @@ export function definePeers({ root, benchDir, benchRequire, junkKey }) {
       },
       unavailable: () => {
         if (!pkgVersion('@foundry-rs/anvil')) return '@foundry-rs/anvil is not installed in bench/node_modules'
-        if (!anvilBinary()) return 'no anvil binary for this platform in @foundry-rs/anvil-* (the package did not install one from the registry)'
+        if (!anvilBinary())
+          return 'no anvil binary for this platform in @foundry-rs/anvil-* (the package did not install one from the registry)'
         return null
       },
       chainId: 31337n,
       key: junkKey,
       gasPrice: 'query',
       maxEvm: 'cancun',
-      command: (port) => ({ cmd: anvilBinary().path, args: ['--host', '127.0.0.1', '--port', String(port), '--quiet'] }),
+      command: (port) => ({
+        cmd: anvilBinary().path,
+        args: ['--host', '127.0.0.1', '--port', String(port), '--quiet'],
+      }),
       // without it Anvil records no opcode steps (struct logs come back empty)
       traceArgs: ['--steps-tracing'],
       mine: (rpc, n) => rpc.call('anvil_mine', [hex(n)], { timeoutMs: 120000 }),
@@ -106,7 +117,16 @@ export function definePeers({ root, benchDir, benchRequire, junkKey }) {
         const v = pkgVersion('hardhat')
         let edr = null
         try {
-          edr = readJson(join(benchRequire.resolve('hardhat/package.json'), '..', 'node_modules', '@nomicfoundation', 'edr', 'package.json')).version
+          edr = readJson(
+            join(
+              benchRequire.resolve('hardhat/package.json'),
+              '..',
+              'node_modules',
+              '@nomicfoundation',
+              'edr',
+              'package.json',
+            ),
+          ).version
         } catch {
           edr = pkgVersion('@nomicfoundation/edr')
         }
@@ -120,7 +140,16 @@ export function definePeers({ root, benchDir, benchRequire, junkKey }) {
       command: (port) => ({
         cmd: process.execPath,
         // bootstrap.js runs the CLI in-process: the spawned pid is the node that serves.
-        args: [join(benchRequire.resolve('hardhat/package.json'), '..', 'internal', 'cli', 'bootstrap.js'), '--config', hardhatConfigPath(), 'node', '--hostname', '127.0.0.1', '--port', String(port)],
+        args: [
+          join(benchRequire.resolve('hardhat/package.json'), '..', 'internal', 'cli', 'bootstrap.js'),
+          '--config',
+          hardhatConfigPath(),
+          'node',
+          '--hostname',
+          '127.0.0.1',
+          '--port',
+          String(port),
+        ],
         cwd: benchDir, // hardhat must resolve itself from the cwd (bench/node_modules)
         env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
       }),
@@ -138,9 +167,12 @@ export function definePeers({ root, benchDir, benchRequire, junkKey }) {
         cmd: process.execPath,
         args: [
           join(benchRequire.resolve('ganache/package.json'), '..', 'dist', 'node', 'cli.js'),
-          '--server.host', '127.0.0.1',
-          '--server.port', String(port),
-          '--wallet.accounts', `${junkKey},${10n ** 24n}`,
+          '--server.host',
+          '127.0.0.1',
+          '--server.port',
+          String(port),
+          '--wallet.accounts',
+          `${junkKey},${10n ** 24n}`,
           '--logging.quiet',
         ],
       }),

@@ -62,7 +62,9 @@ export async function runRestart(peer, opts) {
     log(`\n== --restart: skipped — ${why}`)
     return out
   }
-  log(`\n== --restart: ${N} blocks on ${peer.name} --db, then ${RESTART_RUNS} restarts and ${KILL_AFTER_BLOCKS.length} kill -9 rounds`)
+  log(
+    `\n== --restart: ${N} blocks on ${peer.name} --db, then ${RESTART_RUNS} restarts and ${KILL_AFTER_BLOCKS.length} kill -9 rounds`,
+  )
   const check = (what, ok, detail) => {
     out.checks.push({ what, ok: !!ok, detail: detail ?? null })
     if (!ok) log(`   CHECK FAILED [restart] ${what}${detail ? `: ${detail}` : ''}`)
@@ -104,8 +106,25 @@ export async function runRestart(peer, opts) {
     const sendOne = async (tx) => {
       const raw =
         tx.kind === 'token'
-          ? await wallet.signTransaction({ type: 0, chainId, nonce: nonce++, gasPrice, gasLimit: TRANSFER_GAS, to: token, data: transferData(tokenRecipient(tx.i), BigInt(tx.i + 1)), value: 0n })
-          : await wallet.signTransaction({ type: 0, chainId, nonce: nonce++, gasPrice, gasLimit: 21_000n, to: valueRecipient(tx.i), value: BigInt(tx.i + 1) })
+          ? await wallet.signTransaction({
+              type: 0,
+              chainId,
+              nonce: nonce++,
+              gasPrice,
+              gasLimit: TRANSFER_GAS,
+              to: token,
+              data: transferData(tokenRecipient(tx.i), BigInt(tx.i + 1)),
+              value: 0n,
+            })
+          : await wallet.signTransaction({
+              type: 0,
+              chainId,
+              nonce: nonce++,
+              gasPrice,
+              gasLimit: 21_000n,
+              to: valueRecipient(tx.i),
+              value: BigInt(tx.i + 1),
+            })
       const { receipt } = await sendAndWait(rpc, raw)
       if (receipt.status !== '0x1') badReceipts++
       head = Number(BigInt(receipt.blockNumber))
@@ -115,18 +134,32 @@ export async function runRestart(peer, opts) {
       const n = Math.min(MINE_CHUNK, empties - mined)
       if (n > 0) await peer.mine(rpc, BigInt(n))
       mined += n
-      for (const tx of txs.slice(Math.floor((k * txs.length) / chunks), Math.floor(((k + 1) * txs.length) / chunks))) await sendOne(tx)
+      for (const tx of txs.slice(Math.floor((k * txs.length) / chunks), Math.floor(((k + 1) * txs.length) / chunks)))
+        await sendOne(tx)
       head = Number(BigInt(await rpc.call('eth_blockNumber')))
       if (chunks > 1) step(`head ${head} / ${N} (${fmtMs(performance.now() - tBuild)})`)
     }
     const buildS = (performance.now() - tBuild) / 1000
-    out.build = { seconds: +buildS.toFixed(1), blocksPerSecond: Math.round(N / buildS), emptyBlocks: empties, tokenTransfers: nToken, valueTransfers: nValue, tokenDeployBlock: dep.block, mineChunk: MINE_CHUNK }
+    out.build = {
+      seconds: +buildS.toFixed(1),
+      blocksPerSecond: Math.round(N / buildS),
+      emptyBlocks: empties,
+      tokenTransfers: nToken,
+      valueTransfers: nValue,
+      tokenDeployBlock: dep.block,
+      mineChunk: MINE_CHUNK,
+    }
     check(`the chain has ${N} blocks`, head === N, `head ${head}`)
-    check('every transaction of the build mined with status 1', badReceipts === 0, `${badReceipts} failed of ${txs.length}`)
+    check(
+      'every transaction of the build mined with status 1',
+      badReceipts === 0,
+      `${badReceipts} failed of ${txs.length}`,
+    )
     const headHash = (await rpc.call('eth_getBlockByNumber', [hex(head), false])).hash
     const lastT = nToken - 1
     const wantToken = nToken > 0 ? BigInt(lastT + 1) : 0n
-    const balanceOf = async (who) => BigInt(await rpc.call('eth_call', [{ to: token, data: balanceOfData(who) }, 'latest']))
+    const balanceOf = async (who) =>
+      BigInt(await rpc.call('eth_call', [{ to: token, data: balanceOfData(who) }, 'latest']))
     const sumToken = (BigInt(nToken) * BigInt(nToken + 1)) / 2n
     const state = async () => ({
       hash: (await rpc.call('eth_getBlockByNumber', [hex(head), false]))?.hash,
@@ -135,8 +168,14 @@ export async function runRestart(peer, opts) {
       value: nValue > 0 ? BigInt(await rpc.call('eth_getBalance', [valueRecipient(nValue - 1), 'latest'])) : 0n,
     })
     const before = await state()
-    check('token balances after the build', before.sender === SUPPLY - sumToken && before.last === wantToken, `sender ${before.sender}, last recipient ${before.last}`)
-    step(`built ${N} blocks in ${buildS.toFixed(1)} s (${out.build.blocksPerSecond} blocks/s; ${nToken} token transfers, ${nValue} value transfers, ${empties} empty blocks)`)
+    check(
+      'token balances after the build',
+      before.sender === SUPPLY - sumToken && before.last === wantToken,
+      `sender ${before.sender}, last recipient ${before.last}`,
+    )
+    step(
+      `built ${N} blocks in ${buildS.toFixed(1)} s (${out.build.blocksPerSecond} blocks/s; ${nToken} token transfers, ${nValue} value transfers, ${empties} empty blocks)`,
+    )
 
     // --- SIGTERM, and the directory's size
     let t = performance.now()
@@ -146,7 +185,9 @@ export async function runRestart(peer, opts) {
     check('SIGTERM: the node exits by itself', ex.signal !== 'SIGKILL', `code ${ex.code}, signal ${ex.signal}`)
     out.dbBytes = dirBytes(dir)
     out.dbBytesPerBlock = Math.round(out.dbBytes / N)
-    step(`SIGTERM → exit ${fmtMs(out.stopMs)}; on disk ${(out.dbBytes / 2 ** 20).toFixed(1)} MiB (${out.dbBytesPerBlock} bytes/block)`)
+    step(
+      `SIGTERM → exit ${fmtMs(out.stopMs)}; on disk ${(out.dbBytes / 2 ** 20).toFixed(1)} MiB (${out.dbBytesPerBlock} bytes/block)`,
+    )
 
     // --- timed restarts: spawn → eth_blockNumber = head
     for (let r = 0; r < RESTART_RUNS; r++) {
@@ -162,11 +203,25 @@ export async function runRestart(peer, opts) {
       await sleep(opts.settleMs)
       const run = { ms: +inst.startupMs.toFixed(1), rssMiB: rssMiB(inst.pid), peakMiB, wrongHeads: [...wrongHeads] }
       out.restarts.push(run)
-      if (wrongHeads.size) check(`restart ${r + 1}: no other head answered before ${head}`, false, `answered ${[...wrongHeads].join(', ')}`)
+      if (wrongHeads.size)
+        check(
+          `restart ${r + 1}: no other head answered before ${head}`,
+          false,
+          `answered ${[...wrongHeads].join(', ')}`,
+        )
       connect(inst)
       const after = await state()
-      check(`restart ${r + 1}: head block hash and balances as before the stop`, after.hash === headHash && after.sender === before.sender && after.last === before.last && after.value === before.value, JSON.stringify(after, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
-      step(`restart ${r + 1}: eth_blockNumber = ${head} after ${fmtMs(run.ms)}; RSS ${run.rssMiB?.toFixed(1)} MiB (peak so far ${run.peakMiB?.toFixed(1)} MiB)`)
+      check(
+        `restart ${r + 1}: head block hash and balances as before the stop`,
+        after.hash === headHash &&
+          after.sender === before.sender &&
+          after.last === before.last &&
+          after.value === before.value,
+        JSON.stringify(after, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+      )
+      step(
+        `restart ${r + 1}: eth_blockNumber = ${head} after ${fmtMs(run.ms)}; RSS ${run.rssMiB?.toFixed(1)} MiB (peak so far ${run.peakMiB?.toFixed(1)} MiB)`,
+      )
       await inst.stop(30_000)
     }
     out.restartMs = +median(out.restarts.map((x) => x.ms)).toFixed(1)
@@ -181,7 +236,15 @@ export async function runRestart(peer, opts) {
       nonce = Number(BigInt(await rpc.call('eth_getTransactionCount', [sender, 'latest'])))
       let lastAckTx = null
       for (let j = 0; j < 5; j++) {
-        const raw = await wallet.signTransaction({ type: 0, chainId, nonce: nonce++, gasPrice, gasLimit: 21_000n, to: valueRecipient(nValue + j), value: 1n })
+        const raw = await wallet.signTransaction({
+          type: 0,
+          chainId,
+          nonce: nonce++,
+          gasPrice,
+          gasLimit: 21_000n,
+          to: valueRecipient(nValue + j),
+          value: 1n,
+        })
         lastAckTx = (await sendAndWait(rpc, raw)).receipt.transactionHash
       }
       const base = Number(BigInt(await rpc.call('eth_blockNumber')))
@@ -206,14 +269,43 @@ export async function runRestart(peer, opts) {
       const headAfter = Number(BigInt(await rpc.call('eth_blockNumber')))
       const receipt = await rpc.call('eth_getTransactionReceipt', [lastAckTx])
       nonce = Number(BigInt(await rpc.call('eth_getTransactionCount', [sender, 'latest'])))
-      const raw = await wallet.signTransaction({ type: 0, chainId, nonce: nonce++, gasPrice, gasLimit: 21_000n, to: valueRecipient(nValue + 99), value: 1n })
+      const raw = await wallet.signTransaction({
+        type: 0,
+        chainId,
+        nonce: nonce++,
+        gasPrice,
+        gasLimit: 21_000n,
+        to: valueRecipient(nValue + 99),
+        value: 1n,
+      })
       const next = (await sendAndWait(rpc, raw)).receipt
-      out.kill9.push({ killAfterBlocks: after, ackedHead: acked, headAfter, lostBlocks: Math.max(0, acked - headAfter), inflightMine: answered, restartMs: +restartMs.toFixed(1) })
+      out.kill9.push({
+        killAfterBlocks: after,
+        ackedHead: acked,
+        headAfter,
+        lostBlocks: Math.max(0, acked - headAfter),
+        inflightMine: answered,
+        restartMs: +restartMs.toFixed(1),
+      })
       const what = `kill -9 after ${acked - base} blocks of anvil_mine ${KILL_MINE_BLOCKS}`
-      check(`${what}: the mine was running when killed`, acked >= base + after && answered === 'no answer (killed)', `head ${base} → ${acked}; the anvil_mine call: ${answered}`)
-      check(`${what}: head after restart (${headAfter}) ≥ last acknowledged (${acked})`, headAfter >= acked && headAfter <= base + KILL_MINE_BLOCKS, null)
-      check(`${what}: the last acknowledged transfer's receipt is kept, a new transfer mines on top`, receipt?.status === '0x1' && next.status === '0x1' && Number(BigInt(next.blockNumber)) === headAfter + 1, `receipt ${receipt?.status}, next in block ${next.blockNumber}`)
-      step(`kill -9 after ${acked - base} blocks of anvil_mine ${KILL_MINE_BLOCKS}: acknowledged ${acked}, head after restart ${headAfter}, restarted in ${fmtMs(restartMs)}`)
+      check(
+        `${what}: the mine was running when killed`,
+        acked >= base + after && answered === 'no answer (killed)',
+        `head ${base} → ${acked}; the anvil_mine call: ${answered}`,
+      )
+      check(
+        `${what}: head after restart (${headAfter}) ≥ last acknowledged (${acked})`,
+        headAfter >= acked && headAfter <= base + KILL_MINE_BLOCKS,
+        null,
+      )
+      check(
+        `${what}: the last acknowledged transfer's receipt is kept, a new transfer mines on top`,
+        receipt?.status === '0x1' && next.status === '0x1' && Number(BigInt(next.blockNumber)) === headAfter + 1,
+        `receipt ${receipt?.status}, next in block ${next.blockNumber}`,
+      )
+      step(
+        `kill -9 after ${acked - base} blocks of anvil_mine ${KILL_MINE_BLOCKS}: acknowledged ${acked}, head after restart ${headAfter}, restarted in ${fmtMs(restartMs)}`,
+      )
       await inst.stop(30_000)
     }
   } catch (err) {
@@ -230,15 +322,33 @@ export async function runRestart(peer, opts) {
 /** The --restart summary lines under the table. */
 export function printRestart(r) {
   log('')
-  log(`--restart (${r.name} ${r.version ?? ''}, ${r.blocks} blocks)${r.status === 'ok' ? '' : `: ${r.status.toUpperCase()}: ${String(r.error).replace(/\s*\n\s*/g, ' | ').slice(0, 400)}`}`)
+  log(
+    `--restart (${r.name} ${r.version ?? ''}, ${r.blocks} blocks)${
+      r.status === 'ok'
+        ? ''
+        : `: ${r.status.toUpperCase()}: ${String(r.error)
+            .replace(/\s*\n\s*/g, ' | ')
+            .slice(0, 400)}`
+    }`,
+  )
   if (r.build) {
-    log(`  build: ${r.build.seconds} s (${r.build.blocksPerSecond} blocks/s; ${r.build.tokenTransfers} ERC-20 transfers, ${r.build.valueTransfers} value transfers, ${r.build.emptyBlocks} empty blocks in anvil_mine chunks of ${r.build.mineChunk})`)
+    log(
+      `  build: ${r.build.seconds} s (${r.build.blocksPerSecond} blocks/s; ${r.build.tokenTransfers} ERC-20 transfers, ${r.build.valueTransfers} value transfers, ${r.build.emptyBlocks} empty blocks in anvil_mine chunks of ${r.build.mineChunk})`,
+    )
   }
-  if (r.dbBytes != null) log(`  SIGTERM → exit ${r.stopMs} ms; on disk ${(r.dbBytes / 2 ** 20).toFixed(1)} MiB (${r.dbBytesPerBlock} bytes/block)`)
+  if (r.dbBytes != null)
+    log(
+      `  SIGTERM → exit ${r.stopMs} ms; on disk ${(r.dbBytes / 2 ** 20).toFixed(1)} MiB (${r.dbBytesPerBlock} bytes/block)`,
+    )
   if (r.restartMs != null) {
-    log(`  restart: spawn → eth_blockNumber = head ${r.restarts.map((x) => x.ms.toFixed(0)).join(' / ')} ms → median ${r.restartMs} ms; RSS after restart ${r.rssAfterRestartMiB} MiB (VmHWM at the first answer ${r.peakRssMiB} MiB)`)
+    log(
+      `  restart: spawn → eth_blockNumber = head ${r.restarts.map((x) => x.ms.toFixed(0)).join(' / ')} ms → median ${r.restartMs} ms; RSS after restart ${r.rssAfterRestartMiB} MiB (VmHWM at the first answer ${r.peakRssMiB} MiB)`,
+    )
   }
-  for (const k of r.kill9) log(`  kill -9 during anvil_mine (≥ ${k.killAfterBlocks} blocks in): last acknowledged head ${k.ackedHead} → ${k.headAfter} after restart (${k.restartMs} ms)`)
+  for (const k of r.kill9)
+    log(
+      `  kill -9 during anvil_mine (≥ ${k.killAfterBlocks} blocks in): last acknowledged head ${k.ackedHead} → ${k.headAfter} after restart (${k.restartMs} ms)`,
+    )
   const fails = r.checks.filter((c) => !c.ok)
   log(`  ${r.checks.length - fails.length}/${r.checks.length} checks passed`)
   for (const c of fails) log(`    ✗ ${c.what}: ${c.detail}`)

@@ -8,7 +8,14 @@ import { benchRequire } from './paths.mjs'
 
 /** The machine the run used (CPU count and model, memory in GiB, Node, kernel, load average now). */
 export function machine() {
-  return { cpus: cpus().length, cpuModel: cpus()[0]?.model, memGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, kernel: release(), loadAverageAtEnd: loadavg() }
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memGiB: +(totalmem() / 2 ** 30).toFixed(1),
+    node: process.version,
+    kernel: release(),
+    loadAverageAtEnd: loadavg(),
+  }
 }
 
 /**
@@ -16,7 +23,10 @@ export function machine() {
  * @param {string} file
  * @param {{ opts: Record<string, any>, sustainPeers: string[], results: any[], targets: any[], long: any, sustain: any, restart: any, memory: any, elapsedS: number, ok: boolean }} r
  */
-export function writeResults(file, { opts, sustainPeers, results, targets, long, sustain, restart, memory, elapsedS, ok }) {
+export function writeResults(
+  file,
+  { opts, sustainPeers, results, targets, long, sustain, restart, memory, elapsedS, ok },
+) {
   writeFileSync(
     file,
     JSON.stringify(
@@ -41,7 +51,12 @@ export function writeResults(file, { opts, sustainPeers, results, targets, long,
         metrics: Object.fromEntries(METRICS.map(([k, label, unit, dir]) => [k, { label, unit, better: dir }])),
         peers: results,
         ratios: Object.fromEntries(
-          METRICS.map(([k]) => [k, Object.fromEntries(results.filter((r) => r.name !== 'node-cli').map((r) => [r.name, ratio(results, k, r.name)]))]),
+          METRICS.map(([k]) => [
+            k,
+            Object.fromEntries(
+              results.filter((r) => r.name !== 'node-cli').map((r) => [r.name, ratio(results, k, r.name)]),
+            ),
+          ]),
         ),
         targets,
         long,

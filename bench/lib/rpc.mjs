@@ -4,7 +4,9 @@ import http from 'node:http'
 
 export class RpcError extends Error {
   constructor(method, error) {
-    super(`${method}: ${error?.message ?? JSON.stringify(error)}${error?.data ? ` (data ${JSON.stringify(error.data)})` : ''}`)
+    super(
+      `${method}: ${error?.message ?? JSON.stringify(error)}${error?.data ? ` (data ${JSON.stringify(error.data)})` : ''}`,
+    )
     this.rpcError = error
   }
 }

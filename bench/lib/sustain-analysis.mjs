@@ -29,7 +29,16 @@ export function slope(xs, ys) {
 export function analyze(samples, { totalS, flatPct = 10, chainBytesPerTx = null }) {
   const warmupS = warmupSeconds(totalS)
   const post = samples.filter((s) => s.t >= warmupS - 1e-6 && s.rssMiB != null)
-  const out = { warmupS: +warmupS.toFixed(1), flatPct, postWarmupSamples: post.length, medianMiB: null, minMiB: null, maxMiB: null, maxDeviationPct: null, flat: null }
+  const out = {
+    warmupS: +warmupS.toFixed(1),
+    flatPct,
+    postWarmupSamples: post.length,
+    medianMiB: null,
+    minMiB: null,
+    maxMiB: null,
+    maxDeviationPct: null,
+    flat: null,
+  }
   if (post.length === 0) return out
   const rss = post.map((s) => s.rssMiB)
   const med = median(rss)
@@ -43,7 +52,10 @@ export function analyze(samples, { totalS, flatPct = 10, chainBytesPerTx = null 
   const first = post[0]
   const last = post[post.length - 1]
   const minutes = (last.t - first.t) / 60
-  const k = slope(post.map((s) => s.t / 60), rss)
+  const k = slope(
+    post.map((s) => s.t / 60),
+    rss,
+  )
   out.slopeMiBPerMin = k == null ? null : +k.toFixed(2)
   out.windowMin = +minutes.toFixed(2)
   out.txsInWindow = last.txs - first.txs
@@ -55,7 +67,8 @@ export function analyze(samples, { totalS, flatPct = 10, chainBytesPerTx = null 
     out.chainBytesPerTx = Math.round(chainBytesPerTx)
     out.chainDataMiB = +((out.txsInWindow * chainBytesPerTx) / 2 ** 20).toFixed(2)
     // how much of the fitted growth the chain data (blocks + receipts, as JSON) accounts for
-    out.explainedPct = k == null || out.fittedGrowthMiB <= 0 ? null : Math.round((out.chainDataMiB / (k * minutes)) * 100)
+    out.explainedPct =
+      k == null || out.fittedGrowthMiB <= 0 ? null : Math.round((out.chainDataMiB / (k * minutes)) * 100)
   }
   return out
 }
@@ -66,7 +79,9 @@ const pad = (v, w) => String(v).padStart(w)
 export function report(r) {
   const lines = []
   const warm = r.analysis?.warmupS ?? 0
-  lines.push(`  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'req/s'.padStart(7)}  ${'tx/s'.padStart(5)}  ${'height'.padStart(7)}  ${'node CPU'.padStart(8)}`)
+  lines.push(
+    `  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'req/s'.padStart(7)}  ${'tx/s'.padStart(5)}  ${'height'.padStart(7)}  ${'node CPU'.padStart(8)}`,
+  )
   for (const s of r.samples) {
     const mark = s.t < warm - 1e-6 ? '  (warm-up)' : ''
     lines.push(

@@ -1,7 +1,16 @@
 // The read side of --sustain: the autocannon request mix (every answer checked) and the eth_getLogs loop, plus
 // the clock helper both loops of the sustained load use.
 import { performance } from 'node:perf_hooks'
-import { LOG_RANGE, RECIPIENT, TRANSFER_TOPIC, balanceOfData, someAddress, topicAddr, transferData, variedAmount } from './erc20.mjs'
+import {
+  LOG_RANGE,
+  RECIPIENT,
+  TRANSFER_TOPIC,
+  balanceOfData,
+  someAddress,
+  topicAddr,
+  transferData,
+  variedAmount,
+} from './erc20.mjs'
 import { sameResult } from './load.mjs'
 import { sleep } from './proc.mjs'
 import { body, hex } from './rpc.mjs'
@@ -36,7 +45,8 @@ export function readMix({ token, sender, estimate, seeds, head }) {
         c.minHead = head()
         return body('eth_blockNumber')
       },
-      check: (res, c) => /^0x[0-9a-f]+$/.test(res) && Number(BigInt(res)) >= c.minHead && Number(BigInt(res)) <= head() + 1,
+      check: (res, c) =>
+        /^0x[0-9a-f]+$/.test(res) && Number(BigInt(res)) >= c.minHead && Number(BigInt(res)) <= head() + 1,
     },
     {
       name: 'eth_call balanceOf (new address each)',
@@ -45,7 +55,8 @@ export function readMix({ token, sender, estimate, seeds, head }) {
     },
     {
       name: 'eth_estimateGas transfer (new amount each)',
-      build: () => body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, variedAmount(estN++)) }]),
+      build: () =>
+        body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, variedAmount(estN++)) }]),
       // within 5% of the validated estimate (calldata bytes, search precision), as in the main run
       check: (res) => {
         const g = BigInt(res)
@@ -114,7 +125,10 @@ export async function logsLoop({ rpc, token, firstBlock, head, transfers, t0, ev
     let ok = false
     let detail = null
     try {
-      const text = await rpc.raw(body('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: token, topics: [TRANSFER_TOPIC] }]), { timeoutMs: 60_000 })
+      const text = await rpc.raw(
+        body('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(to), address: token, topics: [TRANSFER_TOPIC] }]),
+        { timeoutMs: 60_000 },
+      )
       runs.ms.push(performance.now() - t)
       const j = JSON.parse(text)
       const logs = j.result
@@ -124,9 +138,17 @@ export async function logsLoop({ rpc, token, firstBlock, head, transfers, t0, ev
         new Set(logs.map((l) => l.transactionHash.toLowerCase())).size === want.size &&
         logs.every((l) => {
           const x = want.get(l.transactionHash.toLowerCase())
-          return x && l.topics[0] === TRANSFER_TOPIC && l.topics[2].toLowerCase() === topicAddr(x.to) && BigInt(l.data) === x.amount
+          return (
+            x &&
+            l.topics[0] === TRANSFER_TOPIC &&
+            l.topics[2].toLowerCase() === topicAddr(x.to) &&
+            BigInt(l.data) === x.amount
+          )
         })
-      if (!ok) detail = j.error ? JSON.stringify(j.error) : `blocks ${from}-${to}: got ${Array.isArray(logs) ? logs.length : typeof logs} logs, want ${want.size}`
+      if (!ok)
+        detail = j.error
+          ? JSON.stringify(j.error)
+          : `blocks ${from}-${to}: got ${Array.isArray(logs) ? logs.length : typeof logs} logs, want ${want.size}`
     } catch (err) {
       detail = `blocks ${from}-${to}: ${err.message}`
     }

@@ -100,7 +100,13 @@ const pct = (a, b) => (a == null || b == null || a === 0 ? null : +(((b - a) / a
 export function windowGrowth(windows, samples, totalS) {
   const W = windowSeconds(totalS)
   const post = samples.filter((s) => s.t >= W - 1e-6 && s.rssMiB != null)
-  const out = { afterS: +W.toFixed(1), blocks: null, rssBytesPerBlock: null, rssBytesPerBlockFit: null, firstVsLast: null }
+  const out = {
+    afterS: +W.toFixed(1),
+    blocks: null,
+    rssBytesPerBlock: null,
+    rssBytesPerBlockFit: null,
+    firstVsLast: null,
+  }
   if (post.length >= 2) {
     const first = post[0]
     const last = post[post.length - 1]
@@ -136,7 +142,9 @@ export function windowReport(r) {
   if (!r.windows?.length) return lines
   const unit = r.windowS === 60 ? 'minute' : `${r.windowS} s`
   lines.push(`  per ${unit} (values at the end of each; blocks mined, rates and latency percentiles within it):`)
-  lines.push(`  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'VmHWM'.padStart(7)}  ${'blocks'.padStart(6)}  ${'height'.padStart(7)}  ${'tx/s'.padStart(6)}  ${'req/s'.padStart(6)}  ${'read p50/p99 ms'.padStart(16)}  ${'tx p50/p99 ms'.padStart(16)}  ${'node CPU'.padStart(8)}`)
+  lines.push(
+    `  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'VmHWM'.padStart(7)}  ${'blocks'.padStart(6)}  ${'height'.padStart(7)}  ${'tx/s'.padStart(6)}  ${'req/s'.padStart(6)}  ${'read p50/p99 ms'.padStart(16)}  ${'tx p50/p99 ms'.padStart(16)}  ${'node CPU'.padStart(8)}`,
+  )
   const p50p99 = (a, b) => `${a == null ? '—' : a.toFixed(1)} / ${b == null ? '—' : b.toFixed(1)}`
   for (const w of r.windows) {
     lines.push(
@@ -149,8 +157,12 @@ export function windowReport(r) {
       `  RSS growth after the first ${unit}: ${g.rssBytesPerBlock ?? '—'} bytes/block (end points; least squares ${g.rssBytesPerBlockFit ?? '—'} bytes/block) over ${g.blocks ?? '—'} blocks; heap used: not exposed by the CLI (see --memory)`,
     )
     const f = g.firstVsLast
-    if (f) lines.push(`  last vs first ${unit}: tx/s ${signed(f.txPerSecPct)}, req/s ${signed(f.reqPerSecPct)}, read p99 ${signed(f.readP99Pct)} (p50 ${signed(f.readP50Pct)}), transfer p99 ${signed(f.txP99Pct)} (p50 ${signed(f.txP50Pct)})`)
+    if (f)
+      lines.push(
+        `  last vs first ${unit}: tx/s ${signed(f.txPerSecPct)}, req/s ${signed(f.reqPerSecPct)}, read p99 ${signed(f.readP99Pct)} (p50 ${signed(f.readP50Pct)}), transfer p99 ${signed(f.txP99Pct)} (p50 ${signed(f.txP50Pct)})`,
+      )
   }
-  if (r.dbBytes != null) lines.push(`  --db directory at the end: ${(r.dbBytes / MiB).toFixed(1)} MiB (${r.dbBytesPerBlock} bytes/block)`)
+  if (r.dbBytes != null)
+    lines.push(`  --db directory at the end: ${(r.dbBytes / MiB).toFixed(1)} MiB (${r.dbBytesPerBlock} bytes/block)`)
   return lines
 }

@@ -3,7 +3,19 @@
 // latency (bench/README.md, "--sustain"); node-cli also with --db. The read side is in sustain-load.mjs, the
 // windows in sustain-windows.mjs, the analysis in sustain-analysis.mjs, the printing in sustain-report.mjs.
 import { performance } from 'node:perf_hooks'
-import { LOAD_SAMPLES, LOG_RANGE, RECIPIENT, SUPPLY, TRANSFER_GAS, TRANSFER_TOPIC, balanceOfData, someAddress, topicAddr, transferData, variedAmount } from './erc20.mjs'
+import {
+  LOAD_SAMPLES,
+  LOG_RANGE,
+  RECIPIENT,
+  SUPPLY,
+  TRANSFER_GAS,
+  TRANSFER_TOPIC,
+  balanceOfData,
+  someAddress,
+  topicAddr,
+  transferData,
+  variedAmount,
+} from './erc20.mjs'
 import { CLIENT_BOUND_PCT, autocannon, preflight } from './load.mjs'
 import { fmtMin, fmtMs, log } from './log.mjs'
 import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
@@ -69,7 +81,9 @@ export async function runSustain(peer, opts, { db = false } = {}) {
     log(`\n== --sustain ${name}: skipped — ${why}`)
     return out
   }
-  log(`\n== --sustain: ${fmtMin(opts.sustain)} of sustained mixed load on ${name} ${out.version ?? ''} (${opts.connections} read connections + ${opts.sustainTps} transfers/s, RSS every ${SUSTAIN_SAMPLE_S} s)`)
+  log(
+    `\n== --sustain: ${fmtMin(opts.sustain)} of sustained mixed load on ${name} ${out.version ?? ''} (${opts.connections} read connections + ${opts.sustainTps} transfers/s, RSS every ${SUSTAIN_SAMPLE_S} s)`,
+  )
   const check = (what, ok, detail) => {
     out.checks.push({ what, ok: !!ok, detail: detail ?? null })
     if (!ok) log(`   CHECK FAILED [sustain ${name}] ${what}${detail ? `: ${detail}` : ''}`)
@@ -77,10 +91,13 @@ export async function runSustain(peer, opts, { db = false } = {}) {
   const step = (s) => log(`   ${s}`)
   const ctx = { instance: null }
   let timedOut = false
-  const watchdog = setTimeout(() => {
-    timedOut = true
-    ctx.instance?.stop(500)
-  }, totalS * 1000 + PEER_TIMEOUT_MS)
+  const watchdog = setTimeout(
+    () => {
+      timedOut = true
+      ctx.instance?.stop(500)
+    },
+    totalS * 1000 + PEER_TIMEOUT_MS,
+  )
   const rpcs = []
   const newRpc = (url) => {
     const r = new Rpc(url)
@@ -101,7 +118,9 @@ export async function runSustain(peer, opts, { db = false } = {}) {
     out.token = { address: token, ...dep.info }
     if (dep.note) out.notes.push(dep.note)
     let nonce = Number(BigInt(await rpc.call('eth_getTransactionCount', [sender, 'latest'])))
-    step(`started in ${fmtMs(inst.startupMs)} (pid ${inst.pid}), RSS idle ${out.rssIdleMiB?.toFixed(1)} MiB; token ${token} (${dep.info.evmVersion}) in block ${dep.block}`)
+    step(
+      `started in ${fmtMs(inst.startupMs)} (pid ${inst.pid}), RSS idle ${out.rssIdleMiB?.toFixed(1)} MiB; token ${token} (${dep.info.evmVersion}) in block ${dep.block}`,
+    )
 
     // --- transfers (seed and sustained): signed on the fly, each awaited, each receipt checked
     const transfers = [] // { block, hash, to, amount } in order
@@ -114,7 +133,16 @@ export async function runSustain(peer, opts, { db = false } = {}) {
       const i = transfers.length
       const to = sustainRecipient(i)
       const amount = sustainAmount(i)
-      const raw = await wallet.signTransaction({ type: 0, chainId, nonce: nonce++, gasPrice, gasLimit: TRANSFER_GAS, to: token, data: transferData(to, amount), value: 0n })
+      const raw = await wallet.signTransaction({
+        type: 0,
+        chainId,
+        nonce: nonce++,
+        gasPrice,
+        gasLimit: TRANSFER_GAS,
+        to: token,
+        data: transferData(to, amount),
+        value: 0n,
+      })
       const tSend = performance.now()
       const { receipt: r, polls } = await sendAndWait(txRpc, raw) // checks the returned hash = keccak256(raw)
       onTransfer(performance.now() - tSend)
@@ -172,8 +200,15 @@ export async function runSustain(peer, opts, { db = false } = {}) {
       },
       'eth_estimateGas',
     )
-    await preflight(rpc, body('eth_call', [{ to: token, data: balanceOfData(someAddress(0)) }, 'latest']), (r) => BigInt(r) === 0n, 'eth_call balanceOf')
-    step(`seeded ${LOAD_SAMPLES} transfers (head ${head}); transfer estimate ${estimate} gas; chain data ≈ ${(chainBytesPerTx / 1024).toFixed(2)} KiB per transfer (JSON of block + receipt)`)
+    await preflight(
+      rpc,
+      body('eth_call', [{ to: token, data: balanceOfData(someAddress(0)) }, 'latest']),
+      (r) => BigInt(r) === 0n,
+      'eth_call balanceOf',
+    )
+    step(
+      `seeded ${LOAD_SAMPLES} transfers (head ${head}); transfer estimate ${estimate} gas; chain data ≈ ${(chainBytesPerTx / 1024).toFixed(2)} KiB per transfer (JSON of block + receipt)`,
+    )
 
     // --- the read mix: one request of each kind per cycle on every connection, every answer checked
     const mix = readMix({ token, sender, estimate, seeds, head: () => head })
@@ -192,7 +227,14 @@ export async function runSustain(peer, opts, { db = false } = {}) {
     const windows = new WindowRecorder(t0, totalS)
     out.windowS = +windows.W.toFixed(1)
     onTransfer = (ms) => windows.tx(ms)
-    const tracker = autocannon({ url: inst.url, connections: opts.connections, pipelining: 1, timeout: 10, duration: totalS + 30, requests: mix.requests })
+    const tracker = autocannon({
+      url: inst.url,
+      connections: opts.connections,
+      pipelining: 1,
+      timeout: 10,
+      duration: totalS + 30,
+      requests: mix.requests,
+    })
     tracker.on('response', (_client, _status, _bytes, latencyMs) => windows.read(latencyMs))
     const acDone = Promise.resolve(tracker).catch((err) => fail('autocannon', err))
 
@@ -209,7 +251,16 @@ export async function runSustain(peer, opts, { db = false } = {}) {
 
     let logsRuns = { ok: 0, bad: 0, sample: null, ms: [] }
     // (not the deploy block: its mint log)
-    const logsDone = logsLoop({ rpc: logsRpc, token, firstBlock: dep.block + 1, head: () => head, transfers, t0, everyS: SUSTAIN_LOGS_EVERY_S, stopped }).then(
+    const logsDone = logsLoop({
+      rpc: logsRpc,
+      token,
+      firstBlock: dep.block + 1,
+      head: () => head,
+      transfers,
+      t0,
+      everyS: SUSTAIN_LOGS_EVERY_S,
+      stopped,
+    }).then(
       (r) => {
         logsRuns = r
       },
@@ -246,13 +297,24 @@ export async function runSustain(peer, opts, { db = false } = {}) {
       }
       out.samples.push(sample)
       prev = cur
-      const mark = { t: s, wall: now, reads: cur.ok, txs: cur.txs, height: head, cpu, rssMiB: sample.rssMiB, peakMiB: sample.peakMiB }
+      const mark = {
+        t: s,
+        wall: now,
+        reads: cur.ok,
+        txs: cur.txs,
+        height: head,
+        cpu,
+        rssMiB: sample.rssMiB,
+        peakMiB: sample.peakMiB,
+      }
       const k = ends.indexOf(s)
       if (k >= 0 && windowStart) out.windows.push(windows.close(k, windowStart, mark))
       if (s === 0 || k >= 0) windowStart = mark
       step(
         `${(s / 60).toFixed(2).padStart(5)} min: RSS ${sample.rssMiB?.toFixed(1)} MiB` +
-          (s > 0 ? `, ${sample.reqPerSec.toFixed(0)} req/s, ${sample.txPerSec.toFixed(1)} tx/s, node CPU ${sample.nodeCpuPct}%` : '') +
+          (s > 0
+            ? `, ${sample.reqPerSec.toFixed(0)} req/s, ${sample.txPerSec.toFixed(1)} tx/s, node CPU ${sample.nodeCpuPct}%`
+            : '') +
           `, height ${head}`,
       )
     }
@@ -266,23 +328,59 @@ export async function runSustain(peer, opts, { db = false } = {}) {
     if (failure) throw new Error(failure)
 
     // --- checks: every read response, every receipt, every eth_getLogs, the final balances
-    out.requests = Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, { ...v, perSec: +(v.ok / wall).toFixed(1) }]))
-    for (const [name, n] of Object.entries(counts)) check(`${name}: every response correct`, n.bad === 0 && n.ok > 0, `${n.ok} ok, ${n.bad} wrong${n.sample ? `; e.g. ${n.sample}` : ''}`)
-    check('load generator: no socket errors or timeouts', ac && ac.errors === 0 && ac.timeouts === 0, ac ? `${ac.errors} errors, ${ac.timeouts} timeouts` : 'no result')
+    out.requests = Object.fromEntries(
+      Object.entries(counts).map(([k, v]) => [k, { ...v, perSec: +(v.ok / wall).toFixed(1) }]),
+    )
+    for (const [name, n] of Object.entries(counts))
+      check(
+        `${name}: every response correct`,
+        n.bad === 0 && n.ok > 0,
+        `${n.ok} ok, ${n.bad} wrong${n.sample ? `; e.g. ${n.sample}` : ''}`,
+      )
+    check(
+      'load generator: no socket errors or timeouts',
+      ac && ac.errors === 0 && ac.timeouts === 0,
+      ac ? `${ac.errors} errors, ${ac.timeouts} timeouts` : 'no result',
+    )
     const sent = transfers.length - seedCount
     out.transfers = { seeded: seedCount, sent, txPerSec: +(sent / wall).toFixed(2), extraReceiptPolls: extraPolls }
-    check('every transfer receipt: status 1, one Transfer log with the right from/to/amount', badReceipts === 0 && sent > 0, badReceipts ? `${badReceipts} bad; ${firstBad}` : `${transfers.length} receipts`)
-    if (sent / wall < opts.sustainTps * 0.9) out.notes.push(`transfers ran at ${(sent / wall).toFixed(1)} tx/s, below the ${opts.sustainTps} tx/s asked for (the node or this machine could not keep up)`)
-    out.getLogs = { everyS: SUSTAIN_LOGS_EVERY_S, calls: logsRuns.ok + logsRuns.bad, ok: logsRuns.ok, bad: logsRuns.bad, medianMs: logsRuns.ms.length ? +median(logsRuns.ms).toFixed(1) : null, maxMs: logsRuns.ms.length ? +Math.max(...logsRuns.ms).toFixed(1) : null }
-    check(`eth_getLogs over the last ${LOG_RANGE} blocks every ${SUSTAIN_LOGS_EVERY_S} s: exactly the transfers sent there`, logsRuns.bad === 0 && logsRuns.ok > 0, `${logsRuns.ok} ok, ${logsRuns.bad} wrong${logsRuns.sample ? `; e.g. ${logsRuns.sample}` : ''}`)
+    check(
+      'every transfer receipt: status 1, one Transfer log with the right from/to/amount',
+      badReceipts === 0 && sent > 0,
+      badReceipts ? `${badReceipts} bad; ${firstBad}` : `${transfers.length} receipts`,
+    )
+    if (sent / wall < opts.sustainTps * 0.9)
+      out.notes.push(
+        `transfers ran at ${(sent / wall).toFixed(1)} tx/s, below the ${opts.sustainTps} tx/s asked for (the node or this machine could not keep up)`,
+      )
+    out.getLogs = {
+      everyS: SUSTAIN_LOGS_EVERY_S,
+      calls: logsRuns.ok + logsRuns.bad,
+      ok: logsRuns.ok,
+      bad: logsRuns.bad,
+      medianMs: logsRuns.ms.length ? +median(logsRuns.ms).toFixed(1) : null,
+      maxMs: logsRuns.ms.length ? +Math.max(...logsRuns.ms).toFixed(1) : null,
+    }
+    check(
+      `eth_getLogs over the last ${LOG_RANGE} blocks every ${SUSTAIN_LOGS_EVERY_S} s: exactly the transfers sent there`,
+      logsRuns.bad === 0 && logsRuns.ok > 0,
+      `${logsRuns.ok} ok, ${logsRuns.bad} wrong${logsRuns.sample ? `; e.g. ${logsRuns.sample}` : ''}`,
+    )
     const sum = transfers.reduce((a, x) => a + x.amount, 0n)
     const balS = BigInt(await rpc.call('eth_call', [{ to: token, data: balanceOfData(sender) }, 'latest']))
     const lastT = transfers[transfers.length - 1]
     const balL = BigInt(await rpc.call('eth_call', [{ to: token, data: balanceOfData(lastT.to) }, 'latest']))
-    check('final balances: sender = supply - all transfers, last recipient = its amount', balS === SUPPLY - sum && balL === lastT.amount, `sender ${balS} (want ${SUPPLY - sum}), last recipient ${balL} (want ${lastT.amount})`)
+    check(
+      'final balances: sender = supply - all transfers, last recipient = its amount',
+      balS === SUPPLY - sum && balL === lastT.amount,
+      `sender ${balS} (want ${SUPPLY - sum}), last recipient ${balL} (want ${lastT.amount})`,
+    )
     check('the node is still running', inst.isAlive(), inst.isAlive() ? null : inst.tail())
     out.loadGeneratorCpuPct = Math.round(((client.user + client.system) / 1e6 / wall) * 100)
-    if (out.loadGeneratorCpuPct >= CLIENT_BOUND_PCT) out.notes.push(`this process (autocannon + transfers) used ${out.loadGeneratorCpuPct}% of a core: req/s is bounded by the client`)
+    if (out.loadGeneratorCpuPct >= CLIENT_BOUND_PCT)
+      out.notes.push(
+        `this process (autocannon + transfers) used ${out.loadGeneratorCpuPct}% of a core: req/s is bounded by the client`,
+      )
     out.analysis = analyzeSustain(out.samples, { totalS, flatPct: SUSTAIN_FLAT_PCT, chainBytesPerTx })
     out.growth = windowGrowth(out.windows, out.samples, totalS)
     if (dir) {

@@ -29,7 +29,16 @@ export async function traceRow(peer, res, ctx) {
     const { wallet, chainId, gasPrice } = await devAccount(peer, rpc)
     const { token } = await deployToken(peer, rpc, { wallet, chainId, gasPrice })
     const nonce = Number(BigInt(await rpc.call('eth_getTransactionCount', [wallet.address, 'latest'])))
-    const raw = await wallet.signTransaction({ type: 0, chainId, nonce, gasPrice, gasLimit: TRANSFER_GAS, to: token, data: transferData(RECIPIENT, 1234n), value: 0n })
+    const raw = await wallet.signTransaction({
+      type: 0,
+      chainId,
+      nonce,
+      gasPrice,
+      gasLimit: TRANSFER_GAS,
+      to: token,
+      data: transferData(RECIPIENT, 1234n),
+      value: 0n,
+    })
     const { receipt } = await sendAndWait(rpc, raw)
     const hash = receipt.transactionHash
     const measure = async (metric, label, params, ok) => {
@@ -53,10 +62,14 @@ export async function traceRow(peer, res, ctx) {
       check(metric, `${label}: the expected trace`, verdict === true, verdict === true ? null : verdict)
       res.metrics[metric] = median(times)
       res.details[metric] = { runsMs: times.map((x) => +x.toFixed(2)), bytes: JSON.stringify(last).length }
-      log(`   ${label}: median ${res.metrics[metric].toFixed(2)} ms over ${TRACE_RUNS} (${res.details[metric].bytes} bytes)`)
+      log(
+        `   ${label}: median ${res.metrics[metric].toFixed(2)} ms over ${TRACE_RUNS} (${res.details[metric].bytes} bytes)`,
+      )
     }
     await measure('traceCallMs', 'debug_traceTransaction callTracer', [{ tracer: 'callTracer' }], (t) =>
-      t?.type === 'CALL' && t.to?.toLowerCase() === token.toLowerCase() ? true : `got ${JSON.stringify(t).slice(0, 200)}`,
+      t?.type === 'CALL' && t.to?.toLowerCase() === token.toLowerCase()
+        ? true
+        : `got ${JSON.stringify(t).slice(0, 200)}`,
     )
     await measure('traceStructMs', 'debug_traceTransaction struct logs', [], (t) => {
       const ops = (t?.structLogs ?? []).map((l) => l.op)

@@ -36,7 +36,8 @@ const GETLOGS_RUNS = 5
 /** Other processes' share of the machine that earns a warning (%). */
 const BUSY_WARN_PCT = 10
 
-const evenly = (xs, k) => (xs.length <= k ? xs : Array.from({ length: k }, (_, i) => xs[Math.floor((i * xs.length) / k)]))
+const evenly = (xs, k) =>
+  xs.length <= k ? xs : Array.from({ length: k }, (_, i) => xs[Math.floor((i * xs.length) / k)])
 
 /**
  * The result record of one peer: { name, version, status ('ok' | 'skipped' | 'failed'), error, metrics (the
@@ -44,7 +45,17 @@ const evenly = (xs, k) => (xs.length <= k ? xs : Array.from({ length: k }, (_, i
  * the bottleneck), details }. `opts` from parseArgs (traceOnly runs the tracing row alone).
  */
 export async function runPeer(peer, opts) {
-  const res = { name: peer.name, version: null, status: 'ok', error: null, metrics: {}, checks: [], notes: [], clientBound: [], details: {} }
+  const res = {
+    name: peer.name,
+    version: null,
+    status: 'ok',
+    error: null,
+    metrics: {},
+    checks: [],
+    notes: [],
+    clientBound: [],
+    details: {},
+  }
   try {
     res.version = peer.version()
   } catch {}
@@ -106,10 +117,19 @@ async function workload(peer, res, ctx, opts) {
     }
     res.metrics.startupNoExtraCaMs = median(bare)
     res.details.startupNoExtraCaRunsMs = bare.map((x) => +x.toFixed(1))
-    step(`startup without NODE_EXTRA_CA_CERTS ${bare.map((x) => x.toFixed(0)).join(' / ')} ms → median ${res.metrics.startupNoExtraCaMs.toFixed(0)} ms`)
+    step(
+      `startup without NODE_EXTRA_CA_CERTS ${bare.map((x) => x.toFixed(0)).join(' / ')} ms → median ${res.metrics.startupNoExtraCaMs.toFixed(0)} ms`,
+    )
   }
-  check('startupMs', 'eth_chainId is the expected chain id', BigInt(inst.chainId) === peer.chainId, `got ${inst.chainId}`)
-  step(`startup ${runs.map((x) => x.toFixed(0)).join(' / ')} ms → median ${res.metrics.startupMs.toFixed(0)} ms (${inst.url}, pid ${inst.pid})`)
+  check(
+    'startupMs',
+    'eth_chainId is the expected chain id',
+    BigInt(inst.chainId) === peer.chainId,
+    `got ${inst.chainId}`,
+  )
+  step(
+    `startup ${runs.map((x) => x.toFixed(0)).join(' / ')} ms → median ${res.metrics.startupMs.toFixed(0)} ms (${inst.url}, pid ${inst.pid})`,
+  )
 
   // 6a. RSS idle
   await sleep(opts.settleMs)
@@ -124,7 +144,8 @@ async function workload(peer, res, ctx, opts) {
     res.details.gasPrice = gasPrice.toString()
     res.details.sender = sender
     const getNonce = async () => Number(BigInt(await rpc.call('eth_getTransactionCount', [sender, 'latest'])))
-    const callBalance = async (who) => BigInt(await rpc.call('eth_call', [{ to: token, data: balanceOfData(who) }, 'latest']))
+    const callBalance = async (who) =>
+      BigInt(await rpc.call('eth_call', [{ to: token, data: balanceOfData(who) }, 'latest']))
 
     // deploy the token (the Cancun fixture; a shanghai build where the peer lacks Cancun opcodes)
     const dep = await deployToken(peer, rpc, { wallet, chainId, gasPrice })
@@ -139,14 +160,28 @@ async function workload(peer, res, ctx, opts) {
       const r = await load(inst, reqs, opts)
       res.metrics[metric] = r.rps
       res.details[metric] = r
-      check(metric, `${label}: every response correct`, r.bad === 0 && r.ok > 0 && r.errors === 0 && r.timeouts === 0, `${r.ok} ok, ${r.bad} wrong, ${r.errors} errors, ${r.timeouts} timeouts${r.sample ? `; e.g. ${r.sample}` : ''}`)
+      check(
+        metric,
+        `${label}: every response correct`,
+        r.bad === 0 && r.ok > 0 && r.errors === 0 && r.timeouts === 0,
+        `${r.ok} ok, ${r.bad} wrong, ${r.errors} errors, ${r.timeouts} timeouts${r.sample ? `; e.g. ${r.sample}` : ''}`,
+      )
       if (r.clientCpuPct >= CLIENT_BOUND_PCT) res.clientBound.push(metric)
-      step(`${label}: ${r.rps.toFixed(0)} req/s (p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms; CPU: node ${r.serverCpuPct}%, load generator ${r.clientCpuPct}%)`)
+      step(
+        `${label}: ${r.rps.toFixed(0)} req/s (p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms; CPU: node ${r.serverCpuPct}%, load generator ${r.clientCpuPct}%)`,
+      )
     }
     const head0 = BigInt(await rpc.call('eth_blockNumber'))
-    await loadMetric('blockNumberRps', 'eth_blockNumber', [await preflight(rpc, body('eth_blockNumber'), (r) => BigInt(r) === head0, 'eth_blockNumber')])
+    await loadMetric('blockNumberRps', 'eth_blockNumber', [
+      await preflight(rpc, body('eth_blockNumber'), (r) => BigInt(r) === head0, 'eth_blockNumber'),
+    ])
     await loadMetric('callRps', 'eth_call balanceOf', [
-      await preflight(rpc, body('eth_call', [{ to: token, data: balanceOfData(sender) }, 'latest']), (r) => BigInt(r) === SUPPLY, 'eth_call'),
+      await preflight(
+        rpc,
+        body('eth_call', [{ to: token, data: balanceOfData(sender) }, 'latest']),
+        (r) => BigInt(r) === SUPPLY,
+        'eth_call',
+      ),
     ])
     let estimate = null
     await loadMetric('estimateGasRps', 'eth_estimateGas', [
@@ -164,13 +199,23 @@ async function workload(peer, res, ctx, opts) {
     // the same two reads with a different request every time: raw execution speed, no result reuse possible
     await loadMetric('callVariedRps', 'eth_call balanceOf (varied)', [
       {
-        ...(await preflight(rpc, body('eth_call', [{ to: token, data: balanceOfData(someAddress(0)) }, 'latest']), (r) => BigInt(r) === 0n, 'eth_call varied')),
+        ...(await preflight(
+          rpc,
+          body('eth_call', [{ to: token, data: balanceOfData(someAddress(0)) }, 'latest']),
+          (r) => BigInt(r) === 0n,
+          'eth_call varied',
+        )),
         vary: (i) => body('eth_call', [{ to: token, data: balanceOfData(someAddress(i + 1)) }, 'latest']),
       },
     ])
     await loadMetric('estimateVariedRps', 'eth_estimateGas (varied)', [
       {
-        ...(await preflight(rpc, body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, 2n) }]), (r) => BigInt(r) === estimate, 'eth_estimateGas varied')),
+        ...(await preflight(
+          rpc,
+          body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, 2n) }]),
+          (r) => BigInt(r) === estimate,
+          'eth_estimateGas varied',
+        )),
         // a node may estimate a little differently per amount (calldata bytes, search precision): within 5%
         accept: (text) => {
           try {
@@ -180,7 +225,8 @@ async function workload(peer, res, ctx, opts) {
             return false
           }
         },
-        vary: (i) => body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, variedAmount(i)) }]),
+        vary: (i) =>
+          body('eth_estimateGas', [{ from: sender, to: token, data: transferData(RECIPIENT, variedAmount(i)) }]),
       },
     ])
 
@@ -202,7 +248,16 @@ async function workload(peer, res, ctx, opts) {
     const raws = []
     for (let i = 0; i < N; i++) {
       raws.push(
-        await wallet.signTransaction({ type: 0, chainId, nonce: nonce + i, gasPrice, gasLimit: TRANSFER_GAS, to: token, data: transferData(RECIPIENT, amounts[i]), value: 0n }),
+        await wallet.signTransaction({
+          type: 0,
+          chainId,
+          nonce: nonce + i,
+          gasPrice,
+          gasLimit: TRANSFER_GAS,
+          to: token,
+          data: transferData(RECIPIENT, amounts[i]),
+          value: 0n,
+        }),
       )
     }
     step(`signed ${N} transfers in ${fmtMs(performance.now() - tSign)} (not timed)`)
@@ -217,7 +272,10 @@ async function workload(peer, res, ctx, opts) {
     const secs = (performance.now() - t0) / 1000
     res.metrics.transferTps = N / secs
     res.details.transfers = { n: N, seconds: +secs.toFixed(3), extraReceiptPolls: polls }
-    if (polls > 0) res.notes.push(`eth_sendRawTransaction returned before the receipt existed ${polls} time(s) in ${N}: receipts were polled (1 ms apart), counted in tx/s`)
+    if (polls > 0)
+      res.notes.push(
+        `eth_sendRawTransaction returned before the receipt existed ${polls} time(s) in ${N}: receipts were polled (1 ms apart), counted in tx/s`,
+      )
     // validate every receipt
     const hashes = raws.map((r) => keccak256(r))
     let badReceipts = 0
@@ -241,22 +299,37 @@ async function workload(peer, res, ctx, opts) {
         firstBad ??= `#${i}: ${JSON.stringify(r).slice(0, 300)}`
       }
     }
-    check('transferTps', 'every receipt: status 1, one Transfer log with the right from/to/amount', badReceipts === 0, badReceipts ? `${badReceipts} bad; ${firstBad}` : `${N} receipts`)
-    if (blocks.size !== N) res.notes.push(`${N} automined transfers landed in ${blocks.size} blocks (not one block per tx)`)
+    check(
+      'transferTps',
+      'every receipt: status 1, one Transfer log with the right from/to/amount',
+      badReceipts === 0,
+      badReceipts ? `${badReceipts} bad; ${firstBad}` : `${N} receipts`,
+    )
+    if (blocks.size !== N)
+      res.notes.push(`${N} automined transfers landed in ${blocks.size} blocks (not one block per tx)`)
     step(`${N} transfers: ${res.metrics.transferTps.toFixed(1)} tx/s (${secs.toFixed(2)} s, ${blocks.size} blocks)`)
 
     // final balances
     const sum = amounts.reduce((a, b) => a + b, 0n)
     const balR = await callBalance(RECIPIENT)
     const balS = await callBalance(sender)
-    check('transferTps', 'final token balances: recipient = sum of transfers, sender = supply - sum', balR === sum && balS === SUPPLY - sum, `recipient ${balR} (want ${sum}), sender ${balS} (want ${SUPPLY - sum})`)
+    check(
+      'transferTps',
+      'final token balances: recipient = sum of transfers, sender = supply - sum',
+      balR === sum && balS === SUPPLY - sum,
+      `recipient ${balR} (want ${sum}), sender ${balS} (want ${SUPPLY - sum})`,
+    )
 
     // 4. eth_getLogs over the last 1000 blocks
     const head = BigInt(receipts[N - 1].blockNumber)
     const from = head >= LOG_RANGE - 1n ? head - (LOG_RANGE - 1n) : 0n
-    const inRange = receipts.map((r, i) => [r, i]).filter(([r]) => BigInt(r.blockNumber) >= from && BigInt(r.blockNumber) <= head)
+    const inRange = receipts
+      .map((r, i) => [r, i])
+      .filter(([r]) => BigInt(r.blockNumber) >= from && BigInt(r.blockNumber) <= head)
     const wantHashes = new Map(inRange.map(([r, i]) => [r.transactionHash.toLowerCase(), amounts[i]]))
-    const logsBody = body('eth_getLogs', [{ fromBlock: hex(from), toBlock: hex(head), address: token, topics: [TRANSFER_TOPIC] }])
+    const logsBody = body('eth_getLogs', [
+      { fromBlock: hex(from), toBlock: hex(head), address: token, topics: [TRANSFER_TOPIC] },
+    ])
     const times = []
     let logsOk = true
     let logsDetail = ''
@@ -269,16 +342,30 @@ async function workload(peer, res, ctx, opts) {
       const ok =
         Array.isArray(logs) &&
         logs.length === wantHashes.size &&
-        logs.every((l) => wantHashes.get(l.transactionHash.toLowerCase()) === BigInt(l.data) && l.topics[0] === TRANSFER_TOPIC) &&
+        logs.every(
+          (l) => wantHashes.get(l.transactionHash.toLowerCase()) === BigInt(l.data) && l.topics[0] === TRANSFER_TOPIC,
+        ) &&
         new Set(logs.map((l) => l.transactionHash.toLowerCase())).size === wantHashes.size
       if (!ok) {
         logsOk = false
-        logsDetail = j.error ? JSON.stringify(j.error) : `got ${Array.isArray(logs) ? logs.length : typeof logs} logs, want ${wantHashes.size}`
+        logsDetail = j.error
+          ? JSON.stringify(j.error)
+          : `got ${Array.isArray(logs) ? logs.length : typeof logs} logs, want ${wantHashes.size}`
       }
     }
     res.metrics.getLogsMs = median(times)
-    res.details.getLogs = { fromBlock: Number(from), toBlock: Number(head), logs: wantHashes.size, runsMs: times.map((x) => +x.toFixed(2)) }
-    check('getLogsMs', `eth_getLogs returns exactly the ${wantHashes.size} Transfer logs in blocks ${from}-${head}`, logsOk, logsDetail || `${wantHashes.size} logs`)
+    res.details.getLogs = {
+      fromBlock: Number(from),
+      toBlock: Number(head),
+      logs: wantHashes.size,
+      runsMs: times.map((x) => +x.toFixed(2)),
+    }
+    check(
+      'getLogsMs',
+      `eth_getLogs returns exactly the ${wantHashes.size} Transfer logs in blocks ${from}-${head}`,
+      logsOk,
+      logsDetail || `${wantHashes.size} logs`,
+    )
     step(`eth_getLogs ${from}-${head}: ${wantHashes.size} logs, ${times.map((x) => x.toFixed(1)).join(' / ')} ms`)
 
     // 5. eth_getBlockByNumber(full) and eth_getTransactionReceipt load over LOAD_SAMPLES transfer blocks
@@ -296,7 +383,11 @@ async function workload(peer, res, ctx, opts) {
             txCounts.add(b.transactions.length) &&
             b.number === r.blockNumber &&
             b.transactions.every((t) => typeof t === 'object' && t !== null) &&
-            b.transactions.some((t) => t.hash.toLowerCase() === r.transactionHash.toLowerCase() && t.input === transferData(RECIPIENT, amounts[receipts.indexOf(r)])),
+            b.transactions.some(
+              (t) =>
+                t.hash.toLowerCase() === r.transactionHash.toLowerCase() &&
+                t.input === transferData(RECIPIENT, amounts[receipts.indexOf(r)]),
+            ),
           `eth_getBlockByNumber ${r.blockNumber}`,
         ),
       )
@@ -309,7 +400,10 @@ async function workload(peer, res, ctx, opts) {
         ),
       )
     }
-    if ([...txCounts].some((c) => c !== 1)) res.notes.push(`a transfer block holds ${[...txCounts].join('/')} transactions (the transfer plus system transactions), not 1`)
+    if ([...txCounts].some((c) => c !== 1))
+      res.notes.push(
+        `a transfer block holds ${[...txCounts].join('/')} transactions (the transfer plus system transactions), not 1`,
+      )
     await loadMetric('blockFullRps', 'eth_getBlockByNumber(full)', blockReqs)
     await loadMetric('receiptRps', 'eth_getTransactionReceipt', receiptReqs)
 
@@ -319,7 +413,8 @@ async function workload(peer, res, ctx, opts) {
     if (!inst.isAlive()) throw new Error(`the node exited during the workload:\n${inst.tail()}`)
     const busy = others()
     res.details.otherProcessesCpuPct = busy
-    if (busy != null && busy >= BUSY_WARN_PCT) res.notes.push(`other processes used ${busy}% of the machine's CPU during this run: figures are depressed`)
+    if (busy != null && busy >= BUSY_WARN_PCT)
+      res.notes.push(`other processes used ${busy}% of the machine's CPU during this run: figures are depressed`)
   } finally {
     rpc.close()
   }

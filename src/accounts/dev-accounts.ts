@@ -58,7 +58,12 @@ export class AccountStore {
   add(account: LocalAccount): void {
     const key = toKey(account.address)
     if (this.byAddress.has(key)) return
-    const entry: Entry = { address: account.address, origin: account.origin, permanent: true, privateKey: account.privateKey }
+    const entry: Entry = {
+      address: account.address,
+      origin: account.origin,
+      permanent: true,
+      privateKey: account.privateKey,
+    }
     this.list.push(entry)
     this.byAddress.set(key, entry)
   }
@@ -203,15 +208,21 @@ export const DEFAULT_HD_PATH = "m/44'/60'/0'/0"
  * @param hdPath derivation prefix, default {@link DEFAULT_HD_PATH}
  * @throws Error "invalid mnemonic …" (bad word or checksum) or "invalid derivation path …"
  */
-export async function mnemonicAccounts(mnemonic: string, count: number, hdPath: string = DEFAULT_HD_PATH): Promise<LocalAccount[]> {
+export async function mnemonicAccounts(
+  mnemonic: string,
+  count: number,
+  hdPath: string = DEFAULT_HD_PATH,
+): Promise<LocalAccount[]> {
   const [{ mnemonicToSeedSync, validateMnemonic }, { wordlist }, { HDKey }] = await Promise.all([
     import('@scure/bip39'),
     import('@scure/bip39/wordlists/english'),
     import('@scure/bip32'),
   ])
   const phrase = mnemonic.trim().split(/\s+/).join(' ')
-  if (!validateMnemonic(phrase, wordlist)) throw new Error('invalid mnemonic (unknown word or bad checksum; English BIP-39 words expected)')
-  if (!/^m(\/\d+'?)*$/.test(hdPath)) throw new Error(`invalid derivation path "${hdPath}" (expected e.g. ${DEFAULT_HD_PATH})`)
+  if (!validateMnemonic(phrase, wordlist))
+    throw new Error('invalid mnemonic (unknown word or bad checksum; English BIP-39 words expected)')
+  if (!/^m(\/\d+'?)*$/.test(hdPath))
+    throw new Error(`invalid derivation path "${hdPath}" (expected e.g. ${DEFAULT_HD_PATH})`)
   const root = HDKey.fromMasterSeed(mnemonicToSeedSync(phrase))
   const base = root.derive(hdPath)
   const out: LocalAccount[] = []

@@ -15,7 +15,10 @@ import { bytesToBigInt, toKey } from '../util/bytes.js'
  * @param from 20-byte sender
  */
 export function impersonatedTransaction(from: Uint8Array, data: LegacyTxData, common: Common): LegacyTx {
-  return reportSender(createLegacyTx({ ...data, v: 27n, r: bytesToBigInt(from), s: 1n }, { common, freeze: false }), from)
+  return reportSender(
+    createLegacyTx({ ...data, v: 27n, r: bytesToBigInt(from), s: 1n }, { common, freeze: false }),
+    from,
+  )
 }
 
 /**

@@ -59,7 +59,11 @@ function loadWallet(): Promise<WalletModule> {
  * @param kdf scrypt cost, see {@link KeystoreKdf}
  * @returns the keystore JSON object (with `address`, lowercase hex without 0x)
  */
-export async function encryptKeystore(privateKey: Uint8Array, passphrase: string, kdf: KeystoreKdf = 'light'): Promise<KeystoreV3> {
+export async function encryptKeystore(
+  privateKey: Uint8Array,
+  passphrase: string,
+  kdf: KeystoreKdf = 'light',
+): Promise<KeystoreV3> {
   const { Wallet } = await loadWallet()
   const json = await Wallet.fromPrivateKey(privateKey).toV3(passphrase, { kdf: 'scrypt', ...SCRYPT_PARAMS[kdf] })
   return json as unknown as KeystoreV3

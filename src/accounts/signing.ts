@@ -68,17 +68,27 @@ export function decodeTypedData(value: unknown, index: number): TypedData {
       throw new InvalidArgumentError(`invalid argument ${index}: typed data is not valid JSON`)
     }
   }
-  if (Array.isArray(v)) throw new InvalidArgumentError(`invalid argument ${index}: the legacy (v1) typed-data array is not supported; send EIP-712 {types, primaryType, domain, message}`)
+  if (Array.isArray(v))
+    throw new InvalidArgumentError(
+      `invalid argument ${index}: the legacy (v1) typed-data array is not supported; send EIP-712 {types, primaryType, domain, message}`,
+    )
   if (!isObject(v) || !isObject(v.types) || !isObject(v.message)) {
-    throw new InvalidArgumentError(`invalid argument ${index}: typed data must be an object {types, primaryType, domain, message}`)
+    throw new InvalidArgumentError(
+      `invalid argument ${index}: typed data must be an object {types, primaryType, domain, message}`,
+    )
   }
   for (const [name, fields] of Object.entries(v.types)) {
-    if (!Array.isArray(fields) || !fields.every((f) => isObject(f) && typeof f.name === 'string' && typeof f.type === 'string')) {
+    if (
+      !Array.isArray(fields) ||
+      !fields.every((f) => isObject(f) && typeof f.name === 'string' && typeof f.type === 'string')
+    ) {
       throw new InvalidArgumentError(`invalid argument ${index}: type "${name}" must be an array of {name, type}`)
     }
   }
-  if (v.primaryType !== undefined && typeof v.primaryType !== 'string') throw new InvalidArgumentError(`invalid argument ${index}: primaryType must be a string`)
-  if (v.domain !== undefined && v.domain !== null && !isObject(v.domain)) throw new InvalidArgumentError(`invalid argument ${index}: domain must be an object`)
+  if (v.primaryType !== undefined && typeof v.primaryType !== 'string')
+    throw new InvalidArgumentError(`invalid argument ${index}: primaryType must be a string`)
+  if (v.domain !== undefined && v.domain !== null && !isObject(v.domain))
+    throw new InvalidArgumentError(`invalid argument ${index}: domain must be an object`)
   return {
     types: v.types as Record<string, TypedField[]>,
     primaryType: v.primaryType as string | undefined,
@@ -119,7 +129,10 @@ export async function typedDataDigest(data: TypedData): Promise<Uint8Array> {
     const primaryType = data.primaryType ?? TypedDataEncoder.getPrimaryType(structTypes)
     if (primaryType === 'EIP712Domain') return keccak256(concat(Uint8Array.of(0x19, 0x01), fromHex(domainHash)))
     if (!structTypes[primaryType]) throw new Error(`primaryType "${primaryType}" is not among the types`)
-    const messageHash = TypedDataEncoder.from(reachableTypes(structTypes, primaryType)).hashStruct(primaryType, data.message)
+    const messageHash = TypedDataEncoder.from(reachableTypes(structTypes, primaryType)).hashStruct(
+      primaryType,
+      data.message,
+    )
     return keccak256(concat(Uint8Array.of(0x19, 0x01), fromHex(domainHash), fromHex(messageHash)))
   } catch (err) {
     const msg = (err as { shortMessage?: string }).shortMessage ?? (err as Error).message

@@ -15,7 +15,12 @@
  * None of them changes anything.
  */
 import { randomBytes } from 'node:crypto'
-import { InvalidArgumentError, LockedAccountError, UnknownAccountError, WrongPassphraseError } from '../errors/domain-errors.js'
+import {
+  InvalidArgumentError,
+  LockedAccountError,
+  UnknownAccountError,
+  WrongPassphraseError,
+} from '../errors/domain-errors.js'
 import { privateKeyToAddress } from '../crypto/secp256k1.js'
 import { seedToPrivateKey } from '../rsk/networks.js'
 import { bytesToBigInt, toHex } from '../util/bytes.js'
@@ -82,7 +87,8 @@ export class Wallet {
    * @throws InvalidArgumentError for a key outside 1 … n-1; Error when the keystore cannot be written
    */
   async importRawKey(privateKey: Uint8Array, passphrase: string): Promise<Uint8Array> {
-    if (!isValidPrivateKey(privateKey)) throw new InvalidArgumentError('invalid argument 0: not a valid secp256k1 private key (must be 1 … n-1)')
+    if (!isValidPrivateKey(privateKey))
+      throw new InvalidArgumentError('invalid argument 0: not a valid secp256k1 private key (must be 1 … n-1)')
     const address = privateKeyToAddress(privateKey)
     if (this.accounts.info(address)?.permanent) return address
     return this.store(privateKey, passphrase)

@@ -94,7 +94,7 @@ function txHashesOf(rlp: Uint8Array): Uint8Array[] {
  */
 export function packZeros(src: Uint8Array, out: Uint8Array, at: number): number {
   let o = at
-  for (let i = 0; i < src.length; ) {
+  for (let i = 0; i < src.length;) {
     const b = src[i]!
     if (b !== 0) {
       out[o++] = b
@@ -117,7 +117,7 @@ export function packZeros(src: Uint8Array, out: Uint8Array, at: number): number 
 export function unpackZeros(packed: Uint8Array, length: number): Uint8Array {
   const out = new Uint8Array(length)
   let o = 0
-  for (let i = 0; i < packed.length; ) {
+  for (let i = 0; i < packed.length;) {
     const b = packed[i++]!
     if (b !== 0) out[o++] = b
     else o += packed[i++]!
@@ -160,7 +160,10 @@ export class MemoryBlockArchive implements BlockArchive {
     const extraPacked = packZeros(enc.extra, chunk, this.used + rlpPacked)
     if ((n + 1) * SLOT > this.slots.length) this.slots = grow(this.slots)
     if ((n + 1) * 32 > this.hashes.length) this.hashes = grow(this.hashes)
-    this.slots.set([this.chunks.length - 1, this.used, rlpPacked, extraPacked, enc.rlp.length, enc.extra.length], n * SLOT)
+    this.slots.set(
+      [this.chunks.length - 1, this.used, rlpPacked, extraPacked, enc.rlp.length, enc.extra.length],
+      n * SLOT,
+    )
     this.hashes.set(hash, n * 32)
     this.used += rlpPacked + extraPacked
     this.count++
@@ -196,7 +199,10 @@ export class MemoryBlockArchive implements BlockArchive {
 
   txPositions(hash: Uint8Array): Promise<TxPosition[]> {
     return Promise.resolve(
-      multiGet(this.byTx, prefixKey(hash)).map((p) => ({ number: BigInt(Math.floor(p / TX_INDEX_SPAN)), index: p % TX_INDEX_SPAN })),
+      multiGet(this.byTx, prefixKey(hash)).map((p) => ({
+        number: BigInt(Math.floor(p / TX_INDEX_SPAN)),
+        index: p % TX_INDEX_SPAN,
+      })),
     )
   }
 
@@ -255,7 +261,9 @@ export class MemoryBlockArchive implements BlockArchive {
     if (keep >= this.count) return
     for (let n = this.count - 1; n >= keep; n--) {
       multiDelete(this.byHash, prefixKey(this.hashes.subarray(n * 32, n * 32 + 32)), n)
-      txHashesOf(this.encodedNow(BigInt(n))!.rlp).forEach((h, i) => multiDelete(this.byTx, prefixKey(h), n * TX_INDEX_SPAN + i))
+      txHashesOf(this.encodedNow(BigInt(n))!.rlp).forEach((h, i) =>
+        multiDelete(this.byTx, prefixKey(h), n * TX_INDEX_SPAN + i),
+      )
     }
     this.count = keep
     // reuse the space after the last kept block (readers get unpacked copies, never views)

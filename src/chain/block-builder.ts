@@ -225,7 +225,11 @@ export class BlockBuilder {
   ): Promise<{ block: BlockRecord; applied: AppliedTx[]; picked: PoolTx[] }> {
     for (;;) {
       try {
-        const { block, applied } = await this.build(ctx, picked.map((p) => ({ tx: p.tx, from: p.from })), false)
+        const { block, applied } = await this.build(
+          ctx,
+          picked.map((p) => ({ tx: p.tx, from: p.from })),
+          false,
+        )
         return { block, applied, picked }
       } catch (err) {
         if (!isLeftOut(err)) throw err
@@ -262,7 +266,10 @@ export class BlockBuilder {
 
   /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
   async preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined> {
-    return this.preStateRoots.get(block.hashKey) ?? (await this.o.blocks.byNumber(block.header.number - 1n))?.header.stateRoot
+    return (
+      this.preStateRoots.get(block.hashKey) ??
+      (await this.o.blocks.byNumber(block.header.number - 1n))?.header.stateRoot
+    )
   }
 
   /** The in-place-changed state `block` ran on, when it was mined here and differs from its parent's; else undefined. */

@@ -111,7 +111,13 @@ function headerFields(h: RskHeader): HeaderFields {
  * A transaction record whose signed transaction object is built on first use: log queries, receipts and hash
  * lookups never need it, and building one (signature checks, a Common copy) is the costliest part of a decode.
  */
-function lazyTxRecord(txRlp: Uint8Array, from: Uint8Array, index: number, receipt: ReceiptRecord, common: Common): TxRecord {
+function lazyTxRecord(
+  txRlp: Uint8Array,
+  from: Uint8Array,
+  index: number,
+  receipt: ReceiptRecord,
+  common: Common,
+): TxRecord {
   let tx: LegacyTx | undefined
   return {
     get tx(): LegacyTx {
@@ -153,12 +159,14 @@ export function decodeStoredBlock(rlp: Uint8Array, extra: Uint8Array, common: Co
   if (verify && !bytesEqual(headerHash(header), hash)) {
     throw new StorageCorruptError(`block ${header.number}: the stored header does not hash to 0x${toKey(hash)}`)
   }
-  if (txExtras.length !== txsRlp.length) throw new StorageCorruptError(`block ${header.number}: receipts do not match the transactions`)
+  if (txExtras.length !== txsRlp.length)
+    throw new StorageCorruptError(`block ${header.number}: receipts do not match the transactions`)
   const transactions: TxRecord[] = txsRlp.map((txRlp, index) => {
     const [from, contractAddress, receiptRlp, firstLogIndex] = txExtras[index]!
     if (receiptRlp!.length === 0) {
       const receipt = prunedReceipt()
-      if (index === txsRlp.length - 1 && bytesEqual(txRlp, remascTransactionRlp(header.number))) return remascTxRecord(header.number, index, receipt, common)
+      if (index === txsRlp.length - 1 && bytesEqual(txRlp, remascTransactionRlp(header.number)))
+        return remascTxRecord(header.number, index, receipt, common)
       return lazyTxRecord(txRlp, from!, index, receipt, common)
     }
     const decoded = decodeReceipt(receiptRlp!)
@@ -222,6 +230,7 @@ export function blockLogsBloom(rlp: Uint8Array): Uint8Array {
   let pos = header.data
   for (let i = 0; i < BLOOM_FIELD; i++) pos = rlpItem(rlp, pos).end
   const bloom = rlpItem(rlp, pos)
-  if (bloom.end - bloom.data !== 256 || bloom.end > header.end) throw new StorageCorruptError('a stored block has no logs bloom')
+  if (bloom.end - bloom.data !== 256 || bloom.end > header.end)
+    throw new StorageCorruptError('a stored block has no logs bloom')
   return rlp.subarray(bloom.data, bloom.end)
 }

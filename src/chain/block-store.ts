@@ -109,7 +109,8 @@ export class BlockStore {
 
   /** The 32-byte hash of canonical block `n`, or undefined (BLOCKHASH, Remasc). */
   async hashOf(n: bigint): Promise<Uint8Array | undefined> {
-    if (this.archive instanceof MemoryBlockArchive) return n < BigInt(this.count) && n >= this.base ? this.archive.hashOf(n - this.base) : undefined
+    if (this.archive instanceof MemoryBlockArchive)
+      return n < BigInt(this.count) && n >= this.base ? this.archive.hashOf(n - this.base) : undefined
     return (await this.byNumber(n))?.hash
   }
 
@@ -124,7 +125,12 @@ export class BlockStore {
     } else {
       this.cache.set(Number(n), block)
     }
-    this.archive.append(n - this.base, enc ?? encodeBlock(block), block.hash, block.transactions.map((t) => t.hash))
+    this.archive.append(
+      n - this.base,
+      enc ?? encodeBlock(block),
+      block.hash,
+      block.transactions.map((t) => t.hash),
+    )
     this.headBlock = block
     this.count = Number(n) + 1
   }
@@ -165,7 +171,10 @@ export class BlockStore {
     for (let n = this.prunedUpTo + 1n; n <= number && n < BigInt(this.count - 1); n++) {
       const block = await this.byNumber(n)
       if (block === undefined) break
-      await this.archive.pruneReceipts(n - this.base, block.transactions.map((t) => t.hash))
+      await this.archive.pruneReceipts(
+        n - this.base,
+        block.transactions.map((t) => t.hash),
+      )
       this.cache.delete(Number(n))
       this.prunedUpTo = n
     }
@@ -188,14 +197,19 @@ export class BlockStore {
     this.archive.truncateAbove(number - this.base)
     this.count = Number(number) + 1
     if (this.prunedUpTo > number) this.prunedUpTo = number
-    this.headBlock = number === this.base ? this.genesisBlock : (this.cache.get(Number(number)) ?? (await this.decodeAt(number)))
+    this.headBlock =
+      number === this.base ? this.genesisBlock : (this.cache.get(Number(number)) ?? (await this.decodeAt(number)))
   }
 
   /**
    * Blocks of `from` … `to` (clamped to the head) whose header bloom passes `mayMatch`, decoded, in order. The
    * bloom is read from the encoded header, so blocks ruled out are never decoded.
    */
-  async *blocksWithBloom(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean): AsyncGenerator<BlockRecord> {
+  async *blocksWithBloom(
+    from: bigint,
+    to: bigint,
+    mayMatch: (bloom: Uint8Array) => boolean,
+  ): AsyncGenerator<BlockRecord> {
     const last = to < BigInt(this.count - 1) ? to : BigInt(this.count - 1)
     const base = this.base
     if (from <= base) {
@@ -203,7 +217,8 @@ export class BlockStore {
       from = base + 1n
     }
     const wanted: bigint[] = []
-    for await (const { number, rlp } of this.archive.rlpRange(from - base, last - base)) if (mayMatch(blockLogsBloom(rlp))) wanted.push(number + base)
+    for await (const { number, rlp } of this.archive.rlpRange(from - base, last - base))
+      if (mayMatch(blockLogsBloom(rlp))) wanted.push(number + base)
     for (const n of wanted) {
       const b = await this.byNumber(n)
       if (b === undefined) return

@@ -29,7 +29,13 @@ const UPGRADE_BATCH_BLOCKS = 2_000
  * Interrupted, it starts over at the next start (the indexes are idempotent puts).
  * @throws StorageCorruptError when a block is missing or does not follow its parent
  */
-async function upgradeFormat1(storage: ChainStorage, head: bigint, genesis: BlockRecord, common: Common, meta: StoredMeta): Promise<void> {
+async function upgradeFormat1(
+  storage: ChainStorage,
+  head: bigint,
+  genesis: BlockRecord,
+  common: Common,
+  meta: StoredMeta,
+): Promise<void> {
   // the genesis is this configuration's (its hash was checked against the meta)
   let ops: PutOp[] = blockIndexOps(0n, genesis.hash, [])
   let parentHash = genesis.hashKey
@@ -39,7 +45,13 @@ async function upgradeFormat1(storage: ChainStorage, head: bigint, genesis: Bloc
       throw new StorageCorruptError(`${storage.label}: block ${number} does not follow block ${number - 1n}`)
     }
     parentHash = block.hashKey
-    ops.push(...blockIndexOps(number, block.hash, block.transactions.map((x) => x.hash)))
+    ops.push(
+      ...blockIndexOps(
+        number,
+        block.hash,
+        block.transactions.map((x) => x.hash),
+      ),
+    )
     if (number % BigInt(UPGRADE_BATCH_BLOCKS) === 0n) {
       await storage.writeIndexes(ops)
       ops = []
@@ -110,7 +122,9 @@ export async function restoreChain(
     if (enc === undefined) throw new StorageCorruptError(`${storage.label}: head ${stored.head} is missing`)
     head = decodeStoredBlock(enc.rlp, enc.extra, t.common, true)
     if (head.header.number !== stored.head) {
-      throw new StorageCorruptError(`${storage.label}: the record of block ${stored.head} holds block ${head.header.number}`)
+      throw new StorageCorruptError(
+        `${storage.label}: the record of block ${stored.head} holds block ${head.header.number}`,
+      )
     }
   }
   t.blocks.adoptStored(genesis, head, (await storage.prunedUpTo()) ?? 0n)

@@ -380,7 +380,8 @@ export class Chain extends EventEmitter {
     const wanted = this.removedBlocksWanted.some((p) => p())
     const removed = wanted ? await this.blocks.recordsAbove(number) : []
     // the stored chain first (one batch): a failure leaves both as they were
-    if (this.database) await this.database.rewind(number, this.head.header.number, stateRoot, await this.blocks.indexesAbove(number))
+    if (this.database)
+      await this.database.rewind(number, this.head.header.number, stateRoot, await this.blocks.indexesAbove(number))
     const changed = number < this.head.header.number
     await this.blocks.truncateAbove(number)
     await this.executor.resetTo(stateRoot)
@@ -565,7 +566,12 @@ export class Chain extends EventEmitter {
     if (this.database) {
       // one batch per block (block, receipts, state nodes, head) before anyone sees the block
       try {
-        await this.database.writeBlock(result.block, this.executor.stateManager.getTrie(), enc, this.builder.changedPreStateRoot(result.block))
+        await this.database.writeBlock(
+          result.block,
+          this.executor.stateManager.getTrie(),
+          enc,
+          this.builder.changedPreStateRoot(result.block),
+        )
       } catch (err) {
         await this.executor.resetTo(parentState)
         throw err

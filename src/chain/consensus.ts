@@ -25,12 +25,7 @@ import {
   rlpList,
 } from '../rsk/header.js'
 import { mineMergedMiningFields, type MergedMiningFields } from '../rsk/merged-mining.js'
-import {
-  REMASC_ADDRESS,
-  REMASC_SENDER_JSON,
-  remascTransactionHash,
-  remascTransactionRlp,
-} from '../rsk/remasc.js'
+import { REMASC_ADDRESS, REMASC_SENDER_JSON, remascTransactionHash, remascTransactionRlp } from '../rsk/remasc.js'
 import { toRskHeader } from './seal.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 
@@ -57,7 +52,12 @@ export function remascTxRecord(number: bigint, index: number, receipt: TxRecord[
   const rlp = remascTransactionRlp(number)
   const hash = remascTransactionHash(number)
   const sender = new Address(REMASC_SENDER_JSON)
-  const tx = deriveTx(template, { nonce: number - 1n, serialize: () => rlp, hash: () => hash, getSenderAddress: () => sender })
+  const tx = deriveTx(template, {
+    nonce: number - 1n,
+    serialize: () => rlp,
+    hash: () => hash,
+    getSenderAddress: () => sender,
+  })
   return { tx, hash, from: REMASC_SENDER_JSON, index, receipt }
 }
 
@@ -90,7 +90,10 @@ const btcHashLastByte = new WeakMap<BlockRecord, number>()
  * parent and its 448 ancestors; see calculateForkDetectionData in src/rsk/header.ts); empty below block 449.
  * @param block canonical block lookup
  */
-export async function forkDetectionDataFor(number: bigint, block: (n: bigint) => Promise<BlockRecord | undefined>): Promise<Uint8Array> {
+export async function forkDetectionDataFor(
+  number: bigint,
+  block: (n: bigint) => Promise<BlockRecord | undefined>,
+): Promise<Uint8Array> {
   if (number < FORK_DETECTION_MIN_HEIGHT) return new Uint8Array(0)
   const best = number - 1n
   const out = new Uint8Array(12)
@@ -127,7 +130,8 @@ export function workHashForMergedMining(header: HeaderFields, forkDetectionData:
 export type MergedMiningSource = (hashForMergedMining: Uint8Array, header: HeaderFields) => MergedMiningFields
 
 /** The reference regtest miner client (MinerClientImpl): a Bitcoin block meeting the target. */
-export const regtestMinerClient: MergedMiningSource = (h, header) => mineMergedMiningFields(h, header.difficulty, header.timestamp)
+export const regtestMinerClient: MergedMiningSource = (h, header) =>
+  mineMergedMiningFields(h, header.difficulty, header.timestamp)
 
 /**
  * Fills the merged-mining fields of a mined block's header (in place).

@@ -100,7 +100,9 @@ export class DevState {
    */
   setNextBlockTimestamp(timestamp: bigint, parentTimestamp: bigint): void {
     if (timestamp <= parentTimestamp) {
-      throw new InvalidArgumentError(`Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${parentTimestamp}`)
+      throw new InvalidArgumentError(
+        `Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${parentTimestamp}`,
+      )
     }
     this.nextTimestamp = timestamp
   }

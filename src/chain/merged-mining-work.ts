@@ -122,11 +122,16 @@ export class MergedMiningWorkServer {
   }
 
   /** mnr_submitBitcoinBlockTransactions: header, coinbase and the block's transaction ids (display order). */
-  submitBitcoinBlockTransactions(_blockHashHex: string, headerHex: string, coinbaseHex: string, txHashesHex: string): Promise<SubmittedBlockInfoJson> {
+  submitBitcoinBlockTransactions(
+    _blockHashHex: string,
+    headerHex: string,
+    coinbaseHex: string,
+    txHashesHex: string,
+  ): Promise<SubmittedBlockInfoJson> {
     const header = this.parse(() => parseBtcBlock(hexBytes(headerHex, 'the Bitcoin header')).header)
     const coinbase = this.parse(() => parseBtcTransaction(hexBytes(coinbaseHex, 'the coinbase')))
     const txids = hashList(txHashesHex, 'txHashes')
-    if (txids.length === 0) throw submitError('The list of transaction hashes can\'t be empty')
+    if (txids.length === 0) throw submitError("The list of transaction hashes can't be empty")
     return this.process(header, coinbase, () => concat(...coinbaseMerkleBranch(txids)))
   }
 
@@ -157,7 +162,11 @@ export class MergedMiningWorkServer {
     }
   }
 
-  private async process(header: Uint8Array, coinbase: Uint8Array, proof: () => Uint8Array): Promise<SubmittedBlockInfoJson> {
+  private async process(
+    header: Uint8Array,
+    coinbase: Uint8Array,
+    proof: () => Uint8Array,
+  ): Promise<SubmittedBlockInfoJson> {
     const hash = this.parse(() => extractHashForMergedMining(coinbase))
     const work = this.waiting.get(toKey(hash))
     if (!work) throw submitError(`Cannot publish block, could not find hash ${toHex(hash)} in the cache`)
@@ -179,7 +188,9 @@ export class MergedMiningWorkServer {
       block = await this.chain.submitWork(work, mm)
     } catch (err) {
       if (err instanceof StaleWorkError) {
-        throw submitError(`Cannot publish block ${toHex(work.hashForMergedMining)}: ${err.message} (this node keeps no side chains)`)
+        throw submitError(
+          `Cannot publish block ${toHex(work.hashForMergedMining)}: ${err.message} (this node keeps no side chains)`,
+        )
       }
       throw err
     }

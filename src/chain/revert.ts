@@ -51,11 +51,19 @@ export function executionError(
   const prefix = 'VM Exception while processing transaction: '
   if (error !== 'revert') {
     if (OUT_OF_GAS_ERRORS.has(error)) {
-      const given = gasLimit === undefined ? '' : ` (gas limit ${gasLimit}${gasLimit === 90_000n ? ', the default of eth_sendTransaction without "gas"' : ''})`
+      const given =
+        gasLimit === undefined
+          ? ''
+          : ` (gas limit ${gasLimit}${gasLimit === 90_000n ? ', the default of eth_sendTransaction without "gas"' : ''})`
       return new VmExecutionError(prefix + 'out of gas' + given, error, returnValue, transactionHash)
     }
     return new VmExecutionError(prefix + 'transaction reverted', error, returnValue, transactionHash)
   }
   const reason = decodeRevertReason(returnValue)
-  return new VmExecutionError(prefix + (reason !== undefined ? 'revert ' + reason : 'transaction reverted'), error, returnValue, transactionHash)
+  return new VmExecutionError(
+    prefix + (reason !== undefined ? 'revert ' + reason : 'transaction reverted'),
+    error,
+    returnValue,
+    transactionHash,
+  )
 }

@@ -106,7 +106,10 @@ export function headerHash(h: HeaderFields): Uint8Array {
  */
 export function hashForMergedMining(h: HeaderFields): Uint8Array {
   const rsk = toRskHeader(h)
-  return rskHashForMergedMining(rsk, rsk.bitcoinMergedMiningCoinbaseTransaction ? {} : { includeForkDetectionData: false })
+  return rskHashForMergedMining(
+    rsk,
+    rsk.bitcoinMergedMiningCoinbaseTransaction ? {} : { includeForkDetectionData: false },
+  )
 }
 
 /**

@@ -181,7 +181,12 @@ export class StateQueries {
       const p = await this.o.pendingBlock()
       return { ctx: this.o.nextContext(), root: p.header.stateRoot }
     }
-    const root = block === this.o.head() ? this.o.executor.stateRoot : block === this.o.fork?.block ? this.o.fork.root : block.header.stateRoot
+    const root =
+      block === this.o.head()
+        ? this.o.executor.stateRoot
+        : block === this.o.fork?.block
+          ? this.o.fork.root
+          : block.header.stateRoot
     // (with --db an old state not in memory any more is loaded from the database)
     const states = this.o.executor.stateManager.db
     if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {

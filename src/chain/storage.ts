@@ -212,7 +212,10 @@ export class ChainStorage {
   /** In-memory storage (memory-level): the same code path without a directory (tests, measurements). */
   static async memory(opts: ChainStorageOptions = {}): Promise<ChainStorage> {
     const { MemoryLevel } = await import('memory-level')
-    return ChainStorage.open(new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' }), opts)
+    return ChainStorage.open(
+      new MemoryLevel<Uint8Array, Uint8Array>({ keyEncoding: 'view', valueEncoding: 'view' }),
+      opts,
+    )
   }
 
   /** The stored chain (meta, head number, live root), or undefined for an empty database. */
@@ -327,7 +330,8 @@ export class ChainStorage {
   writeBlock(block: BlockRecord, state: Unitrie, enc?: EncodedBlock, preStateRoot?: Uint8Array): Promise<void> {
     state.save(this.trieStore)
     const ops = [...this.blockOps(block, enc), { type: 'put' as const, key: LIVE, value: state.hash() }]
-    if (preStateRoot !== undefined) ops.push({ type: 'put', key: numberKey(PRE_STATE, block.header.number), value: preStateRoot })
+    if (preStateRoot !== undefined)
+      ops.push({ type: 'put', key: numberKey(PRE_STATE, block.header.number), value: preStateRoot })
     return this.write(ops)
   }
 
@@ -343,10 +347,19 @@ export class ChainStorage {
    * block's or a snapshot's).
    * @param removed hashes of the removed blocks and of their transactions
    */
-  rewind(number: bigint, oldHead: bigint, liveRoot: Uint8Array, removed: Iterable<{ hash: Uint8Array; txHashes: readonly Uint8Array[] }>): Promise<void> {
+  rewind(
+    number: bigint,
+    oldHead: bigint,
+    liveRoot: Uint8Array,
+    removed: Iterable<{ hash: Uint8Array; txHashes: readonly Uint8Array[] }>,
+  ): Promise<void> {
     const ops: (PutOp | DelOp)[] = []
     for (let n = number + 1n; n <= oldHead; n++) {
-      ops.push({ type: 'del', key: numberKey(BLOCK, n) }, { type: 'del', key: numberKey(EXTRA, n) }, { type: 'del', key: numberKey(PRE_STATE, n) })
+      ops.push(
+        { type: 'del', key: numberKey(BLOCK, n) },
+        { type: 'del', key: numberKey(EXTRA, n) },
+        { type: 'del', key: numberKey(PRE_STATE, n) },
+      )
     }
     for (const r of removed) {
       ops.push({ type: 'del', key: hashKey(BY_HASH, r.hash) })
@@ -402,7 +415,11 @@ export class ChainStorage {
     return [
       { type: 'put', key: numberKey(BLOCK, n), value: enc.rlp },
       { type: 'put', key: numberKey(EXTRA, n), value: enc.extra },
-      ...blockIndexOps(n, block.hash, block.transactions.map((t) => t.hash)),
+      ...blockIndexOps(
+        n,
+        block.hash,
+        block.transactions.map((t) => t.hash),
+      ),
       { type: 'put', key: HEAD, value: u64(n) },
     ]
   }
@@ -415,7 +432,9 @@ export class ChainStorage {
       await this.db.batch(nodes.length === 0 ? ops : [...nodes, ...ops])
     } catch (err) {
       // the nodes of this batch count as saved in memory: no later write may assume they are on disk
-      this.failure = new Error(`${this.label}: write failed, restart the node (${(err as Error).message})`, { cause: err })
+      this.failure = new Error(`${this.label}: write failed, restart the node (${(err as Error).message})`, {
+        cause: err,
+      })
       throw this.failure
     }
   }

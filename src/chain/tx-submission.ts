@@ -85,15 +85,17 @@ export class TxSubmission {
     return new Promise((resolve, reject) => {
       const task = queue.run(() =>
         this.submitInQueue(tx, from, opts, async (hash, outcome, gasLimit) => {
-          const gate: Promise<void> = task.then(
-            () => undefined,
-            (err: unknown) => {
-              // the submitted transaction's own failure was its answer; anything else is the node's
-              if (!(err instanceof DomainError)) this.o.emit('internalError', err)
-            },
-          ).then(() => {
-            if (this.sealingGate === gate) this.sealingGate = undefined
-          })
+          const gate: Promise<void> = task
+            .then(
+              () => undefined,
+              (err: unknown) => {
+                // the submitted transaction's own failure was its answer; anything else is the node's
+                if (!(err instanceof DomainError)) this.o.emit('internalError', err)
+              },
+            )
+            .then(() => {
+              if (this.sealingGate === gate) this.sealingGate = undefined
+            })
           this.sealingGate = gate
           if (outcome.error === undefined) resolve({ hash })
           else reject(executionError(outcome.error, outcome.returnValue, gasLimit, hash))

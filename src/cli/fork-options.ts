@@ -20,7 +20,8 @@ export interface ForkCliOptions {
 function count(name: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value)
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`)
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`)
     return n
   }
 }
@@ -35,20 +36,43 @@ function blockNumber(value: string): bigint {
 
 /** `--fork-headers`: `Name: value` pairs, the option repeatable. */
 function header(value: string, previous: string[] | undefined): string[] {
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*:/.test(value)) throw new InvalidArgumentError('--fork-headers takes "Name: value"')
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*:/.test(value))
+    throw new InvalidArgumentError('--fork-headers takes "Name: value"')
   return [...(previous ?? []), value]
 }
 
 /** Adds the fork options to `program`. */
 export function addForkOptions(program: Command): Command {
   return program
-    .option('--fork-url <url>', 'fork a live node of network 30, 31 or 33 (JSON-RPC URL): its state and blocks up to the fork block, lazily fetched and cached')
-    .option('--fork-block-number <n>', 'fork block (negative: below the remote head; default: remote head - 5)', blockNumber)
+    .option(
+      '--fork-url <url>',
+      'fork a live node of network 30, 31 or 33 (JSON-RPC URL): its state and blocks up to the fork block, lazily fetched and cached',
+    )
+    .option(
+      '--fork-block-number <n>',
+      'fork block (negative: below the remote head; default: remote head - 5)',
+      blockNumber,
+    )
     .option('--fork-headers <header...>', 'extra HTTP headers sent to the fork remote, "Name: value"', header)
-    .option('--fork-retries <n>', 'retries of a failed request to the fork remote (default 5)', count('--fork-retries', 0, 100))
-    .option('--fork-timeout <ms>', 'time allowed for one request to the fork remote (default 30000)', count('--fork-timeout', 1, 3_600_000))
-    .option('--fork-rps <n>', 'requests per second to the fork remote (default: no cap)', count('--fork-rps', 1, 1_000_000))
-    .option('--fork-cache <dir>', 'root of the fork cache (default ~/.cache/node-cli/fork, or $XDG_CACHE_HOME/node-cli/fork)')
+    .option(
+      '--fork-retries <n>',
+      'retries of a failed request to the fork remote (default 5)',
+      count('--fork-retries', 0, 100),
+    )
+    .option(
+      '--fork-timeout <ms>',
+      'time allowed for one request to the fork remote (default 30000)',
+      count('--fork-timeout', 1, 3_600_000),
+    )
+    .option(
+      '--fork-rps <n>',
+      'requests per second to the fork remote (default: no cap)',
+      count('--fork-rps', 1, 1_000_000),
+    )
+    .option(
+      '--fork-cache <dir>',
+      'root of the fork cache (default ~/.cache/node-cli/fork, or $XDG_CACHE_HOME/node-cli/fork)',
+    )
     .option('--no-fork-cache', 'keep what the fork fetched in memory only')
 }
 
@@ -58,7 +82,9 @@ export function addForkOptions(program: Command): Command {
  */
 export function forkConfig(o: ForkCliOptions): ForkConfig | undefined {
   if (o.forkUrl === undefined) {
-    const stray = (['forkBlockNumber', 'forkHeaders', 'forkRetries', 'forkTimeout', 'forkRps'] as const).find((k) => o[k] !== undefined)
+    const stray = (['forkBlockNumber', 'forkHeaders', 'forkRetries', 'forkTimeout', 'forkRps'] as const).find(
+      (k) => o[k] !== undefined,
+    )
     if (stray !== undefined || typeof o.forkCache === 'string') throw new Error('the --fork-* options need --fork-url')
     return undefined
   }

@@ -15,7 +15,8 @@ import { addForkOptions, forkConfig, type ForkCliOptions } from './fork-options.
 function int(name: string, min: number, max: number) {
   return (value: string): number => {
     const n = Number(value)
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`)
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`)
     return n
   }
 }
@@ -71,7 +72,10 @@ function printLine(text: string): void {
 /** Parses `--allow-origin` / `--allow-host`: a comma-separated list, or `*` for any. */
 function allowList(name: string) {
   return (value: string, previous: string[] | '*' | undefined): string[] | '*' => {
-    const entries = value.split(',').map((e) => e.trim()).filter(Boolean)
+    const entries = value
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)
     if (entries.length === 0) throw new InvalidArgumentError(`${name} needs a comma-separated list, or *`)
     if (previous === '*' || entries.includes('*')) return '*'
     return [...(previous ?? []), ...entries]
@@ -82,7 +86,8 @@ function allowList(name: string) {
 function seconds(name: string) {
   return (value: string): number => {
     const n = Number(value)
-    if (!Number.isFinite(n) || n < 0 || n > 86_400) throw new InvalidArgumentError(`${name} must be a number of seconds from 0 (off) to 86400`)
+    if (!Number.isFinite(n) || n < 0 || n > 86_400)
+      throw new InvalidArgumentError(`${name} must be a number of seconds from 0 (off) to 86400`)
     return n
   }
 }
@@ -126,34 +131,94 @@ interface CliOptions extends ForkCliOptions {
 export function buildProgram(): Command {
   const program = new Command()
     .name('node-cli')
-    .description('A local developer chain for the merge-mined EVM network (networks 30-33), JSON-RPC over HTTP and WebSocket.')
+    .description(
+      'A local developer chain for the merge-mined EVM network (networks 30-33), JSON-RPC over HTTP and WebSocket.',
+    )
     .version(VERSION)
-    .option('-n, --network <id>', 'network preset: 33 local/regtest, 32 dev, 31 test, 30 main', int('--network', 30, 33), 33)
+    .option(
+      '-n, --network <id>',
+      'network preset: 33 local/regtest, 32 dev, 31 test, 30 main',
+      int('--network', 30, 33),
+      33,
+    )
     .option('-h, --host <host>', 'interface to bind', '127.0.0.1')
     .option('-p, --port <port>', 'port for HTTP and WebSocket (0 picks a free port)', int('--port', 0, 65535), 4444)
-    .option('-a, --accounts <n>', 'seeded dev accounts to list (1-10, default 10); with --mnemonic: accounts to derive (default 10)', int('--accounts', 1, 1000))
-    .option('-m, --mnemonic <words>', 'BIP-39 mnemonic: derive --accounts extra funded accounts, listed after the seeded ones')
-    .option('--hd-path <path>', "BIP-32 derivation prefix of the mnemonic accounts (account i is <path>/i)", "m/44'/60'/0'/0")
+    .option(
+      '-a, --accounts <n>',
+      'seeded dev accounts to list (1-10, default 10); with --mnemonic: accounts to derive (default 10)',
+      int('--accounts', 1, 1000),
+    )
+    .option(
+      '-m, --mnemonic <words>',
+      'BIP-39 mnemonic: derive --accounts extra funded accounts, listed after the seeded ones',
+    )
+    .option(
+      '--hd-path <path>',
+      'BIP-32 derivation prefix of the mnemonic accounts (account i is <path>/i)',
+      "m/44'/60'/0'/0",
+    )
     .option('--balance <rbtc>', 'genesis balance of each mnemonic account, in RBTC (default 10000)', rbtc('--balance'))
-    .option('--db <dir>', 'data directory: keeps the chain (<dir>/chain) and the keystore (<dir>/keystore) across restarts')
-    .option('--keystore-kdf <cost>', 'scrypt cost of new keystore files: light (N=4096, default) or standard (N=262144)')
-    .option('-b, --block-time <seconds>', 'mine a block every N seconds (default: instant mining, one block per tx)', int('--block-time', 1, 86400))
+    .option(
+      '--db <dir>',
+      'data directory: keeps the chain (<dir>/chain) and the keystore (<dir>/keystore) across restarts',
+    )
+    .option(
+      '--keystore-kdf <cost>',
+      'scrypt cost of new keystore files: light (N=4096, default) or standard (N=262144)',
+    )
+    .option(
+      '-b, --block-time <seconds>',
+      'mine a block every N seconds (default: instant mining, one block per tx)',
+      int('--block-time', 1, 86400),
+    )
     .option('--chain-id <id>', 'override the EIP-155 chain id', int('--chain-id', 1, 2 ** 32))
-    .option('--gas-limit <gas>', 'block gas limit (default: the genesis limit, stepping toward 7,500,000)', bigint('--gas-limit'))
-    .option('--state-history <blocks>', 'recent block states kept for historical reads; 0 keeps all', int('--state-history', 0, 10_000_000), 500)
-    .option('--prune-history [blocks]', 'keep only the states of the last N blocks (default 1), also with --db (Anvil)', int('--prune-history', 1, 10_000_000))
-    .option('--transaction-block-keeper <blocks>', 'keep receipts of only the last N blocks; older transactions answer null (Anvil)', int('--transaction-block-keeper', 1, 10_000_000))
+    .option(
+      '--gas-limit <gas>',
+      'block gas limit (default: the genesis limit, stepping toward 7,500,000)',
+      bigint('--gas-limit'),
+    )
+    .option(
+      '--state-history <blocks>',
+      'recent block states kept for historical reads; 0 keeps all',
+      int('--state-history', 0, 10_000_000),
+      500,
+    )
+    .option(
+      '--prune-history [blocks]',
+      'keep only the states of the last N blocks (default 1), also with --db (Anvil)',
+      int('--prune-history', 1, 10_000_000),
+    )
+    .option(
+      '--transaction-block-keeper <blocks>',
+      'keep receipts of only the last N blocks; older transactions answer null (Anvil)',
+      int('--transaction-block-keeper', 1, 10_000_000),
+    )
     .option(
       '--compat <tool>',
       "behave as hardhat or anvil where that tool's clients assume it: client version, no Remasc tx in block lists, revert error shape, estimated gas for sends without gas, interval-mining unit (default: the reference node's behaviour)",
     )
     .option('--client-version <text>', 'override web3_clientVersion')
-    .option('--load-state <file>', 'start from a state file (a node-cli dump continues its chain; an Anvil file is merged into the genesis state)')
+    .option(
+      '--load-state <file>',
+      'start from a state file (a node-cli dump continues its chain; an Anvil file is merged into the genesis state)',
+    )
     .option('--dump-state <file>', 'write a state file on exit (and every --state-interval seconds), atomically')
     .option('--state <file>', '--load-state <file> when it exists, and --dump-state <file>')
-    .option('--state-interval <seconds>', 'seconds between state-file writes while running (with --dump-state or --state)', int('--state-interval', 1, 86400))
-    .option('--batch-limit <n>', 'maximum requests per JSON-RPC batch (reference: 50)', int('--batch-limit', 1, 100000), 50)
-    .option('--rpc-modules <list>', 'comma-separated RPC modules to enable (e.g. eth,net,web3), or -name to disable one (default: all)')
+    .option(
+      '--state-interval <seconds>',
+      'seconds between state-file writes while running (with --dump-state or --state)',
+      int('--state-interval', 1, 86400),
+    )
+    .option(
+      '--batch-limit <n>',
+      'maximum requests per JSON-RPC batch (reference: 50)',
+      int('--batch-limit', 1, 100000),
+      50,
+    )
+    .option(
+      '--rpc-modules <list>',
+      'comma-separated RPC modules to enable (e.g. eth,net,web3), or -name to disable one (default: all)',
+    )
     .option('--transport <name>', 'force the HTTP/WS server: uws or node (default: uws when available)')
     .option(
       '--allow-origin <list>',
@@ -165,7 +230,12 @@ export function buildProgram(): Command {
       'Host header names accepted besides localhost and the bound address, comma-separated (e.g. host.docker.internal), or * for any',
       allowList('--allow-host'),
     )
-    .option('--rpc-timeout <seconds>', 'stop an eth_call / eth_estimateGas / trace / transaction execution after N seconds with -32011 (0 = never; reference: 5)', seconds('--rpc-timeout'), 5)
+    .option(
+      '--rpc-timeout <seconds>',
+      'stop an eth_call / eth_estimateGas / trace / transaction execution after N seconds with -32011 (0 = never; reference: 5)',
+      seconds('--rpc-timeout'),
+      5,
+    )
     .option('--no-console-log', 'do not decode and print Solidity console.log output')
     .option('-v, --verbose', 'log every request with its duration')
     .option('-s, --silent', 'print only the RPC URL line')
@@ -175,7 +245,9 @@ export function buildProgram(): Command {
 function banner(node: Node, o: CliOptions): string {
   const lines: string[] = []
   const title = chalk.bold(`node-cli v${VERSION}`)
-  lines.push(`${title}  ${chalk.dim('network')} ${node.network}  ${chalk.dim('chain id')} ${node.chainId} (0x${node.chainId.toString(16)})`)
+  lines.push(
+    `${title}  ${chalk.dim('network')} ${node.network}  ${chalk.dim('chain id')} ${node.chainId} (0x${node.chainId.toString(16)})`,
+  )
   lines.push('')
   lines.push(chalk.bold('Dev accounts') + chalk.dim(' (unlocked; keys are keccak256 of "cow", "cow1" … "cow9")'))
   node.accounts.forEach((a, i) => {
@@ -187,7 +259,8 @@ function banner(node: Node, o: CliOptions): string {
     lines.push(chalk.dim(`      ${a.privateKey}`))
   })
   lines.push('')
-  const mode = node.mining.mode === 'instant' ? 'instant (one block per transaction)' : `every ${node.mining.blockTime}s`
+  const mode =
+    node.mining.mode === 'instant' ? 'instant (one block per transaction)' : `every ${node.mining.blockTime}s`
   lines.push(`${chalk.dim('Mining')}     ${mode}`)
   lines.push(`${chalk.dim('Transport')}  ${node.transport === 'uws' ? 'uWebSockets.js' : 'node:http + ws'}`)
   lines.push(
@@ -200,19 +273,35 @@ function banner(node: Node, o: CliOptions): string {
   if (node.fork) {
     const f = node.fork
     lines.push(`${chalk.dim('Fork')}       ${f.remote} chain id ${f.chainId}, block #${f.blockNumber} ${f.blockHash}`)
-    lines.push(`${chalk.dim('Fork cache')} ${f.cacheDir ?? (f.cacheWarning ? chalk.yellow(f.cacheWarning) : 'in memory (--no-fork-cache)')}`)
+    lines.push(
+      `${chalk.dim('Fork cache')} ${f.cacheDir ?? (f.cacheWarning ? chalk.yellow(f.cacheWarning) : 'in memory (--no-fork-cache)')}`,
+    )
   }
-  lines.push(`${chalk.dim('Chain')}      ${o.db ? `${path.join(o.db, 'chain')} (head #${internals(node).chain.head.header.number})` : 'in memory (use --db <dir> to keep it)'}`)
-  lines.push(`${chalk.dim('Keystore')}   ${o.db ? path.join(o.db, 'keystore') : 'in memory (use --db <dir> to keep it)'}`)
-  lines.push(`${chalk.dim('Origins')}    ${accessLine(o.allowOrigin, 'localhost pages and wallet extensions only (--allow-origin to open)')}`)
-  lines.push(`${chalk.dim('Hosts')}      ${accessLine(o.allowHost, 'loopback names and the bound address only (--allow-host to open)')}`)
+  lines.push(
+    `${chalk.dim('Chain')}      ${o.db ? `${path.join(o.db, 'chain')} (head #${internals(node).chain.head.header.number})` : 'in memory (use --db <dir> to keep it)'}`,
+  )
+  lines.push(
+    `${chalk.dim('Keystore')}   ${o.db ? path.join(o.db, 'keystore') : 'in memory (use --db <dir> to keep it)'}`,
+  )
+  lines.push(
+    `${chalk.dim('Origins')}    ${accessLine(o.allowOrigin, 'localhost pages and wallet extensions only (--allow-origin to open)')}`,
+  )
+  lines.push(
+    `${chalk.dim('Hosts')}      ${accessLine(o.allowHost, 'loopback names and the bound address only (--allow-host to open)')}`,
+  )
   const loaded = node.loadedState
   if (loaded) {
-    const what = loaded.kind === 'chain' ? `chain continued at block #${loaded.head}` : `${loaded.accounts} accounts merged into the state`
-    lines.push(`${chalk.dim('Loaded')}     ${loaded.file}: ${what} (${loaded.accounts} accounts, ${loaded.cells} storage cells)`)
+    const what =
+      loaded.kind === 'chain'
+        ? `chain continued at block #${loaded.head}`
+        : `${loaded.accounts} accounts merged into the state`
+    lines.push(
+      `${chalk.dim('Loaded')}     ${loaded.file}: ${what} (${loaded.accounts} accounts, ${loaded.cells} storage cells)`,
+    )
   }
   const dumpTo = o.dumpState ?? o.state
-  if (dumpTo) lines.push(`${chalk.dim('Dumps to')}   ${dumpTo} on exit${o.stateInterval ? ` and every ${o.stateInterval}s` : ''}`)
+  if (dumpTo)
+    lines.push(`${chalk.dim('Dumps to')}   ${dumpTo} on exit${o.stateInterval ? ` and every ${o.stateInterval}s` : ''}`)
   lines.push('')
   for (const warning of exposureWarnings(o)) lines.push(chalk.yellow(warning))
   lines.push(urlLine(node))
@@ -230,14 +319,21 @@ function accessLine(list: string[] | '*' | undefined, dflt: string): string {
  * Warnings printed (also with --silent, on stderr) when the node is reachable beyond this machine's loopback or
  * its web checks are off: its accounts are unlocked and personal_dumpRawKey answers their keys.
  */
-export function exposureWarnings(o: { host: string; allowOrigin?: string[] | '*'; allowHost?: string[] | '*' }): string[] {
+export function exposureWarnings(o: {
+  host: string
+  allowOrigin?: string[] | '*'
+  allowHost?: string[] | '*'
+}): string[] {
   const warnings: string[] = []
   if (isPublicBind(o.host)) {
     warnings.push(
       `WARNING: listening on ${o.host}, not a loopback interface: anyone who can reach this port can send from the unlocked dev accounts and read their private keys.`,
     )
   }
-  if (o.allowOrigin === '*') warnings.push('WARNING: --allow-origin *: any web page you open can call this node, send from its accounts and read their keys.')
+  if (o.allowOrigin === '*')
+    warnings.push(
+      'WARNING: --allow-origin *: any web page you open can call this node, send from its accounts and read their keys.',
+    )
   if (o.allowHost === '*') warnings.push('WARNING: --allow-host *: DNS-rebinding protection is off.')
   return warnings
 }
@@ -284,9 +380,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   }
   if (!o.silent || o.verbose) await loadChalk()
   if (o.mnemonic === undefined) {
-    if (o.accounts !== undefined && o.accounts > 10) program.error('error: --accounts must be an integer from 1 to 10 (more need --mnemonic)')
+    if (o.accounts !== undefined && o.accounts > 10)
+      program.error('error: --accounts must be an integer from 1 to 10 (more need --mnemonic)')
     if (o.balance !== undefined) program.error('error: --balance applies to --mnemonic accounts; give --mnemonic too')
-    if (program.getOptionValueSource('hdPath') === 'cli') program.error('error: --hd-path applies to --mnemonic accounts; give --mnemonic too')
+    if (program.getOptionValueSource('hdPath') === 'cli')
+      program.error('error: --hd-path applies to --mnemonic accounts; give --mnemonic too')
   }
   let fork
   try {
@@ -318,7 +416,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     loadState: o.loadState ?? (o.state !== undefined && existsSync(o.state) ? o.state : undefined),
     dumpState: o.dumpState ?? o.state,
     stateInterval: o.stateInterval,
-    rpcModules: o.rpcModules?.split(',').map((m) => m.trim()).filter(Boolean),
+    rpcModules: o.rpcModules
+      ?.split(',')
+      .map((m) => m.trim())
+      .filter(Boolean),
     transport: o.transport,
     allowOrigin: o.allowOrigin,
     allowHost: o.allowHost,
@@ -336,7 +437,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     onInternalError: (method, err) => {
       if (!o.silent) console.error(chalk.red(`internal error in ${method}:`), err)
     },
-    onDroppedTransaction: o.silent ? undefined : (hash, reason) => console.log(chalk.yellow(`dropped transaction ${hash}: ${reason}`)),
+    onDroppedTransaction: o.silent
+      ? undefined
+      : (hash, reason) => console.log(chalk.yellow(`dropped transaction ${hash}: ${reason}`)),
   }
   let node: Node
   try {
@@ -344,7 +447,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   } catch (err) {
     const e = err as NodeJS.ErrnoException
     await loadChalk()
-    if (e.code === 'EADDRINUSE') console.error(chalk.red(`error: ${e.message} (choose another with --port, or --port 0)`))
+    if (e.code === 'EADDRINUSE')
+      console.error(chalk.red(`error: ${e.message} (choose another with --port, or --port 0)`))
     else console.error(chalk.red(`error: ${e.message}`))
     process.exitCode = 1
     return
@@ -357,7 +461,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     // temporary file renamed into place, so the previous one stays whole
     if (stopping) process.exit(1)
     stopping = true
-    if (!o.silent) console.log(chalk.dim(`\n${signal}: shutting down${o.dumpState ?? o.state ? `, writing ${o.dumpState ?? o.state}` : ''}`))
+    if (!o.silent)
+      console.log(
+        chalk.dim(`\n${signal}: shutting down${(o.dumpState ?? o.state) ? `, writing ${o.dumpState ?? o.state}` : ''}`),
+      )
     node.close().then(
       () => process.exit(0),
       (err: unknown) => {
@@ -388,7 +495,10 @@ const SHUTDOWN_GRACE_MS = 800
  * lines indented, as Hardhat prints them under each request.
  */
 export function consoleBlock(e: ConsoleLogEvent): string {
-  const head = e.source === 'transaction' ? `console.log (transaction 0x${Buffer.from(e.hash!).toString('hex')}):` : `console.log (${e.source === 'call' ? 'eth_call' : 'eth_estimateGas'}):`
+  const head =
+    e.source === 'transaction'
+      ? `console.log (transaction 0x${Buffer.from(e.hash!).toString('hex')}):`
+      : `console.log (${e.source === 'call' ? 'eth_call' : 'eth_estimateGas'}):`
   return [chalk.dim(head), ...e.lines.map((l) => '  ' + l)].join('\n')
 }
 

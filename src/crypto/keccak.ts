@@ -58,7 +58,14 @@ function loadNative(): NativeKeccakState | undefined {
  */
 export function publishedPrebuild(dir: string): string | undefined {
   const env = process.env
-  if (env['PREBUILDS_ONLY'] || env['npm_config_arch'] || env['npm_config_platform'] || env['LIBC'] || env['KECCAK_PREBUILD']) return undefined
+  if (
+    env['PREBUILDS_ONLY'] ||
+    env['npm_config_arch'] ||
+    env['npm_config_platform'] ||
+    env['LIBC'] ||
+    env['KECCAK_PREBUILD']
+  )
+    return undefined
   if (env['ELECTRON_RUN_AS_NODE'] || process.versions['electron'] || process.versions['nw']) return undefined
   if (existsSync(join(dir, 'build'))) return undefined
   const prebuilds = join(dir, 'prebuilds', `${process.platform}-${process.arch}`)
@@ -71,7 +78,8 @@ export function publishedPrebuild(dir: string): string | undefined {
   if (!files.every((f) => /^node\.napi(\.glibc|\.musl)?\.node$/.test(f))) return undefined
   // node-gyp-build: the libc tag is musl on Alpine, glibc elsewhere; a tagged build wins over an untagged one
   const libc = process.platform === 'linux' ? (existsSync('/etc/alpine-release') ? 'musl' : 'glibc') : undefined
-  const file = libc !== undefined && files.includes(`node.napi.${libc}.node`) ? `node.napi.${libc}.node` : 'node.napi.node'
+  const file =
+    libc !== undefined && files.includes(`node.napi.${libc}.node`) ? `node.napi.${libc}.node` : 'node.napi.node'
   return files.includes(file) ? join(prebuilds, file) : undefined
 }
 

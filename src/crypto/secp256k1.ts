@@ -35,11 +35,8 @@ function nativeSecp(): NativeSecp256k1 | null {
   return nativeSecpLoaded
 }
 
-
-
 /** Keccak-256 (re-exported for the execution layer). */
 export { keccak256 }
-
 
 function leftPad32(bytes: Uint8Array): Uint8Array {
   if (bytes.length === 32) return bytes
@@ -81,7 +78,10 @@ function nobleRecover(sig64: Uint8Array, recovery: number, msgHash: Uint8Array):
 
 interface NobleSecp {
   Signature: {
-    fromBytes(b: Uint8Array, format?: string): {
+    fromBytes(
+      b: Uint8Array,
+      format?: string,
+    ): {
       addRecoveryBit(n: number): { recoverPublicKey(h: Uint8Array): { toBytes(c: boolean): Uint8Array } }
     }
   }
@@ -136,5 +136,6 @@ export function privateKeyToAddress(privateKey: Uint8Array): Uint8Array {
 export const customCrypto: CustomCrypto = {
   keccak256,
   ecrecover,
-  ecsign: ((msgHash: Uint8Array, privateKey: Uint8Array) => ecsign(msgHash, privateKey)) as unknown as CustomCrypto['ecsign'],
+  ecsign: ((msgHash: Uint8Array, privateKey: Uint8Array) =>
+    ecsign(msgHash, privateKey)) as unknown as CustomCrypto['ecsign'],
 }

@@ -93,7 +93,13 @@ export class FilterManager {
   /** Installs a log filter. @returns its id */
   newLogFilter(spec: LogFilterSpec): string {
     const id = this.newId()
-    this.filters.set(id, { kind: 'log', spec, installedAt: this.chain.head.header.number, changes: [], lastPoll: this.clock() })
+    this.filters.set(id, {
+      kind: 'log',
+      spec,
+      installedAt: this.chain.head.header.number,
+      changes: [],
+      lastPoll: this.clock(),
+    })
     return id
   }
 

@@ -146,7 +146,8 @@ function walkBlock(block: BlockRecord, c: LogCriteria | undefined, bits: BloomBi
     const tx = txs[i]!
     const receipt = tx.receipt
     const logs = receipt.logs
-    if (logs.length === 0 || (bits !== undefined && logs.length > 1 && !bloomMayMatch(receipt.logsBloom, bits))) continue
+    if (logs.length === 0 || (bits !== undefined && logs.length > 1 && !bloomMayMatch(receipt.logsBloom, bits)))
+      continue
     for (let j = 0; j < logs.length; j++) {
       const log = logs[j]!
       if (c === undefined || logMatches(log, c)) out.push({ log, tx, block })

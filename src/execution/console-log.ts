@@ -50,7 +50,12 @@ function table(): Map<number, AbiType[]> {
   for (let k = 2; k <= 4; k++) {
     for (const c of combos(k)) {
       add('log', c)
-      if (c.includes('uint256')) add('log', c, c.map((t) => (t === 'uint256' ? 'uint' : t)))
+      if (c.includes('uint256'))
+        add(
+          'log',
+          c,
+          c.map((t) => (t === 'uint256' ? 'uint' : t)),
+        )
     }
   }
   selectors = map

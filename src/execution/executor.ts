@@ -204,7 +204,10 @@ async function forkedState(alloc: Record<string, bigint>, opts: UnitrieStateMana
 const SPARE_VMS = 2
 
 /** Contracts whose callers go to the sequential sublist (RskSystemProperties.concurrentContractsDisallowed): Remasc, Bridge. */
-const SEQUENTIAL_ONLY_CONTRACTS = new Set(['0000000000000000000000000000000001000008', '0000000000000000000000000000000001000006'])
+const SEQUENTIAL_ONLY_CONTRACTS = new Set([
+  '0000000000000000000000000000000001000008',
+  '0000000000000000000000000000000001000006',
+])
 
 /**
  * Owns the VM and the state manager.
@@ -266,11 +269,14 @@ export class Executor {
           hooks,
         ),
         // the native contracts (BlockHeader, Environment, …; reference PrecompiledContracts.java)
-        customPrecompiles: nativePrecompiles({
-          executionBlockNumber: () => executor?.executionNumber ?? 0n,
-          canonicalBlock: async (n) => opts.canonicalBlock?.(n),
-          isLocalCall: () => executor?.localCall ?? false,
-        }, common) as never,
+        customPrecompiles: nativePrecompiles(
+          {
+            executionBlockNumber: () => executor?.executionNumber ?? 0n,
+            canonicalBlock: async (n) => opts.canonicalBlock?.(n),
+            isLocalCall: () => executor?.localCall ?? false,
+          },
+          common,
+        ) as never,
       },
     })
     trackMessages(vm.evm)
@@ -292,7 +298,8 @@ export class Executor {
     vm.evm.events?.on('beforeMessage', (m: { to?: Address; codeAddress?: Address }) => {
       // (Message.codeAddress throws for creations, which have no `to`)
       const a = m.to === undefined ? undefined : m.codeAddress
-      if (a !== undefined && SEQUENTIAL_ONLY_CONTRACTS.has(Buffer.from(a.bytes).toString('hex'))) ex.calledSequentialOnly = true
+      if (a !== undefined && SEQUENTIAL_ONLY_CONTRACTS.has(Buffer.from(a.bytes).toString('hex')))
+        ex.calledSequentialOnly = true
     })
     return executor
   }
@@ -395,7 +402,8 @@ export class Executor {
           result.totalGasSpent,
           tracker?.reads ?? none,
           tracker?.writes ?? none,
-          this.calledSequentialOnly || (tx.to !== undefined && SEQUENTIAL_ONLY_CONTRACTS.has(Buffer.from(tx.to.bytes).toString('hex'))),
+          this.calledSequentialOnly ||
+            (tx.to !== undefined && SEQUENTIAL_ONLY_CONTRACTS.has(Buffer.from(tx.to.bytes).toString('hex'))),
         )
         if (sublistGas === undefined) {
           if (!mayLeaveOut) throw new Error('sublist placement failed with room in the sequential sublist')
@@ -478,7 +486,8 @@ export class Executor {
         addBalance: async (address, delta) => {
           const a = new Address(address)
           const cur = await sm.getAccount(a)
-          if (cur === undefined || delta !== 0n) await sm.putAccount(a, new Account(cur?.nonce ?? 0n, (cur?.balance ?? 0n) + delta))
+          if (cur === undefined || delta !== 0n)
+            await sm.putAccount(a, new Account(cur?.nonce ?? 0n, (cur?.balance ?? 0n) + delta))
         },
       },
       {
@@ -565,7 +574,10 @@ export class Executor {
   }
 
   /** Balance (wei), nonce and code of an account at `root`; zeros/empty for a missing account. */
-  async getAccount(address: Uint8Array, root: Uint8Array): Promise<{ balance: bigint; nonce: bigint; exists: boolean }> {
+  async getAccount(
+    address: Uint8Array,
+    root: Uint8Array,
+  ): Promise<{ balance: bigint; nonce: bigint; exists: boolean }> {
     const sm = await this.stateAt(root)
     const acct = await sm.getAccount(new Address(address))
     return { balance: acct?.balance ?? 0n, nonce: acct?.nonce ?? 0n, exists: acct !== undefined }
@@ -652,7 +664,8 @@ export class Executor {
     await sm.checkpoint()
     setDeadline(vm.evm, timeoutMs)
     try {
-      if (overrides !== undefined && overrides.length > 0) await applyStateOverride(sm as UnitrieStateManager, overrides)
+      if (overrides !== undefined && overrides.length > 0)
+        await applyStateOverride(sm as UnitrieStateManager, overrides)
       await requireValueCovered(sm, caller, value)
       this.console.take()
       const r = await vm.evm.runCall({
@@ -668,7 +681,13 @@ export class Executor {
       })
       const e = r.execResult
       const gasUsed = intrinsic + e.executionGasUsed
-      return { returnValue: e.returnValue, gasUsed, gasBeforeRefunds: gasUsed, error: e.exceptionError?.error, consoleLogs: this.console.take() }
+      return {
+        returnValue: e.returnValue,
+        gasUsed,
+        gasBeforeRefunds: gasUsed,
+        error: e.exceptionError?.error,
+        consoleLogs: this.console.take(),
+      }
     } finally {
       setDeadline(vm.evm, 0)
       // runTx ends with this; a bare runCall does not, and the journal would keep every call's diff
@@ -848,4 +867,3 @@ export function cleanVmMessage(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err)
   return msg.replace(/\s*\(?-?\s*(tx type|block number|hf=|Block:).*$/s, '').trim()
 }
-

@@ -174,7 +174,11 @@ function selfdestructGas(hooks: ExecutionHooks): DynamicGas {
     if (!(await exists(runState, beneficiary))) gas += common.param('callNewAccountGas')
     const frames = hooks.frames
     if (frames !== undefined) {
-      frames.onSelfdestruct(runState.interpreter.getAddress().bytes, stackAddress(beneficiary).bytes, runState.interpreter.getSelfBalance())
+      frames.onSelfdestruct(
+        runState.interpreter.getAddress().bytes,
+        stackAddress(beneficiary).bytes,
+        runState.interpreter.getSelfBalance(),
+      )
     }
     return gas
   }

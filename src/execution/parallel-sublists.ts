@@ -132,7 +132,12 @@ export class SublistScheduler {
     return this.sequential.gasUsed
   }
 
-  private candidate(senderKey: string, txGasLimit: bigint, reads: ReadonlySet<string>, writes: ReadonlySet<string>): Sublist {
+  private candidate(
+    senderKey: string,
+    txGasLimit: bigint,
+    reads: ReadonlySet<string>,
+    writes: ReadonlySet<string>,
+  ): Sublist {
     let candidate = this.senderSublist.get(senderKey)
     if (candidate?.sequential) return candidate
     for (const k of reads) {
@@ -233,7 +238,11 @@ export class KeyTracker {
       const h = addrHex(address)
       const prev = await proto.getAccount.call(sm, address)
       read('a' + h, h)
-      if (prev === undefined || (nonce !== undefined && prev.nonce !== nonce) || (balance !== undefined && prev.balance !== balance)) {
+      if (
+        prev === undefined ||
+        (nonce !== undefined && prev.nonce !== nonce) ||
+        (balance !== undefined && prev.balance !== balance)
+      ) {
         write('a' + h, h)
       }
     }

@@ -85,8 +85,12 @@ export async function applyStateOverride(sm: UnitrieStateManager, overrides: Sta
 export function overrideKey(s: StateOverride | undefined, b: BlockOverride | undefined): string {
   if ((s === undefined || s.length === 0) && b === undefined) return ''
   const hex = (x: Uint8Array | undefined): string => (x === undefined ? '' : toKey(x))
-  const cells = (c: [Uint8Array, Uint8Array][] | undefined): string => (c === undefined ? '-' : c.map(([k, v]) => toKey(k) + '=' + toKey(v)).join(','))
-  const accounts = (s ?? []).map((o) => [hex(o.address), o.balance ?? '', o.nonce ?? '', hex(o.code), cells(o.state), cells(o.stateDiff)].join('/'))
-  const block = b === undefined ? '' : [b.number, b.time, b.gasLimit, hex(b.coinbase), b.difficulty, b.baseFee].join('/')
+  const cells = (c: [Uint8Array, Uint8Array][] | undefined): string =>
+    c === undefined ? '-' : c.map(([k, v]) => toKey(k) + '=' + toKey(v)).join(',')
+  const accounts = (s ?? []).map((o) =>
+    [hex(o.address), o.balance ?? '', o.nonce ?? '', hex(o.code), cells(o.state), cells(o.stateDiff)].join('/'),
+  )
+  const block =
+    b === undefined ? '' : [b.number, b.time, b.gasLimit, hex(b.coinbase), b.difficulty, b.baseFee].join('/')
   return '|o' + accounts.join(';') + '|b' + block
 }

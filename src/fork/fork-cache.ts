@@ -103,7 +103,11 @@ export class ForkCache {
       const opened: Database = new LevelDb<string, Uint8Array>(path, { keyEncoding: 'utf8', valueEncoding: 'view' })
       db = opened
       await opened.open()
-      const meta = JSON.stringify({ version: LAYOUT_VERSION, chainId: opts.chainId.toString(), forkBlockHash: toHex(opts.forkBlockHash) })
+      const meta = JSON.stringify({
+        version: LAYOUT_VERSION,
+        chainId: opts.chainId.toString(),
+        forkBlockHash: toHex(opts.forkBlockHash),
+      })
       const stored = await opened.get(META)
       if (stored === undefined || new TextDecoder().decode(stored) !== meta) {
         await opened.clear()

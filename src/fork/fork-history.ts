@@ -44,7 +44,9 @@ export class ForkHistory {
   /** Block `n` (≤ the fork block, else null) with full transactions or hashes. */
   blockByNumber(n: bigint, fullTransactions: boolean): Promise<RemoteJson | null> {
     if (n < 0n || n > this.point.number) return Promise.resolve(null)
-    return this.cached('eth_getBlockByNumber', [quantity(n), fullTransactions], () => this.remote.blockByNumber(n, fullTransactions))
+    return this.cached('eth_getBlockByNumber', [quantity(n), fullTransactions], () =>
+      this.remote.blockByNumber(n, fullTransactions),
+    )
   }
 
   /** The block of hash `hash` if the remote has it at or below the fork block, else null. */
@@ -56,12 +58,16 @@ export class ForkHistory {
 
   /** The transaction of hash `hash` if mined at or below the fork block, else null. */
   transactionByHash(hash: Uint8Array): Promise<RemoteJson | null> {
-    return this.cached('eth_getTransactionByHash', [toHex(hash)], async () => this.upToFork(await this.remote.transactionByHash(hash), 'blockNumber'))
+    return this.cached('eth_getTransactionByHash', [toHex(hash)], async () =>
+      this.upToFork(await this.remote.transactionByHash(hash), 'blockNumber'),
+    )
   }
 
   /** The receipt of transaction `hash` if mined at or below the fork block, else null. */
   transactionReceipt(hash: Uint8Array): Promise<RemoteJson | null> {
-    return this.cached('eth_getTransactionReceipt', [toHex(hash)], async () => this.upToFork(await this.remote.transactionReceipt(hash), 'blockNumber'))
+    return this.cached('eth_getTransactionReceipt', [toHex(hash)], async () =>
+      this.upToFork(await this.remote.transactionReceipt(hash), 'blockNumber'),
+    )
   }
 
   /**
@@ -73,7 +79,9 @@ export class ForkHistory {
     if (q.blockHash !== undefined) {
       const blockHash = q.blockHash
       if ((await this.blockByHash(blockHash, false)) === null) return []
-      return this.cached('eth_getLogs', [{ blockHash: toHex(blockHash), ...rest }], () => this.remote.logs({ blockHash, ...rest }))
+      return this.cached('eth_getLogs', [{ blockHash: toHex(blockHash), ...rest }], () =>
+        this.remote.logs({ blockHash, ...rest }),
+      )
     }
     const fromBlock = q.fromBlock ?? 0n
     const toBlock = q.toBlock === undefined || q.toBlock > this.point.number ? this.point.number : q.toBlock
@@ -90,7 +98,8 @@ export class ForkHistory {
     if (n < 0n || n > this.point.number) return null
     const hex = await this.cached('ext_getRawBlockHeaderByNumber', [quantity(n)], async () => {
       const raw = await this.remote.rawHeaderByNumber(n)
-      if (raw === undefined) throw new RemoteDataError('fork remote serves no raw-header method (ext_/rsk_getRawBlockHeaderByNumber)')
+      if (raw === undefined)
+        throw new RemoteDataError('fork remote serves no raw-header method (ext_/rsk_getRawBlockHeaderByNumber)')
       return raw === null ? null : toHex(raw)
     })
     return hex === null ? null : fromHex(hex)
@@ -107,7 +116,9 @@ export class ForkHistory {
     if (raw === null) throw new RemoteDataError(`fork remote has no header for block ${this.point.number}`)
     const header = decodeHeader(raw, headerRulesFor(Number(this.point.chainId)))
     if (!bytesEqual(headerHash(header), this.point.hash)) {
-      throw new RemoteDataError(`fork remote's header of block ${this.point.number} does not hash to ${toHex(this.point.hash)}`)
+      throw new RemoteDataError(
+        `fork remote's header of block ${this.point.number} does not hash to ${toHex(this.point.hash)}`,
+      )
     }
     return header
   }

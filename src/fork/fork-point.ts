@@ -65,7 +65,8 @@ async function remember(dir: string, url: string, point: ForkPoint): Promise<voi
     await mkdir(dir, { recursive: true })
     const index = await readIndex(dir)
     const fp = remoteFingerprint(url)
-    const entry = index[fp]?.chainId === point.chainId.toString() ? index[fp] : { chainId: point.chainId.toString(), blocks: {} }
+    const entry =
+      index[fp]?.chainId === point.chainId.toString() ? index[fp] : { chainId: point.chainId.toString(), blocks: {} }
     entry.blocks[point.number.toString()] = toHex(point.hash)
     index[fp] = entry
     const tmp = join(dir, `${INDEX_FILE}.${process.pid}.tmp`)
@@ -94,11 +95,14 @@ export async function resolveForkPoint(remote: RemoteNode, opts: ForkPointOption
   const wanted = opts.blockNumber
   const confirmations = opts.confirmations ?? DEFAULT_FORK_CONFIRMATIONS
   // the default never goes below block 0 (a young chain); an explicit number that does is refused
-  const number = wanted === undefined ? (head > confirmations ? head - confirmations : 0n) : wanted < 0n ? head + wanted : wanted
-  if (number < 0n) throw new InvalidArgumentError(`fork block ${number} is before block 0 (the remote's head is ${head})`)
+  const number =
+    wanted === undefined ? (head > confirmations ? head - confirmations : 0n) : wanted < 0n ? head + wanted : wanted
+  if (number < 0n)
+    throw new InvalidArgumentError(`fork block ${number} is before block 0 (the remote's head is ${head})`)
   if (number > head) throw new InvalidArgumentError(`fork block ${number} is beyond the remote's head ${head}`)
   const block = await remote.blockByNumber(number, false)
-  const hash = typeof block?.hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(block.hash) ? fromHex(block.hash) : undefined
+  const hash =
+    typeof block?.hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(block.hash) ? fromHex(block.hash) : undefined
   if (hash === undefined) throw new RemoteDataError(`fork remote has no block ${number} (its head is ${head})`)
   const point: ForkPoint = { chainId, number, hash }
   if (opts.cacheDir !== undefined) await remember(opts.cacheDir, opts.url, point)

@@ -68,7 +68,8 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
   } catch {
     throw new InvalidArgumentError(`fork URL is not a URL: ${opts.url}`)
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new InvalidArgumentError(`fork URL must be http(s): ${parsed.origin}`)
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new InvalidArgumentError(`fork URL must be http(s): ${parsed.origin}`)
   const client = new RemoteClient({
     url: opts.url,
     headers: opts.headers,

@@ -86,7 +86,10 @@ export class ForkedStateSource implements ForkStateSource {
    * @param cells (address, 32-byte slot) pairs
    * @throws as {@link account} and {@link storage}
    */
-  async prefetch(accounts: readonly Uint8Array[], cells: ReadonlyArray<readonly [Uint8Array, Uint8Array]> = []): Promise<void> {
+  async prefetch(
+    accounts: readonly Uint8Array[],
+    cells: ReadonlyArray<readonly [Uint8Array, Uint8Array]> = [],
+  ): Promise<void> {
     await Promise.all([...accounts.map((a) => this.account(a)), ...cells.map(([a, s]) => this.storage(a, s))])
   }
 
@@ -108,7 +111,9 @@ export class ForkedStateSource implements ForkStateSource {
   private async fetchCell(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
     const cached = await this.cache.loadCell(address, slot)
     if (cached !== undefined) return cached
-    const value = isNativeContract(address) ? await this.nativeCell(address, slot) : storedWord(await this.remote.storageAt(address, slot, this.blockNumber))
+    const value = isNativeContract(address)
+      ? await this.nativeCell(address, slot)
+      : storedWord(await this.remote.storageAt(address, slot, this.blockNumber))
     this.stats.cellsFetched++
     this.cache.putCell(address, slot, value)
     return value

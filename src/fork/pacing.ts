@@ -52,7 +52,8 @@ export class RateLimiter {
     readonly perSecond: number,
     private readonly now: () => number = () => performance.now(),
   ) {
-    if (!(perSecond > 0) || !Number.isFinite(perSecond)) throw new Error(`requests per second must be positive, got ${perSecond}`)
+    if (!(perSecond > 0) || !Number.isFinite(perSecond))
+      throw new Error(`requests per second must be positive, got ${perSecond}`)
     this.tokens = perSecond
     this.last = now()
   }

@@ -55,7 +55,10 @@ interface Pending {
   reject: (error: Error) => void
 }
 
-type Attempt = { kind: 'answer'; body: unknown; ids: number[] } | { kind: 'retry'; reason: string; retryAfterMs?: number } | { kind: 'fail'; error: Error }
+type Attempt =
+  | { kind: 'answer'; body: unknown; ids: number[] }
+  | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  | { kind: 'fail'; error: Error }
 
 /**
  * A JSON-RPC client for one remote. Not tied to any method: {@link RemoteNode} (src/fork/remote-node.ts) holds
@@ -86,7 +89,8 @@ export class RemoteClient {
   /** @throws Error on an URL that is not http(s) or an option out of range */
   constructor(opts: RemoteClientOptions) {
     const u = new URL(opts.url)
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`fork URL must be http(s), got ${u.protocol}`)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new Error(`fork URL must be http(s), got ${u.protocol}`)
     this.url = opts.url
     this.origin = remoteOrigin(opts.url)
     this.headers = { 'content-type': 'application/json', accept: 'application/json', ...opts.headers }
@@ -98,7 +102,8 @@ export class RemoteClient {
     this.slots = new Semaphore(opts.concurrency ?? 8)
     this.limiter = opts.requestsPerSecond === undefined ? undefined : new RateLimiter(opts.requestsPerSecond)
     const batch = opts.maxBatchSize ?? MAX_BATCH_SIZE
-    if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH_SIZE) throw new Error(`maxBatchSize must be 1…${MAX_BATCH_SIZE}, got ${batch}`)
+    if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH_SIZE)
+      throw new Error(`maxBatchSize must be 1…${MAX_BATCH_SIZE}, got ${batch}`)
     this.batchLimit = batch
   }
 
@@ -124,7 +129,8 @@ export class RemoteClient {
    */
   retarget(url: string): void {
     const u = new URL(url)
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`fork URL must be http(s), got ${u.protocol}`)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new Error(`fork URL must be http(s), got ${u.protocol}`)
     this.url = url
     this.origin = remoteOrigin(url)
     this.downUntil = 0
@@ -157,7 +163,8 @@ export class RemoteClient {
     const release = await this.slots.acquire()
     try {
       for (let attempt = 1; ; attempt++) {
-        if (this.closed) return this.failAll(batch, new RemoteUnavailableError(this.origin, 'the fork client is closed', 0))
+        if (this.closed)
+          return this.failAll(batch, new RemoteUnavailableError(this.origin, 'the fork client is closed', 0))
         if (this.limiter !== undefined) await this.limiter.take(batch.length)
         const outcome = await this.attempt(batch)
         if (outcome.kind === 'answer') {
@@ -204,7 +211,8 @@ export class RemoteClient {
       retryAfter = res.headers.get('retry-after')
       text = await res.text()
     } catch (e) {
-      if (this.closed) return { kind: 'fail', error: new RemoteUnavailableError(this.origin, 'the fork client is closed', 0) }
+      if (this.closed)
+        return { kind: 'fail', error: new RemoteUnavailableError(this.origin, 'the fork client is closed', 0) }
       return { kind: 'retry', reason: describeFetchError(e, this.timeoutMs) }
     }
     if (status === 429 || status >= 500) {
@@ -214,7 +222,10 @@ export class RemoteClient {
     try {
       body = JSON.parse(text)
     } catch {
-      return { kind: 'fail', error: new RemoteProtocolError(this.origin, `HTTP ${status} with a body that is not JSON`) }
+      return {
+        kind: 'fail',
+        error: new RemoteProtocolError(this.origin, `HTTP ${status} with a body that is not JSON`),
+      }
     }
     return { kind: 'answer', body, ids }
   }
@@ -235,7 +246,8 @@ export class RemoteClient {
       return this.failAll(batch, new RemoteProtocolError(this.origin, 'the answer is not a JSON-RPC response'))
     }
     const byId = new Map<unknown, Record<string, unknown>>()
-    for (const r of body) if (r !== null && typeof r === 'object') byId.set((r as Record<string, unknown>).id, r as Record<string, unknown>)
+    for (const r of body)
+      if (r !== null && typeof r === 'object') byId.set((r as Record<string, unknown>).id, r as Record<string, unknown>)
     for (const [i, p] of batch.entries()) {
       const r = byId.get(ids[i])
       if (r === undefined) p.reject(new RemoteProtocolError(this.origin, `no response to ${p.method} in the batch`))

@@ -51,7 +51,10 @@ export class RemoteNode {
 
   /** Balance in wei of `address` at block `block`. */
   async balance(address: Uint8Array, block: bigint): Promise<bigint> {
-    return this.quantityOf('eth_getBalance', await this.client.call('eth_getBalance', [toHex(address), quantity(block)]))
+    return this.quantityOf(
+      'eth_getBalance',
+      await this.client.call('eth_getBalance', [toHex(address), quantity(block)]),
+    )
   }
 
   /** Nonce (`eth_getTransactionCount`) of `address` at block `block`. */
@@ -67,7 +70,10 @@ export class RemoteNode {
 
   /** `eth_getStorageAt`: the 32-byte word of a slot at block `block` (zeros when unset). */
   async storageAt(address: Uint8Array, slot: Uint8Array, block: bigint): Promise<Uint8Array> {
-    return this.dataOf('eth_getStorageAt', await this.client.call('eth_getStorageAt', [toHex(address), toHex(slot), quantity(block)]))
+    return this.dataOf(
+      'eth_getStorageAt',
+      await this.client.call('eth_getStorageAt', [toHex(address), toHex(slot), quantity(block)]),
+    )
   }
 
   /**
@@ -84,12 +90,18 @@ export class RemoteNode {
 
   /** `eth_getBlockByNumber` at a number, with full transaction objects or hashes; null when there is none. */
   async blockByNumber(block: bigint, fullTransactions: boolean): Promise<RemoteJson | null> {
-    return this.objectOf('eth_getBlockByNumber', await this.client.call('eth_getBlockByNumber', [quantity(block), fullTransactions]))
+    return this.objectOf(
+      'eth_getBlockByNumber',
+      await this.client.call('eth_getBlockByNumber', [quantity(block), fullTransactions]),
+    )
   }
 
   /** `eth_getBlockByHash`; null when the remote does not know the hash. */
   async blockByHash(hash: Uint8Array, fullTransactions: boolean): Promise<RemoteJson | null> {
-    return this.objectOf('eth_getBlockByHash', await this.client.call('eth_getBlockByHash', [toHex(hash), fullTransactions]))
+    return this.objectOf(
+      'eth_getBlockByHash',
+      await this.client.call('eth_getBlockByHash', [toHex(hash), fullTransactions]),
+    )
   }
 
   /** `eth_getTransactionByHash`; null when unknown. */
@@ -99,7 +111,10 @@ export class RemoteNode {
 
   /** `eth_getTransactionReceipt`; null when unknown. */
   async transactionReceipt(hash: Uint8Array): Promise<RemoteJson | null> {
-    return this.objectOf('eth_getTransactionReceipt', await this.client.call('eth_getTransactionReceipt', [toHex(hash)]))
+    return this.objectOf(
+      'eth_getTransactionReceipt',
+      await this.client.call('eth_getTransactionReceipt', [toHex(hash)]),
+    )
   }
 
   /** `eth_getLogs` over a numbered block range or one block hash (the remote's limits apply: 5000 blocks). */
@@ -165,7 +180,9 @@ export class RemoteNode {
       }
     }
     const prefix = await probe
-    return prefix === null ? undefined : { method: prefix + suffix, value: await this.client.call(prefix + suffix, params) }
+    return prefix === null
+      ? undefined
+      : { method: prefix + suffix, value: await this.client.call(prefix + suffix, params) }
   }
 
   private quantityOf(method: string, v: unknown): bigint {
@@ -185,7 +202,10 @@ export class RemoteNode {
   }
 
   private bad(method: string, want: string, got: unknown): RemoteProtocolError {
-    return new RemoteProtocolError(this.client.origin, `${method} answered ${JSON.stringify(got)?.slice(0, 80)}, not ${want}`)
+    return new RemoteProtocolError(
+      this.client.origin,
+      `${method} answered ${JSON.stringify(got)?.slice(0, 80)}, not ${want}`,
+    )
   }
 }
 

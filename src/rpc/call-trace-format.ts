@@ -58,7 +58,12 @@ export function callTracerJson(root: CallFrame, opts: CallTracerOptions, receipt
     }
     if (!opts.onlyTopCall && f.calls.length > 0) out.calls = f.calls.map((c) => frame(c, false))
     if (opts.withLog && f.logs.length > 0) {
-      out.logs = f.logs.map((l) => ({ index: quantityHex(BigInt(index.get(l) ?? 0)), address: toHex(l.address), topics: l.topics.map(toHex), data: toHex(l.data) }))
+      out.logs = f.logs.map((l) => ({
+        index: quantityHex(BigInt(index.get(l) ?? 0)),
+        address: toHex(l.address),
+        topics: l.topics.map(toHex),
+        data: toHex(l.data),
+      }))
     }
     return out
   }
@@ -67,7 +72,19 @@ export function callTracerJson(root: CallFrame, opts: CallTracerOptions, receipt
 
 /** The Remasc transaction's callTracer frame: a native-contract call with no gas (the reference runs no EVM code). */
 export function remascCallFrame(tx: { from: Uint8Array; to: Uint8Array }): CallFrame {
-  return { kind: 'CALL', from: tx.from, to: tx.to, value: 0n, gas: 0n, gasUsed: 0n, input: new Uint8Array(0), output: new Uint8Array(0), depth: 0, calls: [], logs: [] }
+  return {
+    kind: 'CALL',
+    from: tx.from,
+    to: tx.to,
+    value: 0n,
+    gas: 0n,
+    gasUsed: 0n,
+    input: new Uint8Array(0),
+    output: new Uint8Array(0),
+    depth: 0,
+    calls: [],
+    logs: [],
+  }
 }
 
 /**

@@ -140,7 +140,12 @@ const ANVIL: CompatProfile = {
   intervalMiningUnitMs: 1000,
   revertError(err) {
     if (err.evmError !== 'revert') return undefined
-    return new RpcError(EXECUTION_REVERTED, anvilRevertMessage(err.returnValue), '0x' + Buffer.from(err.returnValue).toString('hex'), err)
+    return new RpcError(
+      EXECUTION_REVERTED,
+      anvilRevertMessage(err.returnValue),
+      '0x' + Buffer.from(err.returnValue).toString('hex'),
+      err,
+    )
   },
 }
 

@@ -43,7 +43,9 @@ export interface DispatcherOptions {
 
 /** HTTP statuses the reference answers with: 400 for parse/invalid request/invalid params, else 200. */
 function statusFor(code: number | undefined): number {
-  return code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest || code === ErrorCode.InvalidParams ? 400 : 200
+  return code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest || code === ErrorCode.InvalidParams
+    ? 400
+    : 200
 }
 
 type Id = string | number | null
@@ -89,7 +91,10 @@ export class Dispatcher implements RequestHandler {
 
   /** Every enabled method name (canonical and aliases), sorted. */
   methodNames(): string[] {
-    return [...this.table.entries()].filter(([, m]) => !this.disabled.has(m.module)).map(([n]) => n).sort()
+    return [...this.table.entries()]
+      .filter(([, m]) => !this.disabled.has(m.module))
+      .map(([n]) => n)
+      .sort()
   }
 
   /** {@inheritDoc RequestHandler.handle} */
@@ -104,7 +109,8 @@ export class Dispatcher implements RequestHandler {
     const wait = this.opts.before?.()
     if (wait !== undefined) await wait
     if (Array.isArray(parsed)) {
-      if (parsed.length === 0) return { status: 400, body: errorBody(null, ErrorCode.InvalidRequest, 'invalid request') }
+      if (parsed.length === 0)
+        return { status: 400, body: errorBody(null, ErrorCode.InvalidRequest, 'invalid request') }
       if (parsed.length > this.maxBatch) {
         return {
           status: 400,

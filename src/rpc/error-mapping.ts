@@ -69,7 +69,11 @@ export function toRpcError(err: unknown, profile?: CompatProfile): RpcError | un
     const revert = err.revertData
     return new RpcError(ErrorCode.VmError, err.message, revert === undefined ? undefined : toHex(revert), err)
   }
-  for (let proto = Object.getPrototypeOf(err) as object | null; proto !== null; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto = Object.getPrototypeOf(err) as object | null;
+    proto !== null;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     const code = DOMAIN_ERROR_CODES.get(proto.constructor as DomainErrorClass)
     if (code !== undefined) return new RpcError(code, err.message, undefined, err)
   }

@@ -159,7 +159,11 @@ export function formatBlock(
     gasUsed: quantity(h.gasUsed),
     timestamp: quantity(h.timestamp),
     transactions: full
-      ? transactions.map((t) => (pending ? formatTransaction({ tx: t.tx, hash: t.hash, from: t.from }, undefined) : formatTransaction(t, block)))
+      ? transactions.map((t) =>
+          pending
+            ? formatTransaction({ tx: t.tx, hash: t.hash, from: t.from }, undefined)
+            : formatTransaction(t, block),
+        )
       : transactions.map((t) => toHex(t.hash)),
     uncles: block.uncles.map((u) => toHex(u.hash)),
     minimumGasPrice: quantity(h.minimumGasPrice),

@@ -93,7 +93,10 @@ export const UNAVAILABLE_METHODS: ReadonlyMap<string, string> = new Map([
     m,
     'the node has no compilers, for security reasons',
   ]),
-  ...['db_putString', 'db_getString', 'db_putHex', 'db_getHex'].map((m): [string, string] => [m, 'the db_ methods are deprecated']),
+  ...['db_putString', 'db_getString', 'db_putHex', 'db_getHex'].map((m): [string, string] => [
+    m,
+    'the db_ methods are deprecated',
+  ]),
   ...[
     'shh_post',
     'shh_version',

@@ -8,7 +8,18 @@ import type { AccountOverride, BlockOverride, StateOverride } from '../execution
 import { decodeAddress, decodeData, decodeQuantity, decodeStorageSlot, optional, param } from './params.js'
 
 const ACCOUNT_FIELDS = new Set(['balance', 'nonce', 'code', 'state', 'stateDiff', 'movePrecompileToAddress'])
-const BLOCK_FIELDS = new Set(['number', 'time', 'gasLimit', 'coinbase', 'difficulty', 'baseFee', 'random', 'prevRandao', 'blobBaseFee', 'feeRecipient'])
+const BLOCK_FIELDS = new Set([
+  'number',
+  'time',
+  'gasLimit',
+  'coinbase',
+  'difficulty',
+  'baseFee',
+  'random',
+  'prevRandao',
+  'blobBaseFee',
+  'feeRecipient',
+])
 
 function fail(index: number, message: string): never {
   throw invalidParams(`invalid argument ${index}: ${message}`)
@@ -55,10 +66,12 @@ export function decodeStateOverride(value: unknown, index: number): StateOverrid
     }
     const o: AccountOverride = { address }
     const get = (k: string): unknown => (entry[k] === null ? undefined : entry[k])
-    if (get('balance') !== undefined) o.balance = field(index, `${addr}.balance`, () => decodeQuantity(get('balance'), index))
+    if (get('balance') !== undefined)
+      o.balance = field(index, `${addr}.balance`, () => decodeQuantity(get('balance'), index))
     if (get('nonce') !== undefined) o.nonce = field(index, `${addr}.nonce`, () => decodeQuantity(get('nonce'), index))
     if (get('code') !== undefined) o.code = field(index, `${addr}.code`, () => decodeData(get('code'), index))
-    if (get('state') !== undefined && get('stateDiff') !== undefined) fail(index, `${addr}: both state and stateDiff are set`)
+    if (get('state') !== undefined && get('stateDiff') !== undefined)
+      fail(index, `${addr}: both state and stateDiff are set`)
     if (get('state') !== undefined) o.state = decodeCells(get('state'), index, `${addr}.state`)
     if (get('stateDiff') !== undefined) o.stateDiff = decodeCells(get('stateDiff'), index, `${addr}.stateDiff`)
     if (o.balance !== undefined && o.balance >= 1n << 256n) fail(index, `${addr}.balance: larger than 256 bits`)
@@ -86,7 +99,10 @@ export function decodeBlockOverride(value: unknown, index: number): BlockOverrid
     gasLimit: q('gasLimit'),
     difficulty: q('difficulty'),
     baseFee: q('baseFee'),
-    coinbase: coinbaseRaw === undefined || coinbaseRaw === null ? undefined : field(index, 'coinbase', () => decodeAddress(coinbaseRaw, index)),
+    coinbase:
+      coinbaseRaw === undefined || coinbaseRaw === null
+        ? undefined
+        : field(index, 'coinbase', () => decodeAddress(coinbaseRaw, index)),
   }
 }
 

@@ -137,7 +137,9 @@ export function decodeTxObject(value: unknown, index: number): CallRequest {
     try {
       return dec(v, index)
     } catch (err) {
-      throw invalidParams(`invalid argument ${index}: field "${name}": ${(err as Error).message.replace(/^invalid argument \d+: /, '')}`)
+      throw invalidParams(
+        `invalid argument ${index}: field "${name}": ${(err as Error).message.replace(/^invalid argument \d+: /, '')}`,
+      )
     }
   }
   const data = field('data', decodeData)
@@ -172,7 +174,8 @@ export function decodeFilter(value: unknown, index: number): FilterObject {
   const o = value as Record<string, unknown>
   const blockHashRaw = o.blockHash ?? o.blockhash
   const blockHash = blockHashRaw === undefined || blockHashRaw === null ? undefined : decodeHash(blockHashRaw, index)
-  const fromBlock = o.fromBlock === undefined || o.fromBlock === null ? undefined : decodeBlockRef(o.fromBlock, index, false)
+  const fromBlock =
+    o.fromBlock === undefined || o.fromBlock === null ? undefined : decodeBlockRef(o.fromBlock, index, false)
   const toBlock = o.toBlock === undefined || o.toBlock === null ? undefined : decodeBlockRef(o.toBlock, index, false)
   if (blockHash && (fromBlock || toBlock)) fail(index, 'cannot specify both blockHash and fromBlock/toBlock')
   let addresses: Uint8Array[] = []
@@ -185,7 +188,10 @@ export function decodeFilter(value: unknown, index: number): FilterObject {
     topics = o.topics.map((t) => {
       if (t === null || t === undefined) return null
       if (typeof t === 'string') return [decodeHash(t, index)]
-      if (Array.isArray(t)) return t.length === 0 ? null : t.map((x) => (x === null ? null : decodeHash(x, index))).filter((x): x is Uint8Array => x !== null)
+      if (Array.isArray(t))
+        return t.length === 0
+          ? null
+          : t.map((x) => (x === null ? null : decodeHash(x, index))).filter((x): x is Uint8Array => x !== null)
       fail(index, 'topics must be null, a hash or an array of hashes')
     })
   } else if (o.topics !== undefined && o.topics !== null) fail(index, 'topics must be an array')

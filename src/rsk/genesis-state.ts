@@ -60,8 +60,7 @@ export interface GenesisAccount {
  * A Map keeps insertion order; a plain object works too.
  */
 export type GenesisAlloc =
-  | ReadonlyMap<string, bigint | GenesisAccount>
-  | Readonly<Record<string, bigint | GenesisAccount>>
+  ReadonlyMap<string, bigint | GenesisAccount> | Readonly<Record<string, bigint | GenesisAccount>>
 
 /** RSK chain ids: 30 mainnet, 31 testnet, 32 devnet, 33 regtest. */
 export type RskNetworkId = 30 | 31 | 32 | 33
@@ -176,7 +175,8 @@ export function parseGenesisAlloc(json: {
     if (v.contract) {
       acct.code = hexToBytes(`0x${v.contract.code.replace(/^0x/, '')}`)
       acct.storage = Object.entries(v.contract.data ?? {}).map(
-        ([slot, val]) => [BigInt(`0x${slot.replace(/^0x/, '') || '0'}`), hexToBytes(`0x${val.replace(/^0x/, '')}`)] as const,
+        ([slot, val]) =>
+          [BigInt(`0x${slot.replace(/^0x/, '') || '0'}`), hexToBytes(`0x${val.replace(/^0x/, '')}`)] as const,
       )
     }
     m.set(k, acct)

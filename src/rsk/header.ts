@@ -119,7 +119,6 @@ export function rlpSignedCoin(value: bigint | null | undefined): Uint8Array {
   return rlpBytes(javaBigIntegerBytes(value))
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Header model
 // ---------------------------------------------------------------------------------------------
@@ -237,11 +236,21 @@ export function extensionHash(h: Pick<RskHeader, 'version' | 'logsBloom' | 'base
 export function extensionData(h: RskHeader): Uint8Array {
   if (h.version === 0) return h.logsBloom
   const cached = extensionDataCache.get(h.logsBloom)
-  if (cached && cached.version === h.version && edgesEqual(cached.edges, h.edges) && bytesOrNullEqual(cached.baseEvent, h.baseEvent)) {
+  if (
+    cached &&
+    cached.version === h.version &&
+    edgesEqual(cached.edges, h.edges) &&
+    bytesOrNullEqual(cached.baseEvent, h.baseEvent)
+  ) {
     return cached.data
   }
   const data = rlpList([rlpBytes(Uint8Array.of(h.version)), rlpBytes(extensionHash(h))])
-  extensionDataCache.set(h.logsBloom, { version: h.version, edges: h.edges && [...h.edges], baseEvent: h.baseEvent, data })
+  extensionDataCache.set(h.logsBloom, {
+    version: h.version,
+    edges: h.edges && [...h.edges],
+    baseEvent: h.baseEvent,
+    data,
+  })
   return data
 }
 
@@ -354,7 +363,11 @@ export function unclesHash(uncles: readonly RskHeader[]): Uint8Array {
  *
  * @param txsRlp the transactions' own RLP encodings (each already a full RLP item)
  */
-export function encodeBlock(header: RskHeader, txsRlp: readonly Uint8Array[], uncles: readonly RskHeader[]): Uint8Array {
+export function encodeBlock(
+  header: RskHeader,
+  txsRlp: readonly Uint8Array[],
+  uncles: readonly RskHeader[],
+): Uint8Array {
   return rlpList([fullEncodedHeader(header), rlpList(txsRlp), rlpList(uncles.map(fullEncodedHeader))])
 }
 

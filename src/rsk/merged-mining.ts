@@ -22,13 +22,14 @@ import { concat } from '../util/bytes.js'
 // ---------------------------------------------------------------------------------------------
 
 const K = new Uint32Array([
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01,
-  0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc,
-  0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-  0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08,
-  0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-  0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
+  0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+  0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
+  0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+  0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
+  0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+  0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+  0xc67178f2,
 ])
 const SHA256_IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
 
@@ -251,7 +252,10 @@ const MINER_SCRIPT_PUBKEY = concat(
  * reference uses a random key and a random 0-999 byte prefix; this one is deterministic (fixed key,
  * empty prefix).
  */
-export function mergedMiningCoinbase(hashForMergedMining: Uint8Array, prefix: Uint8Array = new Uint8Array(0)): Uint8Array {
+export function mergedMiningCoinbase(
+  hashForMergedMining: Uint8Array,
+  prefix: Uint8Array = new Uint8Array(0),
+): Uint8Array {
   return serializeCoinbase([
     { value: 5_000_000_000n, script: MINER_SCRIPT_PUBKEY },
     { value: 0n, script: concat(prefix, RSK_TAG, hashForMergedMining) },
@@ -340,7 +344,11 @@ export interface MergedMiningFields {
  * `difficulty`. Deterministic: the Bitcoin time is `time` (the RSK block's timestamp) instead of the
  * wall clock.
  */
-export function mineMergedMiningFields(hashForMergedMining: Uint8Array, difficulty: bigint, time: bigint): MergedMiningFields {
+export function mineMergedMiningFields(
+  hashForMergedMining: Uint8Array,
+  difficulty: bigint,
+  time: bigint,
+): MergedMiningFields {
   const coinbase = mergedMiningCoinbase(hashForMergedMining)
   const header = serializeBtcHeader({
     version: MINER_BTC_BLOCK_VERSION,
@@ -480,7 +488,8 @@ export function parseBtcBlock(b: Uint8Array): BtcBlock {
  */
 export function extractHashForMergedMining(coinbase: Uint8Array): Uint8Array {
   const pos = lastIndexOf(coinbase, RSK_TAG)
-  if (pos < 0 || pos + RSK_TAG.length + 32 > coinbase.length) throw new Error('the coinbase does not commit to an RSK block')
+  if (pos < 0 || pos + RSK_TAG.length + 32 > coinbase.length)
+    throw new Error('the coinbase does not commit to an RSK block')
   return coinbase.slice(pos + RSK_TAG.length, pos + RSK_TAG.length + 32)
 }
 
@@ -562,7 +571,8 @@ export function validateMergedMining(
   const { bitcoinMergedMiningHeader: header, bitcoinMergedMiningMerkleProof: proof } = mm
   const compressed = mm.bitcoinMergedMiningCoinbaseTransaction
   if (header.length !== 80) return 'the Bitcoin header must have 80 bytes'
-  if (proof.length > MAX_MERKLE_PROOF_LENGTH) return `Partial merkle tree's size is greater than ${MAX_MERKLE_PROOF_LENGTH}`
+  if (proof.length > MAX_MERKLE_PROOF_LENGTH)
+    return `Partial merkle tree's size is greater than ${MAX_MERKLE_PROOF_LENGTH}`
   if (proof.length % 32 !== 0) return 'Partial merkle tree does not have the expected format'
   if (compressed.length < MIDSTATE_SIZE_TRIMMED) return 'Compressed coinbase transaction does not exist'
   if (!meetsTarget(header, difficulty)) return 'the Bitcoin block hash is higher than the target'

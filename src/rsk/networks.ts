@@ -57,7 +57,6 @@ export const DEV_ACCOUNT_BALANCE = 10n ** 30n
 
 const COW_SEEDS = ['cow', ...Array.from({ length: 9 }, (_, i) => `cow${i + 1}`)]
 
-
 /** Private key of a seed account: keccak256(utf8(seed)) (reference J/co/rsk/core/Wallet.java). */
 export function seedToPrivateKey(seed: string): Uint8Array {
   return keccak256(new TextEncoder().encode(seed))
@@ -94,7 +93,6 @@ const FILES: Record<number, [string, GenesisJson]> = {
   32: ['devnet', devnetGenesis],
   33: ['regtest', regtestGenesis],
 }
-
 
 /**
  * The preset of a network: its own genesis header fields and allocation. (The node funds the dev accounts on

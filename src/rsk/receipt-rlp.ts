@@ -49,7 +49,17 @@ export interface RskReceipt {
  * @param alloc where the encodings are allocated (util/bytes tempBytes when the result is only hashed)
  */
 export function encodeLog(log: RskLog, alloc: Allocator = heapBytes): Uint8Array {
-  return rlpList([rlpBytes(log.address, alloc), rlpList(log.topics.map((t) => rlpBytes(t, alloc)), alloc), rlpBytes(log.data, alloc)], alloc)
+  return rlpList(
+    [
+      rlpBytes(log.address, alloc),
+      rlpList(
+        log.topics.map((t) => rlpBytes(t, alloc)),
+        alloc,
+      ),
+      rlpBytes(log.data, alloc),
+    ],
+    alloc,
+  )
 }
 
 /** OR one keccak256(item)'s 3 bloom bits into `bloom` (Bloom.create: 11-bit indexes from byte pairs 0/1, 2/3, 4/5). */

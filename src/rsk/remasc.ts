@@ -48,10 +48,30 @@ const COMMON = { rskLabsDivisor: 5n, federationDivisor: 100n, punishmentDivisor:
 
 /** R/remasc.json per network number: 30 main, 31 testnet, 32 devnet, 33 regtest. */
 export const REMASC_CONFIGS: Record<30 | 31 | 32 | 33, RemascConfig> = {
-  30: { ...COMMON, maturity: 4000n, syntheticSpan: 10n, rskLabsAddress: fromHex('dcb12179ba4697350f66224c959bdd9c282818df') },
-  31: { ...COMMON, maturity: 50n, syntheticSpan: 10n, rskLabsAddress: fromHex('dabadabadabadabadabadabadabadabadaba0003') },
-  32: { ...COMMON, maturity: 20n, syntheticSpan: 10n, rskLabsAddress: fromHex('dabadabadabadabadabadabadabadabadaba0002') },
-  33: { ...COMMON, maturity: 10n, syntheticSpan: 5n, rskLabsAddress: fromHex('dabadabadabadabadabadabadabadabadaba0001') },
+  30: {
+    ...COMMON,
+    maturity: 4000n,
+    syntheticSpan: 10n,
+    rskLabsAddress: fromHex('dcb12179ba4697350f66224c959bdd9c282818df'),
+  },
+  31: {
+    ...COMMON,
+    maturity: 50n,
+    syntheticSpan: 10n,
+    rskLabsAddress: fromHex('dabadabadabadabadabadabadabadabadaba0003'),
+  },
+  32: {
+    ...COMMON,
+    maturity: 20n,
+    syntheticSpan: 10n,
+    rskLabsAddress: fromHex('dabadabadabadabadabadabadabadabadaba0002'),
+  },
+  33: {
+    ...COMMON,
+    maturity: 10n,
+    syntheticSpan: 5n,
+    rskLabsAddress: fromHex('dabadabadabadabadabadabadabadabadaba0001'),
+  },
 }
 
 /**
@@ -63,7 +83,11 @@ export const REMASC_CONFIGS: Record<30 | 31 | 32 | 33, RemascConfig> = {
  * reference and uses the testnet ones here.
  */
 export const GENESIS_FEDERATORS: Record<30 | 31 | 32 | 33, readonly Uint8Array[]> = {
-  33: ['6b045752f4d650a510a353bbf7e52988331e7f5b', '85845342b0d5260d516d6da5280a7df9a96d1925', '138161cda86b55c0de1bc3a0adef974633c85fbe'].map(fromHex),
+  33: [
+    '6b045752f4d650a510a353bbf7e52988331e7f5b',
+    '85845342b0d5260d516d6da5280a7df9a96d1925',
+    '138161cda86b55c0de1bc3a0adef974633c85fbe',
+  ].map(fromHex),
   31: [
     '4495768e683423a4299d6a7f02a0689a6ff5a0a4',
     '0345174501d5f6fc7926377b63317c4ad7215905',
@@ -191,7 +215,11 @@ export async function processMinersFees(repo: RemascRepository, ex: RemascExecut
   const pay = async (blockHash: Uint8Array, value: bigint, to: Uint8Array) => {
     await repo.addBalance(REMASC_ADDRESS, -value)
     await repo.addBalance(to, value)
-    logs.push({ address: REMASC_ADDRESS, topics: [MINING_FEE_TOPIC, padLeft(to, 32)], data: paymentData(blockHash, value) })
+    logs.push({
+      address: REMASC_ADDRESS,
+      topics: [MINING_FEE_TOPIC, padLeft(to, 32)],
+      data: paymentData(blockHash, value),
+    })
   }
 
   run: {
@@ -238,8 +266,9 @@ export async function processMinersFees(repo: RemascRepository, ex: RemascExecut
   if (rewardBalance !== undefined) await repo.putStorageBytes(REMASC_KEYS.rewardBalance, unsignedBytes(rewardBalance))
   if (burnedBalance !== undefined) await repo.putStorageBytes(REMASC_KEYS.burnedBalance, unsignedBytes(burnedBalance))
   await repo.putStorageBytes(REMASC_KEYS.siblings, Uint8Array.of(0xc0))
-  if (brokenSelectionRule !== undefined) await repo.putStorageBytes(REMASC_KEYS.brokenSelectionRule, Uint8Array.of(brokenSelectionRule ? 1 : 0))
-  if (federationBalance !== undefined) await repo.putStorageBytes(REMASC_KEYS.federationBalance, unsignedBytes(federationBalance))
+  if (brokenSelectionRule !== undefined)
+    await repo.putStorageBytes(REMASC_KEYS.brokenSelectionRule, Uint8Array.of(brokenSelectionRule ? 1 : 0))
+  if (federationBalance !== undefined)
+    await repo.putStorageBytes(REMASC_KEYS.federationBalance, unsignedBytes(federationBalance))
   return logs
 }
-

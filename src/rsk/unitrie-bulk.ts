@@ -51,7 +51,14 @@ export function unitrieFromEntries(entries: [Uint8Array, Uint8Array][], store?: 
 }
 
 /** The node for keys[lo, hi), which share their first `depth` bits (consumed by the ancestors). */
-function build(keys: Uint8Array[], values: Uint8Array[], lo: number, hi: number, depth: number, store: TrieNodeStore | undefined): TrieNode | undefined {
+function build(
+  keys: Uint8Array[],
+  values: Uint8Array[],
+  lo: number,
+  hi: number,
+  depth: number,
+  store: TrieNodeStore | undefined,
+): TrieNode | undefined {
   if (lo >= hi) return undefined
   const first = keys[lo]!
   const last = keys[hi - 1]!

@@ -147,7 +147,6 @@ function concatBits(a: Uint8Array, bit: number, b: Uint8Array): Uint8Array {
   return out
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // VarInt (bitcoinj VarInt = Bitcoin CompactSize, little-endian payload)
 // ---------------------------------------------------------------------------------------------
@@ -204,7 +203,8 @@ function readVarInt(msg: Uint8Array, pos: number): [value: number, next: number]
 
 function sharedPathSerializedLength(bitLength: number): number {
   if (bitLength === 0) return 0
-  const prefix = (bitLength >= 1 && bitLength <= 32) || (bitLength >= 160 && bitLength <= 382) ? 1 : 1 + varIntSize(bitLength)
+  const prefix =
+    (bitLength >= 1 && bitLength <= 32) || (bitLength >= 160 && bitLength <= 382) ? 1 : 1 + varIntSize(bitLength)
   return prefix + ((bitLength + 7) >> 3)
 }
 
@@ -601,7 +601,12 @@ function split(n: TrieNode, commonLength: number): TrieNode {
   )
 }
 
-function put(n: TrieNode, key: Uint8Array, value: Uint8Array | undefined, recursiveDelete: boolean): TrieNode | undefined {
+function put(
+  n: TrieNode,
+  key: Uint8Array,
+  value: Uint8Array | undefined,
+  recursiveDelete: boolean,
+): TrieNode | undefined {
   if (value !== undefined && value.length === 0) value = undefined
   const t = internalPut(n, key, value, recursiveDelete)
   if (t === undefined || value !== undefined) return t
@@ -614,7 +619,12 @@ function put(n: TrieNode, key: Uint8Array, value: Uint8Array | undefined, recurs
   return withPath(child, concatBits(t.path, bit, child.path))
 }
 
-function internalPut(n: TrieNode, key: Uint8Array, value: Uint8Array | undefined, recursiveDelete: boolean): TrieNode | undefined {
+function internalPut(
+  n: TrieNode,
+  key: Uint8Array,
+  value: Uint8Array | undefined,
+  recursiveDelete: boolean,
+): TrieNode | undefined {
   const common = commonPrefixLength(key, n.path)
   if (common < n.path.length) {
     // the key leaves this node's shared path: nothing to delete, otherwise split here
@@ -645,7 +655,11 @@ function internalPut(n: TrieNode, key: Uint8Array, value: Uint8Array | undefined
   // hint already on `n`, or n's total size minus the (already serialized) old child's size.
   const other = (1 - bit) as 0 | 1
   let otherSize = n._sideSize[other]
-  if (otherSize === undefined && n._childrenSize !== undefined && (oldChild === undefined || oldChild._msg !== undefined)) {
+  if (
+    otherSize === undefined &&
+    n._childrenSize !== undefined &&
+    (oldChild === undefined || oldChild._msg !== undefined)
+  ) {
     otherSize = n._childrenSize - refSize(oldChild)
   }
   const c = new TrieNode(n.path, n._value, n.valueLength, n._valueHash, newLeft, newRight, undefined, n.store)

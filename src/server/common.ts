@@ -23,7 +23,8 @@ export const WS_MAX_BACKPRESSURE_BYTES = 64 * 1024 * 1024
  */
 export function resolveMaxWsBufferBytes(options: ServerOptions): number {
   const max = options.maxWsBufferBytes ?? WS_MAX_BACKPRESSURE_BYTES
-  if (!Number.isSafeInteger(max) || max <= 0) throw new RangeError(`maxWsBufferBytes must be a positive integer, got ${max}`)
+  if (!Number.isSafeInteger(max) || max <= 0)
+    throw new RangeError(`maxWsBufferBytes must be a positive integer, got ${max}`)
   return max
 }
 
@@ -105,7 +106,10 @@ export interface CodedError extends Error {
  * @returns an Error with `code: 'EADDRINUSE'` and message `port <port> on <host> is already in use`
  */
 export function addressInUseError(port: number, host: string, cause?: unknown): CodedError {
-  const err = new Error(`port ${port} on ${host} is already in use`, cause === undefined ? undefined : { cause }) as CodedError
+  const err = new Error(
+    `port ${port} on ${host} is already in use`,
+    cause === undefined ? undefined : { cause },
+  ) as CodedError
   err.code = 'EADDRINUSE'
   return err
 }
@@ -181,7 +185,11 @@ function runCloseCallback(callback: () => void): void {
  * Calls the handler, turning a synchronous throw into a rejection (the contract says it never
  * rejects, but the transport must survive a buggy handler).
  */
-export function callHandler(handler: RequestHandler, body: string, connection: Connection): Promise<HandlerResponse | undefined> {
+export function callHandler(
+  handler: RequestHandler,
+  body: string,
+  connection: Connection,
+): Promise<HandlerResponse | undefined> {
   try {
     return handler.handle(body, connection)
   } catch (err) {

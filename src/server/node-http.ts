@@ -69,7 +69,9 @@ class NodeWsConnection extends WsConnectionBase {
 /** The CORS response headers (flat list) for a verdict: the granted origin and `Vary: Origin`, or nothing. */
 function corsHeaders(d: AccessDecision): string[] {
   if (!d.allowed || d.allowOrigin === undefined) return []
-  return d.allowOrigin === '*' ? ['access-control-allow-origin', '*'] : ['access-control-allow-origin', d.allowOrigin, 'vary', 'origin']
+  return d.allowOrigin === '*'
+    ? ['access-control-allow-origin', '*']
+    : ['access-control-allow-origin', d.allowOrigin, 'vary', 'origin']
 }
 
 /** A raw 408 answer for a socket whose request did not arrive in time. */
@@ -92,7 +94,11 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
   const maxWsBuffer = resolveMaxWsBufferBytes(options)
   const tooLargeText = payloadTooLargeText(maxBodyBytes)
   const { host, port } = options
-  const policy = new OriginPolicy({ bindHost: host, allowOrigins: options.allowOrigins, allowHosts: options.allowHosts })
+  const policy = new OriginPolicy({
+    bindHost: host,
+    allowOrigins: options.allowOrigins,
+    allowHosts: options.allowHosts,
+  })
   let nextId = 1
 
   const server = createServer({
@@ -115,10 +121,21 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
     setTimeout(() => socket.destroy(), 1_000).unref()
   })
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytes, perMessageDeflate: false, clientTracking: true })
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: maxBodyBytes,
+    perMessageDeflate: false,
+    clientTracking: true,
+  })
 
   function writeText(res: ServerResponse, status: number, text: string, cors: string[], extra?: string[]): void {
-    const headers = ['content-type', 'text/plain; charset=utf-8', ...cors, 'content-length', String(Buffer.byteLength(text))]
+    const headers = [
+      'content-type',
+      'text/plain; charset=utf-8',
+      ...cors,
+      'content-length',
+      String(Buffer.byteLength(text)),
+    ]
     if (extra !== undefined) headers.push(...extra)
     res.writeHead(status, headers)
     res.end(text)
@@ -133,7 +150,14 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
     if (res.destroyed || res.headersSent) return
     const body = response === undefined ? '' : response.body
     const headers = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))]
-    if (cors.length > 0) headers.push(...cors, 'access-control-allow-methods', ALLOWED_METHODS, 'access-control-allow-headers', DEFAULT_ALLOWED_HEADERS)
+    if (cors.length > 0)
+      headers.push(
+        ...cors,
+        'access-control-allow-methods',
+        ALLOWED_METHODS,
+        'access-control-allow-headers',
+        DEFAULT_ALLOWED_HEADERS,
+      )
     res.writeHead(response === undefined ? 200 : response.status, headers)
     res.end(body)
   }
@@ -158,7 +182,8 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
     // after BODY_IDLE_TIMEOUT_MS without data, as uWS's idle timeout does
     const idle = setTimeout(onIdle, BODY_IDLE_TIMEOUT_MS)
     function onIdle(): void {
-      if (!res.headersSent) writeText(res, 408, 'Request Timeout: the request body stopped arriving.\n', cors, ['connection', 'close'])
+      if (!res.headersSent)
+        writeText(res, 408, 'Request Timeout: the request body stopped arriving.\n', cors, ['connection', 'close'])
       req.socket.destroySoon()
     }
     req.on('close', () => clearTimeout(idle))
@@ -179,7 +204,12 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
     req.on('end', () => {
       clearTimeout(idle)
       if (tooLarge) return
-      const text = chunks !== undefined ? Buffer.concat(chunks, size).toString('utf8') : first !== undefined ? first.toString('utf8') : ''
+      const text =
+        chunks !== undefined
+          ? Buffer.concat(chunks, size).toString('utf8')
+          : first !== undefined
+            ? first.toString('utf8')
+            : ''
       callHandler(handler, text, new HttpConnection(nextId++)).then(
         (response) => respond(res, response, cors),
         (err: unknown) => fail(res, err, cors),

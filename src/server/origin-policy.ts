@@ -145,7 +145,8 @@ export class OriginPolicy {
     }
     const bind = splitHost(options.bindHost).name
     if (isWildcard(options.bindHost)) {
-      for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) hosts.add(a.address.toLowerCase())
+      for (const list of Object.values(networkInterfaces()))
+        for (const a of list ?? []) hosts.add(a.address.toLowerCase())
     } else {
       hosts.add(bind)
     }

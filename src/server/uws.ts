@@ -86,7 +86,8 @@ function statusLine(status: number): Buffer {
   let line = statusLines.get(status)
   if (line === undefined) {
     const reason =
-      REASONS[status] ?? (createRequire(import.meta.url)('node:http') as typeof import('node:http')).STATUS_CODES[status]
+      REASONS[status] ??
+      (createRequire(import.meta.url)('node:http') as typeof import('node:http')).STATUS_CODES[status]
     line = enc(`${status} ${reason ?? 'Unknown'}`)
     statusLines.set(status, line)
   }
@@ -160,13 +161,21 @@ async function listenFailure(host: string, port: number): Promise<Error> {
  *   when the port is taken; an Error with the errno `code` for other listen failures (e.g. EACCES);
  *   RangeError for an invalid `maxBodyBytes`
  */
-export async function startUwsServer(uws: UwsModule, handler: RequestHandler, options: ServerOptions): Promise<RunningServer> {
+export async function startUwsServer(
+  uws: UwsModule,
+  handler: RequestHandler,
+  options: ServerOptions,
+): Promise<RunningServer> {
   const uwsConstants = uws as unknown as UwsConstants
   const maxBodyBytes = resolveMaxBodyBytes(options)
   const maxWsBuffer = resolveMaxWsBufferBytes(options)
   const tooLargeBody = Buffer.from(payloadTooLargeText(maxBodyBytes), 'utf8')
   const { host, port } = options
-  const policy = new OriginPolicy({ bindHost: host, allowOrigins: options.allowOrigins, allowHosts: options.allowHosts })
+  const policy = new OriginPolicy({
+    bindHost: host,
+    allowOrigins: options.allowOrigins,
+    allowHosts: options.allowHosts,
+  })
   const openSockets = new Set<UwsConnection>()
   let nextId = 1
 
@@ -235,7 +244,9 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
           process.emitWarning(`JSON-RPC handler rejected: ${String(err)}`)
           if (aborted) return
           res.cork(() => {
-            writeCors(res.writeStatus(statusLine(500)).writeHeader(H_CONTENT_TYPE, V_TEXT), access).end(B_INTERNAL_ERROR)
+            writeCors(res.writeStatus(statusLine(500)).writeHeader(H_CONTENT_TYPE, V_TEXT), access).end(
+              B_INTERNAL_ERROR,
+            )
           })
         },
       )
@@ -279,7 +290,11 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
       }
       if (isLast) {
         const text =
-          chunks !== undefined ? Buffer.concat(chunks, size).toString('utf8') : body !== undefined ? body.toString('utf8', 0, size) : ''
+          chunks !== undefined
+            ? Buffer.concat(chunks, size).toString('utf8')
+            : body !== undefined
+              ? body.toString('utf8', 0, size)
+              : ''
         body = chunks = undefined
         dispatch(text)
       }
@@ -346,7 +361,10 @@ export async function startUwsServer(uws: UwsModule, handler: RequestHandler, op
   app.any('/*', (res, req) => {
     const access = admit(res, req)
     if (access === undefined) return
-    writeCors(res.writeStatus(statusLine(405)).writeHeader(H_CONTENT_TYPE, V_TEXT), access).writeHeader(H_ALLOW, V_METHODS)
+    writeCors(res.writeStatus(statusLine(405)).writeHeader(H_CONTENT_TYPE, V_TEXT), access).writeHeader(
+      H_ALLOW,
+      V_METHODS,
+    )
     // uWS would send a body on HEAD; endWithoutBody(n > 0) never completes the response (uWS aborts the
     // process), so HEAD gets no Content-Length at all
     if (req.getMethod() === 'head') res.endWithoutBody()

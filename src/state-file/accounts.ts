@@ -78,9 +78,17 @@ export function* groupAccounts(trie: Unitrie): Generator<StateItem> {
         yield { raw: [key, value] }
         continue
       }
-      const account: StateAccount = { address, nonce: state.nonce, balance: state.balance, code: new Uint8Array(0), storage: [], storageBytes: [] }
+      const account: StateAccount = {
+        address,
+        nonce: state.nonce,
+        balance: state.balance,
+        code: new Uint8Array(0),
+        storage: [],
+        storageBytes: [],
+      }
       // hibernation flags and other encodings are kept as the raw entry (it overrides the rebuilt one)
-      if (!bytesEqual(encodeAccountState({ nonce: state.nonce, balance: state.balance }), value)) yield { raw: [key, value] }
+      if (!bytesEqual(encodeAccountState({ nonce: state.nonce, balance: state.balance }), value))
+        yield { raw: [key, value] }
       current = { account, key, marker: undefined }
       continue
     }
@@ -95,7 +103,11 @@ export function* groupAccounts(trie: Unitrie): Generator<StateItem> {
     } else if (key.length === ACCOUNT_KEY_LENGTH + 1 && kind === STORAGE_PREFIX) {
       if (bytesEqual(value, STORAGE_MARKER_VALUE)) current.marker = value
       else yield { raw: [key, value] }
-    } else if (key.length >= ACCOUNT_KEY_LENGTH + 12 && key.length <= ACCOUNT_KEY_LENGTH + 43 && kind === STORAGE_PREFIX) {
+    } else if (
+      key.length >= ACCOUNT_KEY_LENGTH + 12 &&
+      key.length <= ACCOUNT_KEY_LENGTH + 43 &&
+      kind === STORAGE_PREFIX
+    ) {
       // (the key's hashed part is not re-derived here: one Keccak per cell was most of a dump's time, and the
       // state manager only writes keys as storageKey makes them; a file whose keys differ fails the root check
       // when it is loaded, never silently)

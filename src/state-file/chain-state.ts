@@ -29,7 +29,14 @@ export interface LoadSummary {
 
 async function capture(chain: Chain, id: ChainIdentity): Promise<DumpSource> {
   const c = await chain.captureState()
-  return { network: id.network, chainId: id.chainId, genesisHash: c.genesis.hash, state: c.state, blocks: c.blocks, head: c.head }
+  return {
+    network: id.network,
+    chainId: id.chainId,
+    genesisHash: c.genesis.hash,
+    state: c.state,
+    blocks: c.blocks,
+    head: c.head,
+  }
 }
 
 /**
@@ -44,7 +51,6 @@ export async function dumpChainToFile(chain: Chain, id: ChainIdentity, file: str
 export async function dumpChainToHex(chain: Chain, id: ChainIdentity): Promise<string> {
   return stateFileGzipHex(await capture(chain, id))
 }
-
 
 /**
  * `--load-state`: loads a state file into a chain that has mined nothing. A node-cli file of the same network,
@@ -72,7 +78,9 @@ export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity,
   const state = intoState(loaded, Unitrie.empty(), true)
   const root = toHex(state.hash())
   if (root !== meta.stateRoot) {
-    throw new StateFileError(`${label}: its accounts rebuild the state root ${root}, not the recorded ${meta.stateRoot} (the file was changed or is damaged)`)
+    throw new StateFileError(
+      `${label}: its accounts rebuild the state root ${root}, not the recorded ${meta.stateRoot} (the file was changed or is damaged)`,
+    )
   }
   if (BigInt(meta.head) !== BigInt(loaded.blocks.length)) {
     throw new StateFileError(`${label}: it records head ${BigInt(meta.head)} but holds ${loaded.blocks.length} blocks`)

@@ -10,7 +10,14 @@ import { createGunzip } from 'node:zlib'
 import { wasmKeccakReady } from '../crypto/keccak.js'
 import { Unitrie } from '../rsk/unitrie.js'
 import { unitrieFromEntries } from '../rsk/unitrie-bulk.js'
-import { accountKey, EMPTY_ACCOUNT_STATE, slotWord, storageKey, storagePrefixKey, STORAGE_MARKER_VALUE } from '../rsk/trie-keys.js'
+import {
+  accountKey,
+  EMPTY_ACCOUNT_STATE,
+  slotWord,
+  storageKey,
+  storagePrefixKey,
+  STORAGE_MARKER_VALUE,
+} from '../rsk/trie-keys.js'
 import { fromHex, toKey } from '../util/bytes.js'
 import { accountEntries, type StateAccount } from './accounts.js'
 import { STATE_FILE_VERSION, StateFileError, type NodeCliMeta } from './format.js'
@@ -64,7 +71,9 @@ export async function openStateFile(file: string): Promise<Readable> {
   try {
     handle = await open(file, 'r')
   } catch (err) {
-    throw new StateFileError(`cannot read the state file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+    throw new StateFileError(
+      `cannot read the state file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    )
   }
   const head = Buffer.alloc(2)
   await handle.read(head, 0, 2, 0)
@@ -112,19 +121,30 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
       } else if (second === 'storageBytes') {
         const address = addressOf(String(path[2]), label)
         for (const [slot, bytes] of Object.entries(objectField(value, `${label}: storageBytes of ${path[2]}`))) {
-          entries.push([storageKey(address, wordOf(slot, `${label}: storageBytes of ${path[2]}`)), hexField(bytes, `${label}: storageBytes of ${path[2]} ${slot}`)])
+          entries.push([
+            storageKey(address, wordOf(slot, `${label}: storageBytes of ${path[2]}`)),
+            hexField(bytes, `${label}: storageBytes of ${path[2]} ${slot}`),
+          ])
           cells++
         }
         entries.push([storagePrefixKey(address), STORAGE_MARKER_VALUE])
         withCells.set(toKey(address), address)
       } else if (second === 'rawEntries') {
         const pair = value as unknown[]
-        if (!Array.isArray(pair) || pair.length !== 2) throw new StateFileError(`${label}: rawEntries[${path[2]}] is not a [key, value] pair`)
-        entries.push([hexField(pair[0], `${label}: rawEntries[${path[2]}]`), hexField(pair[1], `${label}: rawEntries[${path[2]}]`)])
+        if (!Array.isArray(pair) || pair.length !== 2)
+          throw new StateFileError(`${label}: rawEntries[${path[2]}] is not a [key, value] pair`)
+        entries.push([
+          hexField(pair[0], `${label}: rawEntries[${path[2]}]`),
+          hexField(pair[1], `${label}: rawEntries[${path[2]}]`),
+        ])
       } else if (second === 'blocks') {
         const pair = value as unknown[]
-        if (!Array.isArray(pair) || pair.length !== 2) throw new StateFileError(`${label}: node_cli.blocks[${path[2]}] is not a [block, extra] pair`)
-        blocks.push([hexField(pair[0], `${label}: node_cli.blocks[${path[2]}]`), hexField(pair[1], `${label}: node_cli.blocks[${path[2]}]`)])
+        if (!Array.isArray(pair) || pair.length !== 2)
+          throw new StateFileError(`${label}: node_cli.blocks[${path[2]}] is not a [block, extra] pair`)
+        blocks.push([
+          hexField(pair[0], `${label}: node_cli.blocks[${path[2]}]`),
+          hexField(pair[1], `${label}: node_cli.blocks[${path[2]}]`),
+        ])
       } else if (top === 'node_cli') {
         ;(meta as Record<string, unknown>)[second as string] = value
       }
@@ -143,7 +163,8 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
         (version > STATE_FILE_VERSION ? ' (written by a newer node-cli)' : ''),
     )
   }
-  for (const f of META_FIELDS) if (meta[f as keyof NodeCliMeta] === undefined) throw new StateFileError(`${label}: node_cli.${f} is missing`)
+  for (const f of META_FIELDS)
+    if (meta[f as keyof NodeCliMeta] === undefined) throw new StateFileError(`${label}: node_cli.${f} is missing`)
   return {
     entries,
     accountsNeeded,
@@ -161,7 +182,8 @@ function objectField(v: unknown, what: string): Record<string, unknown> {
 }
 
 function hexField(v: unknown, what: string): Uint8Array {
-  if (typeof v !== 'string' || !HEX.test(v) || v.length % 2 !== 0) throw new StateFileError(`${what}: expected 0x-hex bytes, got ${JSON.stringify(v)?.slice(0, 80)}`)
+  if (typeof v !== 'string' || !HEX.test(v) || v.length % 2 !== 0)
+    throw new StateFileError(`${what}: expected 0x-hex bytes, got ${JSON.stringify(v)?.slice(0, 80)}`)
   return fromHex(v)
 }
 
@@ -178,8 +200,12 @@ function addressOf(text: string, label: string): Uint8Array {
 
 /** A storage slot or value: at most 32 bytes of hex, as a 32-byte word. */
 function wordOf(v: unknown, what: string): Uint8Array {
-  const bytes = typeof v === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(v) ? fromHex(v.length % 2 ? '0x0' + v.slice(2) : v) : undefined
-  if (bytes === undefined) throw new StateFileError(`${what}: expected a 32-byte hex word, got ${JSON.stringify(v)?.slice(0, 80)}`)
+  const bytes =
+    typeof v === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(v)
+      ? fromHex(v.length % 2 ? '0x0' + v.slice(2) : v)
+      : undefined
+  if (bytes === undefined)
+    throw new StateFileError(`${what}: expected a 32-byte hex word, got ${JSON.stringify(v)?.slice(0, 80)}`)
   return slotWord(bytes)
 }
 
@@ -214,7 +240,9 @@ function decodeAccount(key: string, value: unknown, label: string): StateAccount
  *   start-up) instead of putting the file's entries into base one by one (a large live state, few entries)
  */
 export function intoState(loaded: LoadedState, base: Unitrie, rebuild: boolean): Unitrie {
-  const missing = loaded.accountsNeeded.filter((a) => !base.has(accountKey(a))).map((a): [Uint8Array, Uint8Array] => [accountKey(a), EMPTY_ACCOUNT_STATE])
+  const missing = loaded.accountsNeeded
+    .filter((a) => !base.has(accountKey(a)))
+    .map((a): [Uint8Array, Uint8Array] => [accountKey(a), EMPTY_ACCOUNT_STATE])
   if (rebuild) return unitrieFromEntries([...base.entries(), ...missing, ...loaded.entries], base.store)
   let state = base
   for (const [k, v] of [...missing, ...loaded.entries]) state = state.put(k, v)

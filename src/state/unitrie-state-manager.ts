@@ -57,7 +57,6 @@ import type { ForkAccount, ForkStateSource } from './fork-source.js'
 // Small helpers
 // ---------------------------------------------------------------------------------------------
 
-
 /** Strip leading zero bytes; an all-zero or empty input gives an empty array. */
 function unpad(v: Uint8Array): Uint8Array {
   let i = 0
@@ -522,7 +521,9 @@ export class UnitrieStateManager implements StateManagerInterface {
     const enclosing = [r.key]
     if (!r.accountWiped) {
       if (r.acct === undefined && !isLocal(base, r.key, enclosing)) {
-        r.acct = r.remoteAcct = remoteAccountExists(r.address, a) ? { nonce: a.nonce, balance: a.balance, flags: 0 } : null
+        r.acct = r.remoteAcct = remoteAccountExists(r.address, a)
+          ? { nonce: a.nonce, balance: a.balance, flags: 0 }
+          : null
       }
       if (r.code === undefined && !isLocal(base, r.codeKey, enclosing)) {
         r.code = r.remoteCode = a.code.length > 0 ? { code: a.code, node: undefined, hash: keccak256(a.code) } : null
@@ -875,7 +876,13 @@ export class UnitrieStateManager implements StateManagerInterface {
       else if (r.storageWiped) t = wipeSubtree(t, r.storagePrefix)
       if (forked) t = markWrites(t, r)
       if (r.writesAcct) {
-        t = r.acct === null ? t.delete(r.key) : t.put(r.key, encodeAccountState({ nonce: r.acct!.nonce, balance: r.acct!.balance, stateFlags: r.acct!.flags }))
+        t =
+          r.acct === null
+            ? t.delete(r.key)
+            : t.put(
+                r.key,
+                encodeAccountState({ nonce: r.acct!.nonce, balance: r.acct!.balance, stateFlags: r.acct!.flags }),
+              )
       }
       if (r.writesCode) {
         if (r.code === null) t = t.delete(r.codeKey)
@@ -916,7 +923,8 @@ export class UnitrieStateManager implements StateManagerInterface {
       this.flush()
       return this.base
     }
-    if (this.viewMemo?.version !== this.version) this.viewMemo = { version: this.version, trie: this.applyDirty(this.base, false) }
+    if (this.viewMemo?.version !== this.version)
+      this.viewMemo = { version: this.version, trie: this.applyDirty(this.base, false) }
     return this.viewMemo.trie
   }
 
@@ -1005,7 +1013,8 @@ export class UnitrieStateManager implements StateManagerInterface {
         await this.setupContract(address)
         await this.putCode(address, toBytes(code as `0x${string}`))
       }
-      for (const [k, v] of storage ?? []) await this.putStorage(address, toBytes(k as `0x${string}`), toBytes(v as `0x${string}`))
+      for (const [k, v] of storage ?? [])
+        await this.putStorage(address, toBytes(k as `0x${string}`), toBytes(v as `0x${string}`))
     }
     this.flush()
     this.db.register(this.base)
@@ -1052,7 +1061,8 @@ function markWrites(t: Unitrie, r: Rec): Unitrie {
   if (r.writesCode) t = markLocal(t, r.codeKey, false)
   if (r.writesMarker) t = markLocal(t, r.storagePrefix, false)
   if (r.dirtySlots !== undefined) {
-    for (const [hex, slot] of r.dirtySlots) if (r.cellToWrite(hex) !== undefined) t = markLocal(t, r.storageKey(slot), false)
+    for (const [hex, slot] of r.dirtySlots)
+      if (r.cellToWrite(hex) !== undefined) t = markLocal(t, r.storageKey(slot), false)
   }
   return t
 }

@@ -129,7 +129,9 @@ export class TxPool {
     const pending: PoolTx[] = []
     const queued: PoolTx[] = []
     for (const nonces of this.bySender.values()) {
-      const sorted = [...nonces.values()].sort((a, b) => (a.tx.nonce < b.tx.nonce ? -1 : a.tx.nonce > b.tx.nonce ? 1 : 0))
+      const sorted = [...nonces.values()].sort((a, b) =>
+        a.tx.nonce < b.tx.nonce ? -1 : a.tx.nonce > b.tx.nonce ? 1 : 0,
+      )
       if (sorted.length === 0) continue
       let expected = nonceOf(sorted[0]!.from)
       for (const entry of sorted) {

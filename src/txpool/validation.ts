@@ -59,7 +59,9 @@ export function validateTransaction(tx: LegacyTx, ctx: ValidationContext): void 
   }
   const maxGas = maxTransactionGas(ctx.blockGasLimit)
   if (tx.gasLimit > maxGas) {
-    throw new TxRejectedError(`transaction's gas limit of ${tx.gasLimit} is higher than the block's gas limit of ${maxGas}`)
+    throw new TxRejectedError(
+      `transaction's gas limit of ${tx.gasLimit} is higher than the block's gas limit of ${maxGas}`,
+    )
   }
   if (tx.nonce < ctx.expectedNonce) throw new TxRejectedError('transaction nonce too low')
   if (tx.nonce > ctx.expectedNonce && (!ctx.allowFutureNonce || tx.nonce >= ctx.sender.nonce + MAX_NONCE_GAP)) {

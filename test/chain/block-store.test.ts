@@ -129,7 +129,9 @@ describe('--db: blocks read back from the database', () => {
     const storage = await ChainStorage.openDirectory(path.join(dir, 'chain'))
     const meta = await storage.read()
     const removed: Uint8Array[] = []
-    for await (const key of storage.db.keys()) if (key[0] === storageKeys.byHash(new Uint8Array(0))[0] || key[0] === storageKeys.tx(new Uint8Array(0))[0]) removed.push(key)
+    for await (const key of storage.db.keys())
+      if (key[0] === storageKeys.byHash(new Uint8Array(0))[0] || key[0] === storageKeys.tx(new Uint8Array(0))[0])
+        removed.push(key)
     expect(removed.length).toBeGreaterThan(36)
     await storage.db.batch(removed.map((key) => ({ type: 'del' as const, key })))
     await storage.writeMeta({ ...meta!.meta, format: 1 })

@@ -26,11 +26,21 @@ function connection(target: string) {
   const u = new URL(target)
   let id = 1
   return {
-    call<T = any>(method: string, params: unknown[] = []): Promise<{ result?: T; error?: { code: number; message: string } }> {
+    call<T = any>(
+      method: string,
+      params: unknown[] = [],
+    ): Promise<{ result?: T; error?: { code: number; message: string } }> {
       const body = JSON.stringify({ jsonrpc: '2.0', id: id++, method, params })
       return new Promise((resolve, reject) => {
         const req = http.request(
-          { host: u.hostname, port: u.port, path: '/', method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          {
+            host: u.hostname,
+            port: u.port,
+            path: '/',
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json' },
+          },
           (res) => {
             let text = ''
             res.setEncoding('utf8')
@@ -55,7 +65,15 @@ describe('automined sends', () => {
       let nonce = Number(await rpc(url, 'eth_getTransactionCount', [COW.address, 'latest']))
       const to = Wallet.createRandom().address
       for (let i = 1; i <= 20; i++) {
-        const raw = await wallet.signTransaction({ type: 0, chainId: 33, nonce: nonce++, gasPrice: 0, gasLimit: 21_000, to, value: 1 })
+        const raw = await wallet.signTransaction({
+          type: 0,
+          chainId: 33,
+          nonce: nonce++,
+          gasPrice: 0,
+          gasLimit: 21_000,
+          to,
+          value: 1,
+        })
         const before = BigInt((await b.call<string>('eth_blockNumber')).result!)
         const sent = await a.call<string>('eth_sendRawTransaction', [raw])
         // asked on the other connection the moment the answer arrived
@@ -79,7 +97,9 @@ describe('automined sends', () => {
 
   it('a revert is answered with -32015 and its block is still mined', async () => {
     // init code of a contract whose every call reverts with empty data: runtime PUSH0 PUSH0 REVERT
-    const deployed = await rpc(url, 'eth_sendTransaction', [{ from: COW.address, data: '0x6003600a5f3960035ff35f5ffd', gas: '0x30d40' }])
+    const deployed = await rpc(url, 'eth_sendTransaction', [
+      { from: COW.address, data: '0x6003600a5f3960035ff35f5ffd', gas: '0x30d40' },
+    ])
     const address = (await rpc(url, 'eth_getTransactionReceipt', [deployed])).contractAddress
     const before = BigInt(await rpc(url, 'eth_blockNumber'))
     const nonce = await rpc<string>(url, 'eth_getTransactionCount', [COW.address, 'latest'])
@@ -96,7 +116,9 @@ describe('automined sends', () => {
     const start = BigInt(await rpc(url, 'eth_getTransactionCount', [COW.address, 'latest']))
     const to = Wallet.createRandom().address
     const hashes = await Promise.all(
-      Array.from({ length: 12 }, () => rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, to, value: '0x1' }])),
+      Array.from({ length: 12 }, () =>
+        rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, to, value: '0x1' }]),
+      ),
     )
     const txs = await Promise.all(hashes.map((h) => rpc(url, 'eth_getTransactionByHash', [h])))
     expect(txs.map((t) => BigInt(t.nonce)).sort((x, y) => (x < y ? -1 : 1))).toEqual(

@@ -56,7 +56,8 @@ describe('--db: restart', () => {
     ;({ probeAddress } = await buildChain(a.url))
     // states of old blocks are no longer in memory …
     const db = internals(a).chain.executor.stateManager.db
-    for (const n of [2n, 5n]) expect(db.lookup((await internals(a).chain.blockByNumber(n))!.header.stateRoot)).toBeUndefined()
+    for (const n of [2n, 5n])
+      expect(db.lookup((await internals(a).chain.blockByNumber(n))!.header.stateRoot)).toBeUndefined()
     before = await observe(a.url, probeAddress)
     expect(before.head).toBe(36)
     expect(before.logs.length).toBeGreaterThan(5)
@@ -108,7 +109,9 @@ describe('--db: restart', () => {
   it('refuses a directory that holds another chain (different network or genesis, chain id, or in use)', async () => {
     const err31 = await open({ db: dir, network: 31 }).catch((e: Error) => e)
     expect(err31).toBeInstanceOf(Error)
-    expect((err31 as Error).message).toMatch(new RegExp(`^--db ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a chain with a different genesis`))
+    expect((err31 as Error).message).toMatch(
+      new RegExp(`^--db ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} holds a chain with a different genesis`),
+    )
     const errGas = await open({ db: dir, gasLimit: 9_000_000n }).catch((e: Error) => e)
     expect((errGas as Error).message).toContain('holds a chain with a different genesis')
     const errChainId = await open({ db: dir, chainId: 1234 }).catch((e: Error) => e)
@@ -132,7 +135,9 @@ describe('--db: restart', () => {
 
   it('the CLI exits with code 1 and the error', async () => {
     const bin = fileURLToPath(new URL('../../bin/node-cli.js', import.meta.url))
-    const child = spawn(process.execPath, [bin, '--db', dir, '--network', '31', '--port', '0'], { env: { ...process.env, FORCE_COLOR: '0' } })
+    const child = spawn(process.execPath, [bin, '--db', dir, '--network', '31', '--port', '0'], {
+      env: { ...process.env, FORCE_COLOR: '0' },
+    })
     let out = ''
     child.stdout.on('data', (d: Buffer) => (out += d.toString()))
     child.stderr.on('data', (d: Buffer) => (out += d.toString()))
@@ -233,7 +238,14 @@ describe('--db: atomic block writes', () => {
     expect(spy).toEqual({ put: 0, del: 0 })
     const keys = calls[0]!.map((o) => Buffer.from(o.key).toString('hex'))
     const hex = (k: Uint8Array) => Buffer.from(k).toString('hex')
-    expect(keys).toEqual(expect.arrayContaining([hex(storageKeys.block(1n)), hex(storageKeys.extra(1n)), hex(storageKeys.head), hex(storageKeys.live)]))
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        hex(storageKeys.block(1n)),
+        hex(storageKeys.extra(1n)),
+        hex(storageKeys.head),
+        hex(storageKeys.live),
+      ]),
+    )
     expect(keys.filter((k) => k.startsWith('6e')).length).toBeGreaterThan(0) // Unitrie nodes
     expect(calls[0]!.every((o) => o.type === 'put')).toBe(true)
     await close(a)
@@ -248,7 +260,9 @@ describe('--db: atomic block writes', () => {
     const balance = await rpc(a.url, 'eth_getBalance', [COW1.address, 'latest'])
     const db = (internals(a).chain as unknown as { database: ChainStorage }).database.db
     Object.assign(db, { batch: async () => Promise.reject(new Error('disk full')) })
-    const e = await rpcError(a.url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x1', gas: '0x5208' }])
+    const e = await rpcError(a.url, 'eth_sendTransaction', [
+      { from: COW.address, to: COW1.address, value: '0x1', gas: '0x5208' },
+    ])
     expect(e.message).toMatch(/write failed|disk full|internal/i)
     expect(await rpc(a.url, 'eth_getBlockByNumber', ['latest', false])).toEqual(head)
     expect(await rpc(a.url, 'eth_getBalance', [COW1.address, 'latest'])).toBe(balance)

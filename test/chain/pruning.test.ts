@@ -51,13 +51,18 @@ describe.each([
     const node = await open(config)
     const { probeAddress, old, recent } = await someBlocks(node.url)
     const block2 = await rpc<{ transactions: { hash: string }[] }>(node.url, 'eth_getBlockByNumber', [q(2), true])
-    expect((await rpc<unknown[]>(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: probeAddress }])).length).toBe(2)
+    expect(
+      (await rpc<unknown[]>(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: probeAddress }]))
+        .length,
+    ).toBe(2)
     await rpc(node.url, 'anvil_mine', [q(3)]) // head 6: blocks ≤ 3 lose their receipts
     expect(await rpc(node.url, 'eth_getTransactionByHash', [old])).toBeNull()
     expect(await rpc(node.url, 'eth_getTransactionReceipt', [old])).toBeNull()
     expect(await rpc(node.url, 'eth_getTransactionByHash', [recent])).toBeNull()
     expect(await rpc(node.url, 'eth_getBlockByNumber', [q(2), true])).toEqual(block2)
-    expect(await rpc(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: probeAddress }])).toEqual([])
+    expect(
+      await rpc(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: probeAddress }]),
+    ).toEqual([])
     // the blocks the keeper still covers keep everything
     const kept = await sendTx(node.url, { from: COW.address, to: COW1.address, value: '0x2', gas: '0x5208' })
     expect(await rpc(node.url, 'eth_getTransactionByHash', [kept.transactionHash])).not.toBeNull()
@@ -77,7 +82,9 @@ describe.each([
       expect(await rpc(again.url, 'eth_getBlockByNumber', [q(2), true])).toEqual(block2)
       expect(await rpc(again.url, 'eth_getTransactionByHash', [kept.transactionHash])).toBeNull()
       const fresh = await sendTx(again.url, { from: COW.address, to: COW1.address, value: '0x3', gas: '0x5208' })
-      expect((await rpc<{ status: string }>(again.url, 'eth_getTransactionReceipt', [fresh.transactionHash])).status).toBe('0x1')
+      expect(
+        (await rpc<{ status: string }>(again.url, 'eth_getTransactionReceipt', [fresh.transactionHash])).status,
+      ).toBe('0x1')
     }
   })
 })

@@ -3,7 +3,15 @@ import { dirname } from 'node:path'
 import { describe, it, expect } from 'vitest'
 import { bytesToHex, utf8ToBytes } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3'
-import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH, KECCAK_IMPLEMENTATION, keccak256, keccakImplementation, publishedPrebuild, startWasmKeccak } from '../../src/crypto/keccak.js'
+import {
+  EMPTY_LIST_HASH,
+  EMPTY_TRIE_HASH,
+  KECCAK_IMPLEMENTATION,
+  keccak256,
+  keccakImplementation,
+  publishedPrebuild,
+  startWasmKeccak,
+} from '../../src/crypto/keccak.js'
 
 describe('keccak256', () => {
   it('hashes the empty string to the well-known value', () => {
@@ -40,7 +48,8 @@ describe('keccak256', () => {
     const dir = dirname(bindings)
     const found = publishedPrebuild(dir)
     // keccak publishes prebuilds for these; elsewhere (or for a source build) node-gyp-build decides
-    if (['linux-x64', 'darwin-x64', 'win32-x64'].includes(`${process.platform}-${process.arch}`)) expect(found).toBeDefined()
+    if (['linux-x64', 'darwin-x64', 'win32-x64'].includes(`${process.platform}-${process.arch}`))
+      expect(found).toBeDefined()
     if (found !== undefined) expect(found).toBe(nodeGypBuild.resolve(dir))
   })
 
@@ -55,7 +64,8 @@ describe('keccak256 after startWasmKeccak (hash-wasm)', () => {
     for (let i = 0; i < 200 && keccakImplementation() !== 'wasm'; i++) await new Promise((r) => setTimeout(r, 10))
     expect(keccakImplementation()).toBe('wasm')
     const big = new Uint8Array(70_000).map((_, i) => (i * 131 + 7) & 0xff)
-    for (let n = 0; n <= 600; n++) expect(bytesToHex(keccak256(big.subarray(3, 3 + n)))).toBe(bytesToHex(keccak_256(big.subarray(3, 3 + n))))
+    for (let n = 0; n <= 600; n++)
+      expect(bytesToHex(keccak256(big.subarray(3, 3 + n)))).toBe(bytesToHex(keccak_256(big.subarray(3, 3 + n))))
     for (const input of [big, big.subarray(1000, 66_000), Buffer.from(big.subarray(0, 5000))]) {
       expect(bytesToHex(keccak256(input))).toBe(bytesToHex(keccak_256(input)))
     }

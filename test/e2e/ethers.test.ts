@@ -38,7 +38,11 @@ let deployReceipt: ContractTransactionReceipt
 
 beforeAll(async () => {
   node = await startNode({ onRequest: (method, _ms, error) => seen.push({ method, code: error?.code }) })
-  provider = new JsonRpcProvider(node.url, network(), { staticNetwork: network(), pollingInterval: 50, cacheTimeout: -1 })
+  provider = new JsonRpcProvider(node.url, network(), {
+    staticNetwork: network(),
+    pollingInterval: 50,
+    cacheTimeout: -1,
+  })
   wallet = new Wallet(COW.privateKey, provider)
   const factory = new ContractFactory(Token.abi, Token.bytecode, wallet)
   const deployed = await factory.deploy('Test Token', 'TT', SUPPLY)
@@ -104,7 +108,11 @@ describe('ethers JsonRpcProvider + Wallet', () => {
     expect(await provider.getTransactionCount(wallet.address)).toBe(nonce + 1)
 
     // eth_getLogs through queryFilter (indexed args) and provider.getLogs
-    const events = (await token.queryFilter(token.filters.Transfer!(wallet.address, COW1.address), 0, 'latest')) as EventLog[]
+    const events = (await token.queryFilter(
+      token.filters.Transfer!(wallet.address, COW1.address),
+      0,
+      'latest',
+    )) as EventLog[]
     expect(events).toHaveLength(1)
     expect(events[0]!.transactionHash).toBe(tx.hash)
     expect(events[0]!.args.value).toBe(1234n)
@@ -112,7 +120,11 @@ describe('ethers JsonRpcProvider + Wallet', () => {
     const all = (await token.queryFilter('Transfer')) as EventLog[]
     expect(all.length).toBeGreaterThanOrEqual(2)
 
-    const logs = await provider.getLogs({ address: tokenAddress, fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber })
+    const logs = await provider.getLogs({
+      address: tokenAddress,
+      fromBlock: receipt.blockNumber,
+      toBlock: receipt.blockNumber,
+    })
     expect(logs).toHaveLength(1)
     expect(logs[0]!.topics[0]).toBe(token.interface.getEvent('Transfer')!.topicHash)
     expect(token.interface.parseLog(logs[0]!)!.args.value).toBe(1234n)
@@ -307,7 +319,6 @@ describe('ethers JsonRpcSigner (node-held keys, eth_sendTransaction)', () => {
     expect(isCallException(err)).toBe(true)
     expect(err.reason).toBe('Token: transfer to zero address')
   })
-
 })
 
 describe('ethers WebSocketProvider', () => {

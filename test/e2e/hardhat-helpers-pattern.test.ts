@@ -10,7 +10,17 @@
  * - setBalance / setNonce / setCode / setStorageAt / impersonateAccount with the helpers' own quantity forms.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Contract, ContractFactory, JsonRpcProvider, JsonRpcSigner, Network, Wallet, toBeHex, toQuantity, zeroPadValue } from 'ethers'
+import {
+  Contract,
+  ContractFactory,
+  JsonRpcProvider,
+  JsonRpcSigner,
+  Network,
+  Wallet,
+  toBeHex,
+  toQuantity,
+  zeroPadValue,
+} from 'ethers'
 import { Token } from '../../fixtures/index.js'
 import type { Node } from '../../src/index.js'
 import { COW, COW1, startNode } from '../helpers/node.js'
@@ -30,11 +40,13 @@ const toRpcQuantity = (n: bigint | number) => toQuantity(n)
 /** helpers/takeSnapshot.ts */
 async function takeSnapshot(): Promise<{ restore(): Promise<void>; snapshotId: string }> {
   let snapshotId: unknown = await provider.send('evm_snapshot', [])
-  if (typeof snapshotId !== 'string') throw new Error('Assertion error: the value returned by evm_snapshot should be a string')
+  if (typeof snapshotId !== 'string')
+    throw new Error('Assertion error: the value returned by evm_snapshot should be a string')
   return {
     restore: async () => {
       const reverted: unknown = await provider.send('evm_revert', [snapshotId])
-      if (typeof reverted !== 'boolean') throw new Error('Assertion error: the value returned by evm_revert should be a boolean')
+      if (typeof reverted !== 'boolean')
+        throw new Error('Assertion error: the value returned by evm_revert should be a boolean')
       if (!reverted) throw new Error('InvalidSnapshotError')
       // re-take the snapshot so that `restore` can be called again
       snapshotId = await provider.send('evm_snapshot', [])
@@ -135,7 +147,12 @@ async function state(d: Deployed, extra: string[] = []) {
 
 beforeAll(async () => {
   node = await startNode({ onRequest: (method, _ms, error) => seen.push({ method, code: error?.code }) })
-  provider = new JsonRpcProvider(node.url, network(), { staticNetwork: network(), pollingInterval: 20, cacheTimeout: -1, batchMaxCount: 1 })
+  provider = new JsonRpcProvider(node.url, network(), {
+    staticNetwork: network(),
+    pollingInterval: 20,
+    cacheTimeout: -1,
+    batchMaxCount: 1,
+  })
 })
 afterAll(async () => {
   provider?.destroy()
@@ -255,7 +272,10 @@ describe('time and mine helpers', () => {
     expect(await latest()).toBe(t0 + 100_000n)
     // time.increaseTo a past time: the node refuses (-32602)
     await expect(increaseTo(t0)).rejects.toThrow(/lower than or equal to previous block's timestamp/)
-    seen.splice(seen.findIndex((s) => s.code === -32602), 1)
+    seen.splice(
+      seen.findIndex((s) => s.code === -32602),
+      1,
+    )
   })
 
   it('mine(n) and mine(n, { interval }); mineUpTo(b)', async () => {
@@ -264,7 +284,8 @@ describe('time and mine helpers', () => {
     await mine(5)
     expect(await latestBlock()).toBe(b0 + 5n)
     // the default interval of 1 s: consecutive timestamps after the first block
-    const stamp = async (n: bigint) => BigInt((await provider.send('eth_getBlockByNumber', [toRpcQuantity(n), false])).timestamp)
+    const stamp = async (n: bigint) =>
+      BigInt((await provider.send('eth_getBlockByNumber', [toRpcQuantity(n), false])).timestamp)
     expect(await stamp(b0 + 1n)).toBeGreaterThan(t0)
     for (let n = b0 + 2n; n <= b0 + 5n; n++) expect((await stamp(n)) - (await stamp(n - 1n))).toBe(1n)
     await mine(3, { interval: 15 })
@@ -273,7 +294,7 @@ describe('time and mine helpers', () => {
     expect(await latestBlock()).toBe(b0 + 100n)
   })
 
-  it('the helpers\' state setters with their quantity forms', async () => {
+  it("the helpers' state setters with their quantity forms", async () => {
     const a = Wallet.createRandom().address
     await provider.send('hardhat_setBalance', [a, toRpcQuantity(10n ** 18n)])
     expect(await provider.getBalance(a)).toBe(10n ** 18n)

@@ -51,43 +51,54 @@ describe('Hardhat project, node as it starts by default', () => {
   beforeAll(async () => {
     node = await startNode()
     // compile once up front (solc-js through the project's compile-subtask override)
-    const r = await runCommand(clientBin('hardhat'), ['compile'], { cwd: PROJECT, env: { HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' } })
+    const r = await runCommand(clientBin('hardhat'), ['compile'], {
+      cwd: PROJECT,
+      env: { HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
+    })
     expect(r.code, r.stdout + r.stderr).toBe(0)
   }, TIMEOUT)
   afterAll(() => node?.close())
 
-  it('`hardhat run scripts/deploy.js` deploys (hardhat-ethers estimates gas: hardhat_metadata is not answered)', async () => {
-    const r = await hardhat(node, ['run', 'scripts/deploy.js'])
-    expect(r.code, r.stdout + r.stderr).toBe(0)
-    const [, vault, token] = /DEPLOYED vault=(0x[0-9a-fA-F]{40}) token=(0x[0-9a-fA-F]{40})/.exec(r.stdout) ?? []
-    expect(await node.provider.request({ method: 'eth_getCode', params: [vault, 'latest'] })).not.toBe('0x')
-    expect(await node.provider.request({ method: 'eth_getCode', params: [token, 'latest'] })).not.toBe('0x')
-  }, TIMEOUT)
+  it(
+    '`hardhat run scripts/deploy.js` deploys (hardhat-ethers estimates gas: hardhat_metadata is not answered)',
+    async () => {
+      const r = await hardhat(node, ['run', 'scripts/deploy.js'])
+      expect(r.code, r.stdout + r.stderr).toBe(0)
+      const [, vault, token] = /DEPLOYED vault=(0x[0-9a-fA-F]{40}) token=(0x[0-9a-fA-F]{40})/.exec(r.stdout) ?? []
+      expect(await node.provider.request({ method: 'eth_getCode', params: [vault, 'latest'] })).not.toBe('0x')
+      expect(await node.provider.request({ method: 'eth_getCode', params: [token, 'latest'] })).not.toBe('0x')
+    },
+    TIMEOUT,
+  )
 
-  it('`hardhat test`: deploys, queryFilter, emit, revertedWith(CustomError) pass; helpers and balance matchers need --compat', async () => {
-    const report = await hardhatTest(node, 'reference')
-    expect(titles(report.passes), report.output).toEqual(
-      [
-        'reference deploys with hardhat-ethers (gas estimated, not fixed)',
-        'reference emits events, found again with queryFilter and provider.getLogs',
-        'reference revertedWith and revertedWithCustomError',
-        'reference ERC-20 transfers with the Transfer event',
-      ].sort(),
-    )
-    // what a user sees without the switch: the tools' own clear refusals
-    const byTitle = Object.fromEntries(report.failures.map((t) => [t.fullTitle, t.err.message ?? '']))
-    expect(Object.keys(byTitle).sort()).toEqual(
-      [
-        'compat loadFixture, time.increase and withdraw',
-        'compat mine, time.latest and takeSnapshot',
-        'compat setBalance and impersonateAccount',
-        'compat changeEtherBalance(s)',
-        'compat changeTokenBalance(s)',
-      ].sort(),
-    )
-    expect(byTitle['compat mine, time.latest and takeSnapshot']).toMatch(/can only be used with Hardhat Network/)
-    expect(byTitle['compat changeEtherBalance(s)']).toMatch(/Multiple transactions found in block/)
-  }, TIMEOUT)
+  it(
+    '`hardhat test`: deploys, queryFilter, emit, revertedWith(CustomError) pass; helpers and balance matchers need --compat',
+    async () => {
+      const report = await hardhatTest(node, 'reference')
+      expect(titles(report.passes), report.output).toEqual(
+        [
+          'reference deploys with hardhat-ethers (gas estimated, not fixed)',
+          'reference emits events, found again with queryFilter and provider.getLogs',
+          'reference revertedWith and revertedWithCustomError',
+          'reference ERC-20 transfers with the Transfer event',
+        ].sort(),
+      )
+      // what a user sees without the switch: the tools' own clear refusals
+      const byTitle = Object.fromEntries(report.failures.map((t) => [t.fullTitle, t.err.message ?? '']))
+      expect(Object.keys(byTitle).sort()).toEqual(
+        [
+          'compat loadFixture, time.increase and withdraw',
+          'compat mine, time.latest and takeSnapshot',
+          'compat setBalance and impersonateAccount',
+          'compat changeEtherBalance(s)',
+          'compat changeTokenBalance(s)',
+        ].sort(),
+      )
+      expect(byTitle['compat mine, time.latest and takeSnapshot']).toMatch(/can only be used with Hardhat Network/)
+      expect(byTitle['compat changeEtherBalance(s)']).toMatch(/Multiple transactions found in block/)
+    },
+    TIMEOUT,
+  )
 })
 
 for (const compat of ['hardhat', 'anvil'] as const) {
@@ -98,10 +109,17 @@ for (const compat of ['hardhat', 'anvil'] as const) {
     })
     afterAll(() => node?.close())
 
-    it('`hardhat test`: every test passes unchanged (network helpers, every chai matcher)', async () => {
-      const report = await hardhatTest(node, compat)
-      expect(report.failures.map((t) => `${t.fullTitle}: ${t.err.message}`), report.output).toEqual([])
-      expect(report.stats.passes).toBe(9)
-    }, TIMEOUT)
+    it(
+      '`hardhat test`: every test passes unchanged (network helpers, every chai matcher)',
+      async () => {
+        const report = await hardhatTest(node, compat)
+        expect(
+          report.failures.map((t) => `${t.fullTitle}: ${t.err.message}`),
+          report.output,
+        ).toEqual([])
+        expect(report.stats.passes).toBe(9)
+      },
+      TIMEOUT,
+    )
   })
 }

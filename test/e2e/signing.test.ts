@@ -25,7 +25,14 @@ import {
   type TypedDataDomain,
   type TypedDataField,
 } from 'ethers'
-import { createWalletClient, defineChain, http, verifyMessage as viemVerifyMessage, verifyTypedData as viemVerifyTypedData, type Hex } from 'viem'
+import {
+  createWalletClient,
+  defineChain,
+  http,
+  verifyMessage as viemVerifyMessage,
+  verifyTypedData as viemVerifyTypedData,
+  type Hex,
+} from 'viem'
 import type { Node } from '../../src/index.js'
 import { createNode } from '../../src/index.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
@@ -58,7 +65,10 @@ const types: Record<string, TypedDataField[]> = {
 const mail = {
   from: { name: 'Cow', wallets: ['0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826'] },
   to: [
-    { name: 'Bob', wallets: ['0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB', '0xB0B0b0b0b0b0B000000000000000000000000000'] },
+    {
+      name: 'Bob',
+      wallets: ['0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB', '0xB0B0b0b0b0b0B000000000000000000000000000'],
+    },
     { name: 'Carol', wallets: [] },
   ],
   contents: 'Hello, Bob!',
@@ -71,7 +81,13 @@ const eip712Domain = [
   { name: 'chainId', type: 'uint256' },
   { name: 'verifyingContract', type: 'address' },
 ]
-const payload = () => JSON.stringify({ types: { EIP712Domain: eip712Domain, ...types }, primaryType: 'Mail', domain, message: { ...mail, amount: mail.amount.toString() } })
+const payload = () =>
+  JSON.stringify({
+    types: { EIP712Domain: eip712Domain, ...types },
+    primaryType: 'Mail',
+    domain,
+    message: { ...mail, amount: mail.amount.toString() },
+  })
 
 const tmpDirs: string[] = []
 function tmpDir(): string {
@@ -96,7 +112,11 @@ describe('signatures verified by ethers and viem', () => {
 
   beforeAll(async () => {
     node = await startNode()
-    provider = new JsonRpcProvider(node.url, network(), { staticNetwork: network(), pollingInterval: 50, cacheTimeout: -1 })
+    provider = new JsonRpcProvider(node.url, network(), {
+      staticNetwork: network(),
+      pollingInterval: 50,
+      cacheTimeout: -1,
+    })
     signer = await provider.getSigner(COW.address)
   })
   afterAll(async () => {
@@ -115,7 +135,9 @@ describe('signatures verified by ethers and viem', () => {
     // ethers' legacy JsonRpcSigner._legacySignMessage uses eth_sign.
     expect(verifyMessage('legacy', await signer._legacySignMessage('legacy')).toLowerCase()).toBe(COW.address)
     // Empty message.
-    expect(verifyMessage(new Uint8Array(), await rpc(node.url, 'eth_sign', [COW.address, '0x'])).toLowerCase()).toBe(COW.address)
+    expect(verifyMessage(new Uint8Array(), await rpc(node.url, 'eth_sign', [COW.address, '0x'])).toLowerCase()).toBe(
+      COW.address,
+    )
   })
 
   it('personal_sign (ethers JsonRpcSigner.signMessage, viem signMessage): verifyMessage recovers the signer', async () => {
@@ -125,7 +147,9 @@ describe('signatures verified by ethers and viem', () => {
     const s2 = await signer.signMessage(Uint8Array.of(0, 1, 2, 255))
     expect(verifyMessage(Uint8Array.of(0, 1, 2, 255), s2).toLowerCase()).toBe(COW.address)
     // A non-hex string is signed as its UTF-8 bytes (as MetaMask).
-    expect(await rpc(node.url, 'personal_sign', ['plain text', COW.address])).toBe(await cowWallet.signMessage('plain text'))
+    expect(await rpc(node.url, 'personal_sign', ['plain text', COW.address])).toBe(
+      await cowWallet.signMessage('plain text'),
+    )
 
     const client = createWalletClient({ chain, transport: http(node.url), account: COW1.address as Hex })
     const s3 = await client.signMessage({ message: 'viem says hi' })
@@ -140,9 +164,23 @@ describe('signatures verified by ethers and viem', () => {
 
   it('eth_signTypedData_v4 from viem (JSON-RPC account): viem verifyTypedData accepts it', async () => {
     const client = createWalletClient({ chain, transport: http(node.url), account: COW1.address as Hex })
-    const viemDomain = { name: 'Ether Mail', version: '1', chainId: 33, verifyingContract: domain.verifyingContract as Hex }
+    const viemDomain = {
+      name: 'Ether Mail',
+      version: '1',
+      chainId: 33,
+      verifyingContract: domain.verifyingContract as Hex,
+    }
     const sig = await client.signTypedData({ domain: viemDomain, types, primaryType: 'Mail', message: mail })
-    expect(await viemVerifyTypedData({ address: COW1.address as Hex, domain: viemDomain, types, primaryType: 'Mail', message: mail, signature: sig })).toBe(true)
+    expect(
+      await viemVerifyTypedData({
+        address: COW1.address as Hex,
+        domain: viemDomain,
+        types,
+        primaryType: 'Mail',
+        message: mail,
+        signature: sig,
+      }),
+    ).toBe(true)
   })
 
   it('eth_signTypedData and eth_signTypedData_v3 are aliases; the payload may be an object; unused types are ignored', async () => {
@@ -157,7 +195,19 @@ describe('signatures verified by ethers and viem', () => {
   it('EIP712Domain is taken from the request (a domain with a salt and no version)', async () => {
     const d = { name: 'Salted', chainId: 33, salt: '0x' + '01'.repeat(32) }
     const t = { Ping: [{ name: 'n', type: 'uint8' }] }
-    const data = { types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'salt', type: 'bytes32' }], ...t }, primaryType: 'Ping', domain: d, message: { n: 7 } }
+    const data = {
+      types: {
+        EIP712Domain: [
+          { name: 'name', type: 'string' },
+          { name: 'chainId', type: 'uint256' },
+          { name: 'salt', type: 'bytes32' },
+        ],
+        ...t,
+      },
+      primaryType: 'Ping',
+      domain: d,
+      message: { n: 7 },
+    }
     const sig = await rpc<string>(node.url, 'eth_signTypedData_v4', [COW.address, JSON.stringify(data)])
     expect(verifyTypedData(d, t, { n: 7 }, sig).toLowerCase()).toBe(COW.address)
   })
@@ -197,7 +247,9 @@ describe('signatures verified by ethers and viem', () => {
   it('eth_signTransaction honours explicit fields and signs for a personal_newAccount account', async () => {
     const address = await rpc<string>(node.url, 'personal_newAccount', ['pw'])
     await rpc(node.url, 'eth_sendTransaction', [{ from: COW.address, to: address, value: '0xde0b6b3a7640000' }])
-    const raw = await rpc<string>(node.url, 'eth_signTransaction', [{ from: address, to: COW.address, gas: '0x5208', gasPrice: '0x0', value: '0x5', data: '0x', nonce: '0x0' }])
+    const raw = await rpc<string>(node.url, 'eth_signTransaction', [
+      { from: address, to: COW.address, gas: '0x5208', gasPrice: '0x0', value: '0x5', data: '0x', nonce: '0x0' },
+    ])
     const tx = Transaction.from(raw)
     expect(tx.from!.toLowerCase()).toBe(address)
     expect(tx.gasLimit).toBe(21_000n)
@@ -218,7 +270,9 @@ describe('keystore files under --db', () => {
       try {
         created = await rpc<string>(node.url, 'personal_newAccount', ['first pass'])
         createdKey = await rpc<string>(node.url, 'personal_dumpRawKey', [created])
-        expect(await rpc(node.url, 'personal_importRawKey', [imported.privateKey, 'second pass'])).toBe(imported.address.toLowerCase())
+        expect(await rpc(node.url, 'personal_importRawKey', [imported.privateKey, 'second pass'])).toBe(
+          imported.address.toLowerCase(),
+        )
       } finally {
         await node.close()
       }
@@ -230,14 +284,25 @@ describe('keystore files under --db', () => {
       expect(f).toMatch(/^UTC--\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z--[0-9a-f]{40}$/)
       if (process.platform !== 'win32') expect(statSync(path.join(ksDir, f)).mode & 0o777).toBe(0o600)
     }
-    const fileOf = (a: string) => path.join(ksDir, files.find((f) => f.endsWith(a.slice(2)))!)
+    const fileOf = (a: string) =>
+      path.join(
+        ksDir,
+        files.find((f) => f.endsWith(a.slice(2)))!,
+      )
     const json = JSON.parse(readFileSync(fileOf(created), 'utf8'))
-    expect(json).toMatchObject({ version: 3, address: created.slice(2), crypto: { cipher: 'aes-128-ctr', kdf: 'scrypt' } })
+    expect(json).toMatchObject({
+      version: 3,
+      address: created.slice(2),
+      crypto: { cipher: 'aes-128-ctr', kdf: 'scrypt' },
+    })
     expect(JSON.stringify(json)).not.toContain(createdKey.slice(2))
     const w1 = await Wallet.fromEncryptedJson(readFileSync(fileOf(created), 'utf8'), 'first pass')
     expect(w1.address.toLowerCase()).toBe(created)
     expect(w1.privateKey).toBe(createdKey)
-    const w2 = await Wallet.fromEncryptedJson(readFileSync(fileOf(imported.address.toLowerCase()), 'utf8'), 'second pass')
+    const w2 = await Wallet.fromEncryptedJson(
+      readFileSync(fileOf(imported.address.toLowerCase()), 'utf8'),
+      'second pass',
+    )
     expect(w2.privateKey).toBe(imported.privateKey)
 
     // Restart on the same directory.
@@ -246,14 +311,21 @@ describe('keystore files under --db', () => {
       const list = await rpc<string[]>(node.url, 'eth_accounts')
       expect(list.slice(10)).toEqual([MINER, created, imported.address.toLowerCase()])
       expect((await rpcError(node.url, 'eth_sign', [created, '0x00'])).message).toMatch(/is locked/)
-      expect(await rpcError(node.url, 'personal_unlockAccount', [created, 'second pass'])).toMatchObject({ code: -32000 })
+      expect(await rpcError(node.url, 'personal_unlockAccount', [created, 'second pass'])).toMatchObject({
+        code: -32000,
+      })
       expect(await rpc(node.url, 'personal_unlockAccount', [created, 'first pass'])).toBe(true)
       expect(await rpc(node.url, 'personal_dumpRawKey', [created])).toBe(createdKey)
       const sig = await rpc<string>(node.url, 'eth_sign', [created, '0x00'])
       expect(verifyMessage(Uint8Array.of(0), sig).toLowerCase()).toBe(created)
       // personal_sendTransaction with the passphrase works on the locked imported account.
-      await rpc(node.url, 'eth_sendTransaction', [{ from: COW.address, to: imported.address, value: '0xde0b6b3a7640000' }])
-      const hash = await rpc<string>(node.url, 'personal_sendTransaction', [{ from: imported.address, to: COW.address, value: '0x1' }, 'second pass'])
+      await rpc(node.url, 'eth_sendTransaction', [
+        { from: COW.address, to: imported.address, value: '0xde0b6b3a7640000' },
+      ])
+      const hash = await rpc<string>(node.url, 'personal_sendTransaction', [
+        { from: imported.address, to: COW.address, value: '0x1' },
+        'second pass',
+      ])
       expect((await rpc(node.url, 'eth_getTransactionReceipt', [hash])).status).toBe('0x1')
     } finally {
       await node.close()
@@ -275,7 +347,9 @@ describe('keystore files under --db', () => {
     } finally {
       await node1.close()
     }
-    const ext = encryptKeystoreJsonSync({ address: external.address, privateKey: external.privateKey }, 'ext', { scrypt: { N: 1024 } })
+    const ext = encryptKeystoreJsonSync({ address: external.address, privateKey: external.privateKey }, 'ext', {
+      scrypt: { N: 1024 },
+    })
     writeFileSync(path.join(ksDir, `UTC--2020-01-01T00-00-00.000Z--${external.address.slice(2).toLowerCase()}`), ext)
     writeFileSync(path.join(ksDir, 'README.txt'), 'not a keystore')
     const node2 = await createNode({ port: 0, db: dir })
@@ -319,19 +393,27 @@ describe('keystore files under --db', () => {
 })
 
 describe('--mnemonic accounts', () => {
-  it('derive like ethers HDNodeWallet (m/44\'/60\'/0\'/0/i), listed after the cow accounts and before the miner, funded, usable', async () => {
+  it("derive like ethers HDNodeWallet (m/44'/60'/0'/0/i), listed after the cow accounts and before the miner, funded, usable", async () => {
     const node = await createNode({ port: 0, mnemonic: MNEMONIC, mnemonicAccounts: 3 })
     try {
       const expected = [0, 1, 2].map((i) => HDNodeWallet.fromPhrase(MNEMONIC, undefined, `m/44'/60'/0'/0/${i}`))
       expect(expected[0]!.address).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
       expect(node.accounts).toHaveLength(13)
       expect(node.accounts.slice(10)).toEqual(
-        expected.map((w) => ({ address: w.address.toLowerCase(), privateKey: w.privateKey, balance: 10_000n * 10n ** 18n, origin: 'mnemonic' })),
+        expected.map((w) => ({
+          address: w.address.toLowerCase(),
+          privateKey: w.privateKey,
+          balance: 10_000n * 10n ** 18n,
+          origin: 'mnemonic',
+        })),
       )
       const list = await rpc<string[]>(node.url, 'eth_accounts')
       expect(list.slice(0, 14)).toEqual([...node.accounts.map((a) => a.address), MINER])
-      for (const w of expected) expect(BigInt(await rpc(node.url, 'eth_getBalance', [w.address, 'latest']))).toBe(10_000n * 10n ** 18n)
-      const hash = await rpc<string>(node.url, 'eth_sendTransaction', [{ from: expected[2]!.address, to: COW.address, value: '0x1' }])
+      for (const w of expected)
+        expect(BigInt(await rpc(node.url, 'eth_getBalance', [w.address, 'latest']))).toBe(10_000n * 10n ** 18n)
+      const hash = await rpc<string>(node.url, 'eth_sendTransaction', [
+        { from: expected[2]!.address, to: COW.address, value: '0x1' },
+      ])
       expect((await rpc(node.url, 'eth_getTransactionReceipt', [hash])).status).toBe('0x1')
       expect(await rpc(node.url, 'personal_lockAccount', [expected[0]!.address])).toBe(false)
     } finally {
@@ -340,9 +422,18 @@ describe('--mnemonic accounts', () => {
   })
 
   it('honours hdPath, balance and the seeded-account count', async () => {
-    const node = await createNode({ port: 0, mnemonic: `  ${MNEMONIC.replace(/ /g, '  ')} `, mnemonicAccounts: 2, hdPath: "m/44'/137'/0'/0", balance: 5n * 10n ** 17n, accounts: 2 })
+    const node = await createNode({
+      port: 0,
+      mnemonic: `  ${MNEMONIC.replace(/ /g, '  ')} `,
+      mnemonicAccounts: 2,
+      hdPath: "m/44'/137'/0'/0",
+      balance: 5n * 10n ** 17n,
+      accounts: 2,
+    })
     try {
-      const expected = [0, 1].map((i) => HDNodeWallet.fromPhrase(MNEMONIC, undefined, `m/44'/137'/0'/0/${i}`).address.toLowerCase())
+      const expected = [0, 1].map((i) =>
+        HDNodeWallet.fromPhrase(MNEMONIC, undefined, `m/44'/137'/0'/0/${i}`).address.toLowerCase(),
+      )
       expect(node.accounts.map((a) => a.address)).toEqual([COW.address, COW1.address, ...expected])
       expect(await rpc<string[]>(node.url, 'eth_accounts')).toEqual([COW.address, COW1.address, ...expected, MINER])
       expect(BigInt(await rpc(node.url, 'eth_getBalance', [expected[1], 'latest']))).toBe(5n * 10n ** 17n)
@@ -352,9 +443,13 @@ describe('--mnemonic accounts', () => {
   })
 
   it('an invalid mnemonic or derivation path stops createNode', async () => {
-    await expect(createNode({ port: 0, mnemonic: MNEMONIC.replace('junk', 'test') })).rejects.toThrow(/invalid mnemonic/)
+    await expect(createNode({ port: 0, mnemonic: MNEMONIC.replace('junk', 'test') })).rejects.toThrow(
+      /invalid mnemonic/,
+    )
     await expect(createNode({ port: 0, mnemonic: 'not words at all' })).rejects.toThrow(/invalid mnemonic/)
-    await expect(createNode({ port: 0, mnemonic: MNEMONIC, hdPath: "m/44'/x" })).rejects.toThrow(/invalid derivation path/)
+    await expect(createNode({ port: 0, mnemonic: MNEMONIC, hdPath: "m/44'/x" })).rejects.toThrow(
+      /invalid derivation path/,
+    )
   })
 })
 
@@ -405,7 +500,17 @@ describe('no private key in the logs', () => {
     const imported = Wallet.createRandom()
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', "import { main } from './src/cli/main.ts'; await main(['node', 'node-cli', ...process.argv.slice(1)])", '--', '--port', '0', '--verbose'],
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        "import { main } from './src/cli/main.ts'; await main(['node', 'node-cli', ...process.argv.slice(1)])",
+        '--',
+        '--port',
+        '0',
+        '--verbose',
+      ],
       { cwd: root, env: { ...process.env, FORCE_COLOR: '0' } },
     )
     let out = ''
@@ -426,7 +531,7 @@ describe('no private key in the logs', () => {
       const address = await rpc<string>(url, 'personal_importRawKey', [imported.privateKey, 'pw'])
       expect(await rpc(url, 'personal_dumpRawKey', [address])).toBe(imported.privateKey)
       // the request log is written asynchronously: wait for its lines instead of a fixed delay
-      for (const deadline = Date.now() + 10_000; !/personal_dumpRawKey/.test(out) && Date.now() < deadline; ) {
+      for (const deadline = Date.now() + 10_000; !/personal_dumpRawKey/.test(out) && Date.now() < deadline;) {
         await new Promise((r) => setTimeout(r, 20))
       }
       expect(out).toMatch(/personal_importRawKey .*-32602/)

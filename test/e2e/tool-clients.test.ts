@@ -19,7 +19,6 @@ const requireClient = createRequire(join(CLIENTS_DIR, 'package.json'))
 // web3.js lives in test/clients (kept out of the root install); typed loosely here
 const { Web3 } = requireClient('web3') as { Web3: any }
 
-
 describe.each(['hardhat', 'anvil'] as const)('viem under --compat %s', (compat) => {
   let node: Node
   let probeAddress: Hex
@@ -31,14 +30,25 @@ describe.each(['hardhat', 'anvil'] as const)('viem under --compat %s', (compat) 
 
   const client = () =>
     createPublicClient({
-      chain: defineChain({ id: 33, name: 'regtest', nativeCurrency: { name: 'RBTC', symbol: 'RBTC', decimals: 18 }, rpcUrls: { default: { http: [node.url] } } }),
+      chain: defineChain({
+        id: 33,
+        name: 'regtest',
+        nativeCurrency: { name: 'RBTC', symbol: 'RBTC', decimals: 18 },
+        rpcUrls: { default: { http: [node.url] } },
+      }),
       transport: http(node.url),
     })
 
   /** The ContractFunctionRevertedError viem builds for a simulated call. */
   async function reverted(functionName: string, args: unknown[] = []): Promise<ContractFunctionRevertedError> {
     try {
-      await client().simulateContract({ address: probeAddress, abi: Probe.abi, functionName, args, account: COW.address as Hex })
+      await client().simulateContract({
+        address: probeAddress,
+        abi: Probe.abi,
+        functionName,
+        args,
+        account: COW.address as Hex,
+      })
     } catch (err) {
       expect(err).toBeInstanceOf(BaseError)
       const inner = (err as BaseError).walk((e) => e instanceof ContractFunctionRevertedError)
@@ -62,7 +72,9 @@ describe.each(['hardhat', 'anvil'] as const)('viem under --compat %s', (compat) 
       await client().readContract({ address: probeAddress, abi: Probe.abi, functionName: 'failCustom', args: [9n] })
       throw new Error('expected a revert')
     } catch (err) {
-      const inner = (err as BaseError).walk((x) => x instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError
+      const inner = (err as BaseError).walk(
+        (x) => x instanceof ContractFunctionRevertedError,
+      ) as ContractFunctionRevertedError
       expect(inner.data?.args).toEqual([9n, 'custom failure'])
     }
   })
@@ -97,9 +109,10 @@ describe('web3.js 4, cast and typed transactions against the default node', () =
   it('web3.js with its EIP-1559 default: its own clear Eip1559NotSupportedError, nothing sent', async () => {
     const web3 = new Web3(node.url)
     const before = await rpc(node.url, 'eth_blockNumber')
-    const err = await web3.eth
-      .sendTransaction({ from: COW.address, to: COW1.address, value: 1 })
-      .then(() => undefined, (e: Error) => e)
+    const err = await web3.eth.sendTransaction({ from: COW.address, to: COW1.address, value: 1 }).then(
+      () => undefined,
+      (e: Error) => e,
+    )
     expect(err?.constructor.name).toBe('Eip1559NotSupportedError')
     expect(err?.message).toMatch(/Network doesn't support eip-1559/)
     expect(await rpc(node.url, 'eth_blockNumber')).toBe(before)
@@ -109,7 +122,9 @@ describe('web3.js 4, cast and typed transactions against the default node', () =
     const args = ['send', '--rpc-url', node.url, '--private-key', COW.privateKey, COW1.address, '--value', '1']
     // (the npm package's wrapper exits 0 whatever cast exits with: the message is what a user sees)
     const refused = await runCommand(clientBin('cast'), args)
-    expect(refused.stderr).toMatch(/error code -32601: the method eth_feeHistory is not available: .*legacy \(type 0\) transactions only.*--legacy/)
+    expect(refused.stderr).toMatch(
+      /error code -32601: the method eth_feeHistory is not available: .*legacy \(type 0\) transactions only.*--legacy/,
+    )
     const sent = await runCommand(clientBin('cast'), [...args, '--legacy'])
     expect(sent.code, sent.stderr).toBe(0)
     expect(sent.stdout).toMatch(/status\s+1 \(success\)/)
@@ -138,7 +153,7 @@ describe('web3.js 4, cast and typed transactions against the default node', () =
       expect(e.code).toBe(-32602)
       expect(e.message).toBe(
         `Invalid input: typed transaction (${name}) not supported: this chain has no fee market (no base fee, no EIP-1559) ` +
-          "and takes legacy (type 0) transactions only; send legacy transactions with gasPrice (cast/forge --legacy, " +
+          'and takes legacy (type 0) transactions only; send legacy transactions with gasPrice (cast/forge --legacy, ' +
           "web3.js defaultTransactionType: '0x0', ethers { type: 0 }, viem { type: 'legacy' })",
       )
     }
@@ -152,9 +167,14 @@ describe('web3.js 4, cast and typed transactions against the default node', () =
     const err = await new web3.eth.Contract(Probe.abi)
       .deploy({ data: Probe.bytecode })
       .send({ from: COW1.address })
-      .then(() => undefined, (e: Error & { cause?: { message?: string } }) => e)
+      .then(
+        () => undefined,
+        (e: Error & { cause?: { message?: string } }) => e,
+      )
     // Probe's init code alone costs more than 90 000 gas: the pool refuses it before execution
-    expect(JSON.stringify({ message: err?.message, cause: err?.cause?.message })).toMatch(/basic cost is above the gas limit|out of gas/)
+    expect(JSON.stringify({ message: err?.message, cause: err?.cause?.message })).toMatch(
+      /basic cost is above the gas limit|out of gas/,
+    )
     const compat = await startNode({ compat: 'hardhat' })
     try {
       const w = new Web3(compat.url)

@@ -195,17 +195,20 @@ describe.each(['anvil', 'hardhat'] as const)('viem test client, mode %s', (mode)
 
   // evm_setIntervalMining takes milliseconds here (Hardhat's unit); viem's anvil mode sends seconds (Anvil's
   // unit) under the same method name, so only the hardhat mode is checked.
-  it.skipIf(mode !== 'hardhat')('setIntervalMining: a block per tick of an interval in ms; 0 turns it off', async () => {
-    await client.setIntervalMining({ interval: 2 })
-    const armed = intervals.at(-1)!
-    expect(armed.ms).toBe(2000)
-    const n = await client.getBlockNumber({ cacheTime: 0 })
-    armed.cb()
-    await internals(node).chain.queue.run(() => undefined)
-    expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(n + 1n)
-    await client.setIntervalMining({ interval: 0 })
-    expect(intervals.at(-1)!.ms).toBe(-1) // cleared
-  })
+  it.skipIf(mode !== 'hardhat')(
+    'setIntervalMining: a block per tick of an interval in ms; 0 turns it off',
+    async () => {
+      await client.setIntervalMining({ interval: 2 })
+      const armed = intervals.at(-1)!
+      expect(armed.ms).toBe(2000)
+      const n = await client.getBlockNumber({ cacheTime: 0 })
+      armed.cb()
+      await internals(node).chain.queue.run(() => undefined)
+      expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(n + 1n)
+      await client.setIntervalMining({ interval: 0 })
+      expect(intervals.at(-1)!.ms).toBe(-1) // cleared
+    },
+  )
 
   it('setLoggingEnabled: the request log stops and starts again', async () => {
     await client.setLoggingEnabled(false)

@@ -60,10 +60,16 @@ async function rejection(fn: () => Promise<unknown>): Promise<BaseError> {
 }
 
 const cow1TokenBalance = () =>
-  publicClient.readContract({ address: token, abi: Token.abi, functionName: 'balanceOf', args: [cow1] }) as Promise<bigint>
+  publicClient.readContract({
+    address: token,
+    abi: Token.abi,
+    functionName: 'balanceOf',
+    args: [cow1],
+  }) as Promise<bigint>
 
 function recordRaw(_req: Request, init: RequestInit): void {
-  const body = JSON.parse(String(init.body)) as { method: string; params: unknown[] } | { method: string; params: unknown[] }[]
+  const body = JSON.parse(String(init.body)) as
+    { method: string; params: unknown[] } | { method: string; params: unknown[] }[]
   for (const r of Array.isArray(body) ? body : [body]) {
     if (r.method === 'eth_sendRawTransaction') rawSent.push(r.params[0] as Hex)
   }
@@ -78,8 +84,17 @@ beforeAll(async () => {
     rpcUrls: { default: { http: [node.url], webSocket: [node.wsUrl] } },
   })
   publicClient = createPublicClient({ chain, transport: http(node.url), pollingInterval: 50 })
-  walletClient = createWalletClient({ chain, account, transport: http(node.url, { onFetchRequest: recordRaw }), pollingInterval: 50 })
-  const hash = await walletClient.deployContract({ abi: Token.abi, bytecode: Token.bytecode, args: ['Viem Token', 'VT', SUPPLY] })
+  walletClient = createWalletClient({
+    chain,
+    account,
+    transport: http(node.url, { onFetchRequest: recordRaw }),
+    pollingInterval: 50,
+  })
+  const hash = await walletClient.deployContract({
+    abi: Token.abi,
+    bytecode: Token.bytecode,
+    args: ['Viem Token', 'VT', SUPPLY],
+  })
   const receipt = await publicClient.waitForTransactionReceipt({ hash })
   expect(receipt.status).toBe('success')
   token = receipt.contractAddress!
@@ -103,16 +118,28 @@ describe('viem public + wallet client (local account)', () => {
   it('reads name, symbol, totalSupply, balanceOf', async () => {
     expect(await publicClient.readContract({ address: token, abi: Token.abi, functionName: 'name' })).toBe('Viem Token')
     expect(await publicClient.readContract({ address: token, abi: Token.abi, functionName: 'symbol' })).toBe('VT')
-    expect(await publicClient.readContract({ address: token, abi: Token.abi, functionName: 'totalSupply' })).toBe(SUPPLY)
-    expect(await publicClient.readContract({ address: token, abi: Token.abi, functionName: 'balanceOf', args: [account.address] })).toBe(
+    expect(await publicClient.readContract({ address: token, abi: Token.abi, functionName: 'totalSupply' })).toBe(
       SUPPLY,
     )
+    expect(
+      await publicClient.readContract({
+        address: token,
+        abi: Token.abi,
+        functionName: 'balanceOf',
+        args: [account.address],
+      }),
+    ).toBe(SUPPLY)
   })
 
   it('writeContract sends a legacy transfer; events via getContractEvents and getLogs', async () => {
     const nonce = await publicClient.getTransactionCount({ address: account.address })
     const before = rawSent.length
-    const hash = await walletClient.writeContract({ address: token, abi: Token.abi, functionName: 'transfer', args: [cow1, 500n] })
+    const hash = await walletClient.writeContract({
+      address: token,
+      abi: Token.abi,
+      functionName: 'transfer',
+      args: [cow1, 500n],
+    })
     const receipt = await publicClient.waitForTransactionReceipt({ hash })
     expect(receipt.status).toBe('success')
     expect(receipt.type).toBe('legacy')
@@ -131,7 +158,9 @@ describe('viem public + wallet client (local account)', () => {
     expect(tx.from).toBe(account.address.toLowerCase())
     expect(await publicClient.getTransactionCount({ address: account.address })).toBe(nonce + 1)
 
-    expect(await publicClient.readContract({ address: token, abi: Token.abi, functionName: 'balanceOf', args: [cow1] })).toBe(500n)
+    expect(
+      await publicClient.readContract({ address: token, abi: Token.abi, functionName: 'balanceOf', args: [cow1] }),
+    ).toBe(500n)
 
     const events = await publicClient.getContractEvents({
       address: token,
@@ -181,7 +210,13 @@ describe('viem public + wallet client (local account)', () => {
 
   it('the revert data of a failing call reaches viem (RpcRequestError.data)', async () => {
     const err = await rejection(() =>
-      publicClient.simulateContract({ address: token, abi: Token.abi, functionName: 'transfer', args: [zeroAddress, 1n], account }),
+      publicClient.simulateContract({
+        address: token,
+        abi: Token.abi,
+        functionName: 'transfer',
+        args: [zeroAddress, 1n],
+        account,
+      }),
     )
     const rpcErr = err.walk((e) => e instanceof RpcRequestError) as RpcRequestError
     expect(rpcErr.code).toBe(-32015)
@@ -196,7 +231,13 @@ describe('viem public + wallet client (local account)', () => {
   // reason. Reported; not changed here (the code is the reference node's).
   it.fails('simulateContract of a revert string → ContractFunctionRevertedError with the reason', async () => {
     const err = await rejection(() =>
-      publicClient.simulateContract({ address: token, abi: Token.abi, functionName: 'transfer', args: [zeroAddress, 1n], account }),
+      publicClient.simulateContract({
+        address: token,
+        abi: Token.abi,
+        functionName: 'transfer',
+        args: [zeroAddress, 1n],
+        account,
+      }),
     )
     const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null
     expect(reverted).toBeInstanceOf(ContractFunctionRevertedError)
@@ -238,7 +279,13 @@ describe('viem public + wallet client (local account)', () => {
 
   it('estimateContractGas of a reverting call rejects', async () => {
     const err = await rejection(() =>
-      publicClient.estimateContractGas({ address: token, abi: Token.abi, functionName: 'transfer', args: [zeroAddress, 1n], account }),
+      publicClient.estimateContractGas({
+        address: token,
+        abi: Token.abi,
+        functionName: 'transfer',
+        args: [zeroAddress, 1n],
+        account,
+      }),
     )
     const rpcErr = err.walk((e) => e instanceof RpcRequestError) as RpcRequestError
     expect(rpcErr.code).toBe(-32015)
@@ -309,14 +356,34 @@ describe('viem wallet client with the node account (json-rpc account, eth_sendTr
 
   it('deploys and writes with an explicit gas limit', async () => {
     const wc = createWalletClient({ chain, account: getAddress(COW.address), transport: http(node.url) })
-    const hash = await wc.deployContract({ abi: Token.abi, bytecode: Token.bytecode, args: ['RPC Token', 'RT', 9n], gas: 1_500_000n })
+    const hash = await wc.deployContract({
+      abi: Token.abi,
+      bytecode: Token.bytecode,
+      args: ['RPC Token', 'RT', 9n],
+      gas: 1_500_000n,
+    })
     const receipt = await publicClient.waitForTransactionReceipt({ hash })
     expect(receipt.status).toBe('success')
     const addr = receipt.contractAddress!
-    expect(await publicClient.readContract({ address: addr, abi: Token.abi, functionName: 'balanceOf', args: [COW.address] })).toBe(9n)
-    const w = await wc.writeContract({ address: addr, abi: Token.abi, functionName: 'transfer', args: [cow1, 4n], gas: 100_000n })
+    expect(
+      await publicClient.readContract({
+        address: addr,
+        abi: Token.abi,
+        functionName: 'balanceOf',
+        args: [COW.address],
+      }),
+    ).toBe(9n)
+    const w = await wc.writeContract({
+      address: addr,
+      abi: Token.abi,
+      functionName: 'transfer',
+      args: [cow1, 4n],
+      gas: 100_000n,
+    })
     expect((await publicClient.waitForTransactionReceipt({ hash: w })).status).toBe('success')
-    expect(await publicClient.readContract({ address: addr, abi: Token.abi, functionName: 'balanceOf', args: [cow1] })).toBe(4n)
+    expect(
+      await publicClient.readContract({ address: addr, abi: Token.abi, functionName: 'balanceOf', args: [cow1] }),
+    ).toBe(4n)
   })
 })
 

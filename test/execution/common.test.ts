@@ -21,10 +21,17 @@ describe('createChainCommon', () => {
   it('holds the parameters successive updateParams calls would give (one merge at construction)', () => {
     const c = createChainCommon(33)
     // the same chain, parameters loaded package by package as @ethereumjs documents
-    const ref = new Common({ chain: JSON.parse(JSON.stringify((c as unknown as { _chainParams: unknown })._chainParams)), hardfork: 'petersburg' })
-    const ours = { 1: { txDataNonZeroGas: 16, stackLimit: 400 }, 609: { bn254AddGas: 150, bn254MulGas: 6000, bn254PairingGas: 45000, bn254PairingWordGas: 34000 } }
+    const ref = new Common({
+      chain: JSON.parse(JSON.stringify((c as unknown as { _chainParams: unknown })._chainParams)),
+      hardfork: 'petersburg',
+    })
+    const ours = {
+      1: { txDataNonZeroGas: 16, stackLimit: 400 },
+      609: { bn254AddGas: 150, bn254MulGas: 6000, bn254PairingGas: 45000, bn254PairingWordGas: 34000 },
+    }
     for (const params of [paramsTx, paramsBlock, paramsEVM, paramsVM, ours]) ref.updateParams(params)
-    const internals = (x: Common) => x as unknown as { _params: unknown; _paramsCache: unknown; _activatedEIPsCache: unknown }
+    const internals = (x: Common) =>
+      x as unknown as { _params: unknown; _paramsCache: unknown; _activatedEIPsCache: unknown }
     expect(internals(c)._params).toEqual(internals(ref)._params)
     expect(internals(c)._paramsCache).toEqual(internals(ref)._paramsCache)
     expect(internals(c)._activatedEIPsCache).toEqual(internals(ref)._activatedEIPsCache)

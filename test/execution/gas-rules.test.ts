@@ -63,7 +63,8 @@ const callerFor = (op: 'f1' | 'f2' | 'f4' | 'fa'): string =>
     '60 20 60 20 5f 5f', // outLen 32, outOff 32, inLen 0, inOff 0
     op === 'f1' || op === 'f2' ? '34' : '', // value CALLVALUE
     '5f 35 60 20 35', // to = calldata[0], gas = calldata[1]
-    op, '50', // CALL… POP
+    op,
+    '50', // CALL… POP
     '60 40 5f f3', // RETURN mem[0..64]
   )
 const CALLER = callerFor('f1')
@@ -98,9 +99,13 @@ const REVERT_GAS_INIT = '5a5f5260205ffd'
 const creator = (create2: boolean): string =>
   code(
     '5a 5f 52', // GAS PUSH0 MSTORE
-    '66', REVERT_GAS_INIT, '60 20 52', // mem[32..64] = init code, right-aligned (bytes 57..63)
+    '66',
+    REVERT_GAS_INIT,
+    '60 20 52', // mem[32..64] = init code, right-aligned (bytes 57..63)
     create2 ? '5f' : '', // salt 0
-    '60 07 60 39 5f', create2 ? 'f5' : 'f0', '50', // CREATE(2)(value 0, offset 57, length 7) POP
+    '60 07 60 39 5f',
+    create2 ? 'f5' : 'f0',
+    '50', // CREATE(2)(value 0, offset 57, length 7) POP
     '60 20 5f 60 40 3e', // RETURNDATACOPY(64, 0, 32)
     '60 60 5f f3', // RETURN mem[0..96]
   )
@@ -118,7 +123,9 @@ beforeAll(async () => {
   node = await startNode()
   url = node.url
   ;[reporter, caller, pokeCall, pokeStaticcall, recurse] = await Promise.all(
-    [GAS_REPORTER, CALLER, POKE_CALL, POKE_STATICCALL, RECURSE].map(async (c) => (await deploy(url, initCode(c))).address),
+    [GAS_REPORTER, CALLER, POKE_CALL, POKE_STATICCALL, RECURSE].map(
+      async (c) => (await deploy(url, initCode(c))).address,
+    ),
   )
 })
 afterAll(() => node?.close())
@@ -167,7 +174,13 @@ describe('CALL passes min(gas left, requested + stipend): no 63/64 rule', () => 
     // tx gas = intrinsic + GAS 2 + 31 + CALL 9 703 + what is left for the callee
     const at = (left: bigint) =>
       rpcRaw<string>(url, 'eth_call', [
-        { from: COW.address, to: caller, data, value: '0x1', gas: '0x' + (intrinsic(data) + 2n + BEFORE_CALL + CALL_BASE + 9_000n + left).toString(16) },
+        {
+          from: COW.address,
+          to: caller,
+          data,
+          value: '0x1',
+          gas: '0x' + (intrinsic(data) + 2n + BEFORE_CALL + CALL_BASE + 9_000n + left).toString(16),
+        },
         'latest',
       ])
     const ok = await at(2_300n)
@@ -219,7 +232,9 @@ describe('call depth limit 400 (RSKIP150)', () => {
     const pushes = async (n: number) => (await deploy(url, initCode(code('5f'.repeat(n), '00')))).address
     await send(await pushes(1024), '0x', '0x1')
     // stack overflow: the node reports the mined failure (-32015)
-    const e = await rpcError(url, 'eth_sendTransaction', [{ from: COW.address, to: await pushes(1025), gas: '0x30d40' }])
+    const e = await rpcError(url, 'eth_sendTransaction', [
+      { from: COW.address, to: await pushes(1025), gas: '0x30d40' },
+    ])
     expect(e.code).toBe(-32015)
   })
 })
@@ -349,7 +364,9 @@ describe('eth_estimateGas: the reference rule (one run, peak consumption)', () =
     )
     const reservation = (to: string) => code(w(to), w(100_000n))
     const viaReverting = reservation(reverting)
-    expect(await estimate({ to: caller, data: viaReverting })).toBe(intrinsic(viaReverting) + TO_CALL + CALL_BASE + 100_000n)
+    expect(await estimate({ to: caller, data: viaReverting })).toBe(
+      intrinsic(viaReverting) + TO_CALL + CALL_BASE + 100_000n,
+    )
     const viaStopping = reservation(stopping)
     const gas = await estimate({ to: caller, data: viaStopping })
     expect(gas).toBe(BigInt((await send(caller, viaStopping)).gasUsed))

@@ -86,9 +86,9 @@ describe('interpreter loop', () => {
     const stock = await run(loop, true, 1_000_000n)
     expect(summary(fast)).toEqual(summary(stock))
     expect(fast.exceptionError).toBeUndefined()
-    const proto = Object.getPrototypeOf(
-      (fast.runState as unknown as { interpreter: object }).interpreter,
-    ) as { run: { toString(): string } }
+    const proto = Object.getPrototypeOf((fast.runState as unknown as { interpreter: object }).interpreter) as {
+      run: { toString(): string }
+    }
     expect(proto.run.toString()).toContain('stockRunStep')
   })
 })

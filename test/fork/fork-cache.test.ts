@@ -111,9 +111,13 @@ describe('ForkCache', () => {
 
 describe('defaultForkCacheDir', () => {
   it('uses XDG_CACHE_HOME first, then the platform convention', () => {
-    expect(defaultForkCacheDir({ XDG_CACHE_HOME: '/x/cache' }, 'linux', '/home/u')).toBe(join('/x/cache', 'node-cli', 'fork'))
+    expect(defaultForkCacheDir({ XDG_CACHE_HOME: '/x/cache' }, 'linux', '/home/u')).toBe(
+      join('/x/cache', 'node-cli', 'fork'),
+    )
     expect(defaultForkCacheDir({}, 'linux', '/home/u')).toBe(join('/home/u', '.cache', 'node-cli', 'fork'))
-    expect(defaultForkCacheDir({}, 'darwin', '/Users/u')).toBe(join('/Users/u', 'Library', 'Caches', 'node-cli', 'fork'))
+    expect(defaultForkCacheDir({}, 'darwin', '/Users/u')).toBe(
+      join('/Users/u', 'Library', 'Caches', 'node-cli', 'fork'),
+    )
     expect(defaultForkCacheDir({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32', 'C:\\Users\\u')).toBe(
       join('C:\\Users\\u\\AppData\\Local', 'node-cli', 'cache', 'fork'),
     )

@@ -37,7 +37,12 @@ beforeAll(async () => {
     { from: COW.address, data: Token.bytecode + iface.encodeDeploy(['T', 'T', 1000n]).slice(2), gas: '0x2dc6c0' },
   ])
   token = (await rpc<{ contractAddress: string }>(node.url, 'eth_getTransactionReceipt', [deploy])).contractAddress
-  const transfer = (n: bigint) => ({ from: COW.address, to: token, data: iface.encodeFunctionData('transfer', [COW1.address, n]), gas: '0x30d40' })
+  const transfer = (n: bigint) => ({
+    from: COW.address,
+    to: token,
+    data: iface.encodeFunctionData('transfer', [COW1.address, n]),
+    gas: '0x30d40',
+  })
   beforeTx = await rpc<string>(node.url, 'eth_sendTransaction', [transfer(1n)])
   const number = BigInt(await rpc<string>(node.url, 'eth_blockNumber'))
   const hash = (await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x' + number.toString(16), false])).hash
@@ -110,14 +115,19 @@ describe('resolveForkPoint', () => {
     expect((await resolveForkPoint(remote, { url: proxy.url, confirmations: 1000n })).number).toBe(0n)
     await rpc(node.url, 'evm_mine', [{ blocks: '0x8' }])
     const head = BigInt(await rpc<string>(node.url, 'eth_blockNumber'))
-    const hashOf = async (n: bigint) => (await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x' + n.toString(16), false])).hash
+    const hashOf = async (n: bigint) =>
+      (await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x' + n.toString(16), false])).hash
     const byDefault = await resolveForkPoint(remote, { url: proxy.url })
     expect(byDefault.number).toBe(head - DEFAULT_FORK_CONFIRMATIONS)
     expect(toHex(byDefault.hash)).toBe(await hashOf(head - DEFAULT_FORK_CONFIRMATIONS))
     expect(byDefault.chainId).toBe(33n)
     expect((await resolveForkPoint(remote, { url: proxy.url, blockNumber: -1n })).number).toBe(head - 1n)
     expect(await resolveForkPoint(remote, { url: proxy.url, blockNumber: point.number })).toEqual(point)
-    await expect(resolveForkPoint(remote, { url: proxy.url, blockNumber: head + 1n })).rejects.toThrow(InvalidArgumentError)
-    await expect(resolveForkPoint(remote, { url: proxy.url, blockNumber: -(head + 1n) })).rejects.toThrow(/before block 0/)
+    await expect(resolveForkPoint(remote, { url: proxy.url, blockNumber: head + 1n })).rejects.toThrow(
+      InvalidArgumentError,
+    )
+    await expect(resolveForkPoint(remote, { url: proxy.url, blockNumber: -(head + 1n) })).rejects.toThrow(
+      /before block 0/,
+    )
   })
 })

@@ -37,17 +37,25 @@ beforeAll(async () => {
   remote = await startNode()
   cacheRoot = await mkdtemp(join(tmpdir(), 'node-cli-fork-node-'))
   const args = AbiCoder.defaultAbiCoder().encode(['string', 'string', 'uint256'], ['Test', 'TST', 1_000_000n])
-  const deploy = await rpc<string>(remote.url, 'eth_sendTransaction', [{ from: COW.address, data: Token.bytecode + args.slice(2), gas: '0x2dc6c0' }])
+  const deploy = await rpc<string>(remote.url, 'eth_sendTransaction', [
+    { from: COW.address, data: Token.bytecode + args.slice(2), gas: '0x2dc6c0' },
+  ])
   token = (await rpc<{ contractAddress: string }>(remote.url, 'eth_getTransactionReceipt', [deploy])).contractAddress
-  await rpc(remote.url, 'eth_sendTransaction', [{ from: COW.address, to: token, data: iface.encodeFunctionData('transfer', [COW1.address, 1000n]), gas: '0x30d40' }])
+  await rpc(remote.url, 'eth_sendTransaction', [
+    { from: COW.address, to: token, data: iface.encodeFunctionData('transfer', [COW1.address, 1000n]), gas: '0x30d40' },
+  ])
   await rpc(remote.url, 'eth_sendTransaction', [{ from: COW.address, to: RICH, value: hex(10n ** 21n) }])
   await rpc(remote.url, 'evm_mine', [{ blocks: '0x10' }])
   forkNumber = BigInt(await rpc<string>(remote.url, 'eth_blockNumber'))
   forkHash = (await rpc<{ hash: string }>(remote.url, 'eth_getBlockByNumber', [hex(forkNumber), false])).hash
   // the remote moves on after the fork block: the fork must not see it
-  await rpc(remote.url, 'eth_sendTransaction', [{ from: COW.address, to: token, data: iface.encodeFunctionData('transfer', [COW1.address, 7n]), gas: '0x30d40' }])
+  await rpc(remote.url, 'eth_sendTransaction', [
+    { from: COW.address, to: token, data: iface.encodeFunctionData('transfer', [COW1.address, 7n]), gas: '0x30d40' },
+  ])
   proxy = await startRskjProxy({ upstream: remote.url })
-  fork = await startNode({ fork: { url: proxy.url, blockNumber: forkNumber, cache: cacheRoot, retries: 0, timeoutMs: 5_000 } })
+  fork = await startNode({
+    fork: { url: proxy.url, blockNumber: forkNumber, cache: cacheRoot, retries: 0, timeoutMs: 5_000 },
+  })
 })
 
 afterAll(async () => {
@@ -64,24 +72,39 @@ describe('a forked node at the fork block', () => {
     expect(BigInt(await rpc<string>(fork.url, 'eth_blockNumber'))).toBe(forkNumber)
     expect(await rpc(fork.url, 'eth_chainId')).toBe('0x21')
     const at = hex(forkNumber)
-    expect(await rpc(fork.url, 'eth_getCode', [token, 'latest'])).toBe(await rpc(remote.url, 'eth_getCode', [token, at]))
-    expect(await rpc(fork.url, 'eth_getTransactionCount', [COW.address, 'latest'])).toBe(await rpc(remote.url, 'eth_getTransactionCount', [COW.address, at]))
+    expect(await rpc(fork.url, 'eth_getCode', [token, 'latest'])).toBe(
+      await rpc(remote.url, 'eth_getCode', [token, at]),
+    )
+    expect(await rpc(fork.url, 'eth_getTransactionCount', [COW.address, 'latest'])).toBe(
+      await rpc(remote.url, 'eth_getTransactionCount', [COW.address, at]),
+    )
     expect(await rpc(fork.url, 'eth_getBalance', [RICH, 'latest'])).toBe(hex(10n ** 21n))
     const slot = '0x' + '0'.repeat(63) + '2' // totalSupply
-    expect(await rpc(fork.url, 'eth_getStorageAt', [token, slot, 'latest'])).toBe(await rpc(remote.url, 'eth_getStorageAt', [token, slot, at]))
+    expect(await rpc(fork.url, 'eth_getStorageAt', [token, slot, 'latest'])).toBe(
+      await rpc(remote.url, 'eth_getStorageAt', [token, slot, at]),
+    )
     expect(await balanceOf(fork.url, COW1.address)).toBe(1000n) // not 1007: the remote's later transfer is not seen
   })
 
   it('serves blocks at or below the fork block from the remote, and nothing above it', async () => {
     const b = await rpc<{ hash: string; number: string }>(fork.url, 'eth_getBlockByNumber', [hex(forkNumber), false])
     expect(b.hash).toBe(forkHash)
-    const deployBlock = await rpc<{ hash: string; transactions: unknown[] }>(remote.url, 'eth_getBlockByNumber', ['0x1', true])
+    const deployBlock = await rpc<{ hash: string; transactions: unknown[] }>(remote.url, 'eth_getBlockByNumber', [
+      '0x1',
+      true,
+    ])
     expect(await rpc(fork.url, 'eth_getBlockByNumber', ['0x1', true])).toEqual(deployBlock)
     expect(await rpc(fork.url, 'eth_getBlockByHash', [deployBlock.hash, true])).toEqual(deployBlock)
     const txHash = (deployBlock.transactions[0] as { hash: string }).hash
-    expect(await rpc(fork.url, 'eth_getTransactionReceipt', [txHash])).toEqual(await rpc(remote.url, 'eth_getTransactionReceipt', [txHash]))
-    expect(await rpc(fork.url, 'eth_getBlockTransactionCountByNumber', ['0x1'])).toBe(hex(BigInt(deployBlock.transactions.length)))
-    expect(await rpc(fork.url, 'ext_getRawBlockHeaderByNumber', ['0x1'])).toBe(await rpc(remote.url, 'ext_getRawBlockHeaderByNumber', ['0x1']))
+    expect(await rpc(fork.url, 'eth_getTransactionReceipt', [txHash])).toEqual(
+      await rpc(remote.url, 'eth_getTransactionReceipt', [txHash]),
+    )
+    expect(await rpc(fork.url, 'eth_getBlockTransactionCountByNumber', ['0x1'])).toBe(
+      hex(BigInt(deployBlock.transactions.length)),
+    )
+    expect(await rpc(fork.url, 'ext_getRawBlockHeaderByNumber', ['0x1'])).toBe(
+      await rpc(remote.url, 'ext_getRawBlockHeaderByNumber', ['0x1']),
+    )
     expect(await rpc(fork.url, 'eth_getBlockByNumber', [hex(forkNumber + 1n), false])).toBeNull()
     // state below the fork block is the remote's at that number
     expect(await rpc(fork.url, 'eth_getBalance', [RICH, '0x1'])).toBe('0x0')
@@ -99,7 +122,10 @@ describe('local blocks over the fork', () => {
       expect(receipt?.status).toBe(1)
       expect(BigInt(receipt!.blockNumber)).toBe(forkNumber + 1n)
       expect(await erc20.getFunction('balanceOf')(STRANGER)).toBe(500n)
-      const block = await rpc<{ parentHash: string; number: string; hash: string }>(fork.url, 'eth_getBlockByNumber', ['latest', false])
+      const block = await rpc<{ parentHash: string; number: string; hash: string }>(fork.url, 'eth_getBlockByNumber', [
+        'latest',
+        false,
+      ])
       expect(block.parentHash).toBe(forkHash)
       expect(BigInt(block.number)).toBe(forkNumber + 1n)
       expect(await rpc(fork.url, 'eth_getBlockByHash', [block.hash, false])).toMatchObject({ hash: block.hash })
@@ -111,27 +137,39 @@ describe('local blocks over the fork', () => {
   })
 
   it('lists logs across the fork point: the remote ones up to the fork block, then the local ones', async () => {
-    const logs = await rpc<{ blockNumber: string; address: string }[]>(fork.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: token }])
+    const logs = await rpc<{ blockNumber: string; address: string }[]>(fork.url, 'eth_getLogs', [
+      { fromBlock: '0x0', toBlock: 'latest', address: token },
+    ])
     const numbers = logs.map((l) => BigInt(l.blockNumber))
     expect(numbers.filter((n) => n <= forkNumber).length).toBeGreaterThanOrEqual(2) // mint and the transfer of 1000
     expect(numbers.filter((n) => n > forkNumber)).toEqual([forkNumber + 1n])
     expect([...numbers].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))).toEqual(numbers)
-    const remoteOnly = await rpc<unknown[]>(fork.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(forkNumber), address: token }])
-    expect(remoteOnly).toEqual(await rpc(remote.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(forkNumber), address: token }]))
+    const remoteOnly = await rpc<unknown[]>(fork.url, 'eth_getLogs', [
+      { fromBlock: '0x0', toBlock: hex(forkNumber), address: token },
+    ])
+    expect(remoteOnly).toEqual(
+      await rpc(remote.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(forkNumber), address: token }]),
+    )
   })
 
   it('impersonates a rich remote account', async () => {
     await rpc(fork.url, 'anvil_impersonateAccount', [RICH])
-    const hash = await rpc<string>(fork.url, 'eth_sendTransaction', [{ from: RICH, to: STRANGER, value: hex(10n ** 18n) }])
+    const hash = await rpc<string>(fork.url, 'eth_sendTransaction', [
+      { from: RICH, to: STRANGER, value: hex(10n ** 18n) },
+    ])
     expect((await rpc<{ status: string }>(fork.url, 'eth_getTransactionReceipt', [hash])).status).toBe('0x1')
     expect(BigInt(await rpc<string>(fork.url, 'eth_getBalance', [STRANGER, 'latest']))).toBe(10n ** 18n)
-    expect(BigInt(await rpc<string>(fork.url, 'eth_getBalance', [RICH, 'latest']))).toBeLessThan(10n ** 21n - 10n ** 18n + 1n)
+    expect(BigInt(await rpc<string>(fork.url, 'eth_getBalance', [RICH, 'latest']))).toBeLessThan(
+      10n ** 21n - 10n ** 18n + 1n,
+    )
   })
 
   it('reverts to a snapshot, and resets to the fork block', async () => {
     const id = await rpc<string>(fork.url, 'evm_snapshot')
     const head = await rpc<string>(fork.url, 'eth_blockNumber')
-    await rpc(fork.url, 'eth_sendTransaction', [{ from: COW.address, to: token, data: iface.encodeFunctionData('transfer', [STRANGER, 1n]), gas: '0x30d40' }])
+    await rpc(fork.url, 'eth_sendTransaction', [
+      { from: COW.address, to: token, data: iface.encodeFunctionData('transfer', [STRANGER, 1n]), gas: '0x30d40' },
+    ])
     expect(await balanceOf(fork.url, STRANGER)).toBe(501n)
     expect(await rpc(fork.url, 'evm_revert', [id])).toBe(true)
     expect(await rpc(fork.url, 'eth_blockNumber')).toBe(head)
@@ -196,12 +234,18 @@ describe('the remote failing, and the cache', () => {
     const other = await startRskjProxy({ upstream: remote.url })
     try {
       expect(await rpc(fork.url, 'anvil_setRpcUrl', [other.url])).toBeNull()
-      expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000b0b00', 'latest'])).toBe('0x0')
+      expect(await rpc(fork.url, 'eth_getBalance', ['0x00000000000000000000000000000000000b0b00', 'latest'])).toBe(
+        '0x0',
+      )
       expect(other.total()).toBeGreaterThan(0)
-      expect((await rpc<{ forkConfig: { forkBlockNumber: number } }>(fork.url, 'anvil_nodeInfo')).forkConfig.forkBlockNumber).toBe(Number(forkNumber))
+      expect(
+        (await rpc<{ forkConfig: { forkBlockNumber: number } }>(fork.url, 'anvil_nodeInfo')).forkConfig.forkBlockNumber,
+      ).toBe(Number(forkNumber))
       const err = await rpcError(fork.url, 'anvil_reset', [{ forking: { jsonRpcUrl: other.url, blockNumber: 1 } }])
       expect(err.code).toBe(-32602)
-      expect(await rpc(fork.url, 'hardhat_reset', [{ forking: { jsonRpcUrl: other.url, blockNumber: Number(forkNumber) } }])).toBeNull()
+      expect(
+        await rpc(fork.url, 'hardhat_reset', [{ forking: { jsonRpcUrl: other.url, blockNumber: Number(forkNumber) } }]),
+      ).toBeNull()
       expect(BigInt(await rpc<string>(fork.url, 'eth_blockNumber'))).toBe(forkNumber)
     } finally {
       await rpc(fork.url, 'anvil_setRpcUrl', [proxy.url])
@@ -212,13 +256,27 @@ describe('the remote failing, and the cache', () => {
 
   it('refuses --db with a fork, and a remote that is not there', async () => {
     await expect(startNode({ db: cacheRoot, fork: { url: proxy.url } })).rejects.toThrow(/--db/)
-    await expect(startNode({ fork: { url: 'http://127.0.0.1:9', retries: 0, cache: false } })).rejects.toThrow(/127\.0\.0\.1:9/)
+    await expect(startNode({ fork: { url: 'http://127.0.0.1:9', retries: 0, cache: false } })).rejects.toThrow(
+      /127\.0\.0\.1:9/,
+    )
   })
 })
 
 describe('the command line', () => {
   it('forks with --fork-url and --fork-block-number, and shows the remote chain id, fork block and hash', async () => {
-    const cli = runCli(['-p', '0', '--fork-url', proxy.url, '--fork-block-number', String(forkNumber), '--no-fork-cache', '--fork-retries', '1', '--fork-headers', 'X-Api-Key: k1'])
+    const cli = runCli([
+      '-p',
+      '0',
+      '--fork-url',
+      proxy.url,
+      '--fork-block-number',
+      String(forkNumber),
+      '--no-fork-cache',
+      '--fork-retries',
+      '1',
+      '--fork-headers',
+      'X-Api-Key: k1',
+    ])
     const [, url] = await cli.waitFor(/Listening on (http:\/\/\S+) /)
     expect(cli.output()).toContain(`chain id 33, block #${forkNumber} ${forkHash}`)
     expect(cli.output()).toMatch(/Fork cache in memory/)

@@ -44,7 +44,9 @@ const iface = new Interface(Token.abi)
 const common = createChainCommon(33)
 
 function balanceSlot(who: Address): Uint8Array {
-  return keccak256(hexToBytes(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [who.toString(), 3]) as `0x${string}`))
+  return keccak256(
+    hexToBytes(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [who.toString(), 3]) as `0x${string}`),
+  )
 }
 
 function word(n: bigint): Uint8Array {
@@ -53,7 +55,9 @@ function word(n: bigint): Uint8Array {
 
 /** The remote's storage word at the fork block, as the Unitrie keeps it (no leading zeros). */
 async function remoteCell(address: Address, slot: Uint8Array): Promise<Uint8Array> {
-  const w = fromHex(await rpc<string>(node.url, 'eth_getStorageAt', [address.toString(), toHex(slot), '0x' + forkNumber.toString(16)]))
+  const w = fromHex(
+    await rpc<string>(node.url, 'eth_getStorageAt', [address.toString(), toHex(slot), '0x' + forkNumber.toString(16)]),
+  )
   let i = 0
   while (i < w.length && w[i] === 0) i++
   return w.slice(i)
@@ -77,16 +81,29 @@ beforeAll(async () => {
   node = await startNode()
   cacheRoot = await mkdtemp(join(tmpdir(), 'node-cli-forked-state-'))
   const args = AbiCoder.defaultAbiCoder().encode(['string', 'string', 'uint256'], ['Test', 'TST', 1_000_000n])
-  const deployHash = await rpc<string>(node.url, 'eth_sendTransaction', [{ from: COW.address, data: Token.bytecode + args.slice(2), gas: '0x2dc6c0' }])
+  const deployHash = await rpc<string>(node.url, 'eth_sendTransaction', [
+    { from: COW.address, data: Token.bytecode + args.slice(2), gas: '0x2dc6c0' },
+  ])
   const receipt = await rpc<{ contractAddress: string }>(node.url, 'eth_getTransactionReceipt', [deployHash])
   token = createAddressFromString(receipt.contractAddress)
   const transfer = iface.encodeFunctionData('transfer', [COW1.address, 1000n])
-  await rpc(node.url, 'eth_sendTransaction', [{ from: COW.address, to: token.toString(), data: transfer, gas: '0x30d40' }])
+  await rpc(node.url, 'eth_sendTransaction', [
+    { from: COW.address, to: token.toString(), data: transfer, gas: '0x30d40' },
+  ])
   await rpc(node.url, 'evm_mine', [{ blocks: '0x10' }]) // Remasc writes its one-byte cells from block 15 on
   forkNumber = BigInt(await rpc<string>(node.url, 'eth_blockNumber'))
-  forkHash = fromHex((await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x' + forkNumber.toString(16), false])).hash)
+  forkHash = fromHex(
+    (await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x' + forkNumber.toString(16), false])).hash,
+  )
   // after the fork block the remote moves on; the fork must not see it
-  await rpc(node.url, 'eth_sendTransaction', [{ from: COW.address, to: token.toString(), data: iface.encodeFunctionData('transfer', [COW1.address, 7n]), gas: '0x30d40' }])
+  await rpc(node.url, 'eth_sendTransaction', [
+    {
+      from: COW.address,
+      to: token.toString(),
+      data: iface.encodeFunctionData('transfer', [COW1.address, 7n]),
+      gas: '0x30d40',
+    },
+  ])
   proxy = await startRskjProxy({ upstream: node.url })
 })
 
@@ -100,7 +117,9 @@ describe('forked reads at the fork block', () => {
   it('reads accounts, code and cells as the remote had them at the fork block; reads leave the root alone', async () => {
     const { sm, client } = await forked()
     const cow = (await sm.getAccount(COW_A))!
-    expect(cow.balance).toBe(BigInt(await rpc<string>(node.url, 'eth_getBalance', [COW.address, '0x' + forkNumber.toString(16)])))
+    expect(cow.balance).toBe(
+      BigInt(await rpc<string>(node.url, 'eth_getBalance', [COW.address, '0x' + forkNumber.toString(16)])),
+    )
     expect(cow.nonce).toBe(2n)
     expect(await sm.getCode(token)).toEqual(hexToBytes(Token.deployedBytecode))
     expect(await sm.getCodeSize(token)).toBe(hexToBytes(Token.deployedBytecode).length)
@@ -145,7 +164,9 @@ describe('local writes over the remote state', () => {
       { common, skipConsensusFormatValidation: true },
     )
     const data = hexToBytes(iface.encodeFunctionData('transfer', [STRANGER.toString(), 250n]) as `0x${string}`)
-    const tx = createLegacyTx({ nonce: 2n, gasPrice: 0n, gasLimit: 200_000n, to: token, data }, { common }).sign(hexToBytes(COW.privateKey as `0x${string}`))
+    const tx = createLegacyTx({ nonce: 2n, gasPrice: 0n, gasLimit: 200_000n, to: token, data }, { common }).sign(
+      hexToBytes(COW.privateKey as `0x${string}`),
+    )
     proxy.resetCounts()
     const r = await runTx(vm, { tx, block, skipHardForkValidation: true })
     expect(r.execResult.exceptionError).toBeUndefined()
@@ -160,7 +181,7 @@ describe('local writes over the remote state', () => {
     expect(await remoteCell(token, balanceSlot(STRANGER))).toEqual(new Uint8Array(0))
   })
 
-  it('fetches a transaction\'s accounts in one request when they are prefetched', async () => {
+  it("fetches a transaction's accounts in one request when they are prefetched", async () => {
     const { sm, source, client } = await forked()
     const vm = await createVM({ common, stateManager: sm })
     applyReferenceStateRules(vm)
@@ -170,7 +191,9 @@ describe('local writes over the remote state', () => {
       { common, skipConsensusFormatValidation: true },
     )
     const data = hexToBytes(iface.encodeFunctionData('transfer', [STRANGER.toString(), 1n]) as `0x${string}`)
-    const tx = createLegacyTx({ nonce: 2n, gasPrice: 1n, gasLimit: 200_000n, to: token, data }, { common }).sign(hexToBytes(COW.privateKey as `0x${string}`))
+    const tx = createLegacyTx({ nonce: 2n, gasPrice: 1n, gasLimit: 200_000n, to: token, data }, { common }).sign(
+      hexToBytes(COW.privateKey as `0x${string}`),
+    )
     await source.prefetch([COW_A.bytes, token.bytes, coinbase.bytes], [[token.bytes, balanceSlot(COW_A)]])
     expect(client.stats.httpRequests).toBe(1)
     const r = await runTx(vm, { tx, block, skipHardForkValidation: true })
@@ -241,7 +264,11 @@ describe('the cache and the remote going away', () => {
   it('serves a second run from the disk cache with the remote stopped', async () => {
     const first = await forked(proxy.url, cacheRoot)
     expect(first.cache.persistent).toBe(true)
-    const point = await resolveForkPoint(first.source.remote, { url: proxy.url, blockNumber: forkNumber, cacheDir: cacheRoot })
+    const point = await resolveForkPoint(first.source.remote, {
+      url: proxy.url,
+      blockNumber: forkNumber,
+      cacheDir: cacheRoot,
+    })
     expect(point).toEqual({ chainId: 33n, number: forkNumber, hash: forkHash })
     const reads = async (sm: UnitrieStateManager) => [
       (await sm.getAccount(COW_A))!.balance,
@@ -256,7 +283,11 @@ describe('the cache and the remote going away', () => {
     const stopped = await startRskjProxy({ upstream: node.url })
     await stopped.close()
     const second = await forked(stopped.url, cacheRoot)
-    const again = await resolveForkPoint(second.source.remote, { url: proxy.url, blockNumber: forkNumber, cacheDir: cacheRoot })
+    const again = await resolveForkPoint(second.source.remote, {
+      url: proxy.url,
+      blockNumber: forkNumber,
+      cacheDir: cacheRoot,
+    })
     expect(again).toEqual(point)
     expect(await reads(second.sm)).toEqual(expected)
     expect(second.client.stats.httpRequests).toBe(0)

@@ -57,7 +57,10 @@ describe('RemoteNode reads through a reference-like proxy', () => {
   })
 
   it('the proxy refuses block objects like the reference (so the client is known never to send one)', async () => {
-    const boolObject = await rpcVia(proxy.url, 'eth_getBalance', [COW.address, { blockHash: '0x' + '11'.repeat(32), requireCanonical: false }])
+    const boolObject = await rpcVia(proxy.url, 'eth_getBalance', [
+      COW.address,
+      { blockHash: '0x' + '11'.repeat(32), requireCanonical: false },
+    ])
     expect(boolObject.error).toEqual({ code: -32603, message: 'Internal server error' })
     const plain = await rpcVia(proxy.url, 'eth_getCode', [COW.address, { blockNumber: '0x1' }])
     expect(plain.error?.code).toBe(-32602)
@@ -133,7 +136,9 @@ describe('RemoteClient batching and pacing', () => {
     const small = await startRskjProxy({ upstream: node.url, maxBatch: 10 })
     try {
       const c = new RemoteClient({ url: small.url })
-      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => c.call<string>('eth_getBalance', [COW.address, toHexNum(BigInt(i % 2))])))
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => c.call<string>('eth_getBalance', [COW.address, toHexNum(BigInt(i % 2))])),
+      )
       expect(new Set(results).size).toBe(2)
       expect(Math.max(...small.batchSizes.slice(-4))).toBeLessThanOrEqual(10)
     } finally {
@@ -188,7 +193,9 @@ describe('RemoteClient retries and failures', () => {
     const err = await c.call('eth_chainId').catch((e: unknown) => e)
     expect(err).toBeInstanceOf(RemoteUnavailableError)
     expect(toRpcError(err)?.code).toBe(-32000)
-    expect((err as RemoteUnavailableError).message).toBe(`fork remote ${proxy.url} is unavailable: HTTP 503 (3 attempts)`)
+    expect((err as RemoteUnavailableError).message).toBe(
+      `fork remote ${proxy.url} is unavailable: HTTP 503 (3 attempts)`,
+    )
   })
 
   it('does not retry an answer that is not JSON-RPC (an HTTP 401 page)', async () => {
@@ -235,7 +242,15 @@ function toHexNum(n: bigint): string {
   return '0x' + n.toString(16)
 }
 
-async function rpcVia(url: string, method: string, params: unknown[]): Promise<{ error?: { code: number; message: string } }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+async function rpcVia(
+  url: string,
+  method: string,
+  params: unknown[],
+): Promise<{ error?: { code: number; message: string } }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
   return (await res.json()) as { error?: { code: number; message: string } }
 }

@@ -20,8 +20,17 @@ export async function buildChain(url: string): Promise<{ probeAddress: string }>
   await sendTx(url, { to: COW1.address, value: '0x1', gas: '0x5208', gasPrice: '0x2' }) // 4
   // 5: several transactions in one block (parallel sublists, logs counted across the block)
   await rpc(url, 'evm_setAutomine', [false])
-  await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: probeAddress, data: probe.encodeFunctionData('emitMany', [2]), gas: '0x2dc6c0' }])
-  await rpc(url, 'eth_sendTransaction', [{ from: COW1.address, to: probeAddress, data: probe.encodeFunctionData('setBalance', [COW1.address, 9]), gas: '0x2dc6c0' }])
+  await rpc(url, 'eth_sendTransaction', [
+    { from: COW.address, to: probeAddress, data: probe.encodeFunctionData('emitMany', [2]), gas: '0x2dc6c0' },
+  ])
+  await rpc(url, 'eth_sendTransaction', [
+    {
+      from: COW1.address,
+      to: probeAddress,
+      data: probe.encodeFunctionData('setBalance', [COW1.address, 9]),
+      gas: '0x2dc6c0',
+    },
+  ])
   await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x7', gas: '0x5208' }])
   await rpc(url, 'evm_mine')
   await rpc(url, 'evm_setAutomine', [true])
@@ -52,7 +61,10 @@ export async function observe(url: string, probeAddress: string, opts: { upTo?: 
   for (let n = 0; n <= upTo; n++) {
     const b = await rpc<{ hash: string; transactions: { hash: string }[] }>(url, 'eth_getBlockByNumber', [q(n), true])
     blocks.push(b, await rpc(url, 'eth_getBlockByHash', [b.hash, false]))
-    blocks.push(await rpc(url, 'ext_getRawBlockHeaderByNumber', [q(n)]), await rpc(url, 'ext_getRawBlockHeaderByHash', [b.hash]))
+    blocks.push(
+      await rpc(url, 'ext_getRawBlockHeaderByNumber', [q(n)]),
+      await rpc(url, 'ext_getRawBlockHeaderByHash', [b.hash]),
+    )
     blocks.push(await rpc(url, 'eth_getBlockTransactionCountByHash', [b.hash]))
     for (const [i, t] of b.transactions.entries()) {
       receipts.push(await rpc(url, 'eth_getTransactionReceipt', [t.hash]))

@@ -21,6 +21,13 @@ export async function deployLoop(url: string): Promise<string> {
 /** Resolves with the order in which the given promises settled (their indexes). */
 export async function settleOrder(promises: Promise<unknown>[]): Promise<number[]> {
   const order: number[] = []
-  await Promise.all(promises.map((p, i) => p.then(() => order.push(i), () => order.push(i))))
+  await Promise.all(
+    promises.map((p, i) =>
+      p.then(
+        () => order.push(i),
+        () => order.push(i),
+      ),
+    ),
+  )
   return order
 }

@@ -59,9 +59,21 @@ export function rawExchange(port: number, request: string | Buffer, untilMs = 5_
  */
 export function rpcPost(port: number, body: unknown, headers: Record<string, string> = {}): string {
   const json = JSON.stringify(body)
-  const all: Record<string, string> = { host: `127.0.0.1:${port}`, 'content-type': 'application/json', connection: 'close', ...headers }
+  const all: Record<string, string> = {
+    host: `127.0.0.1:${port}`,
+    'content-type': 'application/json',
+    connection: 'close',
+    ...headers,
+  }
   all['content-length'] = String(Buffer.byteLength(json))
-  return 'POST / HTTP/1.1\r\n' + Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('') + '\r\n' + json
+  return (
+    'POST / HTTP/1.1\r\n' +
+    Object.entries(all)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('') +
+    '\r\n' +
+    json
+  )
 }
 
 /** The body of a raw HTTP reply (after the blank line; chunked replies are not decoded). */
@@ -75,7 +87,8 @@ export function replyHeader(reply: RawReply, name: string): string | undefined {
   const head = reply.text.split('\r\n\r\n')[0] ?? ''
   for (const line of head.split('\r\n').slice(1)) {
     const colon = line.indexOf(':')
-    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === name.toLowerCase()) return line.slice(colon + 1).trim()
+    if (colon > 0 && line.slice(0, colon).trim().toLowerCase() === name.toLowerCase())
+      return line.slice(colon + 1).trim()
   }
   return undefined
 }

@@ -134,7 +134,9 @@ export async function startRskjProxy(opts: RskjProxyOptions): Promise<RskjProxy>
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
     } catch {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'JSON parse error' } }))
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'JSON parse error' } }))
       return
     }
     const batch = Array.isArray(body)
@@ -163,7 +165,12 @@ export async function startRskjProxy(opts: RskjProxyOptions): Promise<RskjProxy>
       return
     }
     if (batch && calls.length > maxBatch) {
-      const refusal = { error: { code: -32600, message: `Cannot dispatch batch requests. ${maxBatch} is the max number of supported batch requests` } }
+      const refusal = {
+        error: {
+          code: -32600,
+          message: `Cannot dispatch batch requests. ${maxBatch} is the max number of supported batch requests`,
+        },
+      }
       res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(refusal))
       return
     }

@@ -149,7 +149,14 @@ describe('map forms {blockHash} / {blockNumber} on state reads and eth_getBlockB
 describe('the pending tag with transactions waiting in the pool (automine off)', () => {
   /** Turns automine off, queues a payment to COW1 and a Probe deployment from COW, runs `check`, mines them. */
   async function withPendingTxs(
-    check: (p: { pay: string; create: string; created: string; nonce: bigint; cow1Latest: bigint; latest: any }) => Promise<void>,
+    check: (p: {
+      pay: string
+      create: string
+      created: string
+      nonce: bigint
+      cow1Latest: bigint
+      latest: any
+    }) => Promise<void>,
   ) {
     const from = COW.address
     const nonce = BigInt(await rpc(url, 'eth_getTransactionCount', [from, 'latest']))
@@ -157,7 +164,9 @@ describe('the pending tag with transactions waiting in the pool (automine off)',
     const latest = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
     internals(node).chain.setAutomine(false)
     try {
-      const pay = await rpc<string>(url, 'eth_sendTransaction', [{ from, to: COW1.address, value: '0x3e8', gas: '0x5208' }])
+      const pay = await rpc<string>(url, 'eth_sendTransaction', [
+        { from, to: COW1.address, value: '0x3e8', gas: '0x5208' },
+      ])
       const create = await rpc<string>(url, 'eth_sendTransaction', [{ from, data: Probe.bytecode, gas: '0x5b8d80' }])
       const created = getCreateAddress({ from, nonce: nonce + 1n }).toLowerCase()
       expect(await rpc(url, 'eth_getBlockByNumber', ['latest', false])).toEqual(latest) // nothing mined
@@ -181,7 +190,9 @@ describe('the pending tag with transactions waiting in the pool (automine off)',
       expect(pending.transactions).toHaveLength(3) // + Remasc
       pendingRoot = pending.stateRoot
       const full = await rpc(url, 'eth_getBlockByNumber', ['pending', true])
-      expect(full.transactions.slice(0, 2).map((t: any) => [t.hash, t.blockHash, t.blockNumber, t.transactionIndex])).toEqual([
+      expect(
+        full.transactions.slice(0, 2).map((t: any) => [t.hash, t.blockHash, t.blockNumber, t.transactionIndex]),
+      ).toEqual([
         [pay, null, null, null],
         [create, null, null, null],
       ])
@@ -190,7 +201,14 @@ describe('the pending tag with transactions waiting in the pool (automine off)',
       expect(await rpc(url, 'eth_getUncleByBlockNumberAndIndex', ['pending', '0x0'])).toBeNull()
       const second = await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x1'])
       expectKeys(second, TX_FIELDS)
-      expect(second).toMatchObject({ hash: create, from: COW.address, to: null, blockHash: null, blockNumber: null, transactionIndex: null })
+      expect(second).toMatchObject({
+        hash: create,
+        from: COW.address,
+        to: null,
+        blockHash: null,
+        blockNumber: null,
+        transactionIndex: null,
+      })
       expect(await rpc(url, 'eth_getTransactionByBlockNumberAndIndex', ['pending', '0x3'])).toBeNull()
     })
     // the mined block is what pending showed

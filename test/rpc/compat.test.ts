@@ -38,7 +38,11 @@ async function start(compat?: 'hardhat' | 'anvil', periods: number[] = []): Prom
   return { node, url: node.url, probeAddress: address, periods }
 }
 
-const call = (s: Started, fn: string, args: unknown[] = []) => ({ from: COW.address, to: s.probeAddress, data: probe.encodeFunctionData(fn, args) })
+const call = (s: Started, fn: string, args: unknown[] = []) => ({
+  from: COW.address,
+  to: s.probeAddress,
+  data: probe.encodeFunctionData(fn, args),
+})
 
 describe('reference default (no profile)', () => {
   let s: Started & { periods: number[] }
@@ -62,10 +66,14 @@ describe('reference default (no profile)', () => {
 
   it('reverts are -32015 with the revert bytes', async () => {
     const e = await rpcError(s.url, 'eth_call', [call(s, 'failWithReason'), 'latest'])
-    expect(e).toMatchObject({ code: -32015, message: 'VM Exception while processing transaction: revert Probe: failed', data: REASON_DATA })
+    expect(e).toMatchObject({
+      code: -32015,
+      message: 'VM Exception while processing transaction: revert Probe: failed',
+      data: REASON_DATA,
+    })
   })
 
-  it('debug_traceTransaction without a tracer answers the reference\'s struct logs (rskTracer)', async () => {
+  it("debug_traceTransaction without a tracer answers the reference's struct logs (rskTracer)", async () => {
     const hash = await rpc(s.url, 'eth_sendTransaction', [{ ...call(s, 'setValue', [3n]), gas: '0x30000' }])
     const t = await rpc(s.url, 'debug_traceTransaction', [hash])
     expect(t).not.toHaveProperty('failed')
@@ -118,7 +126,9 @@ describe('--compat hardhat', () => {
   })
 
   it('block lists leave out the Remasc transaction; it is still found by hash, with its receipt, and in the roots', async () => {
-    const hash = await rpc(s.url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x1', gas: '0x5208' }])
+    const hash = await rpc(s.url, 'eth_sendTransaction', [
+      { from: COW.address, to: COW1.address, value: '0x1', gas: '0x5208' },
+    ])
     const block = await rpc(s.url, 'eth_getBlockByNumber', ['latest', false])
     expect(block.transactions).toEqual([hash])
     const full = await rpc(s.url, 'eth_getBlockByHash', [block.hash, true])
@@ -147,12 +157,16 @@ describe('--compat hardhat', () => {
     )
     expect(custom.data).toEqual({ message: custom.message, data: CUSTOM_DATA })
     const empty = await rpcError(s.url, 'eth_call', [call(s, 'fail'), 'latest'])
-    expect(empty).toMatchObject({ code: -32603, message: 'Error: Transaction reverted without a reason string', data: { data: '0x' } })
+    expect(empty).toMatchObject({
+      code: -32603,
+      message: 'Error: Transaction reverted without a reason string',
+      data: { data: '0x' },
+    })
     // estimates revert the same way
     expect((await rpcError(s.url, 'eth_estimateGas', [call(s, 'failWithReason')])).message).toBe(message)
   })
 
-  it('a reverting send is mined and answered with the txHash in data (as Hardhat\'s node)', async () => {
+  it("a reverting send is mined and answered with the txHash in data (as Hardhat's node)", async () => {
     const before = BigInt(await rpc(s.url, 'eth_blockNumber'))
     const e = await rpcError(s.url, 'eth_sendTransaction', [{ ...call(s, 'failWithReason'), gas: '0x30000' }])
     expect(e.code).toBe(-32603)
@@ -177,7 +191,7 @@ describe('--compat hardhat', () => {
     expect(await rpc(s.url, 'eth_blockNumber')).toBe(before)
   })
 
-  it('debug_traceTransaction without a tracer answers geth\'s struct logs ({gas, failed, returnValue, structLogs})', async () => {
+  it("debug_traceTransaction without a tracer answers geth's struct logs ({gas, failed, returnValue, structLogs})", async () => {
     const hash = await rpc(s.url, 'eth_sendTransaction', [{ ...call(s, 'setValue', [3n]), gas: '0x30000' }])
     const t = await rpc(s.url, 'debug_traceTransaction', [hash])
     expect(Object.keys(t).sort()).toEqual(['failed', 'gas', 'returnValue', 'structLogs'])
@@ -217,7 +231,9 @@ describe('--compat anvil', () => {
       message: 'execution reverted',
       data: CUSTOM_DATA,
     })
-    expect((await rpcError(s.url, 'eth_call', [call(s, 'panic'), 'latest'])).message).toBe('execution reverted: panic code 0x12')
+    expect((await rpcError(s.url, 'eth_call', [call(s, 'panic'), 'latest'])).message).toBe(
+      'execution reverted: panic code 0x12',
+    )
   })
 
   it('evm_setIntervalMining takes seconds (viem anvil mode, Anvil)', async () => {

@@ -72,7 +72,9 @@ describe('console.log', () => {
     expect(take()).toEqual([{ source: 'estimateGas', lines: ['count now 2'] }])
     await rpc(url, 'eth_call', [{ from: COW.address, to: address, data: probe.encodeFunctionData('nested') }, 'latest'])
     expect(take()).toEqual([{ source: 'call', lines: ['outer', ...ALL_LINES(1, getAddress(address))] }])
-    expect((await rpcError(url, 'eth_call', [{ to: address, data: probe.encodeFunctionData('failing') }, 'latest'])).code).toBe(-32015)
+    expect(
+      (await rpcError(url, 'eth_call', [{ to: address, data: probe.encodeFunctionData('failing') }, 'latest'])).code,
+    ).toBe(-32015)
     expect(take()).toEqual([{ source: 'call', lines: ['about to fail'] }])
   })
 
@@ -113,13 +115,23 @@ describe('decodeConsoleLog', () => {
     ['logUint(uint)', ['uint256'], [7n], '7'],
     ['logInt(int256)', ['int256'], [-1n], '-1'],
     ['logBool(bool)', ['bool'], [false], 'false'],
-    ['logAddress(address)', ['address'], ['0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826'], getAddress('0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826')],
+    [
+      'logAddress(address)',
+      ['address'],
+      ['0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826'],
+      getAddress('0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826'),
+    ],
     ['logBytes32(bytes32)', ['bytes32'], ['0x' + '11'.repeat(32)], '0x' + '11'.repeat(32)],
     ['logBytes1(bytes1)', ['bytes1'], ['0xab'], '0xab'],
     ['log(uint,uint)', ['uint256', 'uint256'], [1n, 2n], '1 2'],
     ['log(string,string,string)', ['string', 'string', 'string'], ['%s-%s', 'a', 'b'], 'a-b'],
     ['log(string,uint256,uint256)', ['string', 'uint256', 'uint256'], ['%d%% of %i', 5n, 9n], '5% of 9'],
-    ['log(bool,address,string,uint256)', ['bool', 'address', 'string', 'uint256'], [true, '0x' + '00'.repeat(20), 'x', 3n], 'true 0x0000000000000000000000000000000000000000 x 3'],
+    [
+      'log(bool,address,string,uint256)',
+      ['bool', 'address', 'string', 'uint256'],
+      [true, '0x' + '00'.repeat(20), 'x', 3n],
+      'true 0x0000000000000000000000000000000000000000 x 3',
+    ],
     ['log(string,uint256)', ['string', 'uint256'], ['no format', 3n], 'no format 3'],
   ])('%s', (sig, types, values, line) => {
     expect(decodeConsoleLog(call(sig, types, values))).toBe(line)

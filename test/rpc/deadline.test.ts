@@ -56,7 +56,12 @@ describe.each<Transport>(['uws', 'node'])('%s transport: execution deadline', (t
   })
 
   it('debug_traceCall stops at the deadline with every tracer (the opcode tracers run the stock loop)', async () => {
-    for (const opts of [{}, { tracer: 'callTracer' }, { tracer: 'prestateTracer' }, { disableStack: true, disableMemory: true }]) {
+    for (const opts of [
+      {},
+      { tracer: 'callTracer' },
+      { tracer: 'prestateTracer' },
+      { disableStack: true, disableMemory: true },
+    ]) {
       const err = await rpcError(strict.url, 'debug_traceCall', [{ to: strictLoop, from: COW.address }, 'latest', opts])
       expect(err, JSON.stringify(opts)).toMatchObject({ code: -32011, message: 'Execution has got timeout out.' })
     }

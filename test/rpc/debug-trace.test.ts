@@ -26,7 +26,16 @@ const initFor = (runtime: string): string => {
 const STORE = '602a600052' + '6007600155' + '600154' + '60206000f3'
 /** Forwards the calldata to `target` with CALL (f1), DELEGATECALL (f4) or STATICCALL (fa) and returns its return data. */
 const relay = (op: 'f1' | 'f4' | 'fa', target: string): string =>
-  '3660006000' + '37' + '60006000366000' + (op === 'f1' ? '6000' : '') + '73' + target.slice(2).toLowerCase() + '5a' + op + '3d600060003e' + '3d6000f3'
+  '3660006000' +
+  '37' +
+  '60006000366000' +
+  (op === 'f1' ? '6000' : '') +
+  '73' +
+  target.slice(2).toLowerCase() +
+  '5a' +
+  op +
+  '3d600060003e' +
+  '3d6000f3'
 /** SELFDESTRUCT to COW1. */
 const SUICIDE = '73' + COW1.address.slice(2) + 'ff'
 /** A loop that never ends (JUMPDEST PUSH1 0 JUMP): runs out of gas. */
@@ -34,12 +43,16 @@ const LOOP = '5b600056'
 /** A loop that writes 64 bytes of memory per step and never ends: a huge struct-log trace. */
 const MEMLOOP = '5b' + '59' + '59' + '52' + '600056'
 
-const trace = (hash: string, opts?: unknown) => rpc(url, 'debug_traceTransaction', opts === undefined ? [hash] : [hash, opts])
-const callTrace = (hash: string, cfg: Record<string, unknown> = {}) => trace(hash, { tracer: 'callTracer', tracerConfig: cfg })
+const trace = (hash: string, opts?: unknown) =>
+  rpc(url, 'debug_traceTransaction', opts === undefined ? [hash] : [hash, opts])
+const callTrace = (hash: string, cfg: Record<string, unknown> = {}) =>
+  trace(hash, { tracer: 'callTracer', tracerConfig: cfg })
 const send = async (tx: Record<string, unknown>): Promise<any> => sendTx(url, tx)
 /** Sends a transaction that fails (automine answers -32015 and mines it); returns its receipt. */
 const sendFailing = async (tx: Record<string, unknown>): Promise<any> => {
-  expect((await rpcError(url, 'eth_sendTransaction', [{ from: COW.address, gas: '0x2dc6c0', ...tx }])).code).toBe(-32015)
+  expect((await rpcError(url, 'eth_sendTransaction', [{ from: COW.address, gas: '0x2dc6c0', ...tx }])).code).toBe(
+    -32015,
+  )
   const block = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
   const receipt = await rpc(url, 'eth_getTransactionReceipt', [block.transactions[0]])
   expect(receipt.status).toBe('0x0')
@@ -71,7 +84,9 @@ beforeAll(async () => {
   ;({ address: loop } = await deploy(url, initFor(LOOP)))
   ;({ address: memLoop } = await deploy(url, initFor(MEMLOOP)))
   // Probe holds 1000 wei for withdraw()
-  expect((await send({ to: probeAddress, value: q(1000), data: probe.encodeFunctionData('deposit') })).status).toBe('0x1')
+  expect((await send({ to: probeAddress, value: q(1000), data: probe.encodeFunctionData('deposit') })).status).toBe(
+    '0x1',
+  )
 })
 afterAll(() => node?.close())
 
@@ -91,10 +106,46 @@ describe('default tracer: the reference struct logs', () => {
       { op: 'PUSH1', depth: 0, pc: 7, gas: g - 15, gasCost: 3, memory: m, stack: [w(7)], storage: {} },
       { op: 'SSTORE', depth: 0, pc: 9, gas: g - 18, gasCost: 20_000, memory: m, stack: [w(7), w(1)], storage: {} },
       { op: 'PUSH1', depth: 0, pc: 10, gas: g - 20_018, gasCost: 3, memory: m, stack: [], storage: s1 },
-      { op: 'SLOAD', depth: 0, pc: 12, gas: g - 20_021, gasCost: t.structLogs[7].gasCost, memory: m, stack: [w(1)], storage: s1 },
-      { op: 'PUSH1', depth: 0, pc: 13, gas: g - 20_021 - t.structLogs[7].gasCost, gasCost: 3, memory: m, stack: [w(7)], storage: s1 },
-      { op: 'PUSH1', depth: 0, pc: 15, gas: g - 20_024 - t.structLogs[7].gasCost, gasCost: 3, memory: m, stack: [w(7), w(0x20)], storage: s1 },
-      { op: 'RETURN', depth: 0, pc: 17, gas: g - 20_027 - t.structLogs[7].gasCost, gasCost: 0, memory: m, stack: [w(7), w(0x20), w(0)], storage: s1 },
+      {
+        op: 'SLOAD',
+        depth: 0,
+        pc: 12,
+        gas: g - 20_021,
+        gasCost: t.structLogs[7].gasCost,
+        memory: m,
+        stack: [w(1)],
+        storage: s1,
+      },
+      {
+        op: 'PUSH1',
+        depth: 0,
+        pc: 13,
+        gas: g - 20_021 - t.structLogs[7].gasCost,
+        gasCost: 3,
+        memory: m,
+        stack: [w(7)],
+        storage: s1,
+      },
+      {
+        op: 'PUSH1',
+        depth: 0,
+        pc: 15,
+        gas: g - 20_024 - t.structLogs[7].gasCost,
+        gasCost: 3,
+        memory: m,
+        stack: [w(7), w(0x20)],
+        storage: s1,
+      },
+      {
+        op: 'RETURN',
+        depth: 0,
+        pc: 17,
+        gas: g - 20_027 - t.structLogs[7].gasCost,
+        gasCost: 0,
+        memory: m,
+        stack: [w(7), w(0x20), w(0)],
+        storage: s1,
+      },
     ])
     expect(t.structLogs[7].gasCost).toBeGreaterThan(0)
     expect(t).toMatchObject({
@@ -114,7 +165,19 @@ describe('default tracer: the reference struct logs', () => {
     const r = await send({ to: store, gas: q(100_000) })
     const t = await trace(r.transactionHash, { disableMemory: true, disableStack: true, disableStorage: true })
     expect(t.structLogs[0]).toEqual({ op: 'PUSH1', depth: 0, pc: 0, gas: 79_000, gasCost: 3 })
-    expect(t.structLogs.map((l: any) => l.op)).toEqual(['PUSH1', 'PUSH1', 'MSTORE', 'PUSH1', 'PUSH1', 'SSTORE', 'PUSH1', 'SLOAD', 'PUSH1', 'PUSH1', 'RETURN'])
+    expect(t.structLogs.map((l: any) => l.op)).toEqual([
+      'PUSH1',
+      'PUSH1',
+      'MSTORE',
+      'PUSH1',
+      'PUSH1',
+      'SSTORE',
+      'PUSH1',
+      'SLOAD',
+      'PUSH1',
+      'PUSH1',
+      'RETURN',
+    ])
     const full = await trace(r.transactionHash)
     expect(full.initStorage).toEqual({ [w(1)]: w(7) })
     expect(full.structLogs[0].storage).toEqual({ [w(1)]: w(7) })
@@ -144,10 +207,22 @@ describe('geth struct logs (tracer "structLogger")', () => {
     expect(t.failed).toBe(false)
     expect(t.returnValue).toBe(w(0x2a))
     expect(t.structLogs[2]).toEqual({ pc: 4, op: 'MSTORE', gas: 78_994, gasCost: 6, depth: 1, stack: ['0x2a', '0x0'] })
-    expect(t.structLogs[5]).toEqual({ pc: 9, op: 'SSTORE', gas: 78_982, gasCost: t.structLogs[5].gasCost, depth: 1, stack: ['0x7', '0x1'], storage: { [w(1)]: w(7) } })
+    expect(t.structLogs[5]).toEqual({
+      pc: 9,
+      op: 'SSTORE',
+      gas: 78_982,
+      gasCost: t.structLogs[5].gasCost,
+      depth: 1,
+      stack: ['0x7', '0x1'],
+      storage: { [w(1)]: w(7) },
+    })
     expect(t.structLogs[7]).toMatchObject({ op: 'SLOAD', storage: { [w(1)]: w(7) } })
     expect(t.structLogs[3].memory).toBeUndefined()
-    const withMem = await trace(r.transactionHash, { tracer: 'structLogger', enableMemory: true, enableReturnData: true })
+    const withMem = await trace(r.transactionHash, {
+      tracer: 'structLogger',
+      enableMemory: true,
+      enableReturnData: true,
+    })
     expect(withMem.structLogs[3].memory).toEqual([w(0x2a)])
     expect(withMem.structLogs[3].returnData).toBe('0x')
     const bad = await sendFailing({ to: loop, gas: q(30_000) })
@@ -175,42 +250,106 @@ describe('callTracer (the reference shape)', () => {
     const data = probe.encodeFunctionData('value')
     const r = await send({ to: nested, data })
     const t = await callTrace(r.transactionHash)
-    expect(t).toMatchObject({ type: 'CALL', to: nested, calls: [{ type: 'CALL', from: nested, to: relayStatic, input: data, calls: [{ type: 'STATICCALL', from: relayStatic, to: probeAddress, input: data, output: '0x0' }] }] })
+    expect(t).toMatchObject({
+      type: 'CALL',
+      to: nested,
+      calls: [
+        {
+          type: 'CALL',
+          from: nested,
+          to: relayStatic,
+          input: data,
+          calls: [{ type: 'STATICCALL', from: relayStatic, to: probeAddress, input: data, output: '0x0' }],
+        },
+      ],
+    })
     expect(BigInt(t.calls[0].gasUsed)).toBeGreaterThan(BigInt(t.calls[0].calls[0].gasUsed))
     expect((await callTrace(r.transactionHash, { onlyTopCall: true })).calls).toBeUndefined()
     const d = await callTrace((await send({ to: relayDelegate, data })).transactionHash)
-    expect(d.calls).toEqual([expect.objectContaining({ type: 'DELEGATECALL', from: relayDelegate, to: probeAddress, value: '0x0', input: data })])
+    expect(d.calls).toEqual([
+      expect.objectContaining({
+        type: 'DELEGATECALL',
+        from: relayDelegate,
+        to: probeAddress,
+        value: '0x0',
+        input: data,
+      }),
+    ])
   })
 
   it('value transfers and a precompile call', async () => {
     const r = await send({ to: probeAddress, data: probe.encodeFunctionData('withdraw', [COW1.address, 25]) })
     const t = await callTrace(r.transactionHash)
-    expect(t.calls).toEqual([expect.objectContaining({ type: 'CALL', from: probeAddress, to: COW1.address, value: '0x19', input: '0x', output: '0x0' })])
+    expect(t.calls).toEqual([
+      expect.objectContaining({
+        type: 'CALL',
+        from: probeAddress,
+        to: COW1.address,
+        value: '0x19',
+        input: '0x',
+        output: '0x0',
+      }),
+    ])
     const s = await callTrace((await send({ to: relaySha, data: '0x616263' })).transactionHash)
-    expect(s.calls).toEqual([expect.objectContaining({ type: 'CALL', to: '0x0000000000000000000000000000000000000002', input: '0x616263', output: '0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' })])
+    expect(s.calls).toEqual([
+      expect.objectContaining({
+        type: 'CALL',
+        to: '0x0000000000000000000000000000000000000002',
+        input: '0x616263',
+        output: '0xba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      }),
+    ])
   })
 
   it('CREATE (a deployment: output = the created address) and CREATE2 inside a call', async () => {
     const { address, receipt } = await deploy(url, initFor(STORE))
     const t = await callTrace(receipt.transactionHash)
-    expect(t).toMatchObject({ type: 'CREATE', from: COW.address, value: '0x0', input: initFor(STORE), output: address, gasUsed: receipt.gasUsed })
+    expect(t).toMatchObject({
+      type: 'CREATE',
+      from: COW.address,
+      value: '0x0',
+      input: initFor(STORE),
+      output: address,
+      gasUsed: receipt.gasUsed,
+    })
     expect(t.to).toBeUndefined()
-    const predicted = probe.decodeFunctionResult('predict', await rpc(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('predict', [7]) }, 'latest']))[0]
-    const c2 = await callTrace((await send({ to: probeAddress, data: probe.encodeFunctionData('deploy', [7]) })).transactionHash)
-    expect(c2.calls).toEqual([expect.objectContaining({ type: 'CREATE', from: probeAddress, output: predicted.toLowerCase() })])
+    const predicted = probe.decodeFunctionResult(
+      'predict',
+      await rpc(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('predict', [7]) }, 'latest']),
+    )[0]
+    const c2 = await callTrace(
+      (await send({ to: probeAddress, data: probe.encodeFunctionData('deploy', [7]) })).transactionHash,
+    )
+    expect(c2.calls).toEqual([
+      expect.objectContaining({ type: 'CREATE', from: probeAddress, output: predicted.toLowerCase() }),
+    ])
   })
 
   it('SELFDESTRUCT: a child frame sending the balance to the beneficiary', async () => {
     const r = await send({ to: suicide, value: q(1234) })
     const t = await callTrace(r.transactionHash)
-    expect(t.calls).toEqual([{ type: 'SELFDESTRUCT', from: suicide, to: COW1.address, value: q(1234), gas: '0x0', gasUsed: '0x0', input: '0x' }])
+    expect(t.calls).toEqual([
+      {
+        type: 'SELFDESTRUCT',
+        from: suicide,
+        to: COW1.address,
+        value: q(1234),
+        gas: '0x0',
+        gasUsed: '0x0',
+        input: '0x',
+      },
+    ])
   })
 
   it('reverts: error, revertReason and output; custom errors; out of gas', async () => {
-    const reason = await callTrace((await sendFailing({ to: probeAddress, data: probe.encodeFunctionData('failWithReason') })).transactionHash)
+    const reason = await callTrace(
+      (await sendFailing({ to: probeAddress, data: probe.encodeFunctionData('failWithReason') })).transactionHash,
+    )
     expect(reason).toMatchObject({ error: 'execution reverted', revertReason: 'Probe: failed' })
     expect(reason.output.startsWith('0x8c379a0')).toBe(true)
-    const custom = await callTrace((await sendFailing({ to: probeAddress, data: probe.encodeFunctionData('failCustom', [5]) })).transactionHash)
+    const custom = await callTrace(
+      (await sendFailing({ to: probeAddress, data: probe.encodeFunctionData('failCustom', [5]) })).transactionHash,
+    )
     expect(custom.error).toBe('execution reverted')
     expect(custom.revertReason).toBeUndefined()
     expect(probe.parseError(custom.output)?.name).toBe('ProbeError')
@@ -218,7 +357,9 @@ describe('callTracer (the reference shape)', () => {
     expect(oog).toMatchObject({ error: 'out of gas', gasUsed: q(30_000) })
     expect(oog.output).toBeUndefined()
     // a reverted child inside a successful parent (the relay ignores the failure)
-    const inner = await callTrace((await send({ to: relayCall, data: probe.encodeFunctionData('failWithReason') })).transactionHash)
+    const inner = await callTrace(
+      (await send({ to: relayCall, data: probe.encodeFunctionData('failWithReason') })).transactionHash,
+    )
     expect(inner.error).toBeUndefined()
     expect(inner.calls[0]).toMatchObject({ error: 'execution reverted', revertReason: 'Probe: failed' })
   })
@@ -227,7 +368,9 @@ describe('callTracer (the reference shape)', () => {
     const r = await send({ to: relayCall, data: probe.encodeFunctionData('emitMany', [2]) })
     const t = await callTrace(r.transactionHash, { withLog: true })
     expect(t.logs).toBeUndefined()
-    expect(t.calls[0].logs).toEqual(r.logs.map((l: any, i: number) => ({ index: q(i), address: l.address, topics: l.topics, data: l.data })))
+    expect(t.calls[0].logs).toEqual(
+      r.logs.map((l: any, i: number) => ({ index: q(i), address: l.address, topics: l.topics, data: l.data })),
+    )
     expect((await callTrace(r.transactionHash)).calls[0].logs).toBeUndefined()
   })
 })
@@ -239,18 +382,38 @@ describe('blocks, calls and the other tracers', () => {
     const byHash = await rpc(url, 'debug_traceBlockByHash', [r.blockHash, { tracer: 'callTracer' }])
     expect(byHash.map((x: any) => x.txHash)).toEqual(block.transactions)
     expect(byHash[0].result).toEqual(await callTrace(r.transactionHash))
-    expect(byHash[1].result).toEqual({ type: 'CALL', from: '0x' + '00'.repeat(20), to: '0x0000000000000000000000000000000001000008', value: '0x0', gas: '0x0', gasUsed: '0x0', input: '0x', output: '0x0' })
+    expect(byHash[1].result).toEqual({
+      type: 'CALL',
+      from: '0x' + '00'.repeat(20),
+      to: '0x0000000000000000000000000000000001000008',
+      value: '0x0',
+      gas: '0x0',
+      gasUsed: '0x0',
+      input: '0x',
+      output: '0x0',
+    })
     const byNumber = await rpc(url, 'debug_traceBlockByNumber', [r.blockNumber])
     expect(byNumber[0].result).toEqual(await trace(r.transactionHash))
-    expect(byNumber[1].result).toMatchObject({ structLogs: [], contractAddress: '0000000000000000000000000000000001000008' })
+    expect(byNumber[1].result).toMatchObject({
+      structLogs: [],
+      contractAddress: '0000000000000000000000000000000001000008',
+    })
     expect(await rpc(url, 'debug_traceBlockByNumber', ['earliest'])).toEqual([])
   })
 
   it('debug_traceCall: like eth_call with a tracer, state overrides in the options, nothing kept', async () => {
     const data = probe.encodeFunctionData('value')
-    const t = await rpc(url, 'debug_traceCall', [{ from: COW.address, to: relayCall, data }, 'latest', { tracer: 'callTracer' }])
+    const t = await rpc(url, 'debug_traceCall', [
+      { from: COW.address, to: relayCall, data },
+      'latest',
+      { tracer: 'callTracer' },
+    ])
     expect(t.calls[0]).toMatchObject({ type: 'CALL', to: probeAddress, output: '0x0' })
-    const o = await rpc(url, 'debug_traceCall', [{ to: relayCall, data }, 'latest', { tracer: 'callTracer', stateOverrides: { [probeAddress]: { stateDiff: { [q(0)]: '0x' + w(99) } } } }])
+    const o = await rpc(url, 'debug_traceCall', [
+      { to: relayCall, data },
+      'latest',
+      { tracer: 'callTracer', stateOverrides: { [probeAddress]: { stateDiff: { [q(0)]: '0x' + w(99) } } } },
+    ])
     expect(o.calls[0].output).toBe('0x63')
     const s = await rpc(url, 'debug_traceCall', [{ to: store }, 'latest'])
     expect(s.structLogs).toHaveLength(11)
@@ -260,13 +423,20 @@ describe('blocks, calls and the other tracers', () => {
   it('prestateTracer (and diffMode) and 4byteTracer', async () => {
     const r = await send({ to: store, gas: q(100_000) })
     const pre = await trace(r.transactionHash, { tracer: 'prestateTracer' })
-    expect(pre[store]).toEqual({ balance: '0x0', nonce: 1, code: '0x' + STORE, storage: { ['0x' + w(1)]: '0x' + w(7) } })
+    expect(pre[store]).toEqual({
+      balance: '0x0',
+      nonce: 1,
+      code: '0x' + STORE,
+      storage: { ['0x' + w(1)]: '0x' + w(7) },
+    })
     expect(pre[COW.address]).toMatchObject({ balance: expect.any(String) })
     const fresh = await deploy(url, initFor(STORE))
     const r2 = await send({ to: fresh.address, gas: q(100_000) })
     const diff = await trace(r2.transactionHash, { tracer: 'prestateTracer', tracerConfig: { diffMode: true } })
     expect(diff.post[fresh.address]).toEqual({ storage: { ['0x' + w(1)]: '0x' + w(7) } })
-    const four = await trace((await send({ to: nested, data: probe.encodeFunctionData('value') })).transactionHash, { tracer: '4byteTracer' })
+    const four = await trace((await send({ to: nested, data: probe.encodeFunctionData('value') })).transactionHash, {
+      tracer: '4byteTracer',
+    })
     expect(four).toEqual({ [probe.getFunction('value')!.selector + '-0']: 3 })
   })
 
@@ -291,7 +461,8 @@ describe('blocks, calls and the other tracers', () => {
     await rpc(url, 'evm_setAutomine', [false])
     const hashes = []
     try {
-      for (let i = 0; i < 2; i++) hashes.push(await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: loop, gas: q(300_000) }]))
+      for (let i = 0; i < 2; i++)
+        hashes.push(await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: loop, gas: q(300_000) }]))
       await rpc(url, 'evm_mine')
     } finally {
       await rpc(url, 'evm_setAutomine', [true])
@@ -301,7 +472,11 @@ describe('blocks, calls and the other tracers', () => {
     for (const h of hashes) expect((await trace(h, { disableMemory: true })).structLogs.length).toBeGreaterThan(60_000)
     const e = await rpcError(url, 'debug_traceBlockByNumber', [receipt.blockNumber, { disableMemory: true }])
     expect(e.code).toBe(-32011)
-    expect((await rpc(url, 'debug_traceBlockByNumber', [receipt.blockNumber, { tracer: 'callTracer' }])).map((t: any) => t.result.error)).toEqual(['out of gas', 'out of gas', undefined])
+    expect(
+      (await rpc(url, 'debug_traceBlockByNumber', [receipt.blockNumber, { tracer: 'callTracer' }])).map(
+        (t: any) => t.result.error,
+      ),
+    ).toEqual(['out of gas', 'out of gas', undefined])
   })
 
   it('an aborted debug_traceCall at latest (the live state) leaves the chain working and unchanged', async () => {
@@ -317,16 +492,28 @@ describe('blocks, calls and the other tracers', () => {
   })
 
   it('debug_traceCall prestateTracer: the overridden state is the state before the call', async () => {
-    const pre = await rpc(url, 'debug_traceCall', [{ from: COW1.address, to: store }, 'latest', { tracer: 'prestateTracer', stateOverrides: { [store]: { balance: '0x2a' } } }])
+    const pre = await rpc(url, 'debug_traceCall', [
+      { from: COW1.address, to: store },
+      'latest',
+      { tracer: 'prestateTracer', stateOverrides: { [store]: { balance: '0x2a' } } },
+    ])
     expect(pre[store]).toMatchObject({ balance: '0x2a', code: '0x' + STORE })
     expect(pre[COW1.address]).toMatchObject({ balance: expect.stringMatching(/^0x/) })
   })
 
   it('debug_traceCall: blockOverrides change the block context the call sees', async () => {
     const blockNumber = probe.encodeFunctionData('blockNumber')
-    const t = await rpc(url, 'debug_traceCall', [{ to: probeAddress, data: blockNumber }, 'latest', { tracer: 'callTracer', blockOverrides: { number: '0x4d2' } }])
+    const t = await rpc(url, 'debug_traceCall', [
+      { to: probeAddress, data: blockNumber },
+      'latest',
+      { tracer: 'callTracer', blockOverrides: { number: '0x4d2' } },
+    ])
     expect(t.output).toBe('0x4d2')
-    const g = await rpc(url, 'debug_traceCall', [{ to: probeAddress, data: blockNumber }, 'latest', { tracer: 'structLogger', blockOverrides: { number: '0x4d2' } }])
+    const g = await rpc(url, 'debug_traceCall', [
+      { to: probeAddress, data: blockNumber },
+      'latest',
+      { tracer: 'structLogger', blockOverrides: { number: '0x4d2' } },
+    ])
     expect(g.returnValue).toBe(w(0x4d2))
   })
 
@@ -342,7 +529,11 @@ describe('blocks, calls and the other tracers', () => {
   })
 
   it('-32602 for debug_traceCall with bad overrides and debug_traceBlockByNumber pending', async () => {
-    const e = await rpcError(url, 'debug_traceCall', [{ to: store }, 'latest', { stateOverrides: { [store]: { movePrecompileToAddress: store } } }])
+    const e = await rpcError(url, 'debug_traceCall', [
+      { to: store },
+      'latest',
+      { stateOverrides: { [store]: { movePrecompileToAddress: store } } },
+    ])
     expect(e).toMatchObject({ code: -32602 })
     expect((await rpcError(url, 'debug_traceBlockByNumber', ['pending'])).code).toBe(-32602)
     expect((await rpcError(url, 'debug_traceCall', [{ to: store }, '0xffff'])).code).toBe(-32600)
@@ -359,7 +550,9 @@ describe('defaultTracer: structLogger (createNode option, for tools expecting ge
       expect(g).toMatchObject({ gas: Number(BigInt(r.gasUsed)), failed: false, returnValue: w(0x2a) })
       expect(g.structLogs[0]).toEqual({ pc: 0, op: 'PUSH1', gas: 79_000, gasCost: 3, depth: 1, stack: [] })
       expect((await rpc(n.url, 'debug_traceTransaction', [r.transactionHash, {}])).failed).toBe(false)
-      expect((await rpc(n.url, 'debug_traceTransaction', [r.transactionHash, { tracer: 'rskTracer' }])).contractAddress).toBe(address.slice(2))
+      expect(
+        (await rpc(n.url, 'debug_traceTransaction', [r.transactionHash, { tracer: 'rskTracer' }])).contractAddress,
+      ).toBe(address.slice(2))
       expect((await rpc(n.url, 'debug_traceCall', [{ to: address }, 'latest'])).structLogs[0].depth).toBe(1)
     } finally {
       await n.close()

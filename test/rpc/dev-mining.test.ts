@@ -99,7 +99,11 @@ describe('manual mode (evm_setAutomine false)', () => {
       for (const hash of Object.values(h)) {
         expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
         expect(await receipt(hash)).toBeNull()
-        expect(await rpc(url, 'eth_getTransactionByHash', [hash])).toMatchObject({ hash, blockHash: null, blockNumber: null })
+        expect(await rpc(url, 'eth_getTransactionByHash', [hash])).toMatchObject({
+          hash,
+          blockHash: null,
+          blockNumber: null,
+        })
       }
       expect((await pendingHashes()).sort()).toEqual(Object.values(h).sort())
       expect(await rpc(url, 'txpool_status')).toEqual({ pending: 5, queued: 0 })
@@ -118,7 +122,7 @@ describe('manual mode (evm_setAutomine false)', () => {
     })
   })
 
-  it('the block gas limit is respected: what does not fit waits for the next evm_mine (and so do its sender\'s later ones)', async () => {
+  it("the block gas limit is respected: what does not fit waits for the next evm_mine (and so do its sender's later ones)", async () => {
     const original = (await latest()).gasLimit as string
     await manual(async () => {
       expect(await rpc(url, 'evm_setBlockGasLimit', ['0xc350'])).toBe(true) // 50 000

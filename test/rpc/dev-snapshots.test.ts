@@ -162,7 +162,9 @@ describe('evm_snapshot / evm_revert', () => {
     const sender = accounts[4]!
     const n = BigInt(await nonce(sender))
     const send = (k: bigint) =>
-      rpc<string>(url, 'eth_sendTransaction', [{ from: sender, to: RECIPIENT, value: '0x1', gas: '0x5208', nonce: q(n + k) }])
+      rpc<string>(url, 'eth_sendTransaction', [
+        { from: sender, to: RECIPIENT, value: '0x1', gas: '0x5208', nonce: q(n + k) },
+      ])
     const base = await snapshot()
     // a nonce gap keeps these in the pool (queued) even with instant mining
     const early = await send(5n)
@@ -192,7 +194,9 @@ describe('evm_snapshot / evm_revert', () => {
     const base = await snapshot()
     await rpc(url, 'evm_setAutomine', [false])
     try {
-      const waiting = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW1.address, to: RECIPIENT, value: '0x9', gas: '0x5208' }])
+      const waiting = await rpc<string>(url, 'eth_sendTransaction', [
+        { from: COW1.address, to: RECIPIENT, value: '0x9', gas: '0x5208' },
+      ])
       const id = await snapshot()
       await rpc(url, 'evm_mine')
       expect((await rpc(url, 'eth_getTransactionReceipt', [waiting])).status).toBe('0x1')

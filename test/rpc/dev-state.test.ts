@@ -165,7 +165,9 @@ describe('impersonation', () => {
     await rpc(url, 'anvil_setCode', [c, Probe.deployedBytecode])
     await rpc(url, 'anvil_setBalance', [c, '0x1000000'])
     await rpc(url, 'anvil_impersonateAccount', [c])
-    const h = await rpc<string>(url, 'eth_sendTransaction', [{ from: c, to: COW1.address, value: '0x10', gas: '0x5208' }])
+    const h = await rpc<string>(url, 'eth_sendTransaction', [
+      { from: c, to: COW1.address, value: '0x10', gas: '0x5208' },
+    ])
     expect((await receipt(h)).from).toBe(c)
     // the code is untouched, and calls/estimates from the contract work
     expect(await rpc(url, 'eth_getCode', [c, 'latest'])).toBe(Probe.deployedBytecode)
@@ -179,7 +181,9 @@ describe('impersonation', () => {
     await rpc(url, 'anvil_setBalance', [who, '0xde0b6b3a7640000'])
     expect(await rpc(url, 'anvil_autoImpersonateAccount', [true])).toBeNull()
     try {
-      const h = await rpc<string>(url, 'eth_sendTransaction', [{ from: who, to: COW.address, value: '0x1', gas: '0x5208' }])
+      const h = await rpc<string>(url, 'eth_sendTransaction', [
+        { from: who, to: COW.address, value: '0x1', gas: '0x5208' },
+      ])
       expect((await receipt(h)).from).toBe(who)
       // the node's own accounts still sign with their keys
       const own = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW1.address, to: COW.address, value: '0x1' }])
@@ -188,14 +192,18 @@ describe('impersonation', () => {
     } finally {
       expect(await rpc(url, 'anvil_autoImpersonateAccount', [false])).toBeNull()
     }
-    expect((await rpcError(url, 'eth_sendTransaction', [{ from: who, to: COW.address, value: '0x1' }])).code).toBe(-32602)
+    expect((await rpcError(url, 'eth_sendTransaction', [{ from: who, to: COW.address, value: '0x1' }])).code).toBe(
+      -32602,
+    )
     expect((await rpcError(url, 'anvil_autoImpersonateAccount', ['yes'])).code).toBe(-32602)
   })
 
   it('eth_sendUnsignedTransaction sends from any address without impersonation', async () => {
     const who = fresh()
     await rpc(url, 'hardhat_setBalance', [who, '0xde0b6b3a7640000'])
-    const h = await rpc<string>(url, 'eth_sendUnsignedTransaction', [{ from: who, to: COW.address, value: '0x2', gas: '0x5208' }])
+    const h = await rpc<string>(url, 'eth_sendUnsignedTransaction', [
+      { from: who, to: COW.address, value: '0x2', gas: '0x5208' },
+    ])
     expect(h).toMatch(HASH)
     const r = await receipt(h)
     expect(r.status).toBe('0x1')
@@ -213,7 +221,7 @@ describe('impersonation', () => {
 })
 
 describe('block parameters of the next blocks', () => {
-  it('anvil_setCoinbase / hardhat_setCoinbase: the next block\'s miner (and eth_coinbase)', async () => {
+  it("anvil_setCoinbase / hardhat_setCoinbase: the next block's miner (and eth_coinbase)", async () => {
     const cb = fresh()
     expect((await latest()).miner).toBe(MINER)
     expect(await rpc(url, 'anvil_setCoinbase', [cb])).toBeNull()
@@ -229,7 +237,7 @@ describe('block parameters of the next blocks', () => {
     expect((await latest()).miner).toBe(MINER)
   })
 
-  it('hardhat_setMinGasPrice / anvil_setMinGasPrice: the next block\'s minimumGasPrice, then eth_gasPrice', async () => {
+  it("hardhat_setMinGasPrice / anvil_setMinGasPrice: the next block's minimumGasPrice, then eth_gasPrice", async () => {
     const gwei = 1_000_000_000n
     expect(await rpc(url, 'hardhat_setMinGasPrice', [q(gwei)])).toBeNull()
     expect((await rpc(url, 'anvil_nodeInfo')).environment.gasPrice).toBe(q(gwei))
@@ -241,7 +249,9 @@ describe('block parameters of the next blocks', () => {
     expect((await latest()).minimumGasPrice).toBe(q(gwei))
     expect(await rpc(url, 'eth_gasPrice')).toBe(q((gwei * 110n) / 100n))
     // it stays (the target) for the blocks after
-    const h = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, gasPrice: q(gwei) }])
+    const h = await rpc<string>(url, 'eth_sendTransaction', [
+      { from: COW.address, to: COW1.address, gasPrice: q(gwei) },
+    ])
     expect((await receipt(h)).status).toBe('0x1')
     expect((await latest()).minimumGasPrice).toBe(q(gwei))
 
@@ -251,7 +261,7 @@ describe('block parameters of the next blocks', () => {
     expect(await rpc(url, 'eth_gasPrice')).toBe('0x0')
   })
 
-  it('anvil_setBlockGasLimit / hardhat_setBlockGasLimit: the next block\'s gasLimit', async () => {
+  it("anvil_setBlockGasLimit / hardhat_setBlockGasLimit: the next block's gasLimit", async () => {
     const original = (await latest()).gasLimit as string
     expect(await rpc(url, 'anvil_setBlockGasLimit', ['0x1c9c380'])).toBe(true) // 30 M
     await rpc(url, 'evm_mine')
@@ -267,7 +277,9 @@ describe('pool and node utilities', () => {
     const sender = (await rpc<string[]>(url, 'eth_accounts'))[6]!
     const n = BigInt(await rpc<string>(url, 'eth_getTransactionCount', [sender, 'latest']))
     const queue = (k: bigint) =>
-      rpc<string>(url, 'eth_sendTransaction', [{ from: sender, to: COW.address, value: '0x1', gas: '0x5208', nonce: q(n + k) }])
+      rpc<string>(url, 'eth_sendTransaction', [
+        { from: sender, to: COW.address, value: '0x1', gas: '0x5208', nonce: q(n + k) },
+      ])
     const h1 = await queue(3n)
     const h2 = await queue(4n)
     expect(await rpc(url, 'txpool_status')).toEqual({ pending: 0, queued: 2 })
@@ -314,7 +326,7 @@ describe('pool and node utilities', () => {
     expect(m2.instanceId).toBe(m.instanceId)
   })
 
-  it('anvil_nodeInfo: the node\'s current block and configuration', async () => {
+  it("anvil_nodeInfo: the node's current block and configuration", async () => {
     const head = await latest()
     const info = await rpc(url, 'anvil_nodeInfo')
     expect(info).toMatchObject({
@@ -326,7 +338,7 @@ describe('pool and node utilities', () => {
     })
   })
 
-  it('anvil_reset / hardhat_reset: back to genesis (viem\'s { forking: { blockNumber: null } } too); a fork URL is -32602', async () => {
+  it("anvil_reset / hardhat_reset: back to genesis (viem's { forking: { blockNumber: null } } too); a fork URL is -32602", async () => {
     const genesis = await rpc(url, 'eth_getBlockByNumber', ['0x0', false])
     const before = (await rpc(url, 'anvil_metadata')).instanceId
     for (const [name, params] of [

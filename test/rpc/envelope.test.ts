@@ -49,7 +49,11 @@ describe('single requests', () => {
 
   it('a notification still has its effect', async () => {
     const before = (await rpcRaw(url, 'eth_blockNumber')).body.result
-    const r = await postJson({ jsonrpc: '2.0', method: 'eth_sendTransaction', params: [{ from: COW.address, to: COW.address }] })
+    const r = await postJson({
+      jsonrpc: '2.0',
+      method: 'eth_sendTransaction',
+      params: [{ from: COW.address, to: COW.address }],
+    })
     expect(r.text).toBe('')
     const after = (await rpcRaw(url, 'eth_blockNumber')).body.result
     expect(BigInt(after as string)).toBe(BigInt(before as string) + 1n)
@@ -98,7 +102,9 @@ describe('single requests', () => {
     async (method) => {
       const { body } = await rpcRaw(url, method, ['contract A {}'])
       expect(body.error!.code).toBe(-32601)
-      expect(body.error!.message).toBe(`the method ${method} is not available: the node has no compilers, for security reasons`)
+      expect(body.error!.message).toBe(
+        `the method ${method} is not available: the node has no compilers, for security reasons`,
+      )
     },
   )
 
@@ -171,7 +177,10 @@ describe('batches', () => {
   it('more than 50 is the reference error without jsonrpc or id', async () => {
     const r = await postJson(Array.from({ length: 51 }, (_, i) => req(i, 'eth_chainId')))
     expect(r.json()).toEqual({
-      error: { code: -32600, message: 'Cannot dispatch batch requests. 50 is the max number of supported batch requests' },
+      error: {
+        code: -32600,
+        message: 'Cannot dispatch batch requests. 50 is the max number of supported batch requests',
+      },
     })
     expect(r.status).toBe(400)
   })

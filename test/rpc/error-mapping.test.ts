@@ -7,7 +7,12 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import * as domainErrors from '../../src/errors/domain-errors.js'
-import { DomainError, FilterNotFoundError, StateNotFoundError, VmExecutionError } from '../../src/errors/domain-errors.js'
+import {
+  DomainError,
+  FilterNotFoundError,
+  StateNotFoundError,
+  VmExecutionError,
+} from '../../src/errors/domain-errors.js'
 import { PoolApplyError, PoolTimeoutError } from '../../src/chain/block-builder.js'
 import { executionError } from '../../src/chain/revert.js'
 import { TraceTooLargeError } from '../../src/execution/tracers/struct-logs.js'
@@ -52,12 +57,29 @@ describe('domain error → JSON-RPC mapping', () => {
 
   it('a class answers with its code and its message, the domain error as cause; a subclass as its class', () => {
     const pool = new PoolApplyError('transaction nonce too low', 0)
-    expect(toRpcError(pool)).toMatchObject({ code: -32010, message: 'transaction nonce too low', data: undefined, cause: pool })
-    expect(toRpcError(new TraceTooLargeError(10 * 1024 * 1024))).toMatchObject({ code: -32011, message: expect.stringMatching(/^Response size exceeded/) })
-    expect(toRpcError(new StateNotFoundError('ab12'))).toMatchObject({ code: -32600, message: 'State not found for block with hash 0xab12' })
+    expect(toRpcError(pool)).toMatchObject({
+      code: -32010,
+      message: 'transaction nonce too low',
+      data: undefined,
+      cause: pool,
+    })
+    expect(toRpcError(new TraceTooLargeError(10 * 1024 * 1024))).toMatchObject({
+      code: -32011,
+      message: expect.stringMatching(/^Response size exceeded/),
+    })
+    expect(toRpcError(new StateNotFoundError('ab12'))).toMatchObject({
+      code: -32600,
+      message: 'State not found for block with hash 0xab12',
+    })
     expect(toRpcError(new FilterNotFoundError('0x01'))).toMatchObject({ code: -32000, message: 'filter not found' })
-    expect(toRpcError(new domainErrors.ExecutionTimeoutError())).toMatchObject({ code: -32011, message: 'Execution has got timeout out.' })
-    expect(toRpcError(new PoolTimeoutError(0))).toMatchObject({ code: -32011, message: 'Execution has got timeout out.' })
+    expect(toRpcError(new domainErrors.ExecutionTimeoutError())).toMatchObject({
+      code: -32011,
+      message: 'Execution has got timeout out.',
+    })
+    expect(toRpcError(new PoolTimeoutError(0))).toMatchObject({
+      code: -32011,
+      message: 'Execution has got timeout out.',
+    })
     class Unlisted extends DomainError {}
     expect(toRpcError(new Unlisted('other'))).toMatchObject({ code: -32000, message: 'other' })
   })
@@ -82,7 +104,11 @@ describe('domain error → JSON-RPC mapping', () => {
     const hardhat = toRpcError(revert, compatProfile('hardhat'))!
     expect(hardhat.code).toBe(-32603)
     expect(hardhat.message).toBe("Error: VM Exception while processing transaction: reverted with reason string 'no'")
-    expect(hardhat.data).toEqual({ message: hardhat.message, txHash: '0x' + 'ab'.repeat(32), data: '0x' + Buffer.from(REVERT_NO).toString('hex') })
+    expect(hardhat.data).toEqual({
+      message: hardhat.message,
+      txHash: '0x' + 'ab'.repeat(32),
+      data: '0x' + Buffer.from(REVERT_NO).toString('hex'),
+    })
     const anvil = toRpcError(revert, compatProfile('anvil'))!
     expect({ code: anvil.code, message: anvil.message }).toEqual({ code: 3, message: 'execution reverted: no' })
     expect(toRpcError(executionError('out of gas', new Uint8Array(0)), compatProfile('anvil'))!.code).toBe(-32015)

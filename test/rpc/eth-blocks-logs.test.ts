@@ -122,7 +122,11 @@ describe('eth_getBlockByNumber / eth_getBlockByHash', () => {
     expect(g.stateRoot).toMatch(HASH)
     expect(g.hashForMergedMining).toMatch(HASH)
     expect(g.size).toMatch(QTY)
-    for (const f of ['bitcoinMergedMiningHeader', 'bitcoinMergedMiningCoinbaseTransaction', 'bitcoinMergedMiningMerkleProof']) {
+    for (const f of [
+      'bitcoinMergedMiningHeader',
+      'bitcoinMergedMiningCoinbaseTransaction',
+      'bitcoinMergedMiningMerkleProof',
+    ]) {
       expect(g[f]).toMatch(DATA)
     }
     expect(await byNumber('earliest')).toEqual(g)
@@ -191,7 +195,13 @@ describe('eth_getBlockByNumber / eth_getBlockByHash', () => {
     const tx = b4.transactions[0]
     expectKeys(tx, TX_FIELDS)
     expect(tx).toEqual(await rpc(url, 'eth_getTransactionByHash', [txOf[4]]))
-    expect(tx).toMatchObject({ blockHash: b4.hash, blockNumber: '0x4', transactionIndex: '0x0', from: COW.address, to: probeA })
+    expect(tx).toMatchObject({
+      blockHash: b4.hash,
+      blockNumber: '0x4',
+      transactionIndex: '0x0',
+      from: COW.address,
+      to: probeA,
+    })
     const hashes = await byNumber('0x4')
     expect(hashes.transactions[0]).toBe(txOf[4])
     expect(await byNumber('0x4', false)).toEqual(hashes)

@@ -30,7 +30,9 @@ beforeAll(async () => {
   url = node.url
   ;({ address: probeAddress } = await deploy(url, Probe.bytecode))
   expect((await sendTx(url, { to: probeAddress, data: probe.encodeFunctionData('setValue', [5]) })).status).toBe('0x1')
-  expect((await sendTx(url, { to: probeAddress, value: q(1000), data: probe.encodeFunctionData('deposit') })).status).toBe('0x1')
+  expect(
+    (await sendTx(url, { to: probeAddress, value: q(1000), data: probe.encodeFunctionData('deposit') })).status,
+  ).toBe('0x1')
   head = BigInt(await rpc(url, 'eth_blockNumber'))
   expect(head).toBe(3n)
 })
@@ -103,7 +105,8 @@ describe('eth_call: state and opcodes', () => {
   })
 
   it('copyBytes(data) copies with MCOPY', async () => {
-    const data = '0x' + Array.from({ length: 70 }, (_, i) => ((i * 7 + 1) & 0xff).toString(16).padStart(2, '0')).join('')
+    const data =
+      '0x' + Array.from({ length: 70 }, (_, i) => ((i * 7 + 1) & 0xff).toString(16).padStart(2, '0')).join('')
     const out = await call('copyBytes', [data])
     expect(out).toBe(probe.encodeFunctionResult('copyBytes', [data]))
     expect(decode('copyBytes', out)[0]).toBe(data)
@@ -140,7 +143,10 @@ describe('eth_call: state and opcodes', () => {
 
 describe('eth_call: failures', () => {
   it('revert with a reason: -32015 "…revert Probe: failed", data = Error(string) bytes', async () => {
-    const e = await rpcError(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('failWithReason') }, 'latest'])
+    const e = await rpcError(url, 'eth_call', [
+      { to: probeAddress, data: probe.encodeFunctionData('failWithReason') },
+      'latest',
+    ])
     expect(e.code).toBe(-32015)
     expect(e.message).toBe('VM Exception while processing transaction: revert Probe: failed')
     expect(e.data).toBe('0x08c379a0' + abi.encode(['string'], ['Probe: failed']).slice(2))
@@ -148,7 +154,10 @@ describe('eth_call: failures', () => {
   })
 
   it('custom error: -32015 "…: transaction reverted", data = the custom error bytes', async () => {
-    const e = await rpcError(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('failCustom', [7]) }, 'latest'])
+    const e = await rpcError(url, 'eth_call', [
+      { to: probeAddress, data: probe.encodeFunctionData('failCustom', [7]) },
+      'latest',
+    ])
     expect(e.code).toBe(-32015)
     expect(e.message).toBe(REVERT_PREFIX + 'transaction reverted')
     expect(e.data).toBe(probe.encodeErrorResult('ProbeError', [7, 'custom failure']))
@@ -215,7 +224,10 @@ describe('eth_call / eth_estimateGas away from the live state (spare VMs re-poin
     expect(BigInt(await balance('0x3'))).toBe(1000n)
     // an estimate at an old block runs against that block's state too (setValue costs more from 0 than from 5)
     const estimate = (b: string) =>
-      rpc<string>(url, 'eth_estimateGas', [{ from: COW.address, to: probeAddress, data: probe.encodeFunctionData('setValue', [7]) }, b])
+      rpc<string>(url, 'eth_estimateGas', [
+        { from: COW.address, to: probeAddress, data: probe.encodeFunctionData('setValue', [7]) },
+        b,
+      ])
     const fromZero = BigInt(await estimate('0x1'))
     const fromFive = BigInt(await estimate('0x2'))
     expect(fromZero).toBeGreaterThan(fromFive)

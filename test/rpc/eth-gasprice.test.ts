@@ -20,7 +20,16 @@ let probeAddress: string
 
 const nonce = async () => Number(await rpc(url, 'eth_getTransactionCount', [COW.address, 'latest']))
 const sign = async (gasPrice: bigint, over: Record<string, unknown> = {}) =>
-  cow.signTransaction({ type: 0, chainId: 33, nonce: await nonce(), gasPrice, gasLimit: 21_000, to: COW1.address, value: 1, ...over })
+  cow.signTransaction({
+    type: 0,
+    chainId: 33,
+    nonce: await nonce(),
+    gasPrice,
+    gasLimit: 21_000,
+    to: COW1.address,
+    value: 1,
+    ...over,
+  })
 
 beforeAll(async () => {
   node = await startNode({ minGasPrice: 1000n })
@@ -56,7 +65,9 @@ describe('minimum gas price', () => {
 
   it('blocks step the mgp toward the target and eth_gasPrice is mgp × 1.1', async () => {
     const receipt = await rpc(url, 'eth_getTransactionReceipt', [
-      await rpc(url, 'eth_sendTransaction', [{ from: COW.address, data: Probe.bytecode, gas: q(3_000_000), gasPrice: '0x2' }]),
+      await rpc(url, 'eth_sendTransaction', [
+        { from: COW.address, data: Probe.bytecode, gas: q(3_000_000), gasPrice: '0x2' },
+      ]),
     ])
     probeAddress = receipt.contractAddress
     expect((await rpc(url, 'eth_getBlockByNumber', ['latest', false])).minimumGasPrice).toBe('0x2')
@@ -72,7 +83,8 @@ describe('minimum gas price', () => {
   })
 
   it('BASEFEE is the block minimumGasPrice (latest, a past block, pending)', async () => {
-    const call = (block: string) => rpc(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('baseFee') }, block])
+    const call = (block: string) =>
+      rpc(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('baseFee') }, block])
     expect(await call('latest')).toBe(word(101))
     expect(await call('0x2')).toBe(word(2))
     expect(await call('pending')).toBe(word(102))
@@ -82,7 +94,14 @@ describe('minimum gas price', () => {
     const poor = Wallet.createRandom()
     await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: poor.address, value: q(1000), gasPrice: q(200) }])
     // next block's mgp is 103; gasPrice 100 is under it and 100 · 21000 > 1000
-    const raw = await poor.signTransaction({ type: 0, chainId: 33, nonce: 0, gasPrice: 100, gasLimit: 21_000, to: COW1.address })
+    const raw = await poor.signTransaction({
+      type: 0,
+      chainId: 33,
+      nonce: 0,
+      gasPrice: 100,
+      gasLimit: 21_000,
+      to: COW1.address,
+    })
     const e = await rpcError(url, 'eth_sendRawTransaction', [raw])
     expect(e).toEqual({ code: -32010, message: 'insufficient funds', status: 200 })
   })
@@ -90,9 +109,11 @@ describe('minimum gas price', () => {
   it('eth_call and eth_estimateGas with a gasPrice do not need the sender to pay for gas', async () => {
     const poor = Wallet.createRandom().address
     const data = probe.encodeFunctionData('gasPrice')
-    expect(await rpc(url, 'eth_call', [{ from: poor, to: probeAddress, data, gasPrice: q(500) }, 'latest'])).toBe(word(500))
-    expect(BigInt(await rpc(url, 'eth_estimateGas', [{ from: poor, to: probeAddress, data, gasPrice: q(500) }]))).toBeGreaterThan(
-      21_000n,
+    expect(await rpc(url, 'eth_call', [{ from: poor, to: probeAddress, data, gasPrice: q(500) }, 'latest'])).toBe(
+      word(500),
     )
+    expect(
+      BigInt(await rpc(url, 'eth_estimateGas', [{ from: poor, to: probeAddress, data, gasPrice: q(500) }])),
+    ).toBeGreaterThan(21_000n)
   })
 })

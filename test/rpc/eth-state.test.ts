@@ -34,9 +34,9 @@ beforeAll(async () => {
   await sendTx(url, { to: COW1.address, value: q(TRANSFER), gas: '0x5208' })
   ;({ address: probeAddress } = await deploy(url, Probe.bytecode))
   expect((await sendTx(url, { to: probeAddress, data: probe.encodeFunctionData('setValue', [42]) })).status).toBe('0x1')
-  expect((await sendTx(url, { to: probeAddress, data: probe.encodeFunctionData('setBalance', [COW1.address, 777]) })).status).toBe(
-    '0x1',
-  )
+  expect(
+    (await sendTx(url, { to: probeAddress, data: probe.encodeFunctionData('setBalance', [COW1.address, 777]) })).status,
+  ).toBe('0x1')
   for (let i = 0; i <= 4; i++) blocks.push((await rpc(url, 'eth_getBlockByNumber', [q(i), false])).hash)
 })
 afterAll(() => node?.close())
@@ -139,7 +139,8 @@ describe('eth_getBalance', () => {
 })
 
 describe('eth_getStorageAt', () => {
-  const balancesSlot = (account: string) => keccak256(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [account, 1]))
+  const balancesSlot = (account: string) =>
+    keccak256(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [account, 1]))
 
   it('reads a plain slot as a 32-byte word', async () => {
     expect(await rpc(url, 'eth_getStorageAt', [probeAddress, '0x0', 'latest'])).toBe(word(42))
@@ -158,7 +159,9 @@ describe('eth_getStorageAt', () => {
   it('reads historical storage', async () => {
     expect(await rpc(url, 'eth_getStorageAt', [probeAddress, '0x0', '0x2'])).toBe(ZERO_WORD)
     expect(await rpc(url, 'eth_getStorageAt', [probeAddress, '0x0', { blockHash: blocks[3] }])).toBe(word(42))
-    expect(await rpc(url, 'eth_getStorageAt', [probeAddress, balancesSlot(COW1.address), { blockNumber: '0x3' }])).toBe(ZERO_WORD)
+    expect(await rpc(url, 'eth_getStorageAt', [probeAddress, balancesSlot(COW1.address), { blockNumber: '0x3' }])).toBe(
+      ZERO_WORD,
+    )
     expect(await rpc(url, 'eth_getStorageAt', [probeAddress, '0x0', 'earliest'])).toBe(ZERO_WORD)
     expect(await rpc(url, 'eth_getStorageAt', [probeAddress, '0x0', 'pending'])).toBe(word(42))
   })

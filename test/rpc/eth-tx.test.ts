@@ -7,7 +7,16 @@
  * docs/reference-rules.md#rule-error-revert).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AbiCoder, getCreateAddress, Interface, keccak256, Transaction, Wallet, type BaseWallet, type TransactionRequest } from 'ethers'
+import {
+  AbiCoder,
+  getCreateAddress,
+  Interface,
+  keccak256,
+  Transaction,
+  Wallet,
+  type BaseWallet,
+  type TransactionRequest,
+} from 'ethers'
 import type { Node } from '../../src/index.js'
 import { Probe } from '../../fixtures/index.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
@@ -52,7 +61,11 @@ afterAll(() => node?.close())
 
 describe('eth_sendRawTransaction', () => {
   it('mines a value transfer: hash, balances, nonce, block', async () => {
-    const before = { cow: await balanceOf(COW.address), cow1: await balanceOf(COW1.address), n: await nonceOf(COW.address) }
+    const before = {
+      cow: await balanceOf(COW.address),
+      cow1: await balanceOf(COW1.address),
+      n: await nonceOf(COW.address),
+    }
     const head = await blockNumber()
     const raw = await signed({ gasPrice: 3, value: 12_345 })
     firstRaw = raw
@@ -90,7 +103,8 @@ describe('eth_sendRawTransaction', () => {
       type: '0x0',
     })
     expect(['0x65', '0x66']).toContain(tx.v)
-    for (const f of ['nonce', 'blockNumber', 'transactionIndex', 'gas', 'gasPrice', 'value', 'r', 's']) expect(tx[f]).toMatch(QTY)
+    for (const f of ['nonce', 'blockNumber', 'transactionIndex', 'gas', 'gasPrice', 'value', 'r', 's'])
+      expect(tx[f]).toMatch(QTY)
     expect(block.transactions[0]).toBe(hash)
   })
 
@@ -154,7 +168,12 @@ describe('eth_sendRawTransaction', () => {
   })
 
   it('a call that emits a log: receipt logs and bloom', async () => {
-    const raw = await signed({ to: probeAddress, value: 0, gasLimit: 100_000, data: probe.encodeFunctionData('setValue', [9]) })
+    const raw = await signed({
+      to: probeAddress,
+      value: 0,
+      gasLimit: 100_000,
+      data: probe.encodeFunctionData('setValue', [9]),
+    })
     const hash = await rpc<string>(url, 'eth_sendRawTransaction', [raw])
     const receipt = await rpc(url, 'eth_getTransactionReceipt', [hash])
     expect(receipt.status).toBe('0x1')
@@ -182,7 +201,12 @@ describe('eth_sendRawTransaction', () => {
   it('a reverting transaction is mined with status 0x0 and answers -32015 with the revert data', async () => {
     const head = await blockNumber()
     const nonce = await nonceOf(COW.address)
-    const raw = await signed({ to: probeAddress, value: 0, gasLimit: 100_000, data: probe.encodeFunctionData('failWithReason') })
+    const raw = await signed({
+      to: probeAddress,
+      value: 0,
+      gasLimit: 100_000,
+      data: probe.encodeFunctionData('failWithReason'),
+    })
     const e = await rpcError(url, 'eth_sendRawTransaction', [raw])
     expect(e.code).toBe(-32015)
     expect(e.message).toBe('VM Exception while processing transaction: revert Probe: failed')
@@ -227,7 +251,10 @@ describe('eth_sendRawTransaction', () => {
 
     it("init code over 49 152 bytes: the reference's init-code rule", async () => {
       const data = '0x' + '00'.repeat(49_153)
-      await rejects(await signed({ to: null, value: 0, data, gasLimit: 1_000_000 }), "transaction's init code size is invalid")
+      await rejects(
+        await signed({ to: null, value: 0, data, gasLimit: 1_000_000 }),
+        "transaction's init code size is invalid",
+      )
     })
 
     it('a transaction over 128 KB (reference TX_MAX_SIZE), checked before gas and nonce', async () => {
@@ -258,7 +285,10 @@ describe('eth_sendRawTransaction', () => {
     it('basic (intrinsic) cost above the gas limit', async () => {
       await rejects(await signed({ gasLimit: 20_999 }), "transaction's basic cost is above the gas limit")
       await rejects(await signed({ gasLimit: 21_000, data: '0x01' }), "transaction's basic cost is above the gas limit")
-      await rejects(await signed({ to: null, value: 0, gasLimit: 52_999, data: '0x00' }), "transaction's basic cost is above the gas limit")
+      await rejects(
+        await signed({ to: null, value: 0, gasLimit: 52_999, data: '0x00' }),
+        "transaction's basic cost is above the gas limit",
+      )
     })
   })
 
@@ -358,7 +388,11 @@ describe('eth_sendTransaction', () => {
       gasLimit: 90_000,
       to: COW.address,
       value: 0,
-      signature: { r: '0x' + tx.r.slice(2).padStart(64, '0'), s: '0x' + tx.s.slice(2).padStart(64, '0'), v: Number(tx.v) },
+      signature: {
+        r: '0x' + tx.r.slice(2).padStart(64, '0'),
+        s: '0x' + tx.s.slice(2).padStart(64, '0'),
+        v: Number(tx.v),
+      },
     })
     expect(raw.from!.toLowerCase()).toBe(COW1.address)
     expect(raw.hash).toBe(hash)
@@ -377,7 +411,9 @@ describe('eth_sendTransaction', () => {
 
   it('creates a contract when `to` is absent', async () => {
     const nonce = await nonceOf(COW1.address)
-    const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW1.address, data: Probe.bytecode, gas: '0x2dc6c0' }])
+    const hash = await rpc<string>(url, 'eth_sendTransaction', [
+      { from: COW1.address, data: Probe.bytecode, gas: '0x2dc6c0' },
+    ])
     const receipt = await rpc(url, 'eth_getTransactionReceipt', [hash])
     expect(receipt.contractAddress).toBe(getCreateAddress({ from: COW1.address, nonce }).toLowerCase())
     expect(receipt.contractAddress).toMatch(ADDR)
@@ -475,7 +511,9 @@ describe('eth_estimateGas', () => {
   it('a value transfer is 21000; the tx succeeds with exactly that and is rejected with one less', async () => {
     const gas = BigInt(await rpc(url, 'eth_estimateGas', [{ from: COW.address, to: COW1.address, value: '0x1' }]))
     expect(gas).toBe(21_000n)
-    expect(await rpc(url, 'eth_estimateGas', [{ from: COW.address, to: COW1.address, value: '0x1' }, 'latest'])).toBe('0x5208')
+    expect(await rpc(url, 'eth_estimateGas', [{ from: COW.address, to: COW1.address, value: '0x1' }, 'latest'])).toBe(
+      '0x5208',
+    )
     expect(await rpc(url, 'eth_estimateGas', [{ to: COW1.address }])).toBe('0x5208')
     const ok = await sendWithGas({ to: COW1.address, value: 1n }, gas)
     expect(ok.status).toBe('0x1')
@@ -514,14 +552,18 @@ describe('eth_estimateGas', () => {
     const bad = await sendWithGas({ to: probeAddress, data }, belowMinimum(gas2))
     expect(bad.status).toBe('0x0')
     expect(BigInt(bad.gasUsed)).toBe(belowMinimum(gas2))
-    expect(await rpc(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('burnCount') }, 'latest'])).toBe(
-      abi.encode(['uint256'], [40]),
-    )
+    expect(
+      await rpc(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('burnCount') }, 'latest']),
+    ).toBe(abi.encode(['uint256'], [40]))
   })
 
   it('grows with the work done', async () => {
     const est = async (n: number) =>
-      BigInt(await rpc(url, 'eth_estimateGas', [{ from: COW.address, to: probeAddress, data: probe.encodeFunctionData('burn', [n]) }]))
+      BigInt(
+        await rpc(url, 'eth_estimateGas', [
+          { from: COW.address, to: probeAddress, data: probe.encodeFunctionData('burn', [n]) },
+        ]),
+      )
     expect(await est(100)).toBeGreaterThan(await est(10))
   })
 
@@ -532,13 +574,17 @@ describe('eth_estimateGas', () => {
     expect(e.code).toBe(-32015)
     expect(e.message).toBe('VM Exception while processing transaction: revert Probe: failed')
     expect(e.data).toBe(REASON_DATA)
-    const c = await rpcError(url, 'eth_estimateGas', [{ to: probeAddress, data: probe.encodeFunctionData('failCustom', [1]) }])
+    const c = await rpcError(url, 'eth_estimateGas', [
+      { to: probeAddress, data: probe.encodeFunctionData('failCustom', [1]) },
+    ])
     expect(c.code).toBe(-32015)
     expect(c.data).toBe(probe.encodeErrorResult('ProbeError', [1, 'custom failure']))
   })
 
   it('a value above the sender balance is -32000 "insufficient funds for transfer"', async () => {
-    const e = await rpcError(url, 'eth_estimateGas', [{ from: Wallet.createRandom().address, to: COW1.address, value: '0x1' }])
+    const e = await rpcError(url, 'eth_estimateGas', [
+      { from: Wallet.createRandom().address, to: COW1.address, value: '0x1' },
+    ])
     expect(e.code).toBe(-32000)
     expect(e.message).toBe('insufficient funds for transfer')
   })
@@ -546,7 +592,9 @@ describe('eth_estimateGas', () => {
   it('does not mine or change state', async () => {
     const head = await blockNumber()
     const nonce = await nonceOf(COW.address)
-    await rpc(url, 'eth_estimateGas', [{ from: COW.address, to: probeAddress, data: probe.encodeFunctionData('setValue', [77]) }])
+    await rpc(url, 'eth_estimateGas', [
+      { from: COW.address, to: probeAddress, data: probe.encodeFunctionData('setValue', [77]) },
+    ])
     expect(await blockNumber()).toBe(head)
     expect(await nonceOf(COW.address)).toBe(nonce)
   })

@@ -21,12 +21,22 @@ describe('execution memo', () => {
   let probeAddress: string
   let nonce = 0
   const send = async (tx: { to?: string; data: string; gasLimit?: number }) => {
-    const raw = await wallet.signTransaction({ gasLimit: 3_000_000, ...tx, nonce: nonce++, gasPrice: 0, chainId: 33, type: 0 })
+    const raw = await wallet.signTransaction({
+      gasLimit: 3_000_000,
+      ...tx,
+      nonce: nonce++,
+      gasPrice: 0,
+      chainId: 33,
+      type: 0,
+    })
     const hash = await rpc<string>(url, 'eth_sendRawTransaction', [raw])
     return rpc(url, 'eth_getTransactionReceipt', [hash])
   }
   const balanceOf = (who: string, block = 'latest') =>
-    rpc<string>(url, 'eth_call', [{ to: tokenAddress, data: token.encodeFunctionData('balanceOf', [who]) }, block]).then(BigInt)
+    rpc<string>(url, 'eth_call', [
+      { to: tokenAddress, data: token.encodeFunctionData('balanceOf', [who]) },
+      block,
+    ]).then(BigInt)
 
   beforeAll(async () => {
     node = await startNode()
@@ -48,7 +58,8 @@ describe('execution memo', () => {
 
   it('sees in-place state changes (setStorageAt, setCode) at the same block', async () => {
     const head = await rpc<string>(url, 'eth_blockNumber')
-    const valueOf = () => rpc<string>(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('value') }, 'latest'])
+    const valueOf = () =>
+      rpc<string>(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('value') }, 'latest'])
     expect(await valueOf()).toBe(abi.encode(['uint256'], [0n]))
     await rpc(url, 'anvil_setStorageAt', [probeAddress, '0x0', '0x' + '2a'.padStart(64, '0')])
     expect(await valueOf()).toBe(abi.encode(['uint256'], [42n]))
@@ -84,13 +95,29 @@ describe('eth_call leaves nothing behind', () => {
     const node = await startNode()
     try {
       const deploy = await new ContractFactory(Token.abi, Token.bytecode).getDeployTransaction('T', 'T', 1000n)
-      const raw = await wallet.signTransaction({ data: deploy.data, gasLimit: 3_000_000, nonce: 0, gasPrice: 0, chainId: 33, type: 0 })
-      const receipt = await rpc(node.url, 'eth_getTransactionReceipt', [await rpc<string>(node.url, 'eth_sendRawTransaction', [raw])])
-      const journal = (internals(node).chain.executor.vm.evm as unknown as { journal: { journalDiff: unknown[] } }).journal
+      const raw = await wallet.signTransaction({
+        data: deploy.data,
+        gasLimit: 3_000_000,
+        nonce: 0,
+        gasPrice: 0,
+        chainId: 33,
+        type: 0,
+      })
+      const receipt = await rpc(node.url, 'eth_getTransactionReceipt', [
+        await rpc<string>(node.url, 'eth_sendRawTransaction', [raw]),
+      ])
+      const journal = (internals(node).chain.executor.vm.evm as unknown as { journal: { journalDiff: unknown[] } })
+        .journal
       const call = (i: number) =>
         node.provider.request({
           method: 'eth_call',
-          params: [{ to: receipt.contractAddress, data: token.encodeFunctionData('balanceOf', ['0x' + (0xb0000000 + i).toString(16).padStart(40, '0')]) }, 'latest'],
+          params: [
+            {
+              to: receipt.contractAddress,
+              data: token.encodeFunctionData('balanceOf', ['0x' + (0xb0000000 + i).toString(16).padStart(40, '0')]),
+            },
+            'latest',
+          ],
         })
       await call(0)
       const after1 = journal.journalDiff.length

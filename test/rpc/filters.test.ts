@@ -173,7 +173,9 @@ describe('eth_newFilter + eth_getFilterChanges', () => {
   })
 
   it('tags: earliest..latest covers the whole chain; latest (the default) follows the head', async () => {
-    const everything = await rpc<any[]>(url, 'eth_getLogs', [{ address: probeB, fromBlock: 'earliest', toBlock: 'latest' }])
+    const everything = await rpc<any[]>(url, 'eth_getLogs', [
+      { address: probeB, fromBlock: 'earliest', toBlock: 'latest' },
+    ])
     expect(everything.length).toBeGreaterThan(0)
     const id = await newFilter({ address: probeB, fromBlock: 'earliest', toBlock: 'latest' })
     expect(await filterLogs(id)).toEqual(everything.map((l) => ({ ...l, removed: false })))
@@ -242,7 +244,9 @@ describe('eth_newPendingTransactionFilter', () => {
     // a future nonce from a dev account nobody else in this file uses: it waits in the pool (queued)
     const sender = node.accounts[9]!.address
     const nonce = BigInt(await rpc(url, 'eth_getTransactionCount', [sender, 'latest']))
-    const queued = await rpc<string>(url, 'eth_sendTransaction', [{ from: sender, to: COW1.address, value: '0x1', nonce: q(nonce + 3n) }])
+    const queued = await rpc<string>(url, 'eth_sendTransaction', [
+      { from: sender, to: COW1.address, value: '0x1', nonce: q(nonce + 3n) },
+    ])
     expect((await rpc(url, 'eth_getTransactionByHash', [queued])).blockHash).toBeNull()
     expect(await changes(id)).toEqual([mined, queued])
     expect(await changes(id)).toEqual([])
@@ -256,7 +260,11 @@ describe('eth_newPendingTransactionFilter', () => {
 
 describe('eth_uninstallFilter and unknown ids', () => {
   it('true the first time, false after; the filter is gone', async () => {
-    for (const id of [await newFilter({}), await rpc<string>(url, 'eth_newBlockFilter'), await rpc<string>(url, 'eth_newPendingTransactionFilter')]) {
+    for (const id of [
+      await newFilter({}),
+      await rpc<string>(url, 'eth_newBlockFilter'),
+      await rpc<string>(url, 'eth_newPendingTransactionFilter'),
+    ]) {
       expect(await rpc(url, 'eth_uninstallFilter', [id])).toBe(true)
       expect(await rpc(url, 'eth_uninstallFilter', [id])).toBe(false)
       const e = await rpcError(url, 'eth_getFilterChanges', [id])

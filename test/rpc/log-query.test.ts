@@ -18,13 +18,22 @@ const T1 = bytes(1, 32)
 const T2 = bytes(2, 32)
 const T3 = bytes(3, 32)
 
-const log = (address: Uint8Array, topics: Uint8Array[], logIndex: number): LogRecord => ({ address, topics, data: new Uint8Array(0), logIndex })
+const log = (address: Uint8Array, topics: Uint8Array[], logIndex: number): LogRecord => ({
+  address,
+  topics,
+  data: new Uint8Array(0),
+  logIndex,
+})
 
 /** A block from per-transaction log lists; blooms computed as the executor does (or given, to test the pre-check). */
 function block(number: number, txLogs: LogRecord[][], receiptBlooms?: Uint8Array[]): BlockRecord {
   const txs = txLogs.map(
     (logs, index) =>
-      ({ index, hash: bytes(index, 32), receipt: { logs, logsBloom: receiptBlooms?.[index] ?? logsBloom(logs) } }) as unknown as TxRecord,
+      ({
+        index,
+        hash: bytes(index, 32),
+        receipt: { logs, logsBloom: receiptBlooms?.[index] ?? logsBloom(logs) },
+      }) as unknown as TxRecord,
   )
   return {
     hash: bytes(number, 32),
@@ -38,7 +47,8 @@ const chainOf = (blocks: BlockRecord[]): Chain & { at(n: bigint): BlockRecord | 
     at: (n: bigint) => (n >= 0n && n < BigInt(blocks.length) ? blocks[Number(n)] : undefined),
     // the chain's contract: blocks of the range whose header bloom may match, in order
     async *blocksWithBloom(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean) {
-      for (let n = from; n <= to && n < BigInt(blocks.length); n++) if (mayMatch(blocks[Number(n)]!.header.logsBloom)) yield blocks[Number(n)]!
+      for (let n = from; n <= to && n < BigInt(blocks.length); n++)
+        if (mayMatch(blocks[Number(n)]!.header.logsBloom)) yield blocks[Number(n)]!
     },
   }) as unknown as Chain & { at(n: bigint): BlockRecord | undefined }
 
@@ -71,7 +81,14 @@ describe('queryLogs', () => {
 
   it('skips a multi-log receipt whose bloom rules the criteria out, unread', async () => {
     // a (deliberately wrong) empty receipt bloom hides B's logs from B queries; the block bloom still lets the block in
-    const lying = chainOf([block(0, []), block(1, [[log(A, [T1], 0)], [log(B, [T2], 1), log(B, [T2], 2)]], [logsBloom([log(A, [T1], 0), log(B, [T2], 0)]), new Uint8Array(256)])])
+    const lying = chainOf([
+      block(0, []),
+      block(
+        1,
+        [[log(A, [T1], 0)], [log(B, [T2], 1), log(B, [T2], 2)]],
+        [logsBloom([log(A, [T1], 0), log(B, [T2], 0)]), new Uint8Array(256)],
+      ),
+    ])
     expect(await ids(lying, where([B]))).toEqual([])
     // without criteria there is nothing to check a bloom against: every log
     expect(await ids(lying, where([]))).toEqual(['1:0:0', '1:1:1', '1:1:2'])
@@ -81,7 +98,9 @@ describe('queryLogs', () => {
 
   it('-32012 past the log limit', async () => {
     const many = chainOf([block(0, [Array.from({ length: MAX_LOGS_TO_RETURN + 1 }, (_, i) => log(A, [], i))])])
-    await expect(queryLogs(many, 0n, 0n, where([A]), keccak256)).rejects.toThrow(`Filter returned more than ${MAX_LOGS_TO_RETURN} logs.`)
+    await expect(queryLogs(many, 0n, 0n, where([A]), keccak256)).rejects.toThrow(
+      `Filter returned more than ${MAX_LOGS_TO_RETURN} logs.`,
+    )
   })
 })
 

@@ -90,7 +90,12 @@ describe('sco_ (peer scoring)', () => {
     for (const a of ['192.168.1.10', '2001:db8::1', '10.0.0.0/8', 'fe80::/64']) {
       expect(await rpc(url, 'sco_banAddress', [a])).toBeNull()
     }
-    expect((await rpc<string[]>(url, 'sco_bannedAddresses')).sort()).toEqual(['10.0.0.0/8', '192.168.1.10', '2001:db8::1', 'fe80::/64'])
+    expect((await rpc<string[]>(url, 'sco_bannedAddresses')).sort()).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.10',
+      '2001:db8::1',
+      'fe80::/64',
+    ])
     // banning twice keeps one entry
     expect(await rpc(url, 'sco_banAddress', ['192.168.1.10'])).toBeNull()
     expect((await rpc<string[]>(url, 'sco_bannedAddresses')).filter((a) => a === '192.168.1.10')).toHaveLength(1)
@@ -151,7 +156,14 @@ describe('RPC module switches (createNode({ rpcModules }))', () => {
   it("['eth','net','web3']: sco_ and txpool_ → -32601 \"the method … does not exist/is not available\"", async () => {
     const only = await startNode({ rpcModules: ['eth', 'net', 'web3'] })
     try {
-      for (const m of ['sco_peerList', 'sco_bannedAddresses', 'txpool_status', 'txpool_content', 'debug_wireProtocolQueueSize', 'ext_protocolVersion']) {
+      for (const m of [
+        'sco_peerList',
+        'sco_bannedAddresses',
+        'txpool_status',
+        'txpool_content',
+        'debug_wireProtocolQueueSize',
+        'ext_protocolVersion',
+      ]) {
         const e = await rpcError(only.url, m, [])
         expect([e.code, e.message]).toEqual([-32601, `the method ${m} does not exist/is not available`])
       }

@@ -44,9 +44,21 @@ async function canSign(address: string): Promise<boolean> {
   const { body } = await rpcRaw(url, 'eth_sign', [address, MSG])
   return body.error === undefined
 }
-const locked = (address: string) => ({ code: -32602, message: `account ${address} is locked; unlock it with personal_unlockAccount`, status: 400 })
-const unknown = (address: string) => ({ code: -32602, message: `Could not find account for address: ${address}`, status: 400 })
-const wrongPass = (address: string) => ({ code: -32000, message: `wrong passphrase for account ${address}`, status: 200 })
+const locked = (address: string) => ({
+  code: -32602,
+  message: `account ${address} is locked; unlock it with personal_unlockAccount`,
+  status: 400,
+})
+const unknown = (address: string) => ({
+  code: -32602,
+  message: `Could not find account for address: ${address}`,
+  status: 400,
+})
+const wrongPass = (address: string) => ({
+  code: -32000,
+  message: `wrong passphrase for account ${address}`,
+  status: 200,
+})
 
 describe('listing', () => {
   it('personal_listAccounts = eth_accounts: the ten cow accounts in order, then the miner account', async () => {
@@ -167,7 +179,9 @@ describe('personal_unlockAccount / personal_lockAccount', () => {
     expect(await rpcError(url, 'personal_unlockAccount', [UNKNOWN, 'pw'])).toEqual(unknown(UNKNOWN))
     expect(await rpcError(url, 'personal_lockAccount', [UNKNOWN])).toEqual(unknown(UNKNOWN))
     expect(await rpcError(url, 'personal_dumpRawKey', [UNKNOWN])).toEqual(unknown(UNKNOWN))
-    expect(await rpcError(url, 'personal_sendTransaction', [{ from: UNKNOWN, to: COW.address }, 'pw'])).toEqual(unknown(UNKNOWN))
+    expect(await rpcError(url, 'personal_sendTransaction', [{ from: UNKNOWN, to: COW.address }, 'pw'])).toEqual(
+      unknown(UNKNOWN),
+    )
     expect(await rpcError(url, 'personal_sign', [MSG, UNKNOWN])).toEqual(unknown(UNKNOWN))
     expect(await rpcError(url, 'eth_sign', [UNKNOWN, MSG])).toEqual(unknown(UNKNOWN))
     expect(await rpcError(url, 'eth_sendTransaction', [{ from: UNKNOWN, to: COW.address }])).toEqual(unknown(UNKNOWN))
@@ -254,7 +268,10 @@ describe('sending', () => {
   it('personal_sendTransaction signs with the passphrase while the account stays locked', async () => {
     await rpc(url, 'personal_lockAccount', [address])
     const n0 = await nonce(address)
-    const hash = await rpc<string>(url, 'personal_sendTransaction', [{ from: address, to: COW1.address, value: '0x2a' }, 'send-pw'])
+    const hash = await rpc<string>(url, 'personal_sendTransaction', [
+      { from: address, to: COW1.address, value: '0x2a' },
+      'send-pw',
+    ])
     const tx = await rpc(url, 'eth_getTransactionByHash', [hash])
     expect(tx).toMatchObject({ from: address, to: COW1.address, value: '0x2a', nonce: n0 })
     expect((await rpc(url, 'eth_getTransactionReceipt', [hash])).status).toBe('0x1')
@@ -263,14 +280,20 @@ describe('sending', () => {
 
   it('personal_sendTransaction with a wrong passphrase is -32000 and sends nothing', async () => {
     const n0 = await nonce(address)
-    expect(await rpcError(url, 'personal_sendTransaction', [{ from: address, to: COW1.address }, 'nope'])).toEqual(wrongPass(address))
+    expect(await rpcError(url, 'personal_sendTransaction', [{ from: address, to: COW1.address }, 'nope'])).toEqual(
+      wrongPass(address),
+    )
     expect(await nonce(address)).toBe(n0)
   })
 
   it('personal_sendTransaction from a cow account ignores the passphrase (they have none); from is required', async () => {
     const hash = await rpc<string>(url, 'personal_sendTransaction', [{ from: COW1.address, to: COW.address }, ''])
     expect((await rpc(url, 'eth_getTransactionReceipt', [hash])).from).toBe(COW1.address)
-    expect(await rpcError(url, 'personal_sendTransaction', [{ to: COW.address }, 'x'])).toEqual({ code: -32602, message: 'from is null', status: 400 })
+    expect(await rpcError(url, 'personal_sendTransaction', [{ to: COW.address }, 'x'])).toEqual({
+      code: -32602,
+      message: 'from is null',
+      status: 400,
+    })
   })
 
   it('eth_sendTransaction from a locked account is refused and sends nothing', async () => {
@@ -281,7 +304,7 @@ describe('sending', () => {
 })
 
 describe('eth_pendingTransactions', () => {
-  it('lists pool transactions of locked keystore accounts too (they are the node\'s accounts)', async () => {
+  it("lists pool transactions of locked keystore accounts too (they are the node's accounts)", async () => {
     const address = await rpc<string>(url, 'personal_newAccount', ['p'])
     await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: address, value: '0xde0b6b3a7640000' }])
     await rpc(url, 'evm_stopMining')

@@ -39,12 +39,17 @@ const BLAKE2F = '0x0000000000000000000000000000000000000009'
 /** The G1 generator (1, 2) and the G2 generator (x imaginary, x real, y imaginary, y real), as 0x08 reads them. */
 const G1_GENERATOR = '00'.repeat(31) + '01' + '00'.repeat(31) + '02'
 const G2_X =
-  '198e9393920d483a7260bfb731fb5d25f1aa493335a9e71297e485b7aef312c2' + '1800deef121f1e76426a00665e5c4479674322d4f75edadd46debd5cd992f6ed'
+  '198e9393920d483a7260bfb731fb5d25f1aa493335a9e71297e485b7aef312c2' +
+  '1800deef121f1e76426a00665e5c4479674322d4f75edadd46debd5cd992f6ed'
 const G2_GENERATOR =
-  G2_X + '090689d0585ff075ec9e99ad690c3395bc4b313370b38ef355acdadcd122975b' + '12c85ea5db8c6deb4aab71808dcb408fe3d1e7690c43d37b4ce6cc0166fa7daa'
+  G2_X +
+  '090689d0585ff075ec9e99ad690c3395bc4b313370b38ef355acdadcd122975b' +
+  '12c85ea5db8c6deb4aab71808dcb408fe3d1e7690c43d37b4ce6cc0166fa7daa'
 /** −Q: the same x, y negated (p − y for each half). */
 const G2_GENERATOR_NEGATED =
-  G2_X + '275dc4a288d1afb3cbb1ac09187524c7db36395df7be3b99e673b13a075a65ec' + '1d9befcd05a5323e6da4d435f3b617cdb3af83285c2df711ef39c01571827f9d'
+  G2_X +
+  '275dc4a288d1afb3cbb1ac09187524c7db36395df7be3b99e673b13a075a65ec' +
+  '1d9befcd05a5323e6da4d435f3b617cdb3af83285c2df711ef39c01571827f9d'
 
 describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transport) => {
   let node: Node
@@ -52,7 +57,11 @@ describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transp
   let loop: string
   const dropped: [string, string][] = []
   beforeAll(async () => {
-    node = await startNode({ transport, rpcTimeout: 0.5, onDroppedTransaction: (hash, reason) => dropped.push([hash, reason]) })
+    node = await startNode({
+      transport,
+      rpcTimeout: 0.5,
+      onDroppedTransaction: (hash, reason) => dropped.push([hash, reason]),
+    })
     url = node.url
     loop = await deployLoop(url)
     expect(await rpc(url, 'evm_setBlockGasLimit', [HUGE_BLOCK_GAS])).toBe(true)
@@ -81,7 +90,14 @@ describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transp
     const wallet = new Wallet(COW.privateKey)
     const nonce = Number(await rpc(url, 'eth_getTransactionCount', [COW.address, 'pending']))
     const gasPrice = BigInt(await rpc(url, 'eth_gasPrice'))
-    const raw = await wallet.signTransaction({ type: 0, chainId: 33, nonce, gasPrice, gasLimit: BigInt(HUGE_GAS), to: loop })
+    const raw = await wallet.signTransaction({
+      type: 0,
+      chainId: 33,
+      nonce,
+      gasPrice,
+      gasLimit: BigInt(HUGE_GAS),
+      to: loop,
+    })
     const hash = Transaction.from(raw).hash!
     const before = await observable(url, COW.address)
     const err = await rpcError(url, 'eth_sendRawTransaction', [raw])
@@ -92,7 +108,15 @@ describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transp
     expect(await rpc(url, 'eth_getTransactionReceipt', [hash])).toBeNull()
     expect(dropped.at(-1)).toEqual([hash, 'Execution has got timeout out.'])
     // the same nonce is taken by the next transaction
-    const next = await wallet.signTransaction({ type: 0, chainId: 33, nonce, gasPrice, gasLimit: 21_000n, to: COW1.address, value: 1n })
+    const next = await wallet.signTransaction({
+      type: 0,
+      chainId: 33,
+      nonce,
+      gasPrice,
+      gasLimit: 21_000n,
+      to: COW1.address,
+      value: 1n,
+    })
     const nextHash = await rpc<string>(url, 'eth_sendRawTransaction', [next])
     expect((await rpc(url, 'eth_getTransactionReceipt', [nextHash])).status).toBe('0x1')
   })
@@ -116,7 +140,9 @@ describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transp
     const before = await observable(url, COW.address)
     // 200 × (G1 generator, G2 generator): ~3-5 s of pairing in one precompile call
     const pairs = '0x' + (G1_GENERATOR + G2_GENERATOR).repeat(200)
-    const send = rpcError(url, 'eth_sendTransaction', [{ from: COW.address, to: PAIRING, data: pairs, gas: '0x5f5e100' }])
+    const send = rpcError(url, 'eth_sendTransaction', [
+      { from: COW.address, to: PAIRING, data: pairs, gas: '0x5f5e100' },
+    ])
     await new Promise((r) => setTimeout(r, 5))
     const order = await settleOrder([send, rpc(url, 'eth_chainId')])
     expect(order).toEqual([1, 0]) // served while the pairing ran
@@ -124,7 +150,9 @@ describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transp
     expect((await rpcError(url, 'eth_call', [{ to: PAIRING, data: pairs }, 'latest'])).code).toBe(-32011)
     // BLAKE2 F with the most rounds an input can ask for (about an hour of work)
     const blake = '0x' + 'ffffffff' + '00'.repeat(208) + '01'
-    const err = await rpcError(url, 'eth_sendTransaction', [{ from: COW.address, to: BLAKE2F, data: blake, gas: '0x174876e800' }])
+    const err = await rpcError(url, 'eth_sendTransaction', [
+      { from: COW.address, to: BLAKE2F, data: blake, gas: '0x174876e800' },
+    ])
     expect(err).toMatchObject({ code: -32011, message: 'Execution has got timeout out.' })
     expect(await observable(url, COW.address)).toEqual(before)
     // a short pairing still answers: e(P, Q)·e(P, -Q) = 1 is true
@@ -166,7 +194,9 @@ describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transp
     try {
       const number = BigInt(await rpc(url, 'eth_blockNumber'))
       const heavy = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, to: loop, gas: HUGE_GAS }])
-      const transfer = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW1.address, to: COW.address, value: '0x3' }])
+      const transfer = await rpc<string>(url, 'eth_sendTransaction', [
+        { from: COW1.address, to: COW.address, value: '0x3' },
+      ])
       expect(await rpc(url, 'txpool_status')).toEqual({ pending: 2, queued: 0 })
       expect(await rpc(url, 'evm_mine')).toBeNull()
       const block = await rpc(url, 'eth_getBlockByNumber', ['latest', false])

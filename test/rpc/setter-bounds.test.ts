@@ -70,7 +70,11 @@ describe.each<Transport>(['uws', 'node'])('%s transport: setter bounds', (transp
 
   it('timestamps must stay below 2^64: evm_increaseTime, evm_setNextBlockTimestamp, evm_mine, anvil_mine interval', async () => {
     const before = await rpc(url, 'eth_blockNumber')
-    await refused('evm_increaseTime', [hex(1n << 128n)], /invalid argument 0: seconds \(added to the clock\) must be below 2\^64/)
+    await refused(
+      'evm_increaseTime',
+      [hex(1n << 128n)],
+      /invalid argument 0: seconds \(added to the clock\) must be below 2\^64/,
+    )
     await refused('evm_increaseTime', [hex(1n << 64n)], /invalid argument 0/)
     await refused('evm_setNextBlockTimestamp', [hex(1n << 64n)], /invalid argument 0: timestamp must be below 2\^64/)
     await refused('evm_mine', [hex(1n << 64n)], /invalid argument 0: timestamp must be below 2\^64/)
@@ -106,7 +110,16 @@ describe.each<Transport>(['uws', 'node'])('%s transport: method names of the JS 
     await node?.close()
   })
 
-  const names = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'toLocaleString']
+  const names = [
+    'constructor',
+    '__proto__',
+    'toString',
+    'hasOwnProperty',
+    'valueOf',
+    'isPrototypeOf',
+    '__defineGetter__',
+    'toLocaleString',
+  ]
 
   it('answer -32601 "method not found" over HTTP without leaking internals', async () => {
     for (const name of names) {

@@ -90,7 +90,17 @@ export const RECEIPT_FIELDS = [
   'effectiveGasPrice',
 ]
 /** LogFilterElement fields (docs/reference-rules.md#rule-log-json) plus `removed` (false), which geth/Anvil send and hardhat-ethers requires. */
-export const LOG_FIELDS = ['logIndex', 'blockNumber', 'blockHash', 'transactionHash', 'transactionIndex', 'address', 'data', 'topics', 'removed']
+export const LOG_FIELDS = [
+  'logIndex',
+  'blockNumber',
+  'blockHash',
+  'transactionHash',
+  'transactionIndex',
+  'address',
+  'data',
+  'topics',
+  'removed',
+]
 
 /** Asserts the object has exactly these keys (order-independent). */
 export function expectKeys(obj: unknown, fields: readonly string[]): void {
@@ -114,7 +124,11 @@ export async function sendTx(url: string, tx: Record<string, unknown>): Promise<
 }
 
 /** Deploys bytecode from COW; returns the contract address and the receipt. */
-export async function deploy(url: string, bytecode: string, from = COW.address): Promise<{ address: string; receipt: any }> {
+export async function deploy(
+  url: string,
+  bytecode: string,
+  from = COW.address,
+): Promise<{ address: string; receipt: any }> {
   const receipt = await sendTx(url, { from, data: bytecode, gas: '0x5b8d80' })
   expect(receipt.status).toBe('0x1')
   return { address: receipt.contractAddress as string, receipt }
@@ -125,7 +139,10 @@ export async function deploy(url: string, bytecode: string, from = COW.address):
  * (a send that fails is then still mined and answered with its receipt instead of -32015).
  * @param tx eth_sendTransaction fields; `from` defaults to COW, `gas` to 3 000 000
  */
-export async function minedReceipt(url: string, tx: Record<string, unknown>): Promise<{ status: string; gasUsed: bigint }> {
+export async function minedReceipt(
+  url: string,
+  tx: Record<string, unknown>,
+): Promise<{ status: string; gasUsed: bigint }> {
   await rpc(url, 'evm_setAutomine', [false])
   try {
     const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, gas: q(3_000_000), ...tx }])

@@ -60,7 +60,9 @@ describe('eth_call state overrides', () => {
   it('balance: BALANCE reads the overridden value; the chain keeps its own', async () => {
     const before = await chainView()
     expect(await call(FRESH, '0x', { [FRESH]: { code: balanceOf(POOR) } })).toBe(word(0))
-    expect(await call(FRESH, '0x', { [FRESH]: { code: balanceOf(POOR) }, [POOR]: { balance: '0xde0b6b3a7640000' } })).toBe(word(10n ** 18n))
+    expect(
+      await call(FRESH, '0x', { [FRESH]: { code: balanceOf(POOR) }, [POOR]: { balance: '0xde0b6b3a7640000' } }),
+    ).toBe(word(10n ** 18n))
     expect(await chainView()).toEqual(before)
     expect(await rpc(url, 'eth_getBalance', [POOR, 'latest'])).toBe('0x0')
   })
@@ -105,7 +107,11 @@ describe('eth_call state overrides', () => {
     expect(await probeCall('burnAccumulator', over)).toBe(burnAcc)
     expect(await probeCall('burnAccumulator', { [probeAddress]: { stateDiff: { [word(3)]: word(0) } } })).toBe(word(0))
     // code and storage together at a fresh address
-    expect(await call(FRESH, probe.encodeFunctionData('value'), { [FRESH]: { code: Probe.deployedBytecode, stateDiff: { [word(0)]: word(77) } } })).toBe(word(77))
+    expect(
+      await call(FRESH, probe.encodeFunctionData('value'), {
+        [FRESH]: { code: Probe.deployedBytecode, stateDiff: { [word(0)]: word(77) } },
+      }),
+    ).toBe(word(77))
     expect(await chainView()).toEqual(before)
   })
 
@@ -124,7 +130,13 @@ describe('eth_call state overrides', () => {
     const params = { from: POOR, to: probeAddress, value: '0x64', data: probe.encodeFunctionData('deposit') }
     expect((await rpcError(url, 'eth_call', [params, 'latest'])).message).toBe('insufficient funds for transfer')
     expect(await rpc(url, 'eth_call', [params, 'latest', { [POOR]: { balance: '0x64' } }])).toBe('0x')
-    expect(await rpc(url, 'eth_call', [{ ...params, to: undefined, data: '0x00' }, 'latest', { [POOR]: { balance: '0x64' } }])).toBe('0x')
+    expect(
+      await rpc(url, 'eth_call', [
+        { ...params, to: undefined, data: '0x00' },
+        'latest',
+        { [POOR]: { balance: '0x64' } },
+      ]),
+    ).toBe('0x')
   })
 
   it('works at past blocks and at pending', async () => {
@@ -136,11 +148,17 @@ describe('eth_call state overrides', () => {
 
   it('an empty map or null is no override', async () => {
     expect(await probeCall('value', {})).toBe(word(5))
-    expect(await rpc(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('value') }, 'latest', null])).toBe(word(5))
+    expect(
+      await rpc(url, 'eth_call', [{ to: probeAddress, data: probe.encodeFunctionData('value') }, 'latest', null]),
+    ).toBe(word(5))
   })
 
   it.each([
-    ['movePrecompileToAddress', { ['0x' + '00'.repeat(19) + '01']: { movePrecompileToAddress: FRESH } }, 'movePrecompileToAddress is not supported'],
+    [
+      'movePrecompileToAddress',
+      { ['0x' + '00'.repeat(19) + '01']: { movePrecompileToAddress: FRESH } },
+      'movePrecompileToAddress is not supported',
+    ],
     ['state and stateDiff together', { [FRESH]: { state: {}, stateDiff: {} } }, 'both state and stateDiff are set'],
     ['a bad address key', { '0x1234': { balance: '0x1' } }, 'want 40 for RSK address'],
     ['a bad balance', { [FRESH]: { balance: 'lots' } }, '.balance'],
@@ -161,7 +179,14 @@ describe('eth_call state overrides', () => {
 
 describe('eth_call block overrides', () => {
   it('number, time, gasLimit, coinbase, difficulty and baseFee', async () => {
-    const o = { number: '0x1234', time: '0x5f5e100', gasLimit: '0x989680', coinbase: COW1.address, difficulty: '0x77', baseFee: '0x3b9aca00' }
+    const o = {
+      number: '0x1234',
+      time: '0x5f5e100',
+      gasLimit: '0x989680',
+      coinbase: COW1.address,
+      difficulty: '0x77',
+      baseFee: '0x3b9aca00',
+    }
     expect(await probeCall('blockNumber', null, [], o)).toBe(word(0x1234))
     expect(await probeCall('timestamp', null, [], o)).toBe(word(0x5f5e100))
     expect(await probeCall('gasLimit', null, [], o)).toBe(word(10_000_000))
@@ -176,7 +201,9 @@ describe('eth_call block overrides', () => {
   it('only the given fields change; together with state overrides', async () => {
     const head = BigInt(await rpc(url, 'eth_blockNumber'))
     expect(await probeCall('blockNumber', null, [], { time: '0x1' })).toBe(word(head))
-    expect(await probeCall('value', { [probeAddress]: { stateDiff: { [word(0)]: word(8) } } }, [], { number: '0x1' })).toBe(word(8))
+    expect(
+      await probeCall('value', { [probeAddress]: { stateDiff: { [word(0)]: word(8) } } }, [], { number: '0x1' }),
+    ).toBe(word(8))
   })
 
   it.each([
@@ -201,25 +228,39 @@ describe('eth_estimateGas overrides', () => {
   it('code and state: estimates overridden code, and reverts by the overridden state', async () => {
     const data = probe.encodeFunctionData('value')
     const plain = BigInt(await rpc(url, 'eth_estimateGas', [{ to: FRESH, data }]))
-    const withCode = BigInt(await rpc(url, 'eth_estimateGas', [{ to: FRESH, data }, 'latest', { [FRESH]: { code: Probe.deployedBytecode } }]))
+    const withCode = BigInt(
+      await rpc(url, 'eth_estimateGas', [{ to: FRESH, data }, 'latest', { [FRESH]: { code: Probe.deployedBytecode } }]),
+    )
     expect(withCode).toBeGreaterThan(plain)
     // panic() divides by (value - value): always reverts; withdraw reverts when the contract cannot pay
     const withdraw = probe.encodeFunctionData('withdraw', [COW1.address, 50])
     expect((await rpcError(url, 'eth_estimateGas', [{ to: probeAddress, data: withdraw }])).code).toBe(-32015)
-    const est = await rpc(url, 'eth_estimateGas', [{ to: probeAddress, data: withdraw }, 'latest', { [probeAddress]: { balance: '0x64' } }])
+    const est = await rpc(url, 'eth_estimateGas', [
+      { to: probeAddress, data: withdraw },
+      'latest',
+      { [probeAddress]: { balance: '0x64' } },
+    ])
     expect(BigInt(est)).toBeGreaterThan(21000n)
     expect(await rpc(url, 'eth_getBalance', [probeAddress, 'latest'])).toBe('0x0')
   })
 
   it('block overrides apply to the estimate', async () => {
     const data = probe.encodeFunctionData('blockNumber')
-    expect(BigInt(await rpc(url, 'eth_estimateGas', [{ to: probeAddress, data }, 'latest', null, { number: '0x99' }]))).toBeGreaterThan(21000n)
+    expect(
+      BigInt(await rpc(url, 'eth_estimateGas', [{ to: probeAddress, data }, 'latest', null, { number: '0x99' }])),
+    ).toBeGreaterThan(21000n)
   })
 
   it('-32602 for movePrecompileToAddress and malformed entries', async () => {
-    const e = await rpcError(url, 'eth_estimateGas', [{ to: probeAddress }, 'latest', { [FRESH]: { movePrecompileToAddress: POOR } }])
+    const e = await rpcError(url, 'eth_estimateGas', [
+      { to: probeAddress },
+      'latest',
+      { [FRESH]: { movePrecompileToAddress: POOR } },
+    ])
     expect(e).toMatchObject({ code: -32602 })
     expect(e.message).toContain('movePrecompileToAddress is not supported')
-    expect((await rpcError(url, 'eth_estimateGas', [{ to: probeAddress }, 'latest', { [FRESH]: { nonce: -1 } }])).code).toBe(-32602)
+    expect(
+      (await rpcError(url, 'eth_estimateGas', [{ to: probeAddress }, 'latest', { [FRESH]: { nonce: -1 } }])).code,
+    ).toBe(-32602)
   })
 })

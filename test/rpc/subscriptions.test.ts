@@ -76,7 +76,8 @@ beforeAll(async () => {
   url = node.url
   probeA = (await deploy(url, Probe.bytecode)).address
   probeB = (await deploy(url, Probe.bytecode)).address
-  tokenAddress = (await deploy(url, Token.bytecode + token.encodeDeploy(['Sub Token', 'ST', 1_000_000n]).slice(2))).address
+  tokenAddress = (await deploy(url, Token.bytecode + token.encodeDeploy(['Sub Token', 'ST', 1_000_000n]).slice(2)))
+    .address
 })
 afterAll(async () => {
   for (const c of clients) await c.close()
@@ -104,7 +105,9 @@ describe('eth_subscribe over a raw WebSocket', () => {
     expect(h2.parentHash).toBe(h1.hash)
     // the exact envelope: no id
     const raw = c.rawNotifications(sub)[0]!
-    expect(raw).toBe(JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: sub, result: h1 } }))
+    expect(raw).toBe(
+      JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: sub, result: h1 } }),
+    )
     const msg = JSON.parse(raw)
     expect(Object.keys(msg)).toEqual(['jsonrpc', 'method', 'params'])
     expect(Object.keys(msg.params)).toEqual(['subscription', 'result'])
@@ -123,7 +126,10 @@ describe('eth_subscribe over a raw WebSocket', () => {
   it('logs with an address and topic filter: only matching logs, as log objects with removed false', async () => {
     const c = await client()
     const filtered = await c.call<string>('eth_subscribe', ['logs', { address: probeA, topics: [VALUE_CHANGED] }])
-    const byCow1 = await c.call<string>('eth_subscribe', ['logs', { address: [probeA, probeB], topics: [null, addrWord(COW1.address)] }])
+    const byCow1 = await c.call<string>('eth_subscribe', [
+      'logs',
+      { address: [probeA, probeB], topics: [null, addrWord(COW1.address)] },
+    ])
     const either = await c.call<string>('eth_subscribe', ['logs', { topics: [[VALUE_CHANGED, TICK]] }])
     const all = await c.call<string>('eth_subscribe', ['logs'])
     const ticks = await c.call<string>('eth_subscribe', ['logs', { address: probeA, topics: [TICK, word(1)] }])
@@ -168,7 +174,15 @@ describe('eth_subscribe over a raw WebSocket', () => {
     const sub = await c.call<string>('eth_subscribe', ['newPendingTransactions'])
     const outsider = Wallet.createRandom()
     await rpc(url, 'anvil_setBalance', [outsider.address, '0xde0b6b3a7640000'])
-    const raw = await outsider.signTransaction({ to: COW1.address, value: 1n, gasLimit: 21000n, gasPrice: 0n, nonce: 0, chainId: 33n, type: 0 })
+    const raw = await outsider.signTransaction({
+      to: COW1.address,
+      value: 1n,
+      gasLimit: 21000n,
+      gasPrice: 0n,
+      nonce: 0,
+      chainId: 33n,
+      type: 0,
+    })
     const foreign = await rpc<string>(url, 'eth_sendRawTransaction', [raw])
     const own = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x1' }])
     expect(await c.waitResults(sub, 1)).toEqual([own])
@@ -263,7 +277,9 @@ describe('ethers WebSocketProvider', () => {
       await until(() => (blocks.includes(head) ? true : undefined), `ethers block ${head}`)
       expect(blocks).toContain(Number(r.blockNumber))
       await until(() => (transfers.length >= 1 ? true : undefined), 'ethers Transfer event')
-      expect(transfers).toEqual([{ from: getAddress(COW.address), to: getAddress(COW1.address), value: 42n, tx: r.transactionHash }])
+      expect(transfers).toEqual([
+        { from: getAddress(COW.address), to: getAddress(COW1.address), value: 42n, tx: r.transactionHash },
+      ])
     } finally {
       await provider.destroy()
     }
@@ -285,7 +301,10 @@ describe('viem watchers', () => {
     const events: { args: unknown; tx: Hex }[] = []
     const errors: Error[] = []
     const unwatch = [
-      client.watchBlocks({ onBlock: (b) => blocks.push({ number: b.number!, hash: b.hash! }), onError: (e) => errors.push(e) }),
+      client.watchBlocks({
+        onBlock: (b) => blocks.push({ number: b.number!, hash: b.hash! }),
+        onError: (e) => errors.push(e),
+      }),
       client.watchBlockNumber({ onBlockNumber: (n) => numbers.push(n), onError: (e) => errors.push(e) }),
       client.watchContractEvent({
         address: tokenAddress as Address,
@@ -305,7 +324,9 @@ describe('viem watchers', () => {
       await until(() => (numbers.includes(n) ? true : undefined), `viem block number ${n}`)
       await until(() => (events.length >= 1 ? true : undefined), 'viem Transfer event')
       expect(blocks.find((b) => b.number === n)!.hash).toBe(r.blockHash)
-      expect(events).toEqual([{ args: { from: getAddress(COW.address), to: getAddress(COW1.address), value: 7n }, tx: r.transactionHash }])
+      expect(events).toEqual([
+        { args: { from: getAddress(COW.address), to: getAddress(COW1.address), value: 7n }, tx: r.transactionHash },
+      ])
       expect(errors).toEqual([])
     } finally {
       for (const u of unwatch) u()

@@ -106,11 +106,18 @@ const PARTIALLY_SUPPORTED = [
 type Listed = (typeof SUPPORTED_IN_FULL)[number] | (typeof PARTIALLY_SUPPORTED)[number]
 
 /** Methods of later issues, with the reason. They must answer -32601 until implemented (then remove them here). */
-const PENDING: Partial<Record<Listed, string>> = {
-}
+const PENDING: Partial<Record<Listed, string>> = {}
 
 /** Methods that change the chain wholesale: called last, in this order. */
-const LAST: readonly Listed[] = ['evm_stopMining', 'evm_startMining', 'evm_snapshot', 'evm_increaseTime', 'evm_mine', 'evm_revert', 'evm_reset']
+const LAST: readonly Listed[] = [
+  'evm_stopMining',
+  'evm_startMining',
+  'evm_snapshot',
+  'evm_increaseTime',
+  'evm_mine',
+  'evm_revert',
+  'evm_reset',
+]
 
 let node: Node
 let url: string
@@ -150,7 +157,17 @@ const PARAMS: Record<Listed, () => unknown[] | Promise<unknown[]>> = {
   eth_sendTransaction: () => [{ from: COW.address, to: COW1.address, value: '0x1' }],
   eth_sendRawTransaction: async () => {
     const nonce = Number(await rpc(url, 'eth_getTransactionCount', [outsider.address, 'latest']))
-    return [await outsider.signTransaction({ type: 0, chainId: 33, nonce, gasPrice: 0, gasLimit: 21_000, to: COW1.address, value: 1 })]
+    return [
+      await outsider.signTransaction({
+        type: 0,
+        chainId: 33,
+        nonce,
+        gasPrice: 0,
+        gasLimit: 21_000,
+        to: COW1.address,
+        value: 1,
+      }),
+    ]
   },
   eth_call: () => [{ to: COW1.address, data: '0x' }, 'latest'],
   eth_estimateGas: () => [{ from: COW.address, to: COW1.address, value: '0x1' }],
@@ -217,7 +234,9 @@ const PARAMS: Record<Listed, () => unknown[] | Promise<unknown[]>> = {
 beforeAll(async () => {
   node = await startNode()
   url = node.url
-  ctx.txHash = await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: outsider.address, value: '0xde0b6b3a7640000' }])
+  ctx.txHash = await rpc(url, 'eth_sendTransaction', [
+    { from: COW.address, to: outsider.address, value: '0xde0b6b3a7640000' },
+  ])
   ctx.blockHash = (await rpc(url, 'eth_getTransactionReceipt', [ctx.txHash])).blockHash
   ctx.filterId = await rpc(url, 'eth_newFilter', [{ fromBlock: '0x0', toBlock: 'latest' }])
 })
@@ -237,13 +256,19 @@ describe('the lists', () => {
 })
 
 describe('every supported method answers (not -32601); PENDING ones still answer -32601', () => {
-  it.each(ORDERED.map((m) => [m, PENDING[m] ? `PENDING: ${PENDING[m]}` : 'implemented'] as const))('%s (%s)', async (m) => {
-    const { body } = await rpcRaw<any>(url, m, await PARAMS[m]())
-    if (m === 'evm_snapshot' && body.result !== undefined) ctx.snapshotId = body.result
-    if (PENDING[m]) {
-      expect(body.error?.code, `${m} answers now (${JSON.stringify(body.result ?? body.error)}): remove it from PENDING`).toBe(-32601)
-    } else {
-      expect(body.error?.code, `${m}: ${JSON.stringify(body.error)}`).not.toBe(-32601)
-    }
-  })
+  it.each(ORDERED.map((m) => [m, PENDING[m] ? `PENDING: ${PENDING[m]}` : 'implemented'] as const))(
+    '%s (%s)',
+    async (m) => {
+      const { body } = await rpcRaw<any>(url, m, await PARAMS[m]())
+      if (m === 'evm_snapshot' && body.result !== undefined) ctx.snapshotId = body.result
+      if (PENDING[m]) {
+        expect(
+          body.error?.code,
+          `${m} answers now (${JSON.stringify(body.result ?? body.error)}): remove it from PENDING`,
+        ).toBe(-32601)
+      } else {
+        expect(body.error?.code, `${m}: ${JSON.stringify(body.error)}`).not.toBe(-32601)
+      }
+    },
+  )
 })

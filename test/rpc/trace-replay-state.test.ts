@@ -29,16 +29,28 @@ describe('replay state', () => {
     expect(t).toMatchObject({ type: 'CALL', to: TARGET, output: '0x77' })
     const s = await rpc(url, 'debug_traceTransaction', [hash])
     expect(s.initStorage).toEqual({ [word(0).slice(2)]: word(0x77).slice(2) })
-    expect(s.structLogs.map((l: any) => l.op)).toEqual(['PUSH1', 'SLOAD', 'PUSH1', 'MSTORE', 'PUSH1', 'PUSH1', 'RETURN'])
+    expect(s.structLogs.map((l: any) => l.op)).toEqual([
+      'PUSH1',
+      'SLOAD',
+      'PUSH1',
+      'MSTORE',
+      'PUSH1',
+      'PUSH1',
+      'RETURN',
+    ])
     const [p] = await rpc(url, 'trace_transaction', [hash])
     expect(p.result.output).toBe(word(0x77))
   })
 
   it('past --state-history: -32600 "State not found…" for every tracing method; recent blocks still trace', async () => {
     const first = await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x1' }])
-    for (let i = 0; i < 30; i++) await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x1' }])
+    for (let i = 0; i < 30; i++)
+      await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x1' }])
     const receipt = await rpc(url, 'eth_getTransactionReceipt', [first])
-    const parent = await rpc(url, 'eth_getBlockByNumber', ['0x' + (BigInt(receipt.blockNumber) - 1n).toString(16), false])
+    const parent = await rpc(url, 'eth_getBlockByNumber', [
+      '0x' + (BigInt(receipt.blockNumber) - 1n).toString(16),
+      false,
+    ])
     for (const [m, params] of [
       ['debug_traceTransaction', [first]],
       ['debug_traceBlockByNumber', [receipt.blockNumber]],
@@ -52,10 +64,27 @@ describe('replay state', () => {
     // the Remasc transaction of an old block needs no state: it is not executed
     const old = await rpc(url, 'eth_getBlockByNumber', [receipt.blockNumber, false])
     const remasc = old.transactions.at(-1)
-    expect(await rpc(url, 'trace_transaction', [remasc])).toMatchObject([{ type: 'call', action: { to: '0x0000000000000000000000000000000001000008' } }])
-    expect(await rpc(url, 'debug_traceTransaction', [remasc, { tracer: 'callTracer' }])).toMatchObject({ type: 'CALL', gas: '0x0' })
-    expect(await rpc(url, 'trace_filter', [{ fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber, toAddress: ['0x0000000000000000000000000000000001000008'] }])).toHaveLength(1)
+    expect(await rpc(url, 'trace_transaction', [remasc])).toMatchObject([
+      { type: 'call', action: { to: '0x0000000000000000000000000000000001000008' } },
+    ])
+    expect(await rpc(url, 'debug_traceTransaction', [remasc, { tracer: 'callTracer' }])).toMatchObject({
+      type: 'CALL',
+      gas: '0x0',
+    })
+    expect(
+      await rpc(url, 'trace_filter', [
+        {
+          fromBlock: receipt.blockNumber,
+          toBlock: receipt.blockNumber,
+          toAddress: ['0x0000000000000000000000000000000001000008'],
+        },
+      ]),
+    ).toHaveLength(1)
     const last = await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: COW1.address, value: '0x1' }])
-    expect(await rpc(url, 'debug_traceTransaction', [last, { tracer: 'callTracer' }])).toMatchObject({ type: 'CALL', value: '0x1', gasUsed: '0x5208' })
+    expect(await rpc(url, 'debug_traceTransaction', [last, { tracer: 'callTracer' }])).toMatchObject({
+      type: 'CALL',
+      value: '0x1',
+      gasUsed: '0x5208',
+    })
   })
 })

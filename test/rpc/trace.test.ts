@@ -26,7 +26,15 @@ const initFor = (runtime: string): string => {
 }
 /** Forwards the calldata to `target` with CALL and returns its return data (ignores failure). */
 const relayCode = (target: string): string =>
-  '366000600037' + '60006000366000' + '6000' + '73' + target.slice(2).toLowerCase() + '5a' + 'f1' + '3d600060003e' + '3d6000f3'
+  '366000600037' +
+  '60006000366000' +
+  '6000' +
+  '73' +
+  target.slice(2).toLowerCase() +
+  '5a' +
+  'f1' +
+  '3d600060003e' +
+  '3d6000f3'
 
 const traceTx = (hash: string) => rpc(url, 'trace_transaction', [hash])
 
@@ -36,7 +44,9 @@ beforeAll(async () => {
   ;({ address: probeAddress } = await deploy(url, Probe.bytecode))
   ;({ address: relay } = await deploy(url, initFor(relayCode(probeAddress))))
   ;({ address: suicide } = await deploy(url, initFor('73' + COW1.address.slice(2) + 'ff')))
-  expect((await sendTx(url, { to: probeAddress, value: q(500), data: probe.encodeFunctionData('deposit') })).status).toBe('0x1')
+  expect(
+    (await sendTx(url, { to: probeAddress, value: q(500), data: probe.encodeFunctionData('deposit') })).status,
+  ).toBe('0x1')
 })
 afterAll(() => node?.close())
 
@@ -45,7 +55,12 @@ describe('trace_transaction', () => {
     const data = probe.encodeFunctionData('withdraw', [COW1.address, 7])
     const r = await sendTx(url, { to: probeAddress, data })
     const t = await traceTx(r.transactionHash)
-    const common = { blockHash: r.blockHash, blockNumber: Number(r.blockNumber), transactionHash: r.transactionHash, transactionPosition: 0 }
+    const common = {
+      blockHash: r.blockHash,
+      blockNumber: Number(r.blockNumber),
+      transactionHash: r.transactionHash,
+      transactionPosition: 0,
+    }
     expect(t).toEqual([
       {
         action: { callType: 'call', from: COW.address, to: probeAddress, gas: '0x2dc6c0', input: data, value: '0x0' },
@@ -56,7 +71,14 @@ describe('trace_transaction', () => {
         result: { gasUsed: r.gasUsed, output: '0x' },
       },
       {
-        action: { callType: 'call', from: probeAddress, to: COW1.address, gas: t[1].action.gas, input: '0x', value: '0x7' },
+        action: {
+          callType: 'call',
+          from: probeAddress,
+          to: COW1.address,
+          gas: t[1].action.gas,
+          input: '0x',
+          value: '0x7',
+        },
         ...common,
         type: 'call',
         subtraces: 0,
@@ -94,12 +116,19 @@ describe('trace_transaction', () => {
   it('suicide: {address, refundAddress, balance}, result null', async () => {
     const r = await sendTx(url, { to: suicide, value: q(99) })
     const t = await traceTx(r.transactionHash)
-    expect(t[1]).toMatchObject({ type: 'suicide', action: { address: suicide, refundAddress: COW1.address, balance: q(99) }, result: null, traceAddress: [0] })
+    expect(t[1]).toMatchObject({
+      type: 'suicide',
+      action: { address: suicide, refundAddress: COW1.address, balance: q(99) },
+      result: null,
+      traceAddress: [0],
+    })
     expect(t[1].error).toBeUndefined()
   })
 
   it('failures: result null with error "Reverted", or the EVM error; a reverted child in a successful call', async () => {
-    const e = await rpcError(url, 'eth_sendTransaction', [{ from: COW.address, to: probeAddress, gas: '0x30000', data: probe.encodeFunctionData('failWithReason') }])
+    const e = await rpcError(url, 'eth_sendTransaction', [
+      { from: COW.address, to: probeAddress, gas: '0x30000', data: probe.encodeFunctionData('failWithReason') },
+    ])
     expect(e.code).toBe(-32015)
     const head = await rpc(url, 'eth_getBlockByNumber', ['latest', false])
     const [t] = await traceTx(head.transactionHashes?.[0] ?? head.transactions[0])
@@ -167,18 +196,27 @@ describe('trace_filter and trace_get', () => {
     // per block: relay call + its child + Remasc
     expect(all).toHaveLength(9)
     const mine = await rpc(url, 'trace_filter', [{ ...range, fromAddress: [COW.address], toAddress: [relay] }])
-    expect(mine.map((t: any) => [t.transactionHash, t.traceAddress])).toEqual(sends.flatMap((s) => [[s.transactionHash, []], [s.transactionHash, [0]]]))
+    expect(mine.map((t: any) => [t.transactionHash, t.traceAddress])).toEqual(
+      sends.flatMap((s) => [
+        [s.transactionHash, []],
+        [s.transactionHash, [0]],
+      ]),
+    )
     expect(await rpc(url, 'trace_filter', [{ ...range, toAddress: [probeAddress] }])).toEqual([])
     const page = await rpc(url, 'trace_filter', [{ ...range, fromAddress: [COW.address], after: 1, count: 3 }])
     expect(page).toEqual(mine.slice(1, 4))
     expect(await rpc(url, 'trace_filter', [{ ...range, after: 100 }])).toEqual([])
     // defaults: earliest..latest
-    expect((await rpc(url, 'trace_filter', [{ fromAddress: [COW1.address] }]))).toEqual([])
+    expect(await rpc(url, 'trace_filter', [{ fromAddress: [COW1.address] }])).toEqual([])
   })
 
   it('errors: fromBlock after toBlock, count or after beyond 10 000, malformed addresses', async () => {
-    expect((await rpcError(url, 'trace_filter', [{ fromBlock: '0x5', toBlock: '0x2' }])).message).toContain('fromBlock must not be greater than toBlock')
-    expect((await rpcError(url, 'trace_filter', [{ count: q(10_001) }])).message).toContain('count exceeds the maximum of 10000')
+    expect((await rpcError(url, 'trace_filter', [{ fromBlock: '0x5', toBlock: '0x2' }])).message).toContain(
+      'fromBlock must not be greater than toBlock',
+    )
+    expect((await rpcError(url, 'trace_filter', [{ count: q(10_001) }])).message).toContain(
+      'count exceeds the maximum of 10000',
+    )
     expect((await rpcError(url, 'trace_filter', [{ after: q(10_001) }])).code).toBe(-32602)
     expect((await rpcError(url, 'trace_filter', [{ fromAddress: ['0x12'] }])).message).toContain('fromAddress')
     expect((await rpcError(url, 'trace_filter', ['latest'])).code).toBe(-32602)

@@ -14,7 +14,19 @@ import { COW, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import { expectKeys, q, TX_FIELDS, ZERO_HASH } from './shapes.js'
 
 /** txpool_content entry fields (reference TxPoolModuleImpl.fullSerializer). */
-const POOL_TX_FIELDS = ['blockHash', 'blockNumber', 'transactionIndex', 'from', 'gas', 'gasPrice', 'hash', 'input', 'nonce', 'to', 'value']
+const POOL_TX_FIELDS = [
+  'blockHash',
+  'blockNumber',
+  'transactionIndex',
+  'from',
+  'gas',
+  'gasPrice',
+  'hash',
+  'input',
+  'nonce',
+  'to',
+  'value',
+]
 const RECIPIENT = '0x00000000000000000000000000000000000000aa'
 
 let node: Node
@@ -87,7 +99,16 @@ describe('future nonces (queued)', () => {
     // eth_getTransactionByHash: the pooled tx with null block fields
     const tx = await rpc(url, 'eth_getTransactionByHash', [hash])
     expectKeys(tx, TX_FIELDS)
-    expect(tx).toMatchObject({ hash, from, to: RECIPIENT, nonce: q(n + 1n), value: '0x80', blockHash: null, blockNumber: null, transactionIndex: null })
+    expect(tx).toMatchObject({
+      hash,
+      from,
+      to: RECIPIENT,
+      nonce: q(n + 1n),
+      value: '0x80',
+      blockHash: null,
+      blockNumber: null,
+      transactionIndex: null,
+    })
     expect(await rpc(url, 'eth_getTransactionReceipt', [hash])).toBeNull()
 
     // pending vs latest nonce: the gap means the pending nonce does not move
@@ -165,7 +186,15 @@ describe('replacement and duplicates (reference: +40% and strictly higher; -3201
 
   it('the same signed tx again → "pending transaction with same hash already exists"', async () => {
     const n = await nonceOf(outsider.address)
-    const raw = await outsider.signTransaction({ type: 0, chainId: 33, nonce: Number(n) + 1, gasPrice: 5, gasLimit: 21_000, to: RECIPIENT, value: 3 })
+    const raw = await outsider.signTransaction({
+      type: 0,
+      chainId: 33,
+      nonce: Number(n) + 1,
+      gasPrice: 5,
+      gasLimit: 21_000,
+      to: RECIPIENT,
+      value: 3,
+    })
     const hash = await rpc<string>(url, 'eth_sendRawTransaction', [raw])
     const e = await rpcError(url, 'eth_sendRawTransaction', [raw])
     expect([e.code, e.message]).toEqual([-32010, 'pending transaction with same hash already exists'])
@@ -193,7 +222,11 @@ describe('eth_pendingTransactions', () => {
     const c = await content()
     const ours = Object.entries({ ...c.pending, ...c.queued })
       .filter(([sender]) => sender !== key(outsider.address))
-      .flatMap(([, byNonce]) => Object.values(byNonce as Record<string, any[]>).flat().map((t) => t.hash))
+      .flatMap(([, byNonce]) =>
+        Object.values(byNonce as Record<string, any[]>)
+          .flat()
+          .map((t) => t.hash),
+      )
     expect(list.map((t) => t.hash).sort()).toEqual(ours.sort())
   })
 })

@@ -64,12 +64,16 @@ describe('web3_clientVersion', () => {
 describe('web3_sha3', () => {
   it('hashes DATA with Keccak-256 (not SHA3-256)', async () => {
     const data = hexlify(toUtf8Bytes('hello'))
-    expect(await rpc(url, 'web3_sha3', [data])).toBe('0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8')
+    expect(await rpc(url, 'web3_sha3', [data])).toBe(
+      '0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a36deac8',
+    )
     expect(await rpc(url, 'web3_sha3', [data])).toBe(keccak256(data))
   })
 
   it('hashes empty data', async () => {
-    expect(await rpc(url, 'web3_sha3', ['0x'])).toBe('0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470')
+    expect(await rpc(url, 'web3_sha3', ['0x'])).toBe(
+      '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
+    )
   })
 
   it('accepts upper-case hex digits', async () => {

@@ -23,7 +23,11 @@ const REMASC = '0x0000000000000000000000000000000001000008'
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
 const MINER = '0xec4ddeb4380ad69b3e509baad9f158cdf4e4681d'
 const RSK_LABS = '0xdabadabadabadabadabadabadabadabadaba0001'
-const FEDERATORS = ['0x6b045752f4d650a510a353bbf7e52988331e7f5b', '0x85845342b0d5260d516d6da5280a7df9a96d1925', '0x138161cda86b55c0de1bc3a0adef974633c85fbe']
+const FEDERATORS = [
+  '0x6b045752f4d650a510a353bbf7e52988331e7f5b',
+  '0x85845342b0d5260d516d6da5280a7df9a96d1925',
+  '0x138161cda86b55c0de1bc3a0adef974633c85fbe',
+]
 const MINING_FEE_TOPIC = '0x' + Buffer.from('mining_fee_topic').toString('hex').padStart(64, '0')
 const TAG = Buffer.from('RSKBLOCK:')
 const probe = new Interface(Probe.abi)
@@ -80,7 +84,8 @@ function verifyNodes(nodes: string[], root: string, leafValue?: Uint8Array): voi
 
 let node: Node
 let url: string
-const block = (n: number | string, full = false) => rpc(url, 'eth_getBlockByNumber', [typeof n === 'number' ? '0x' + n.toString(16) : n, full])
+const block = (n: number | string, full = false) =>
+  rpc(url, 'eth_getBlockByNumber', [typeof n === 'number' ? '0x' + n.toString(16) : n, full])
 const balance = async (a: string, at = 'latest') => BigInt(await rpc(url, 'eth_getBalance', [a, at]))
 
 beforeAll(async () => {
@@ -151,8 +156,17 @@ describe('the Remasc transaction', () => {
     })
     const raw = await rpc(url, 'ext_getRawTransactionReceiptByHash', [remasc.hash])
     expect(raw).toBe('0xf901080180b90100' + '00'.repeat(256) + 'c08001') // [01, 80, bloom, c0, 80, 01]
-    const transfer = RLP.decode(bytes(await rpc(url, 'ext_getRawTransactionReceiptByHash', [feeBlock.transactions[0].hash]))) as Uint8Array[]
-    expect(transfer.map((x) => hex(x as Uint8Array))).toEqual(['0x01', '0x5208', '0x' + '00'.repeat(256), '0x', '0x5208', '0x01'])
+    const transfer = RLP.decode(
+      bytes(await rpc(url, 'ext_getRawTransactionReceiptByHash', [feeBlock.transactions[0].hash])),
+    ) as Uint8Array[]
+    expect(transfer.map((x) => hex(x as Uint8Array))).toEqual([
+      '0x01',
+      '0x5208',
+      '0x' + '00'.repeat(256),
+      '0x',
+      '0x5208',
+      '0x01',
+    ])
   })
 
   it('the empty block 2 has the known Remasc-only receiptsRoot', async () => {
@@ -268,7 +282,11 @@ describe('blocks with several transactions (manual mining)', () => {
     try {
       const send = (from: string, to: string) => rpc<string>(url, 'eth_sendTransaction', [{ from, to, value: '0x1' }])
       const accounts = await rpc<string[]>(url, 'eth_accounts')
-      h = [await send(accounts[2]!, same), await send(accounts[3]!, '0x00000000000000000000000000000000000000c4'), await send(accounts[4]!, same)]
+      h = [
+        await send(accounts[2]!, same),
+        await send(accounts[3]!, '0x00000000000000000000000000000000000000c4'),
+        await send(accounts[4]!, same),
+      ]
       await rpc(url, 'evm_mine')
     } finally {
       await rpc(url, 'evm_setAutomine', [true])
@@ -343,18 +361,35 @@ describe('merged mining', () => {
     let work = await rpc(url, 'mnr_getWork')
     let btc = buildBitcoinBlock(work.blockHashForMergedMining, BigInt(work.target), [bitcoinTx(2), bitcoinTx(3)])
     const txids = btc.txids.map((t) => hex(reversed(t)).slice(2)).join(' ') // display order, as txids are shown
-    const r1 = await rpc(url, 'mnr_submitBitcoinBlockTransactions', [work.blockHashForMergedMining, hex(btc.header), hex(btc.coinbase), txids])
+    const r1 = await rpc(url, 'mnr_submitBitcoinBlockTransactions', [
+      work.blockHashForMergedMining,
+      hex(btc.header),
+      hex(btc.coinbase),
+      txids,
+    ])
     expect(r1.blockImportedResult).toBe(asciiHex('IMPORTED_BEST'))
     expect(bytes((await block('latest')).bitcoinMergedMiningMerkleProof)).toHaveLength(64) // 3 txs: 2 levels
 
     work = await rpc(url, 'mnr_getWork')
     btc = buildBitcoinBlock(work.blockHashForMergedMining, BigInt(work.target), [bitcoinTx(4)])
     const wrong = [btc.txids[0]!, sha256d(Buffer.from('not in the block'))].map((t) => hex(t).slice(2)).join(' ')
-    const e = await rpcError(url, 'mnr_submitBitcoinBlockPartialMerkle', [work.blockHashForMergedMining, hex(btc.header), hex(btc.coinbase), wrong, '2'])
+    const e = await rpcError(url, 'mnr_submitBitcoinBlockPartialMerkle', [
+      work.blockHashForMergedMining,
+      hex(btc.header),
+      hex(btc.coinbase),
+      wrong,
+      '2',
+    ])
     expect(e.code).toBe(-33000)
     expect(e.message).toMatch(/^Invalid block supplied by miner/)
     const branch = btc.txids.map((t) => hex(t).slice(2)).join(' ') // internal byte order, the coinbase's first
-    const r2 = await rpc(url, 'mnr_submitBitcoinBlockPartialMerkle', [work.blockHashForMergedMining, hex(btc.header), hex(btc.coinbase), branch, '2'])
+    const r2 = await rpc(url, 'mnr_submitBitcoinBlockPartialMerkle', [
+      work.blockHashForMergedMining,
+      hex(btc.header),
+      hex(btc.coinbase),
+      branch,
+      '2',
+    ])
     expect(r2.blockImportedResult).toBe(asciiHex('IMPORTED_BEST'))
     expect((await block('latest')).hash).toBe(r2.blockHash)
 
@@ -363,9 +398,14 @@ describe('merged mining', () => {
   })
 
   it('eth_submitWork is false, eth_submitHashrate true, eth_bridgeState a fresh bridge', async () => {
-    expect(await rpc(url, 'eth_submitWork', ['0x0000000000000001', '0x' + '00'.repeat(32), '0x' + '00'.repeat(32)])).toBe(false)
+    expect(
+      await rpc(url, 'eth_submitWork', ['0x0000000000000001', '0x' + '00'.repeat(32), '0x' + '00'.repeat(32)]),
+    ).toBe(false)
     expect(await rpc(url, 'eth_submitHashrate', ['0x' + '00'.repeat(31) + '01', '0x' + '00'.repeat(32)])).toBe(true)
-    expect(await rpc(url, 'eth_bridgeState')).toEqual({ rskTxsWaitingForSignatures: [], btcBlockchainBestChainHeight: 0 })
+    expect(await rpc(url, 'eth_bridgeState')).toEqual({
+      rskTxsWaitingForSignatures: [],
+      btcBlockchainBestChainHeight: 0,
+    })
   })
 })
 
@@ -375,7 +415,15 @@ describe('eth_getProof', () => {
     await sendTx(url, { to: address, data: probe.encodeFunctionData('setValue', [42]) })
     const b = await block('latest')
     const proof = await rpc(url, 'eth_getProof', [address, ['0x0', '0x1', '0x5'], b.number])
-    expect(Object.keys(proof).sort()).toEqual(['accountProof', 'address', 'balance', 'codeHash', 'nonce', 'storageHash', 'storageProof'])
+    expect(Object.keys(proof).sort()).toEqual([
+      'accountProof',
+      'address',
+      'balance',
+      'codeHash',
+      'nonce',
+      'storageHash',
+      'storageProof',
+    ])
     verifyNodes(proof.accountProof, b.stateRoot)
     expect(proof.codeHash).toBe(hex(keccak256(bytes(await rpc(url, 'eth_getCode', [address, b.number])))))
     for (const sp of proof.storageProof) {
@@ -450,7 +498,14 @@ function buildBitcoinBlock(hashForMergedMining: string, target: bigint, others: 
     for (let i = 0; i < level.length; i += 2) next.push(sha256d(Buffer.concat([level[i]!, level[i + 1] ?? level[i]!])))
     level = next
   }
-  const header = Buffer.concat([u32(0x20000000), Buffer.alloc(32, 9), level[0]!, u32(1_700_000_000), u32(0x207fffff), u32(0)])
+  const header = Buffer.concat([
+    u32(0x20000000),
+    Buffer.alloc(32, 9),
+    level[0]!,
+    u32(1_700_000_000),
+    u32(0x207fffff),
+    u32(0),
+  ])
   for (let nonce = 0; ; nonce++) {
     header.writeUInt32LE(nonce, 76)
     if (BigInt(hex(reversed(sha256d(header)))) <= target) break
@@ -458,7 +513,13 @@ function buildBitcoinBlock(hashForMergedMining: string, target: bigint, others: 
   const block = Buffer.concat([header, Buffer.from([txs.length]), ...txs])
   // the RSKIP92 proof of a two-transaction block: the other txid in display order
   const proof = others.length > 0 ? reversed(txids[1]!) : new Uint8Array(0)
-  return { header: Uint8Array.from(header), coinbase: Uint8Array.from(coinbase), txids, block: Uint8Array.from(block), proof }
+  return {
+    header: Uint8Array.from(header),
+    coinbase: Uint8Array.from(coinbase),
+    txids,
+    block: Uint8Array.from(block),
+    proof,
+  }
 }
 
 describe('RSKIP110 fork detection data (from block 449)', () => {

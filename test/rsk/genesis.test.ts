@@ -67,7 +67,10 @@ describe('regtest genesis state', () => {
 
   it('has the funded accounts, the bridge balance and every precompile with its storage marker', () => {
     const bridge = hexToBytes('0x0000000000000000000000000000000001000006')
-    expect(decodeAccountState(trie.get(accountKey(bridge))!)).toEqual({ nonce: 0n, balance: 21000000000000000000000000n })
+    expect(decodeAccountState(trie.get(accountKey(bridge))!)).toEqual({
+      nonce: 0n,
+      balance: 21000000000000000000000000n,
+    })
     const cow = hexToBytes('0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826')
     expect(decodeAccountState(trie.get(accountKey(cow))!)).toEqual({ nonce: 0n, balance: 10n ** 30n })
     expect(trie.get(storagePrefixKey(cow))).toBeUndefined()
@@ -119,7 +122,10 @@ describe('regtest genesis block', () => {
 
 describe('genesisHeader()', () => {
   function fromJson(file: string, network: 30 | 31 | 33) {
-    const g = JSON.parse(readFileSync(new URL(`../../src/rsk/genesis/${file}`, import.meta.url), 'utf8')) as Record<string, string> & {
+    const g = JSON.parse(readFileSync(new URL(`../../src/rsk/genesis/${file}`, import.meta.url), 'utf8')) as Record<
+      string,
+      string
+    > & {
       alloc: Record<string, { balance: string }>
     }
     const stateRoot = g['stateRoot']

@@ -59,10 +59,14 @@ describe('number encodings (RLP.java)', () => {
 
 describe('extension hash (RSKIP351/535)', () => {
   it('V2 with zero bloom, empty baseEvent and [] edges = 9aca8469…d3c2', () => {
-    const h = bytesToHex(extensionHash({ version: 2, logsBloom: new Uint8Array(256), baseEvent: new Uint8Array(0), edges: [] }))
+    const h = bytesToHex(
+      extensionHash({ version: 2, logsBloom: new Uint8Array(256), baseEvent: new Uint8Array(0), edges: [] }),
+    )
     expect(h).toBe('0x9aca8469839f117b1a26abbdea244a32cb0833e387cf6af9dc13eb336094d3c2')
     // null baseEvent is encoded as empty
-    expect(bytesToHex(extensionHash({ version: 2, logsBloom: new Uint8Array(256), baseEvent: null, edges: [] }))).toBe(h)
+    expect(bytesToHex(extensionHash({ version: 2, logsBloom: new Uint8Array(256), baseEvent: null, edges: [] }))).toBe(
+      h,
+    )
   })
   it('V1 with zero bloom and [] edges = 339bef53…c6ef (third-party vector)', () => {
     expect(bytesToHex(extensionHash({ version: 1, logsBloom: new Uint8Array(256), baseEvent: null, edges: [] }))).toBe(
@@ -128,7 +132,12 @@ describe('regtest block 1 (V1 / V2) — third-party vectors', () => {
   })
 
   it('V2 uncompressed raw header carries bloom, version, edges, baseEvent; keccak(raw) ≠ hash', () => {
-    const h = { ...block1(2), bitcoinMergedMiningHeader: new Uint8Array(80).fill(1), bitcoinMergedMiningMerkleProof: Uint8Array.of(1, 2), bitcoinMergedMiningCoinbaseTransaction: Uint8Array.of(3, 4, 5) }
+    const h = {
+      ...block1(2),
+      bitcoinMergedMiningHeader: new Uint8Array(80).fill(1),
+      bitcoinMergedMiningMerkleProof: Uint8Array.of(1, 2),
+      bitcoinMergedMiningCoinbaseTransaction: Uint8Array.of(3, 4, 5),
+    }
     const raw = rawHeader(h)
     // bloom field (b90100 + 256 zero bytes) is present instead of the a3 e2 02 a0 extension data
     expect(bytesToHex(raw).includes('b90100' + '00'.repeat(256))).toBe(true)

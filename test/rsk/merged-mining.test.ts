@@ -46,7 +46,14 @@ describe('compressed coinbase', () => {
 
   it('a segwit coinbase is compressed in its legacy (txid) serialization', () => {
     const legacy = serializeCoinbase([{ value: 1n, script: Buffer.concat([TAG, Buffer.alloc(32, 1)]) }])
-    const segwit = Buffer.concat([legacy.subarray(0, 4), Buffer.from([0, 1]), legacy.subarray(4, -4), Buffer.from([1, 32]), Buffer.alloc(32), legacy.subarray(-4)])
+    const segwit = Buffer.concat([
+      legacy.subarray(0, 4),
+      Buffer.from([0, 1]),
+      legacy.subarray(4, -4),
+      Buffer.from([1, 32]),
+      Buffer.alloc(32),
+      legacy.subarray(-4),
+    ])
     expect(hex(parseBtcTransaction(segwit))).toBe(hex(legacy))
   })
 })
@@ -58,7 +65,8 @@ describe('RSKIP92 merkle proofs', () => {
       let level: Buffer[] = leaves
       while (level.length > 1) {
         const next: Buffer[] = []
-        for (let i = 0; i < level.length; i += 2) next.push(sha256d(Buffer.concat([level[i]!, level[i + 1] ?? level[i]!])))
+        for (let i = 0; i < level.length; i += 2)
+          next.push(sha256d(Buffer.concat([level[i]!, level[i + 1] ?? level[i]!])))
         level = next
       }
       const branch = coinbaseMerkleBranch(leaves.map(rev))
@@ -78,15 +86,27 @@ describe('the proof-of-work rule', () => {
     expect(hex(targetBytes(1n))).toBe('55'.repeat(32))
     expect(validateMergedMining(mm, hfmm, 1n)).toBeUndefined()
     // the Bitcoin header commits to the coinbase: merkle root = its id
-    expect(hex(mm.bitcoinMergedMiningHeader.subarray(36, 68))).toBe(hex(rev(compressedCoinbaseTxid(mm.bitcoinMergedMiningCoinbaseTransaction))))
+    expect(hex(mm.bitcoinMergedMiningHeader.subarray(36, 68))).toBe(
+      hex(rev(compressedCoinbaseTxid(mm.bitcoinMergedMiningCoinbaseTransaction))),
+    )
   })
 
   it('rejects another hash, a wrong proof, a header above the target, a short header', () => {
     expect(validateMergedMining(mm, new Uint8Array(32), 1n)).toMatch(/does not contain expected/)
-    expect(validateMergedMining({ ...mm, bitcoinMergedMiningMerkleProof: new Uint8Array(32) }, hfmm, 1n)).toMatch(/merkle branch/)
-    expect(validateMergedMining({ ...mm, bitcoinMergedMiningMerkleProof: new Uint8Array(31) }, hfmm, 1n)).toMatch(/expected format/)
+    expect(validateMergedMining({ ...mm, bitcoinMergedMiningMerkleProof: new Uint8Array(32) }, hfmm, 1n)).toMatch(
+      /merkle branch/,
+    )
+    expect(validateMergedMining({ ...mm, bitcoinMergedMiningMerkleProof: new Uint8Array(31) }, hfmm, 1n)).toMatch(
+      /expected format/,
+    )
     expect(validateMergedMining(mm, hfmm, 1n << 250n)).toMatch(/higher than the target/)
-    expect(validateMergedMining({ ...mm, bitcoinMergedMiningHeader: mm.bitcoinMergedMiningHeader.subarray(0, 79) }, hfmm, 1n)).toMatch(/80 bytes/)
+    expect(
+      validateMergedMining(
+        { ...mm, bitcoinMergedMiningHeader: mm.bitcoinMergedMiningHeader.subarray(0, 79) },
+        hfmm,
+        1n,
+      ),
+    ).toMatch(/80 bytes/)
   })
 
   it('rejects more than 128 bytes after the tag and a later second tag', () => {
@@ -95,7 +115,13 @@ describe('the proof-of-work rule', () => {
     const withHeader = { ...mm, bitcoinMergedMiningCoinbaseTransaction: c }
     expect(validateMergedMining(withHeader, hfmm, 1n)).toMatch(/128 bytes/)
     const twoTags = serializeCoinbase([{ value: 0n, script: Buffer.concat([TAG, hfmm, TAG, Buffer.alloc(32)]) }])
-    expect(validateMergedMining({ ...mm, bitcoinMergedMiningCoinbaseTransaction: compressCoinbase(twoTags, false) }, hfmm, 1n)).toMatch(/not the last RSK tag/)
+    expect(
+      validateMergedMining(
+        { ...mm, bitcoinMergedMiningCoinbaseTransaction: compressCoinbase(twoTags, false) },
+        hfmm,
+        1n,
+      ),
+    ).toMatch(/not the last RSK tag/)
   })
 })
 
@@ -104,7 +130,9 @@ describe('fork detection data', () => {
     const blocks: BlockRecord[] = []
     for (let n = 0; n < 600; n++) {
       const btc = n === 0 ? Uint8Array.of(0) : createHash('sha256').update(`btc ${n}`).digest()
-      blocks.push({ header: { number: BigInt(n), uncleCount: n % 5 === 0 ? 1 : 0, bitcoinMergedMiningHeader: btc } } as unknown as BlockRecord)
+      blocks.push({
+        header: { number: BigInt(n), uncleCount: n % 5 === 0 ? 1 : 0, bitcoinMergedMiningHeader: btc },
+      } as unknown as BlockRecord)
     }
     const lookup = async (n: bigint) => blocks[Number(n)]
     for (const number of [448n, 449n, 450n, 512n, 513n, 599n]) {
@@ -118,7 +146,9 @@ describe('fork detection data', () => {
 describe('Remasc encodings', () => {
   it('the transaction RLP and hash', () => {
     expect(hex(remascTransactionRlp(1n))).toBe('dd80000094' + '0000000000000000000000000000000001000008' + '8080808080')
-    expect(hex(remascTransactionRlp(0x101n))).toBe('df820100000094' + '0000000000000000000000000000000001000008' + '8080808080')
+    expect(hex(remascTransactionRlp(0x101n))).toBe(
+      'df820100000094' + '0000000000000000000000000000000001000008' + '8080808080',
+    )
     expect(hex(remascTransactionHash(1n))).toBe(hex(keccak256(remascTransactionRlp(1n))))
   })
 

@@ -66,7 +66,9 @@ describe('state trie keys (TrieKeyMapper)', () => {
   it('account values: RLP[nonce (0 → 80), balance (0 → raw 00, toByteArray)]', () => {
     expect(bytesToHex(EMPTY_ACCOUNT_STATE)).toBe('0xc28000')
     expect(bytesToHex(encodeAccountState({ nonce: 1n, balance: 0x80n }))).toBe('0xc401820080')
-    expect(bytesToHex(encodeAccountState({ nonce: 0n, balance: 10n ** 30n }))).toBe('0xcf808d0c9f2c9cd04674edea40000000')
+    expect(bytesToHex(encodeAccountState({ nonce: 0n, balance: 10n ** 30n }))).toBe(
+      '0xcf808d0c9f2c9cd04674edea40000000',
+    )
     for (const a of [
       { nonce: 0n, balance: 0n },
       { nonce: 5n, balance: 0xffn },

@@ -90,7 +90,9 @@ describe('Unitrie basics', () => {
   })
 
   it('embeds small terminal children and writes childrenSize as a VarInt', () => {
-    const t = Unitrie.empty().put(b(0x80), b(1, 2, 3)).put(b(0x81), b(4))
+    const t = Unitrie.empty()
+      .put(b(0x80), b(1, 2, 3))
+      .put(b(0x81), b(4))
     // 5f: version|path|left|right|leftEmb|rightEmb; 06 80: 7-bit path 1000000;
     // 04 40010203 (left leaf), 02 4004 (right leaf), 06 = childrenSize (4 + 2)
     expect(hex(t.toMessage())).toBe('0x5f0680044001020302400406')
@@ -208,11 +210,13 @@ describe('Unitrie vs Map (property style)', () => {
       }
       // enumeration matches the map, in ascending key order
       const listed = [...t.entries()].map(([k, v]) => [hex(k), hex(v)])
-      const expected = [...ref.entries()].map(([k, v]) => [k, hex(v)]).sort((a, c) => {
-        const ka = Buffer.from(a[0]!.slice(2), 'hex')
-        const kc = Buffer.from(c[0]!.slice(2), 'hex')
-        return Buffer.compare(ka, kc)
-      })
+      const expected = [...ref.entries()]
+        .map(([k, v]) => [k, hex(v)])
+        .sort((a, c) => {
+          const ka = Buffer.from(a[0]!.slice(2), 'hex')
+          const kc = Buffer.from(c[0]!.slice(2), 'hex')
+          return Buffer.compare(ka, kc)
+        })
       expect(listed).toEqual(expected)
       // the hash is canonical: rebuilding from the map in another order gives the same root
       const shuffled = [...ref.entries()].sort(() => r() - 0.5)
@@ -250,7 +254,10 @@ describe('Unitrie vs Map (property style)', () => {
     marker[31] = 0
     const code = marker.slice()
     code[31] = 0x80
-    const t = Unitrie.empty().put(acct, b(0xc2, 0x80, 0x00)).put(marker, b(1)).put(code, b(0x60, 0x00))
+    const t = Unitrie.empty()
+      .put(acct, b(0xc2, 0x80, 0x00))
+      .put(marker, b(1))
+      .put(code, b(0x60, 0x00))
     expect(t.get(acct)).toEqual(b(0xc2, 0x80, 0x00))
     expect(t.get(marker)).toEqual(b(1))
     expect(t.get(code)).toEqual(b(0x60, 0x00))

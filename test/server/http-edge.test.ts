@@ -35,7 +35,11 @@ class FloodHandler implements RequestHandler {
 }
 
 /** Opens a socket that sends `head` and then one byte every `everyMs` (never completing the head). */
-function slowloris(port: number, head: string, everyMs: number): Promise<{ closed: boolean; text: string }> & { socket: Socket } {
+function slowloris(
+  port: number,
+  head: string,
+  everyMs: number,
+): Promise<{ closed: boolean; text: string }> & { socket: Socket } {
   const socket = new Socket()
   let text = ''
   const done = new Promise<{ closed: boolean; text: string }>((resolve) => {
@@ -65,56 +69,78 @@ describe.each<Transport>(['uws', 'node'])('%s transport: HTTP edge cases', (tran
     await server?.close()
   })
 
-  it(transport === 'node' ? 'answers HTTP/1.0 requests (with and without Host)' : 'answers HTTP/1.0 with 505 and closes (uWS limitation)', async () => {
-    for (const host of ['', 'Host: 127.0.0.1\r\n']) {
-      const reply = await rawExchange(server.port, `POST / HTTP/1.0\r\n${host}Content-Type: application/json\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`)
-      expect(reply.closed).toBe(true)
-      if (transport === 'node') {
-        expect(reply.status).toBe(200)
-        expect(replyBody(reply)).toBe(BODY)
-      } else {
-        expect(reply.status).toBe(505)
+  it(
+    transport === 'node'
+      ? 'answers HTTP/1.0 requests (with and without Host)'
+      : 'answers HTTP/1.0 with 505 and closes (uWS limitation)',
+    async () => {
+      for (const host of ['', 'Host: 127.0.0.1\r\n']) {
+        const reply = await rawExchange(
+          server.port,
+          `POST / HTTP/1.0\r\n${host}Content-Type: application/json\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`,
+        )
+        expect(reply.closed).toBe(true)
+        if (transport === 'node') {
+          expect(reply.status).toBe(200)
+          expect(replyBody(reply)).toBe(BODY)
+        } else {
+          expect(reply.status).toBe(505)
+        }
       }
-    }
-  })
+    },
+  )
 
-  it.concurrent('closes the socket on malformed request heads (node: 400 at once; uWS: after its idle timeout)', async () => {
-    const heads = {
-      'no HTTP version': 'GET /\r\n\r\n',
-      'a header line without a colon': `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nbadheader\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`,
-      'a garbage request line': 'HELLO\r\n\r\n',
-    }
-    const replies = await Promise.all(Object.values(heads).map((head) => rawExchange(server.port, head, 20_000)))
-    Object.keys(heads).forEach((what, i) => {
-      const reply = replies[i]!
-      expect(reply.closed, what).toBe(true)
-      if (transport === 'node') expect(reply.status, what).toBe(400)
-      else expect([0, 400], what).toContain(reply.status)
-      expect(reply.text, what).not.toContain(BODY)
-    })
-  }, 30_000)
+  it.concurrent(
+    'closes the socket on malformed request heads (node: 400 at once; uWS: after its idle timeout)',
+    async () => {
+      const heads = {
+        'no HTTP version': 'GET /\r\n\r\n',
+        'a header line without a colon': `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nbadheader\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`,
+        'a garbage request line': 'HELLO\r\n\r\n',
+      }
+      const replies = await Promise.all(Object.values(heads).map((head) => rawExchange(server.port, head, 20_000)))
+      Object.keys(heads).forEach((what, i) => {
+        const reply = replies[i]!
+        expect(reply.closed, what).toBe(true)
+        if (transport === 'node') expect(reply.status, what).toBe(400)
+        else expect([0, 400], what).toContain(reply.status)
+        expect(reply.text, what).not.toContain(BODY)
+      })
+    },
+    30_000,
+  )
 
-  it.concurrent('closes a socket whose chunked body never arrives (chunk size ffffffffffffffff)', async () => {
-    const reply = await rawExchange(
-      server.port,
-      'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nabc',
-      20_000,
-    )
-    expect(reply.closed).toBe(true)
-    expect([400, 408, 413]).toContain(reply.status)
-  }, 30_000)
+  it.concurrent(
+    'closes a socket whose chunked body never arrives (chunk size ffffffffffffffff)',
+    async () => {
+      const reply = await rawExchange(
+        server.port,
+        'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nabc',
+        20_000,
+      )
+      expect(reply.closed).toBe(true)
+      expect([400, 408, 413]).toContain(reply.status)
+    },
+    30_000,
+  )
 
-  it.concurrent('closes slowloris sockets whose head never completes', async () => {
-    const sockets = Array.from({ length: 20 }, () => slowloris(server.port, 'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', 2_000))
-    const outcome = await Promise.race([
-      Promise.all(sockets),
-      new Promise<'open'>((r) => setTimeout(() => r('open'), 25_000)),
-    ])
-    for (const s of sockets) s.socket.destroy()
-    expect(outcome).not.toBe('open')
-    // and the server still serves
-    expect((await fetch(`http://127.0.0.1:${server.port}/`, { method: 'POST', body: BODY })).status).toBe(200)
-  }, 35_000)
+  it.concurrent(
+    'closes slowloris sockets whose head never completes',
+    async () => {
+      const sockets = Array.from({ length: 20 }, () =>
+        slowloris(server.port, 'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', 2_000),
+      )
+      const outcome = await Promise.race([
+        Promise.all(sockets),
+        new Promise<'open'>((r) => setTimeout(() => r('open'), 25_000)),
+      ])
+      for (const s of sockets) s.socket.destroy()
+      expect(outcome).not.toBe('open')
+      // and the server still serves
+      expect((await fetch(`http://127.0.0.1:${server.port}/`, { method: 'POST', body: BODY })).status).toBe(200)
+    },
+    35_000,
+  )
 
   it('closes a WebSocket client that stops reading instead of buffering without bound', async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${server.port}/`)

@@ -38,8 +38,17 @@ function wsAsk(ws: WebSocket, body: unknown): Promise<string> {
 
 describe('OriginPolicy', () => {
   it('knows loopback names and splits Host values', () => {
-    for (const n of ['localhost', 'app.localhost', '127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) expect(isLoopbackName(n), n).toBe(true)
-    for (const n of ['evil.example', '10.0.0.1', '127.0.0.1.evil.example', 'localhost.evil.example', '128.0.0.1', '::', '']) {
+    for (const n of ['localhost', 'app.localhost', '127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'])
+      expect(isLoopbackName(n), n).toBe(true)
+    for (const n of [
+      'evil.example',
+      '10.0.0.1',
+      '127.0.0.1.evil.example',
+      'localhost.evil.example',
+      '128.0.0.1',
+      '::',
+      '',
+    ]) {
       expect(isLoopbackName(n), n).toBe(false)
     }
     expect(splitHost('[::1]:4444')).toEqual({ name: '::1', port: '4444' })
@@ -55,10 +64,24 @@ describe('OriginPolicy', () => {
     const p = new OriginPolicy({ bindHost: '127.0.0.1' })
     expect(p.check('127.0.0.1:4444', '')).toEqual({ allowed: true, allowOrigin: undefined })
     expect(p.check('', '')).toEqual({ allowed: true, allowOrigin: undefined })
-    for (const o of ['http://localhost:3000', 'https://localhost', 'http://127.0.0.1:5173', 'http://[::1]:8080', 'chrome-extension://nkbihfbeogaeaoehlefnkodbefgpgknn', 'moz-extension://0a1b2c']) {
+    for (const o of [
+      'http://localhost:3000',
+      'https://localhost',
+      'http://127.0.0.1:5173',
+      'http://[::1]:8080',
+      'chrome-extension://nkbihfbeogaeaoehlefnkodbefgpgknn',
+      'moz-extension://0a1b2c',
+    ]) {
       expect(p.check('localhost:4444', o), o).toEqual({ allowed: true, allowOrigin: o })
     }
-    for (const o of ['http://evil.example', 'null', 'file://', 'http://localhost.evil.example', 'ftp://localhost', 'garbage']) {
+    for (const o of [
+      'http://evil.example',
+      'null',
+      'file://',
+      'http://localhost.evil.example',
+      'ftp://localhost',
+      'garbage',
+    ]) {
       const d = p.check('127.0.0.1:4444', o)
       expect(d.allowed, o).toBe(false)
       if (!d.allowed) expect(d.reason).toMatch(/--allow-origin/)
@@ -70,8 +93,15 @@ describe('OriginPolicy', () => {
   })
 
   it('opens to listed origins and hosts, or to any with *', () => {
-    const p = new OriginPolicy({ bindHost: '127.0.0.1', allowOrigins: ['https://App.Example.com/'], allowHosts: ['host.docker.internal', 'box:8545'] })
-    expect(p.check('host.docker.internal:4444', 'https://app.example.com')).toEqual({ allowed: true, allowOrigin: 'https://app.example.com' })
+    const p = new OriginPolicy({
+      bindHost: '127.0.0.1',
+      allowOrigins: ['https://App.Example.com/'],
+      allowHosts: ['host.docker.internal', 'box:8545'],
+    })
+    expect(p.check('host.docker.internal:4444', 'https://app.example.com')).toEqual({
+      allowed: true,
+      allowOrigin: 'https://app.example.com',
+    })
     expect(p.check('box:8545', '').allowed).toBe(true)
     expect(p.check('box:9999', '').allowed).toBe(false)
     expect(p.check('127.0.0.1', 'https://other.example.com').allowed).toBe(false)
@@ -127,7 +157,9 @@ describe.each<Transport>(['uws', 'node'])('%s transport: origin and host checks'
       method: 'eth_sendTransaction',
       params: [{ from: COW.address, to: '0x7986b3df570230288501eea3d890bd66948c9b79', value: '0x1' }],
     }
-    expect((await rawExchange(node.port, rpcPost(node.port, send, { origin: 'https://evil.example' }))).status).toBe(403)
+    expect((await rawExchange(node.port, rpcPost(node.port, send, { origin: 'https://evil.example' }))).status).toBe(
+      403,
+    )
     expect(await rpc(node.url, 'eth_blockNumber')).toBe(before)
   })
 
@@ -163,11 +195,16 @@ describe.each<Transport>(['uws', 'node'])('%s transport: origin and host checks'
   })
 
   it('allowOrigin / allowHost open the node to the listed origin and host, and to nothing else', async () => {
-    const listed = await rawExchange(open.port, rpcPost(open.port, dumpKey, { origin: 'https://app.example.com', host: 'host.docker.internal:4444' }))
+    const listed = await rawExchange(
+      open.port,
+      rpcPost(open.port, dumpKey, { origin: 'https://app.example.com', host: 'host.docker.internal:4444' }),
+    )
     expect(listed.status).toBe(200)
     expect(replyHeader(listed, 'access-control-allow-origin')).toBe('https://app.example.com')
     expect(replyBody(listed)).toContain(KEY_HEX)
-    expect((await rawExchange(open.port, rpcPost(open.port, dumpKey, { origin: 'https://evil.example' }))).status).toBe(403)
+    expect((await rawExchange(open.port, rpcPost(open.port, dumpKey, { origin: 'https://evil.example' }))).status).toBe(
+      403,
+    )
     expect((await rawExchange(open.port, rpcPost(open.port, dumpKey, { host: 'evil.example' }))).status).toBe(403)
     const ws = await openWs(open.wsUrl, { origin: 'https://app.example.com', host: 'host.docker.internal' })
     expect(ws.status).toBe(101)
@@ -178,7 +215,10 @@ describe.each<Transport>(['uws', 'node'])('%s transport: origin and host checks'
   it("allowOrigin '*' grants every origin with Access-Control-Allow-Origin: *", async () => {
     const any = await startNode({ transport, allowOrigin: '*' })
     try {
-      const reply = await rawExchange(any.port, rpcPost(any.port, { jsonrpc: '2.0', id: 1, method: 'eth_chainId' }, { origin: 'https://anything.example' }))
+      const reply = await rawExchange(
+        any.port,
+        rpcPost(any.port, { jsonrpc: '2.0', id: 1, method: 'eth_chainId' }, { origin: 'https://anything.example' }),
+      )
       expect(reply.status).toBe(200)
       expect(replyHeader(reply, 'access-control-allow-origin')).toBe('*')
       // the Host check stays on

@@ -60,7 +60,9 @@ class Client {
       if (waiter) waiter(text)
       else this.messages.push(text)
     })
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
+    this.closed = new Promise((resolve) =>
+      ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    )
     ws.on('error', () => {})
   }
 
@@ -132,9 +134,9 @@ describe('fallback when the uWS binary does not load (e.g. Node 24+)', () => {
       } finally {
         await s.close()
       }
-      await expect(fresh.startServer(new TestHandler(), { host: '127.0.0.1', port: 0, transport: 'uws' })).rejects.toThrow(
-        /uWebSockets\.js cannot load/,
-      )
+      await expect(
+        fresh.startServer(new TestHandler(), { host: '127.0.0.1', port: 0, transport: 'uws' }),
+      ).rejects.toThrow(/uWebSockets\.js cannot load/)
     } finally {
       vi.doUnmock('uWebSockets.js')
       vi.resetModules()
@@ -219,7 +221,9 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
     })
 
     it('sends CORS headers on POST from an allowed origin (echoed, never *)', async () => {
-      const res = await post('/', 'x', { headers: { 'content-type': 'application/json', origin: 'http://localhost:5173' } })
+      const res = await post('/', 'x', {
+        headers: { 'content-type': 'application/json', origin: 'http://localhost:5173' },
+      })
       expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
       expect(res.headers.get('vary')?.toLowerCase()).toContain('origin')
       expect(res.headers.get('access-control-allow-methods')).toContain('POST')
@@ -245,7 +249,10 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
     })
 
     it('preflight allows the headers the browser asks for (default content-type)', async () => {
-      const asked = await fetch(base, { method: 'OPTIONS', headers: { 'access-control-request-headers': 'content-type,x-custom' } })
+      const asked = await fetch(base, {
+        method: 'OPTIONS',
+        headers: { 'access-control-request-headers': 'content-type,x-custom' },
+      })
       expect(asked.headers.get('access-control-allow-headers')).toBe('content-type,x-custom')
       const plain = await fetch(base, { method: 'OPTIONS' })
       expect(plain.headers.get('access-control-allow-headers')).toBe('content-type')
@@ -329,7 +336,11 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
     })
 
     it('answers 413 above maxBodyBytes (declared Content-Length)', async () => {
-      const res = await fetch(`http://127.0.0.1:${small.port}/`, { method: 'POST', body: 'a'.repeat(1025), headers: { origin: 'http://[::1]:3000' } })
+      const res = await fetch(`http://127.0.0.1:${small.port}/`, {
+        method: 'POST',
+        body: 'a'.repeat(1025),
+        headers: { origin: 'http://[::1]:3000' },
+      })
       expect(res.status).toBe(413)
       expect(res.headers.get('access-control-allow-origin')).toBe('http://[::1]:3000')
       expect(await res.text()).toMatch(/Payload Too Large/)
@@ -343,7 +354,11 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
           controller.close()
         },
       })
-      const res = await fetch(`http://127.0.0.1:${small.port}/`, { method: 'POST', body: stream, duplex: 'half' } as RequestInit)
+      const res = await fetch(`http://127.0.0.1:${small.port}/`, {
+        method: 'POST',
+        body: stream,
+        duplex: 'half',
+      } as RequestInit)
       expect(res.status).toBe(413)
       await res.text()
     })
@@ -487,28 +502,37 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
       expect([200, 'failed']).toContain(await pending)
     })
 
-    it.each<Transport>(['uws', 'node'])('rejects with EADDRINUSE when the port is taken (second server: %s)', async (other) => {
-      const first = await startServer(new TestHandler(), { host: '127.0.0.1', port: 0, transport })
-      try {
-        const err = await startServer(new TestHandler(), { host: '127.0.0.1', port: first.port, transport: other }).then(
-          (s) => {
-            void s.close()
-            return undefined
-          },
-          (e: unknown) => e as Error & { code?: string },
-        )
-        expect(err).toBeInstanceOf(Error)
-        expect(err?.code).toBe('EADDRINUSE')
-        expect(err?.message).toBe(`port ${first.port} on 127.0.0.1 is already in use`)
-        // the first server is unaffected
-        expect((await fetch(`http://127.0.0.1:${first.port}/`, { method: 'POST', body: 'x' })).status).toBe(200)
-      } finally {
-        await first.close()
-      }
-    })
+    it.each<Transport>(['uws', 'node'])(
+      'rejects with EADDRINUSE when the port is taken (second server: %s)',
+      async (other) => {
+        const first = await startServer(new TestHandler(), { host: '127.0.0.1', port: 0, transport })
+        try {
+          const err = await startServer(new TestHandler(), {
+            host: '127.0.0.1',
+            port: first.port,
+            transport: other,
+          }).then(
+            (s) => {
+              void s.close()
+              return undefined
+            },
+            (e: unknown) => e as Error & { code?: string },
+          )
+          expect(err).toBeInstanceOf(Error)
+          expect(err?.code).toBe('EADDRINUSE')
+          expect(err?.message).toBe(`port ${first.port} on 127.0.0.1 is already in use`)
+          // the first server is unaffected
+          expect((await fetch(`http://127.0.0.1:${first.port}/`, { method: 'POST', body: 'x' })).status).toBe(200)
+        } finally {
+          await first.close()
+        }
+      },
+    )
 
     it('rejects an invalid maxBodyBytes', async () => {
-      await expect(startServer(new TestHandler(), { host: '127.0.0.1', port: 0, transport, maxBodyBytes: 0 })).rejects.toThrow(RangeError)
+      await expect(
+        startServer(new TestHandler(), { host: '127.0.0.1', port: 0, transport, maxBodyBytes: 0 }),
+      ).rejects.toThrow(RangeError)
     })
   })
 })

@@ -41,7 +41,9 @@ describe('state files from the CLI', () => {
 
     const second = runCli(['--port', '0', '--state', file])
     const [, url2] = await second.waitFor(/Listening on (http:\/\/127\.0\.0\.1:\d+)/)
-    expect(second.output()).toMatch(/Loaded\s+.*state\.json: chain continued at block #5 \(\d+ accounts, \d+ storage cells\)/)
+    expect(second.output()).toMatch(
+      /Loaded\s+.*state\.json: chain continued at block #5 \(\d+ accounts, \d+ storage cells\)/,
+    )
     expect(await rpc(url2!, 'eth_getBlockByNumber', ['latest', false])).toEqual(head)
     expect(await rpc(url2!, 'eth_getBalance', [FRESH, 'latest'])).toBe('0x2a')
   })
@@ -51,7 +53,9 @@ describe('state files from the CLI', () => {
     const p = runCli(['--port', '0', '--dump-state', file, '--state-interval', '1'])
     const [, url] = await p.waitFor(/Listening on (http:\/\/127\.0\.0\.1:\d+)/)
     await rpc(url!, 'anvil_setBalance', [FRESH, '0x99'])
-    await eventually(() => existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).accounts[FRESH]?.balance === '0x99')
+    await eventually(
+      () => existsSync(file) && JSON.parse(readFileSync(file, 'utf8')).accounts[FRESH]?.balance === '0x99',
+    )
   })
 
   it('kill -9 during interval writes never leaves a truncated or partial file', async () => {
@@ -59,7 +63,12 @@ describe('state files from the CLI', () => {
     const source = await startNode()
     const accounts: Record<string, unknown> = {}
     for (let i = 1; i <= 20_000; i++) {
-      accounts['0x' + i.toString(16).padStart(40, '0')] = { nonce: 1, balance: '0x' + i.toString(16), code: '0x', storage: { '0x01': '0x02' } }
+      accounts['0x' + i.toString(16).padStart(40, '0')] = {
+        nonce: 1,
+        balance: '0x' + i.toString(16),
+        code: '0x',
+        storage: { '0x01': '0x02' },
+      }
     }
     await rpc(source.url, 'anvil_loadState', ['0x' + Buffer.from(JSON.stringify({ accounts })).toString('hex')])
     const big = join(dir, 'big.json')
@@ -104,7 +113,10 @@ describe('state files from the CLI', () => {
     for (const [args, message] of [
       [['--state', 'a.json', '--load-state', 'b.json'], /--state is --load-state plus --dump-state; give it alone/],
       [['--state-interval', '5'], /--state-interval needs --dump-state or --state/],
-      [['--load-state', join(dir, 'missing.json'), '--port', '0'], /error: cannot read the state file .*missing\.json: ENOENT/],
+      [
+        ['--load-state', join(dir, 'missing.json'), '--port', '0'],
+        /error: cannot read the state file .*missing\.json: ENOENT/,
+      ],
     ] as const) {
       const p = runCli([...args])
       const [code] = (await once(p.child, 'exit')) as [number]

@@ -39,7 +39,9 @@ async function reads(url: string, addresses: string[], txHashes: string[], byteC
       balance: await rpc(url, 'eth_getBalance', [a, 'latest']),
       nonce: await rpc(url, 'eth_getTransactionCount', [a, 'latest']),
       code: await rpc(url, 'eth_getCode', [a, 'latest']),
-      slots: await Promise.all([0, 1, 2, 5].map((s) => rpc(url, 'eth_getStorageAt', [a, '0x' + s.toString(16), 'latest']))),
+      slots: await Promise.all(
+        [0, 1, 2, 5].map((s) => rpc(url, 'eth_getStorageAt', [a, '0x' + s.toString(16), 'latest'])),
+      ),
       proof: await rpc(url, 'eth_getProof', [a, ['0x0', '0x5'], 'latest']),
     })
   }
@@ -102,7 +104,15 @@ describe('node-cli → node-cli', () => {
   it('the file is Anvil-shaped JSON with the node_cli member; no keystore key in it', () => {
     const text = readFileSync(file, 'utf8')
     const json = JSON.parse(text)
-    expect(Object.keys(json)).toEqual(['block', 'accounts', 'best_block_number', 'blocks', 'transactions', 'historical_states', 'node_cli'])
+    expect(Object.keys(json)).toEqual([
+      'block',
+      'accounts',
+      'best_block_number',
+      'blocks',
+      'transactions',
+      'historical_states',
+      'node_cli',
+    ])
     expect(json.accounts[FRESH]).toEqual({ nonce: 0, balance: '0x123456789', code: '0x', storage: {} })
     expect(json.node_cli).toMatchObject({ version: 1, network: 33, chainId: 33, head: '0x' + before.head.toString(16) })
     expect(json.node_cli.blocks).toHaveLength(Number(before.head))
@@ -129,7 +139,10 @@ describe('node-cli → node-cli', () => {
       expect(receipt.blockNumber).toBe('0x' + (before.head + 1n).toString(16))
       expect((await rpc(loaded.url, 'eth_getBlockByNumber', [receipt.blockNumber, false])).parentHash).toBe(head.hash)
       expect(await rpc(loaded.url, 'eth_getBalance', [FRESH, 'latest'])).toBe('0x12345678a')
-      const call = await rpc(loaded.url, 'eth_call', [{ to: addresses[3], data: probe.encodeFunctionData('value') }, 'latest'])
+      const call = await rpc(loaded.url, 'eth_call', [
+        { to: addresses[3], data: probe.encodeFunctionData('value') },
+        'latest',
+      ])
       expect(BigInt(call)).toBe(7n)
     } finally {
       await loaded.close()
@@ -149,7 +162,11 @@ describe('node-cli → node-cli', () => {
       // merged as an in-place change: no block is mined, the blocks are not taken over
       expect(await rpc(other.url, 'eth_blockNumber')).toBe('0x0')
       // plain JSON (not gzipped) is accepted too
-      const plain = '0x' + Buffer.from(JSON.stringify({ accounts: { [COW1.address]: { nonce: 3, balance: '0x10', code: '0x', storage: {} } } })).toString('hex')
+      const plain =
+        '0x' +
+        Buffer.from(
+          JSON.stringify({ accounts: { [COW1.address]: { nonce: 3, balance: '0x10', code: '0x', storage: {} } } }),
+        ).toString('hex')
       expect(await rpc(other.url, 'anvil_loadState', [plain])).toBe(true)
       expect(await rpc(other.url, 'eth_getTransactionCount', [COW1.address, 'latest'])).toBe('0x3')
     } finally {
@@ -163,7 +180,9 @@ describe('node-cli → node-cli', () => {
       const slot = '0x' + '00'.repeat(31) + '07'
       const long = '0x' + 'cd'.repeat(40)
       const state = { accounts: {}, node_cli: { storageBytes: { [FRESH]: { [slot]: long } } } }
-      expect(await rpc(node.url, 'anvil_loadState', ['0x' + Buffer.from(JSON.stringify(state)).toString('hex')])).toBe(true)
+      expect(await rpc(node.url, 'anvil_loadState', ['0x' + Buffer.from(JSON.stringify(state)).toString('hex')])).toBe(
+        true,
+      )
       expect(await rpc(node.url, 'ext_getStorageBytesAt', [FRESH, slot, 'latest'])).toBe(long)
       const file = join(dir, 'long.json')
       await node.dumpState(file)
@@ -184,12 +203,16 @@ describe('node-cli → node-cli', () => {
     const node = await startNode()
     try {
       const liveRoot = async () =>
-        JSON.parse(gunzipSync(Buffer.from((await rpc<string>(node.url, 'anvil_dumpState')).slice(2), 'hex')).toString()).node_cli.stateRoot
+        JSON.parse(gunzipSync(Buffer.from((await rpc<string>(node.url, 'anvil_dumpState')).slice(2), 'hex')).toString())
+          .node_cli.stateRoot
       const root = await liveRoot()
       const cases: [string, RegExp][] = [
         ['0x' + Buffer.from('{"accounts": {').toString('hex'), /is not a valid state file/],
         ['0x' + Buffer.from('{"blocks": []}').toString('hex'), /has no "accounts"/],
-        ['0x' + Buffer.from(`{"accounts": {"${FRESH}": {"balance": "lots"}}}`).toString('hex'), new RegExp(`account ${FRESH}: balance: expected a non-negative integer`)],
+        [
+          '0x' + Buffer.from(`{"accounts": {"${FRESH}": {"balance": "lots"}}}`).toString('hex'),
+          new RegExp(`account ${FRESH}: balance: expected a non-negative integer`),
+        ],
         ['0x' + Buffer.from('{"accounts": {"0x12": {}}}').toString('hex'), /"0x12" is not an address/],
       ]
       for (const [data, message] of cases) {

@@ -28,7 +28,12 @@ beforeAll(async () => {
 })
 
 /** Writes `content` to a file and expects createNode({ loadState }) to reject with `message`; then checks the port is free. */
-async function refused(name: string, content: string | Buffer, message: RegExp, extra: Parameters<typeof createNode>[0] = {}) {
+async function refused(
+  name: string,
+  content: string | Buffer,
+  message: RegExp,
+  extra: Parameters<typeof createNode>[0] = {},
+) {
   const file = join(dir, name)
   writeFileSync(file, content)
   const port = await freePort()
@@ -50,7 +55,10 @@ function freePort(): Promise<number> {
 
 describe('--load-state validation', () => {
   it('loads the good file (plain and gzipped)', async () => {
-    for (const [name, content] of [['plain.json', text], ['zipped.json.gz', gzipSync(text)]] as const) {
+    for (const [name, content] of [
+      ['plain.json', text],
+      ['zipped.json.gz', gzipSync(text)],
+    ] as const) {
       const file = join(dir, name)
       writeFileSync(file, content)
       const node = await createNode({ port: 0, loadState: file })
@@ -61,11 +69,17 @@ describe('--load-state validation', () => {
   })
 
   it('a missing file', async () => {
-    await expect(createNode({ port: 0, loadState: join(dir, 'nope.json') })).rejects.toThrow(/cannot read the state file .*nope\.json: ENOENT/)
+    await expect(createNode({ port: 0, loadState: join(dir, 'nope.json') })).rejects.toThrow(
+      /cannot read the state file .*nope\.json: ENOENT/,
+    )
   })
 
   it('a truncated file (a dump cut short)', async () => {
-    await refused('truncated.json', text.slice(0, Math.floor(text.length / 2)), /state file .*truncated\.json is not a valid state file/)
+    await refused(
+      'truncated.json',
+      text.slice(0, Math.floor(text.length / 2)),
+      /state file .*truncated\.json is not a valid state file/,
+    )
   })
 
   it('not JSON', async () => {
@@ -79,29 +93,47 @@ describe('--load-state validation', () => {
   it('a bad account field names the account and the field', async () => {
     const bad = JSON.parse(text)
     bad.accounts[FRESH].balance = '-5'
-    await refused('bad-balance.json', JSON.stringify(bad), new RegExp(`account ${FRESH}: balance: expected a non-negative integer`))
+    await refused(
+      'bad-balance.json',
+      JSON.stringify(bad),
+      new RegExp(`account ${FRESH}: balance: expected a non-negative integer`),
+    )
     const big = JSON.parse(text)
     big.accounts[FRESH].nonce = 2n ** 64n + ''
-    await refused('big-nonce.json', JSON.stringify(big).replace(`"${2n ** 64n}"`, `${2n ** 64n}`), new RegExp(`account ${FRESH}: nonce is 2\\^64 or more`))
+    await refused(
+      'big-nonce.json',
+      JSON.stringify(big).replace(`"${2n ** 64n}"`, `${2n ** 64n}`),
+      new RegExp(`account ${FRESH}: nonce is 2\\^64 or more`),
+    )
   })
 
   it('a changed account no longer rebuilds the recorded state root', async () => {
     const tampered = JSON.parse(text)
     tampered.accounts[FRESH].balance = '0x65'
-    await refused('tampered.json', JSON.stringify(tampered), /its accounts rebuild the state root 0x[0-9a-f]{64}, not the recorded 0x[0-9a-f]{64}/)
+    await refused(
+      'tampered.json',
+      JSON.stringify(tampered),
+      /its accounts rebuild the state root 0x[0-9a-f]{64}, not the recorded 0x[0-9a-f]{64}/,
+    )
   })
 
   it('a file of a newer or older format version says so', async () => {
     const newer = JSON.parse(text)
     newer.node_cli.version = 2
-    await refused('newer.json', JSON.stringify(newer), /is in node-cli state format 2; this version reads format 1 \(written by a newer node-cli\)/)
+    await refused(
+      'newer.json',
+      JSON.stringify(newer),
+      /is in node-cli state format 2; this version reads format 1 \(written by a newer node-cli\)/,
+    )
     const older = JSON.parse(text)
     older.node_cli.version = 0
     await refused('older.json', JSON.stringify(older), /is in node-cli state format 0; this version reads format 1$/)
   })
 
   it('a chain of another network or chain id', async () => {
-    await refused('good-again.json', text, /holds a chain of network 33, chain id 33, .* this node runs network 31/, { network: 31 })
+    await refused('good-again.json', text, /holds a chain of network 33, chain id 33, .* this node runs network 31/, {
+      network: 31,
+    })
     await refused('good-again2.json', text, /chain id 33, .* chain id 1337/, { chainId: 1337 })
   })
 

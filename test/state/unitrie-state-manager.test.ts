@@ -351,99 +351,109 @@ describe('UnitrieStateManager: checkpoints and roots', () => {
   // Seeds: USM_FUZZ_SEEDS=1,2,3 USM_FUZZ_STEPS=20000 npx vitest run test/state for a longer run.
   const seeds = (process.env['USM_FUZZ_SEEDS'] ?? '12345,777,4242').split(',').map(Number)
   const steps = Number(process.env['USM_FUZZ_STEPS'] ?? 2000)
-  it.each(seeds)('random operations with random checkpoints match a trie built from a plain model (seed %i)', async (seed0) => {
-    type M = { nonce: bigint; balance: bigint; code?: Uint8Array; marker: boolean; storage: Map<number, Uint8Array> }
-    const clone = (m: Map<number, M>) =>
-      new Map([...m].map(([k, v]) => [k, { ...v, storage: new Map(v.storage) }]))
-    let seed = seed0
-    const rnd = (n: number) => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff
-      return seed % n
-    }
-    const sm = new UnitrieStateManager()
-    let model = new Map<number, M>()
-    const stack: Map<number, M>[] = []
-    const ensure = (a: number) => {
-      let m = model.get(a)
-      if (!m) model.set(a, (m = { nonce: 0n, balance: 0n, marker: false, storage: new Map() }))
-      return m
-    }
-    const expectedRoot = () => {
-      let t = Unitrie.empty()
-      for (const [a, m] of model) {
-        const b = addr(a).bytes
-        t = t.put(accountKey(b), encodeAccountState({ nonce: m.nonce, balance: m.balance }))
-        if (m.code) t = t.put(codeKey(b), m.code)
-        if (m.marker) t = t.put(storagePrefixKey(b), STORAGE_MARKER_VALUE)
-        for (const [s, v] of m.storage) t = t.put(storageKey(b, BigInt(s)), v)
+  it.each(seeds)(
+    'random operations with random checkpoints match a trie built from a plain model (seed %i)',
+    async (seed0) => {
+      type M = { nonce: bigint; balance: bigint; code?: Uint8Array; marker: boolean; storage: Map<number, Uint8Array> }
+      const clone = (m: Map<number, M>) => new Map([...m].map(([k, v]) => [k, { ...v, storage: new Map(v.storage) }]))
+      let seed = seed0
+      const rnd = (n: number) => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff
+        return seed % n
       }
-      return hex(t.hash())
-    }
-    for (let step = 0; step < steps; step++) {
-      const a = rnd(8)
-      const op = rnd(100)
-      if (op < 25) {
-        const acct = { nonce: BigInt(rnd(3)), balance: BigInt(rnd(1000)) }
-        await sm.putAccount(addr(a), new Account(acct.nonce, acct.balance))
-        Object.assign(ensure(a), acct)
-      } else if (op < 55) {
-        const s = rnd(6)
-        const v = rnd(3) === 0 ? new Uint8Array(0) : Uint8Array.of(0, rnd(4), 1 + rnd(200))
-        await sm.putStorage(addr(a), slot(s), v)
-        if (!model.has(a)) ensure(a).marker = true
-        const m = ensure(a)
-        const stripped = v.slice(v.findIndex((x) => x !== 0) < 0 ? v.length : v.findIndex((x) => x !== 0))
-        if (stripped.length === 0) m.storage.delete(s)
-        else m.storage.set(s, stripped)
-      } else if (op < 62) {
-        const code = rnd(3) === 0 ? new Uint8Array(0) : new Uint8Array(1 + rnd(60)).fill(1 + rnd(250))
-        await sm.putCode(addr(a), code)
-        if (code.length > 0) ensure(a).code = code
-        else if (model.has(a)) delete model.get(a)!.code
-      } else if (op < 67) {
-        await sm.deleteAccount(addr(a))
-        model.delete(a)
-      } else if (op < 71) {
-        await sm.clearStorage(addr(a))
-        const m = ensure(a)
-        m.storage.clear()
-        m.marker = true
-      } else if (op < 82) {
-        await sm.checkpoint()
-        stack.push(clone(model))
-      } else if (op < 90 && stack.length > 0) {
+      const sm = new UnitrieStateManager()
+      let model = new Map<number, M>()
+      const stack: Map<number, M>[] = []
+      const ensure = (a: number) => {
+        let m = model.get(a)
+        if (!m) model.set(a, (m = { nonce: 0n, balance: 0n, marker: false, storage: new Map() }))
+        return m
+      }
+      const expectedRoot = () => {
+        let t = Unitrie.empty()
+        for (const [a, m] of model) {
+          const b = addr(a).bytes
+          t = t.put(accountKey(b), encodeAccountState({ nonce: m.nonce, balance: m.balance }))
+          if (m.code) t = t.put(codeKey(b), m.code)
+          if (m.marker) t = t.put(storagePrefixKey(b), STORAGE_MARKER_VALUE)
+          for (const [s, v] of m.storage) t = t.put(storageKey(b, BigInt(s)), v)
+        }
+        return hex(t.hash())
+      }
+      for (let step = 0; step < steps; step++) {
+        const a = rnd(8)
+        const op = rnd(100)
+        if (op < 25) {
+          const acct = { nonce: BigInt(rnd(3)), balance: BigInt(rnd(1000)) }
+          await sm.putAccount(addr(a), new Account(acct.nonce, acct.balance))
+          Object.assign(ensure(a), acct)
+        } else if (op < 55) {
+          const s = rnd(6)
+          const v = rnd(3) === 0 ? new Uint8Array(0) : Uint8Array.of(0, rnd(4), 1 + rnd(200))
+          await sm.putStorage(addr(a), slot(s), v)
+          if (!model.has(a)) ensure(a).marker = true
+          const m = ensure(a)
+          const stripped = v.slice(v.findIndex((x) => x !== 0) < 0 ? v.length : v.findIndex((x) => x !== 0))
+          if (stripped.length === 0) m.storage.delete(s)
+          else m.storage.set(s, stripped)
+        } else if (op < 62) {
+          const code = rnd(3) === 0 ? new Uint8Array(0) : new Uint8Array(1 + rnd(60)).fill(1 + rnd(250))
+          await sm.putCode(addr(a), code)
+          if (code.length > 0) ensure(a).code = code
+          else if (model.has(a)) delete model.get(a)!.code
+        } else if (op < 67) {
+          await sm.deleteAccount(addr(a))
+          model.delete(a)
+        } else if (op < 71) {
+          await sm.clearStorage(addr(a))
+          const m = ensure(a)
+          m.storage.clear()
+          m.marker = true
+        } else if (op < 82) {
+          await sm.checkpoint()
+          stack.push(clone(model))
+        } else if (op < 90 && stack.length > 0) {
+          await sm.commit()
+          stack.pop()
+        } else if (op < 97 && stack.length > 0) {
+          await sm.revert()
+          model = stack.pop()!
+        } else {
+          expect(hex(await sm.getStateRoot())).toBe(expectedRoot())
+        }
+        // spot-check reads
+        const r = rnd(8)
+        const acct = await sm.getAccount(addr(r))
+        const m = model.get(r)
+        expect(acct === undefined).toBe(m === undefined)
+        if (m && acct) {
+          expect(acct.balance).toBe(m.balance)
+          expect(acct.codeHash).toEqual(m.code ? keccak256(m.code) : KECCAK256_NULL)
+          const s = rnd(6)
+          expect(hex(await sm.getStorage(addr(r), slot(s)))).toBe(hex(m.storage.get(s) ?? new Uint8Array(0)))
+        }
+      }
+      while (stack.length > 0) {
         await sm.commit()
         stack.pop()
-      } else if (op < 97 && stack.length > 0) {
-        await sm.revert()
-        model = stack.pop()!
-      } else {
-        expect(hex(await sm.getStateRoot())).toBe(expectedRoot())
       }
-      // spot-check reads
-      const r = rnd(8)
-      const acct = await sm.getAccount(addr(r))
-      const m = model.get(r)
-      expect(acct === undefined).toBe(m === undefined)
-      if (m && acct) {
-        expect(acct.balance).toBe(m.balance)
-        expect(acct.codeHash).toEqual(m.code ? keccak256(m.code) : KECCAK256_NULL)
-        const s = rnd(6)
-        expect(hex(await sm.getStorage(addr(r), slot(s)))).toBe(hex(m.storage.get(s) ?? new Uint8Array(0)))
-      }
-    }
-    while (stack.length > 0) {
-      await sm.commit()
-      stack.pop()
-    }
-    expect(hex(await sm.getStateRoot())).toBe(expectedRoot())
-  })
+      expect(hex(await sm.getStateRoot())).toBe(expectedRoot())
+    },
+  )
 })
 
 describe('UnitrieStateManager: VM integration', () => {
   const common = createChainCommon(33)
   const block = createBlock(
-    { header: { number: 1n, timestamp: 1000n, gasLimit: 6_800_000n, difficulty: 1n, coinbase: createAddressFromString('0xec4ddeb4380ad69b3e509baad9f158cdf4e4681d') } },
+    {
+      header: {
+        number: 1n,
+        timestamp: 1000n,
+        gasLimit: 6_800_000n,
+        difficulty: 1n,
+        coinbase: createAddressFromString('0xec4ddeb4380ad69b3e509baad9f158cdf4e4681d'),
+      },
+    },
     { common, skipConsensusFormatValidation: true },
   )
 
@@ -454,7 +464,13 @@ describe('UnitrieStateManager: VM integration', () => {
     return { vm, sm }
   }
 
-  function signed(nonce: bigint, to: Address | undefined, value: bigint, data: Uint8Array = new Uint8Array(0), gasLimit = 21000n) {
+  function signed(
+    nonce: bigint,
+    to: Address | undefined,
+    value: bigint,
+    data: Uint8Array = new Uint8Array(0),
+    gasLimit = 21000n,
+  ) {
     return createLegacyTx({ nonce, gasPrice: 1n, gasLimit, to, value, data }, { common }).sign(COW_KEY)
   }
 
@@ -484,7 +500,11 @@ describe('UnitrieStateManager: VM integration', () => {
     const iface = new Interface(Token.abi)
     const args = AbiCoder.defaultAbiCoder().encode(['string', 'string', 'uint256'], ['Test', 'TST', 1_000_000n])
     const initCode = hexToBytes((Token.bytecode + args.slice(2)) as `0x${string}`)
-    const deploy = await runTx(vm, { tx: signed(0n, undefined, 0n, initCode, 3_000_000n), block, skipHardForkValidation: true })
+    const deploy = await runTx(vm, {
+      tx: signed(0n, undefined, 0n, initCode, 3_000_000n),
+      block,
+      skipHardForkValidation: true,
+    })
     expect(deploy.execResult.exceptionError).toBeUndefined()
     const token = deploy.createdAddress!
     const deployed = hexToBytes(Token.deployedBytecode)
@@ -494,7 +514,10 @@ describe('UnitrieStateManager: VM integration', () => {
     expect(tAcct.nonce).toBe(1n) // EIP-161/RSKIP125 contract nonce
     expect(await sm.hasStorageMarker(token)).toBe(true)
     // totalSupply at slot 2, balanceOf[cow] at keccak(cow ‖ 3)
-    const balSlot = (who: Address) => keccak256(hexToBytes(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [who.toString(), 3]) as `0x${string}`))
+    const balSlot = (who: Address) =>
+      keccak256(
+        hexToBytes(AbiCoder.defaultAbiCoder().encode(['address', 'uint256'], [who.toString(), 3]) as `0x${string}`),
+      )
     expect(await sm.getStorage(token, slot(2))).toEqual(hexToBytes('0x0f4240'))
     expect(await sm.getStorage(token, balSlot(COW))).toEqual(hexToBytes('0x0f4240'))
     const trie = sm.getTrie()
@@ -556,7 +579,11 @@ describe('UnitrieStateManager: VM integration', () => {
     await runTx(vm, { tx: signed(0n, fresh, 0n), block, skipHardForkValidation: true })
     expect(await sm.getAccount(fresh)).toBeDefined()
     // call ecrecover (empty genesis account with a storage marker)
-    const r = await runTx(vm, { tx: signed(1n, ECRECOVER, 0n, new Uint8Array(128), 100_000n), block, skipHardForkValidation: true })
+    const r = await runTx(vm, {
+      tx: signed(1n, ECRECOVER, 0n, new Uint8Array(128), 100_000n),
+      block,
+      skipHardForkValidation: true,
+    })
     expect(r.execResult.exceptionError).toBeUndefined()
     expect(await sm.getAccount(ECRECOVER)).toBeDefined()
     expect(await sm.hasStorageMarker(ECRECOVER)).toBe(true)
@@ -564,19 +591,31 @@ describe('UnitrieStateManager: VM integration', () => {
     // with @ethereumjs's default (EIP-161) the precompile account and its marker would be deleted
     const sm2 = genesisManager()
     const vm2 = await createVM({ common, stateManager: sm2 })
-    await runTx(vm2, { tx: signed(0n, ECRECOVER, 0n, new Uint8Array(128), 100_000n), block, skipHardForkValidation: true })
+    await runTx(vm2, {
+      tx: signed(0n, ECRECOVER, 0n, new Uint8Array(128), 100_000n),
+      block,
+      skipHardForkValidation: true,
+    })
     expect(await sm2.getAccount(ECRECOVER)).toBeUndefined()
   })
 
   it('a creation tx with empty data creates the account without a storage marker; CREATE with init code gets one', async () => {
     const { vm, sm } = await setup()
-    const r = await runTx(vm, { tx: signed(0n, undefined, 5n, new Uint8Array(0), 100_000n), block, skipHardForkValidation: true })
+    const r = await runTx(vm, {
+      tx: signed(0n, undefined, 5n, new Uint8Array(0), 100_000n),
+      block,
+      skipHardForkValidation: true,
+    })
     expect(r.execResult.exceptionError).toBeUndefined()
     const a = r.createdAddress!
     expect((await sm.getAccount(a))!.balance).toBe(5n)
     expect(await sm.hasStorageMarker(a)).toBe(false)
     // init code that returns nothing: marker (setupContract), no code
-    const r2 = await runTx(vm, { tx: signed(1n, undefined, 0n, hexToBytes('0x00'), 100_000n), block, skipHardForkValidation: true })
+    const r2 = await runTx(vm, {
+      tx: signed(1n, undefined, 0n, hexToBytes('0x00'), 100_000n),
+      block,
+      skipHardForkValidation: true,
+    })
     expect(r2.execResult.exceptionError).toBeUndefined()
     expect(await sm.hasStorageMarker(r2.createdAddress!)).toBe(true)
     expect(await sm.getCodeSize(r2.createdAddress!)).toBe(0)

@@ -38,7 +38,13 @@ describe('toKey / keccak256 on short arrays and views (scratch-buffer paths)', (
 
   it('keccak256 equals the reference implementation for views, Buffers and inputs past the scratch size', () => {
     const big = Uint8Array.from({ length: 5000 }, (_, i) => (i * 13 + 7) & 0xff)
-    for (const input of [big.subarray(3, 3), big.subarray(1, 33), big.subarray(100, 4196), big, Buffer.from(big.subarray(0, 77))]) {
+    for (const input of [
+      big.subarray(3, 3),
+      big.subarray(1, 33),
+      big.subarray(100, 4196),
+      big,
+      Buffer.from(big.subarray(0, 77)),
+    ]) {
       const h = keccak256(input)
       expect(h.length).toBe(32)
       expect(toHex(h)).toBe(toHex(keccak_256(input)))
@@ -52,7 +58,9 @@ describe('toKey / keccak256 on short arrays and views (scratch-buffer paths)', (
 })
 
 describe('orBlooms', () => {
-  const a = logsBloom([{ address: new Uint8Array(20).fill(1), topics: [new Uint8Array(32).fill(2)], data: new Uint8Array(0) }])
+  const a = logsBloom([
+    { address: new Uint8Array(20).fill(1), topics: [new Uint8Array(32).fill(2)], data: new Uint8Array(0) },
+  ])
   const b = logsBloom([{ address: new Uint8Array(20).fill(3), topics: [], data: new Uint8Array(0) }])
 
   it('no bits set anywhere → the shared empty bloom', () => {
@@ -77,7 +85,7 @@ describe('orBlooms', () => {
 })
 
 describe('tempBytes (short-lived encodings)', () => {
-  it('gives plain Uint8Arrays of the asked length; 65 B to 4 KB share Node\'s pool, the rest own their memory', () => {
+  it("gives plain Uint8Arrays of the asked length; 65 B to 4 KB share Node's pool, the rest own their memory", () => {
     for (const n of [0, 1, 64, 65, 500, 4095, 4096, 10_000]) {
       const b = tempBytes(n)
       expect(b.length).toBe(n)
@@ -87,9 +95,15 @@ describe('tempBytes (short-lived encodings)', () => {
   })
 
   it('receipt and header encodings are the same bytes either way', () => {
-    const log = { address: new Uint8Array(20).fill(7), topics: [new Uint8Array(32).fill(1), new Uint8Array(32).fill(2)], data: new Uint8Array(100).fill(9) }
+    const log = {
+      address: new Uint8Array(20).fill(7),
+      topics: [new Uint8Array(32).fill(1), new Uint8Array(32).fill(2)],
+      data: new Uint8Array(100).fill(9),
+    }
     const r = { status: true, cumulativeGasUsed: 70_000n, gasUsed: 35_000n, logs: [log, log] }
     expect(toHex(encodeReceipt(r, tempBytes))).toBe(toHex(encodeReceipt(r, heapBytes)))
-    expect(toHex(encodeReceipt({ ...r, status: false, logs: [] }, tempBytes))).toBe(toHex(encodeReceipt({ ...r, status: false, logs: [] })))
+    expect(toHex(encodeReceipt({ ...r, status: false, logs: [] }, tempBytes))).toBe(
+      toHex(encodeReceipt({ ...r, status: false, logs: [] })),
+    )
   })
 })

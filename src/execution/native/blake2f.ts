@@ -22,8 +22,22 @@ const ROUNDS_PER_SLICE = 16_384
 
 /** BLAKE2b's initialisation vector as 32-bit (low, high) halves of its eight 64-bit words. */
 const IV = Uint32Array.of(
-  0xf3bcc908, 0x6a09e667, 0x84caa73b, 0xbb67ae85, 0xfe94f82b, 0x3c6ef372, 0x5f1d36f1, 0xa54ff53a,
-  0xade682d1, 0x510e527f, 0x2b3e6c1f, 0x9b05688c, 0xfb41bd6b, 0x1f83d9ab, 0x137e2179, 0x5be0cd19,
+  0xf3bcc908,
+  0x6a09e667,
+  0x84caa73b,
+  0xbb67ae85,
+  0xfe94f82b,
+  0x3c6ef372,
+  0x5f1d36f1,
+  0xa54ff53a,
+  0xade682d1,
+  0x510e527f,
+  0x2b3e6c1f,
+  0x9b05688c,
+  0xfb41bd6b,
+  0x1f83d9ab,
+  0x137e2179,
+  0x5be0cd19,
 )
 
 /** The message word schedule of each round (RFC 7693 §2.7), round r using row r mod 10; pre-doubled (halves). */

@@ -68,7 +68,11 @@ async function blockAt(call: NativeCall<DepthArgs>): Promise<BlockRecord | undef
 }
 
 /** A `getter(int256) returns (bytes)` method reading one field of the block at the given depth. */
-function getter(name: string, read: (b: BlockRecord, call: NativeCall<DepthArgs>) => Uint8Array, enabled = true): NativeMethod<DepthArgs> {
+function getter(
+  name: string,
+  read: (b: BlockRecord, call: NativeCall<DepthArgs>) => Uint8Array,
+  enabled = true,
+): NativeMethod<DepthArgs> {
   return {
     signature: `${name}(int256)`,
     decode: decodeDepth,

@@ -70,7 +70,13 @@ function signedLE(value: number): Uint8Array {
 }
 
 /** P2shErpRedeemScriptBuilder.of: the ERP redeem script. */
-export function erpRedeemScript(keys: Uint8Array[], threshold: number, erpKeys: Uint8Array[], erpThreshold: number, csv: number): Uint8Array {
+export function erpRedeemScript(
+  keys: Uint8Array[],
+  threshold: number,
+  erpKeys: Uint8Array[],
+  erpThreshold: number,
+  csv: number,
+): Uint8Array {
   const csvBytes = signedLE(csv)
   return concat(
     Uint8Array.of(0x64), // OP_NOTIF
@@ -96,7 +102,13 @@ export function regtestGenesisFederation(): FederationView {
     const btcKeys = [...REGTEST_FEDERATION_KEYS].sort((a, b) => Buffer.compare(a, b))
     const threshold = Math.floor(btcKeys.length / 2) + 1
     const erpThreshold = Math.floor(REGTEST_ERP_KEYS.length / 2) + 1
-    const redeemScript = erpRedeemScript(btcKeys, threshold, [...REGTEST_ERP_KEYS], erpThreshold, REGTEST_ERP_ACTIVATION_DELAY)
+    const redeemScript = erpRedeemScript(
+      btcKeys,
+      threshold,
+      [...REGTEST_ERP_KEYS],
+      erpThreshold,
+      REGTEST_ERP_ACTIVATION_DELAY,
+    )
     genesis = {
       btcKeys,
       threshold,

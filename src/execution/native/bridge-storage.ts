@@ -16,7 +16,9 @@ const BRIDGE_BYTES = Uint8Array.from(Buffer.from(BRIDGE_ADDRESS.slice(2), 'hex')
 
 /** Raw bytes of a Bridge storage cell (empty when unset). */
 export async function cell(input: PrecompileInput, key: Uint8Array): Promise<Uint8Array> {
-  const sm = (input._EVM as unknown as { stateManager: { getStorageBytes(a: Uint8Array, k: Uint8Array): Promise<Uint8Array> } }).stateManager
+  const sm = (
+    input._EVM as unknown as { stateManager: { getStorageBytes(a: Uint8Array, k: Uint8Array): Promise<Uint8Array> } }
+  ).stateManager
   return (await sm.getStorageBytes(BRIDGE_BYTES, key)) ?? new Uint8Array(0)
 }
 
@@ -24,7 +26,8 @@ export async function cell(input: PrecompileInput, key: Uint8Array): Promise<Uin
 export const named = (input: PrecompileInput, name: string) => cell(input, dataWordFromString(name))
 
 /** The cell under BridgeStorageIndexKey.getCompoundKey("-", id) = keccak256(name + "-" + id). */
-export const compound = (input: PrecompileInput, name: string, id: string) => cell(input, keccak256(new TextEncoder().encode(`${name}-${id}`)))
+export const compound = (input: PrecompileInput, name: string, id: string) =>
+  cell(input, keccak256(new TextEncoder().encode(`${name}-${id}`)))
 
 /** BridgeSerializationUtils.deserializeCoin / deserializeOptionalLong: an RLP big integer. */
 export function rlpNumber(bytes: Uint8Array): bigint {
@@ -40,7 +43,7 @@ export function rlpNumber(bytes: Uint8Array): bigint {
  */
 export async function bridgeStorageIsEmpty(input: PrecompileInput, what: string, ...names: string[]): Promise<void> {
   for (const n of names) {
-    if ((await named(input, n)).length > 0) throw new NativeContractError(`${what} in the Bridge storage is not supported by node-cli`)
+    if ((await named(input, n)).length > 0)
+      throw new NativeContractError(`${what} in the Bridge storage is not supported by node-cli`)
   }
 }
-

@@ -32,7 +32,13 @@ function rskAddress(pub: Uint8Array): string {
 }
 
 let authorizers:
-  | { federation: Set<string>; feePerKb: Set<string>; lockingCap: Set<string>; whitelist: Set<string>; federators: Set<string> }
+  | {
+      federation: Set<string>
+      feePerKb: Set<string>
+      lockingCap: Set<string>
+      whitelist: Set<string>
+      federators: Set<string>
+    }
   | undefined
 
 /** Authorized RSK addresses per authorizer (computed once). */
@@ -46,9 +52,15 @@ function auth() {
       '04709f002ac4642b6a87ea0a9dc76eeaa93f71b3185985817ec1827eae34b46b5d869320efb5c5cbe2a5c13f96463fe0210710b53352a4314188daffe07bd54154',
       '04aff62315e9c18004392a5d9e39496ff5794b2d9f43ab4e8ade64740d7fdfe896969be859b43f26ef5aa4b5a0d11808277b4abfa1a07cc39f2839b89cc2bc6b4c',
     ]),
-    feePerKb: set(['0430c7d0146029db553d60cf11e8d39df1c63979ee2e4cd1e4d4289a5d88cfcbf3a09b06b5cbc88b5bfeb4b87a94cefab81c8d44655e7e813fc3e18f51cfe7e8a0']),
-    lockingCap: set(['04450bbaab83ec48b3cb8fbb077c950ee079733041c039a8c4f1539e5181ca1a27589eeaf0fbf430e49d2909f14c767bf6909ad6845831f683416ee12b832e36ed']),
-    whitelist: set(['04641fb250d7ca7a1cb4f530588e978013038ec4294d084d248869dd54d98873e45c61d00ceeaeeb9e35eab19fa5fbd8f07cb8a5f0ddba26b4d4b18349c09199ad']),
+    feePerKb: set([
+      '0430c7d0146029db553d60cf11e8d39df1c63979ee2e4cd1e4d4289a5d88cfcbf3a09b06b5cbc88b5bfeb4b87a94cefab81c8d44655e7e813fc3e18f51cfe7e8a0',
+    ]),
+    lockingCap: set([
+      '04450bbaab83ec48b3cb8fbb077c950ee079733041c039a8c4f1539e5181ca1a27589eeaf0fbf430e49d2909f14c767bf6909ad6845831f683416ee12b832e36ed',
+    ]),
+    whitelist: set([
+      '04641fb250d7ca7a1cb4f530588e978013038ec4294d084d248869dd54d98873e45c61d00ceeaeeb9e35eab19fa5fbd8f07cb8a5f0ddba26b4d4b18349c09199ad',
+    ]),
     federators: new Set(regtestGenesisFederation().btcKeys.map(rskAddress)),
   }
   return authorizers
@@ -57,7 +69,12 @@ function auth() {
 const callerHex = (call: NativeCall<unknown>) => Buffer.from(call.caller).toString('hex')
 
 /** A write method with a fixed cost. */
-function write<A>(signature: string, cost: bigint, decode: ((r: ArgReader) => A) | undefined, run: (call: NativeCall<A>) => Promise<Uint8Array> | Uint8Array): NativeMethod<A> {
+function write<A>(
+  signature: string,
+  cost: bigint,
+  decode: ((r: ArgReader) => A) | undefined,
+  run: (call: NativeCall<A>) => Promise<Uint8Array> | Uint8Array,
+): NativeMethod<A> {
   return { signature, decode, gas: (_a, data) => cost + dataGas(data), callTypes: CALL_ONLY, execute: run }
 }
 
@@ -65,7 +82,9 @@ function write<A>(signature: string, cost: bigint, decode: ((r: ArgReader) => A)
 async function federatorOnly(call: NativeCall<unknown>, name: string): Promise<never> {
   await bridgeStorageIsEmpty(call.input, 'an elected federation', 'newFederation', 'oldFederation')
   if (!auth().federators.has(callerHex(call))) {
-    throw new NativeContractError(`The sender is not a member of the active or retiring federations and is therefore not authorized to invoke the function: '${name}'`)
+    throw new NativeContractError(
+      `The sender is not a member of the active or retiring federations and is therefore not authorized to invoke the function: '${name}'`,
+    )
   }
   throw new NativeContractError(`${name} from a federator is not supported by node-cli`)
 }
@@ -92,7 +111,8 @@ export const bridgeWriteMethods: NativeMethod<any>[] = [
     signature: 'receiveHeaders(bytes[])',
     decode: (r: ArgReader) => r.bytesArray(0),
     // receiveHeadersGetCost with RSKIP124 and RSKIP132: 25 000 + 3 500 per header after the first
-    gas: (headers: Uint8Array[], data: Uint8Array) => 25_000n + BigInt(Math.max(headers.length - 1, 0)) * 3_500n + dataGas(data),
+    gas: (headers: Uint8Array[], data: Uint8Array) =>
+      25_000n + BigInt(Math.max(headers.length - 1, 0)) * 3_500n + dataGas(data),
     callTypes: CALL_ONLY,
     execute: (call: NativeCall<Uint8Array[]>) => federatorOnly(call, 'receiveHeaders'),
   },
@@ -103,30 +123,72 @@ export const bridgeWriteMethods: NativeMethod<any>[] = [
     (r) => [r.bytes(0), r.bytesArray(1), r.bytes(2)],
     (call) => federatorOnly(call, 'addSignature'),
   ),
-  write('registerBtcTransaction(bytes,int256,bytes)', 22_000n, (r) => [r.bytes(0), r.int(1), r.bytes(2)], async (call) => {
-    // needs the BTC chain to be the bare genesis (no height has 3 confirmations) and no legacy processed map
-    await bridgeStorageIsEmpty(call.input, 'a received BTC header chain', 'blockStoreChainHead', 'btcTxHashesAP')
-    return new Uint8Array(0)
-  }),
-  write('voteFeePerKbChange(int256)', 10_000n, (r) => r.int(0), (call) => vote(call, auth().feePerKb, 'voteFeePerKbChange')),
+  write(
+    'registerBtcTransaction(bytes,int256,bytes)',
+    22_000n,
+    (r) => [r.bytes(0), r.int(1), r.bytes(2)],
+    async (call) => {
+      // needs the BTC chain to be the bare genesis (no height has 3 confirmations) and no legacy processed map
+      await bridgeStorageIsEmpty(call.input, 'a received BTC header chain', 'blockStoreChainHead', 'btcTxHashesAP')
+      return new Uint8Array(0)
+    },
+  ),
+  write(
+    'voteFeePerKbChange(int256)',
+    10_000n,
+    (r) => r.int(0),
+    (call) => vote(call, auth().feePerKb, 'voteFeePerKbChange'),
+  ),
   write('createFederation()', 11_000n, undefined, (call) => vote(call, auth().federation, 'createFederation')),
-  write('addFederatorPublicKeyMultikey(bytes,bytes,bytes)', 13_000n, (r) => [r.bytes(0), r.bytes(1), r.bytes(2)], (call) =>
-    vote(call, auth().federation, 'addFederatorPublicKeyMultikey'),
+  write(
+    'addFederatorPublicKeyMultikey(bytes,bytes,bytes)',
+    13_000n,
+    (r) => [r.bytes(0), r.bytes(1), r.bytes(2)],
+    (call) => vote(call, auth().federation, 'addFederatorPublicKeyMultikey'),
   ),
-  write('commitFederation(bytes)', 38_000n, (r) => r.bytes(0), (call) => vote(call, auth().federation, 'commitFederation')),
+  write(
+    'commitFederation(bytes)',
+    38_000n,
+    (r) => r.bytes(0),
+    (call) => vote(call, auth().federation, 'commitFederation'),
+  ),
   write('rollbackFederation()', 12_000n, undefined, (call) => vote(call, auth().federation, 'rollbackFederation')),
-  write('addOneOffLockWhitelistAddress(string,int256)', 25_000n, (r) => [r.string(0), r.int(1)] as const, (call) =>
-    isRegtestAddress(call.args[0]) ? vote(call, auth().whitelist, 'addOneOffLockWhitelistAddress') : encodeUint(-2n),
+  write(
+    'addOneOffLockWhitelistAddress(string,int256)',
+    25_000n,
+    (r) => [r.string(0), r.int(1)] as const,
+    (call) =>
+      isRegtestAddress(call.args[0]) ? vote(call, auth().whitelist, 'addOneOffLockWhitelistAddress') : encodeUint(-2n),
   ),
-  write('addUnlimitedLockWhitelistAddress(string)', 25_000n, (r) => r.string(0), (call) =>
-    isRegtestAddress(call.args) ? vote(call, auth().whitelist, 'addUnlimitedLockWhitelistAddress') : encodeUint(-2n),
+  write(
+    'addUnlimitedLockWhitelistAddress(string)',
+    25_000n,
+    (r) => r.string(0),
+    (call) =>
+      isRegtestAddress(call.args) ? vote(call, auth().whitelist, 'addUnlimitedLockWhitelistAddress') : encodeUint(-2n),
   ),
   // LockingCapSupportImpl.increaseLockingCap: a value ≤ 0 fails the call, then an unauthorized caller gets false
-  write('increaseLockingCap(int256)', 8_000n, (r) => r.int(0), (call) => {
-    if (call.args <= 0n) throw new NativeContractError(`Locking Cap must be greater than zero. Value attempted: ${call.args}`)
-    if (!auth().lockingCap.has(callerHex(call))) return encodeUint(0n)
-    throw new NativeContractError('increaseLockingCap from an authorized key is not supported by node-cli')
-  }),
-  write('removeLockWhitelistAddress(string)', 24_000n, (r) => r.string(0), (call) => vote(call, auth().whitelist, 'removeLockWhitelistAddress')),
-  write('setLockWhitelistDisableBlockDelay(int256)', 24_000n, (r) => r.int(0), (call) => vote(call, auth().whitelist, 'setLockWhitelistDisableBlockDelay')),
+  write(
+    'increaseLockingCap(int256)',
+    8_000n,
+    (r) => r.int(0),
+    (call) => {
+      if (call.args <= 0n)
+        throw new NativeContractError(`Locking Cap must be greater than zero. Value attempted: ${call.args}`)
+      if (!auth().lockingCap.has(callerHex(call))) return encodeUint(0n)
+      throw new NativeContractError('increaseLockingCap from an authorized key is not supported by node-cli')
+    },
+  ),
+  write(
+    'removeLockWhitelistAddress(string)',
+    24_000n,
+    (r) => r.string(0),
+    (call) => vote(call, auth().whitelist, 'removeLockWhitelistAddress'),
+  ),
+  write(
+    'setLockWhitelistDisableBlockDelay(int256)',
+    24_000n,
+    (r) => r.int(0),
+    (call) => vote(call, auth().whitelist, 'setLockWhitelistDisableBlockDelay'),
+  ),
 ]

@@ -34,7 +34,12 @@ export const BTC_REGTEST_GENESIS_HASH = '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb4
  * root, time 1296688602, bits 0x207fffff, nonce 2); its double SHA-256, reversed, is {@link BTC_REGTEST_GENESIS_HASH}.
  */
 export const BTC_REGTEST_GENESIS_HEADER =
-  '01000000' + '00'.repeat(32) + '3ba3edfd7a7b12b27ac72c3e67768f617fc81bc3888a51323a9fb8aa4b1e5e4a' + 'dae5494d' + 'ffff7f20' + '02000000'
+  '01000000' +
+  '00'.repeat(32) +
+  '3ba3edfd7a7b12b27ac72c3e67768f617fc81bc3888a51323a9fb8aa4b1e5e4a' +
+  'dae5494d' +
+  'ffff7f20' +
+  '02000000'
 
 /** FeePerKbRegTestConstants.genesisFeePerKb: Coin.MILLICOIN, in satoshis. */
 export const REGTEST_GENESIS_FEE_PER_KB = 100_000n
@@ -57,8 +62,19 @@ async function activeFederation(input: PrecompileInput): Promise<FederationView>
  * A read method without arguments: gas = `cost` + the call-data gas ({@link dataGas}), callable by CALL and
  * STATICCALL; `localOnly` methods fail in mined transactions (rskj Bridge local-call methods).
  */
-function getter(signature: string, cost: bigint, localOnly: boolean, run: (call: NativeCall<void>) => Promise<Uint8Array>): NativeMethod<void> {
-  return { signature, gas: (_a, data) => cost + dataGas(data), localCallsOnly: localOnly, callTypes: STATIC_OK, execute: run }
+function getter(
+  signature: string,
+  cost: bigint,
+  localOnly: boolean,
+  run: (call: NativeCall<void>) => Promise<Uint8Array>,
+): NativeMethod<void> {
+  return {
+    signature,
+    gas: (_a, data) => cost + dataGas(data),
+    localCallsOnly: localOnly,
+    callTypes: STATIC_OK,
+    execute: run,
+  }
 }
 
 /**
@@ -73,7 +89,14 @@ function reader<A>(
   localOnly: boolean,
   run: (call: NativeCall<A>) => Promise<Uint8Array>,
 ): NativeMethod<A> {
-  return { signature, decode, gas: (_a, data) => cost + dataGas(data), localCallsOnly: localOnly, callTypes: STATIC_OK, execute: run }
+  return {
+    signature,
+    decode,
+    gas: (_a, data) => cost + dataGas(data),
+    localCallsOnly: localOnly,
+    callTypes: STATIC_OK,
+    execute: run,
+  }
 }
 
 /** Sha256Hash.wrap(hex string): 64 hex characters. */
@@ -110,12 +133,24 @@ async function btcChainHeight(input: PrecompileInput): Promise<bigint> {
 }
 
 const FEDERATION_METHODS: NativeMethod<any>[] = [
-  getter('getFederationAddress()', 11_000n, true, async ({ input }) => encodeString((await activeFederation(input)).address)),
-  getter('getFederationSize()', 10_000n, true, async ({ input }) => encodeUint(BigInt((await activeFederation(input)).btcKeys.length))),
-  getter('getFederationThreshold()', 11_000n, true, async ({ input }) => encodeUint(BigInt((await activeFederation(input)).threshold))),
-  getter('getFederationCreationTime()', 10_000n, true, async ({ input }) => encodeUint((await activeFederation(input)).creationTime)),
-  getter('getFederationCreationBlockNumber()', 10_000n, true, async ({ input }) => encodeUint((await activeFederation(input)).creationBlockNumber)),
-  getter('getActivePowpegRedeemScript()', 30_000n, false, async ({ input }) => encodeBytes((await activeFederation(input)).redeemScript)),
+  getter('getFederationAddress()', 11_000n, true, async ({ input }) =>
+    encodeString((await activeFederation(input)).address),
+  ),
+  getter('getFederationSize()', 10_000n, true, async ({ input }) =>
+    encodeUint(BigInt((await activeFederation(input)).btcKeys.length)),
+  ),
+  getter('getFederationThreshold()', 11_000n, true, async ({ input }) =>
+    encodeUint(BigInt((await activeFederation(input)).threshold)),
+  ),
+  getter('getFederationCreationTime()', 10_000n, true, async ({ input }) =>
+    encodeUint((await activeFederation(input)).creationTime),
+  ),
+  getter('getFederationCreationBlockNumber()', 10_000n, true, async ({ input }) =>
+    encodeUint((await activeFederation(input)).creationBlockNumber),
+  ),
+  getter('getActivePowpegRedeemScript()', 30_000n, false, async ({ input }) =>
+    encodeBytes((await activeFederation(input)).redeemScript),
+  ),
   getter('getActiveFederationCreationBlockHeight()', 3_000n, false, async ({ input, host }) => {
     // FederationSupportImpl.getActiveFederationCreationBlockHeight
     const next = await named(input, 'nextFedCreationBlockHeight')
@@ -126,17 +161,23 @@ const FEDERATION_METHODS: NativeMethod<any>[] = [
     const active = await named(input, 'activeFedCreationBlockHeight')
     return encodeUint(active.length > 0 ? rlpNumber(active) : 0n)
   }),
-  reader('getFederatorPublicKeyOfType(int256,string)', (r) => ({ index: r.int(0), type: r.string(1) }), 10_000n, true, async ({ args, input }) => {
-    // FederationMember.KeyType.byValue: "btc", "rsk", "mst" (the genesis members use one key for all three)
-    if (!['btc', 'rsk', 'mst'].includes(args.type)) throw new NativeContractError(`Invalid key type '${args.type}'`)
-    const fed = await activeFederation(input)
-    // BigInteger.intValue(): the low 32 bits, signed
-    const index = Number(BigInt.asIntN(32, args.index))
-    if (index < 0 || index >= fed.btcKeys.length) {
-      throw new NativeContractError(`Index must be between 0 and ${fed.btcKeys.length - 1}`)
-    }
-    return encodeBytes(fed.btcKeys[index]!)
-  }),
+  reader(
+    'getFederatorPublicKeyOfType(int256,string)',
+    (r) => ({ index: r.int(0), type: r.string(1) }),
+    10_000n,
+    true,
+    async ({ args, input }) => {
+      // FederationMember.KeyType.byValue: "btc", "rsk", "mst" (the genesis members use one key for all three)
+      if (!['btc', 'rsk', 'mst'].includes(args.type)) throw new NativeContractError(`Invalid key type '${args.type}'`)
+      const fed = await activeFederation(input)
+      // BigInteger.intValue(): the low 32 bits, signed
+      const index = Number(BigInt.asIntN(32, args.index))
+      if (index < 0 || index >= fed.btcKeys.length) {
+        throw new NativeContractError(`Index must be between 0 and ${fed.btcKeys.length - 1}`)
+      }
+      return encodeBytes(fed.btcKeys[index]!)
+    },
+  ),
   // no retiring, pending or proposed federation while the storage holds none
   getter('getRetiringFederationSize()', 3_000n, true, async ({ input }) => {
     await bridgeStorageIsEmpty(input, 'a retiring federation', 'oldFederation')
@@ -159,44 +200,96 @@ const PEGIN_METHODS: NativeMethod<any>[] = [
   }),
   getter('getMinimumLockTxValue()', 2_000n, true, async () => encodeUint(REGTEST_MINIMUM_PEGIN_VALUE)),
   // RSKIP220 header reads (Bridge.getBtcBlockchainBlockHeaderBy…: any failure answers empty bytes)
-  reader('getBtcBlockchainBlockHeaderByHeight(uint256)', (r) => r.uint(0), 5_000n, false, async ({ args, input }) => {
-    await btcChainHeight(input)
-    // BigInteger.intValue(), then the main chain at that height: only the genesis at 0
-    return encodeBytes(BigInt.asIntN(32, args) === 0n ? genesisHeader() : new Uint8Array(0))
-  }),
-  reader('getBtcBlockchainBlockHeaderByHash(bytes32)', (r) => r.word(0), 4_600n, false, async ({ args, input }) => {
-    await btcChainHeight(input)
-    return encodeBytes(Buffer.from(args).toString('hex') === BTC_REGTEST_GENESIS_HASH ? genesisHeader() : new Uint8Array(0))
-  }),
-  reader('getBtcBlockchainParentBlockHeaderByHash(bytes32)', (r) => r.word(0), 4_900n, false, async ({ input }) => {
-    await btcChainHeight(input)
-    return encodeBytes(new Uint8Array(0)) // the genesis has no stored parent; other hashes are unknown
-  }),
-  getter('getBtcBlockchainBestChainHeight()', 19_000n, false, async ({ input }) => encodeUint(await btcChainHeight(input))),
+  reader(
+    'getBtcBlockchainBlockHeaderByHeight(uint256)',
+    (r) => r.uint(0),
+    5_000n,
+    false,
+    async ({ args, input }) => {
+      await btcChainHeight(input)
+      // BigInteger.intValue(), then the main chain at that height: only the genesis at 0
+      return encodeBytes(BigInt.asIntN(32, args) === 0n ? genesisHeader() : new Uint8Array(0))
+    },
+  ),
+  reader(
+    'getBtcBlockchainBlockHeaderByHash(bytes32)',
+    (r) => r.word(0),
+    4_600n,
+    false,
+    async ({ args, input }) => {
+      await btcChainHeight(input)
+      return encodeBytes(
+        Buffer.from(args).toString('hex') === BTC_REGTEST_GENESIS_HASH ? genesisHeader() : new Uint8Array(0),
+      )
+    },
+  ),
+  reader(
+    'getBtcBlockchainParentBlockHeaderByHash(bytes32)',
+    (r) => r.word(0),
+    4_900n,
+    false,
+    async ({ input }) => {
+      await btcChainHeight(input)
+      return encodeBytes(new Uint8Array(0)) // the genesis has no stored parent; other hashes are unknown
+    },
+  ),
+  getter('getBtcBlockchainBestChainHeight()', 19_000n, false, async ({ input }) =>
+    encodeUint(await btcChainHeight(input)),
+  ),
   getter('getBtcBlockchainInitialBlockHeight()', 20_000n, true, async ({ input }) => {
     await btcChainHeight(input)
     return encodeUint(0n)
   }),
-  reader('getBtcBlockchainBlockHashAtDepth(int256)', (r) => r.int(0), 20_000n, true, async ({ args, input }) => {
-    const best = await btcChainHeight(input)
-    const depth = BigInt.asIntN(32, args)
-    if (depth < 0n || depth > best) throw new NativeContractError(`Height must be between 0 and ${best}`)
-    return encodeBytes(Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HASH, 'hex')))
-  }),
-  reader('getBtcTxHashProcessedHeight(string)', (r) => r.string(0), 22_000n, true, async ({ args, input }) => encodeUint((await processedHeight(input, btcHash(args))) ?? -1n)),
-  reader('isBtcTxHashAlreadyProcessed(string)', (r) => r.string(0), 23_000n, true, async ({ args, input }) => encodeUint((await processedHeight(input, btcHash(args))) === undefined ? 0n : 1n)),
+  reader(
+    'getBtcBlockchainBlockHashAtDepth(int256)',
+    (r) => r.int(0),
+    20_000n,
+    true,
+    async ({ args, input }) => {
+      const best = await btcChainHeight(input)
+      const depth = BigInt.asIntN(32, args)
+      if (depth < 0n || depth > best) throw new NativeContractError(`Height must be between 0 and ${best}`)
+      return encodeBytes(Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HASH, 'hex')))
+    },
+  ),
+  reader(
+    'getBtcTxHashProcessedHeight(string)',
+    (r) => r.string(0),
+    22_000n,
+    true,
+    async ({ args, input }) => encodeUint((await processedHeight(input, btcHash(args))) ?? -1n),
+  ),
+  reader(
+    'isBtcTxHashAlreadyProcessed(string)',
+    (r) => r.string(0),
+    23_000n,
+    true,
+    async ({ args, input }) => encodeUint((await processedHeight(input, btcHash(args))) === undefined ? 0n : 1n),
+  ),
   getter('getLockWhitelistSize()', 16_000n, true, async ({ input }) => {
     await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
     return encodeUint(0n)
   }),
-  reader('getLockWhitelistAddress(int256)', (r) => r.int(0), 16_000n, true, async ({ input }) => {
-    await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
-    return encodeString('') // no entry at any index: ""
-  }),
-  reader('getLockWhitelistEntryByAddress(string)', (r) => r.string(0), 16_000n, true, async ({ input }) => {
-    await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
-    return encodeUint(-1n) // WhitelistResponseCode.ADDRESS_NOT_EXIST (also for an unparsable address)
-  }),
+  reader(
+    'getLockWhitelistAddress(int256)',
+    (r) => r.int(0),
+    16_000n,
+    true,
+    async ({ input }) => {
+      await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+      return encodeString('') // no entry at any index: ""
+    },
+  ),
+  reader(
+    'getLockWhitelistEntryByAddress(string)',
+    (r) => r.string(0),
+    16_000n,
+    true,
+    async ({ input }) => {
+      await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+      return encodeUint(-1n) // WhitelistResponseCode.ADDRESS_NOT_EXIST (also for an unparsable address)
+    },
+  ),
 ]
 
 const PEGOUT_METHODS: NativeMethod<any>[] = [
@@ -236,4 +329,10 @@ export const bridgeReleaseBtc: NativeMethod<void> = {
 }
 
 /** The Bridge methods node-cli answers (see the module doc for the rest). */
-export const bridgeMethods: NativeMethod<any>[] = [...FEDERATION_METHODS, ...PEGIN_METHODS, ...PEGOUT_METHODS, bridgeReleaseBtc, ...bridgeWriteMethods]
+export const bridgeMethods: NativeMethod<any>[] = [
+  ...FEDERATION_METHODS,
+  ...PEGIN_METHODS,
+  ...PEGOUT_METHODS,
+  bridgeReleaseBtc,
+  ...bridgeWriteMethods,
+]

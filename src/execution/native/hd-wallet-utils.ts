@@ -19,7 +19,16 @@
  */
 import { bytesToBigInt, concat } from '../../util/bytes.js'
 import { encodeBytes, encodeString, type ArgReader } from './abi.js'
-import { base58check, decodeBase58check, decodePoint, hash160, hashes, ORDER_N, Point, type CurvePoint } from './curve.js'
+import {
+  base58check,
+  decodeBase58check,
+  decodePoint,
+  hash160,
+  hashes,
+  ORDER_N,
+  Point,
+  type CurvePoint,
+} from './curve.js'
 import { NativeContractError, type NativeMethod } from './native-contract.js'
 
 /** Address of the HDWalletUtils contract (rskj PrecompiledContracts.HD_WALLET_UTILS_ADDR_STR). */
@@ -91,7 +100,11 @@ function serializeXpub(k: ExtendedKey): string {
 }
 
 /** BIP-32 CKDpub (bitcoinj HDKeyDerivation.deriveChildKey on a public key, non-hardened index). */
-function deriveChild(parent: ExtendedKey, parentPoint: CurvePoint, index: number): { key: ExtendedKey; point: CurvePoint } {
+function deriveChild(
+  parent: ExtendedKey,
+  parentPoint: CurvePoint,
+  index: number,
+): { key: ExtendedKey; point: CurvePoint } {
   const data = new Uint8Array(37)
   data.set(parent.key)
   new DataView(data.buffer).setUint32(33, index)
@@ -129,9 +142,12 @@ const toBase58Check: NativeMethod<{ hash: Uint8Array; version: bigint }> = {
   gas: () => 13_000n,
   execute: ({ args: { hash, version } }) => {
     if (hash.length !== 20) {
-      throw new NativeContractError(`Invalid hash160 '${Buffer.from(hash).toString('hex')}' (should be 20 bytes and is ${hash.length} bytes)`)
+      throw new NativeContractError(
+        `Invalid hash160 '${Buffer.from(hash).toString('hex')}' (should be 20 bytes and is ${hash.length} bytes)`,
+      )
     }
-    if (version < 0n || version >= 256n) throw new NativeContractError('version must be a numeric value between 0 and 255')
+    if (version < 0n || version >= 256n)
+      throw new NativeContractError('version must be a numeric value between 0 and 255')
     return encodeString(base58check(concat(Uint8Array.of(Number(version)), hash)))
   },
 }
@@ -143,7 +159,11 @@ const deriveExtendedPublicKey: NativeMethod<{ xpub: string; path: string }> = {
   execute: ({ args: { xpub, path } }) => {
     const parent = parseXpub(xpub)
     const invalidPath = () => new NativeContractError(`Invalid path '${path.trim()}'`)
-    if (path.length === 0 || javaNonNegativeInt(path[0]!) === undefined || javaNonNegativeInt(path[path.length - 1]!) === undefined) {
+    if (
+      path.length === 0 ||
+      javaNonNegativeInt(path[0]!) === undefined ||
+      javaNonNegativeInt(path[path.length - 1]!) === undefined
+    ) {
       throw invalidPath()
     }
     const parts = path.split('/')
@@ -189,10 +209,14 @@ const getMultisigScriptHash: NativeMethod<{ m: bigint; keys: Uint8Array[] }> = {
     if (m <= 0n) throw new NativeContractError('Minimum required signatures must be present and greater than zero')
     if (keys.length < 2) throw new NativeContractError('At least 2 public keys are required')
     if (BigInt(keys.length) < m) {
-      throw new NativeContractError(`Given public keys (${keys.length}) are less than the minimum required signatures (${m})`)
+      throw new NativeContractError(
+        `Given public keys (${keys.length}) are less than the minimum required signatures (${m})`,
+      )
     }
     if (keys.length > 15) {
-      throw new NativeContractError(`Given public keys (${keys.length}) are more than the maximum allowed signatures (15)`)
+      throw new NativeContractError(
+        `Given public keys (${keys.length}) are more than the maximum allowed signatures (15)`,
+      )
     }
     const compressed = keys.map((k) => {
       if (k.length !== 33 && k.length !== 65) throw new NativeContractError(`Invalid public key length: ${k.length}`)

@@ -32,8 +32,17 @@ export interface NativePrecompile {
  */
 export function nativePrecompiles(host: NativeHost, common: Common): NativePrecompile[] {
   return [
-    ...bn254Precompiles(common).map(([address, p]) => ({ address: createAddressFromString(address), function: plainPrecompile(p) })),
-    { address: createAddressFromString(BRIDGE_ADDRESS), function: nativeContract(bridgeMethods, host, { noMethodGas: BRIDGE_NO_METHOD_GAS, defaultMethod: bridgeReleaseBtc }) },
+    ...bn254Precompiles(common).map(([address, p]) => ({
+      address: createAddressFromString(address),
+      function: plainPrecompile(p),
+    })),
+    {
+      address: createAddressFromString(BRIDGE_ADDRESS),
+      function: nativeContract(bridgeMethods, host, {
+        noMethodGas: BRIDGE_NO_METHOD_GAS,
+        defaultMethod: bridgeReleaseBtc,
+      }),
+    },
     { address: createAddressFromString(HD_WALLET_UTILS_ADDRESS), function: nativeContract(hdWalletUtilsMethods, host) },
     { address: createAddressFromString(BLOCK_HEADER_ADDRESS), function: nativeContract(blockHeaderMethods, host) },
     { address: createAddressFromString(ENVIRONMENT_ADDRESS), function: nativeContract(environmentMethods, host) },

@@ -28,7 +28,8 @@ export type MsgType = 'CALL' | 'STATICCALL' | 'DELEGATECALL' | 'CALLCODE'
 export function msgType(m: TrackedMessage | undefined): MsgType {
   if (m === undefined) return 'CALL'
   if (m.delegatecall === true) return 'DELEGATECALL'
-  if (m.to !== undefined && m.codeAddress !== undefined && Buffer.compare(m.codeAddress.bytes, m.to.bytes) !== 0) return 'CALLCODE'
+  if (m.to !== undefined && m.codeAddress !== undefined && Buffer.compare(m.codeAddress.bytes, m.to.bytes) !== 0)
+    return 'CALLCODE'
   if (m.isStatic === true) return 'STATICCALL'
   return 'CALL'
 }

@@ -124,13 +124,18 @@ export function nativeContract(
     }
     const gas = method === undefined ? (options.noMethodGas ?? 0n) : (method.gas?.(args, data) ?? dataGas(data))
     if (gas > input.gasLimit) {
-      return { returnValue: EMPTY, executionGasUsed: input.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) }
+      return {
+        returnValue: EMPTY,
+        executionGasUsed: input.gasLimit,
+        exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS),
+      }
     }
     if (method === undefined) return failed(gas, 'native contract: invalid data given')
     if (method.localCallsOnly === true && !host.isLocalCall()) return failed(gas, 'native contract: non-local call')
     const msg = currentMessage(input._EVM)
     const type = msgType(msg)
-    if (method.callTypes !== undefined && !method.callTypes.includes(type)) return failed(gas, `native contract: call type ${type} not accepted`)
+    if (method.callTypes !== undefined && !method.callTypes.includes(type))
+      return failed(gas, `native contract: call type ${type} not accepted`)
     try {
       const out = await method.execute({
         args,
@@ -144,7 +149,8 @@ export function nativeContract(
       })
       return { returnValue: out ?? EMPTY, executionGasUsed: gas }
     } catch (err) {
-      if (err instanceof NativeContractError || err instanceof AbiDecodeError) return failed(gas, `native contract: ${err.message}`)
+      if (err instanceof NativeContractError || err instanceof AbiDecodeError)
+        return failed(gas, `native contract: ${err.message}`)
       throw err
     }
   }

@@ -34,7 +34,11 @@ export function plainPrecompile(p: PlainPrecompile): (input: PrecompileInput) =>
     }
     const gas = p.price(data)
     if (gas > input.gasLimit) {
-      return { returnValue: EMPTY, executionGasUsed: input.gasLimit, exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS) }
+      return {
+        returnValue: EMPTY,
+        executionGasUsed: input.gasLimit,
+        exceptionError: new EVMError(EVMError.errorMessages.OUT_OF_GAS),
+      }
     }
     let result: ExecResult
     try {

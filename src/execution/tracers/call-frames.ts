@@ -67,7 +67,19 @@ export class CallFrameCollector implements ExecutionTracer, FrameHook {
   onSelfdestruct(address: Uint8Array, beneficiary: Uint8Array, balance: bigint): void {
     const frame = this.stack[this.stack.length - 1]
     if (frame === undefined) return
-    frame.calls.push({ kind: 'SELFDESTRUCT', from: address, to: beneficiary, value: balance, gas: 0n, gasUsed: 0n, input: EMPTY, output: EMPTY, depth: frame.depth + 1, calls: [], logs: [] })
+    frame.calls.push({
+      kind: 'SELFDESTRUCT',
+      from: address,
+      to: beneficiary,
+      value: balance,
+      gas: 0n,
+      gasUsed: 0n,
+      input: EMPTY,
+      output: EMPTY,
+      depth: frame.depth + 1,
+      calls: [],
+      logs: [],
+    })
   }
 
   private readonly onBefore = (m: Message): void => {

@@ -44,7 +44,11 @@ export class PrestateCollector implements ExecutionTracer {
 
   private read(address: string): Promise<{ balance: bigint; nonce: bigint; code: Uint8Array }> {
     const a = new Address(Buffer.from(address, 'hex'))
-    return Promise.all([this.sm.getAccount(a), this.sm.getCode(a)]).then(([acct, code]) => ({ balance: acct?.balance ?? 0n, nonce: acct?.nonce ?? 0n, code }))
+    return Promise.all([this.sm.getAccount(a), this.sm.getCode(a)]).then(([acct, code]) => ({
+      balance: acct?.balance ?? 0n,
+      nonce: acct?.nonce ?? 0n,
+      code,
+    }))
   }
 
   private touch(address: Uint8Array): Pending {
@@ -89,7 +93,8 @@ export class PrestateCollector implements ExecutionTracer {
         const post: AccountState = { balance: 0n, nonce: 0n, code: new Uint8Array(0), storage }
         this.post.set(key, post)
         void this.read(key).then((v) => Object.assign(post, v))
-        for (const slot of p.storage.keys()) void this.sm.getStorage(a, Buffer.from(slot, 'hex')).then((v) => storage.set(slot, v))
+        for (const slot of p.storage.keys())
+          void this.sm.getStorage(a, Buffer.from(slot, 'hex')).then((v) => storage.set(slot, v))
       }
     }
   }
@@ -106,8 +111,10 @@ export class PrestateCollector implements ExecutionTracer {
     const json = (s: AccountState, only?: AccountState): Record<string, unknown> => {
       const o: Record<string, unknown> = {}
       if (only === undefined || only.balance !== s.balance) o.balance = '0x' + s.balance.toString(16)
-      if ((only === undefined && s.nonce > 0n) || (only !== undefined && only.nonce !== s.nonce)) o.nonce = Number(s.nonce)
-      if ((only === undefined && s.code.length > 0) || (only !== undefined && hex(only.code) !== hex(s.code))) o.code = hex(s.code)
+      if ((only === undefined && s.nonce > 0n) || (only !== undefined && only.nonce !== s.nonce))
+        o.nonce = Number(s.nonce)
+      if ((only === undefined && s.code.length > 0) || (only !== undefined && hex(only.code) !== hex(s.code)))
+        o.code = hex(s.code)
       const st: Record<string, string> = {}
       for (const [slot, v] of s.storage) {
         const value = '0x' + Buffer.from(v).toString('hex').padStart(64, '0')

@@ -59,7 +59,8 @@ export function isRemascTx(tx: TxRecord): boolean {
 async function parentRoot(chain: ReplaySource, block: BlockRecord): Promise<Uint8Array> {
   const parent = await chain.blockByNumber(block.header.number - 1n)
   const root = await chain.preStateRoot(block)
-  if (parent === undefined || root === undefined) throw new NotTraceableError('The genesis block has no transactions to trace')
+  if (parent === undefined || root === undefined)
+    throw new NotTraceableError('The genesis block has no transactions to trace')
   const states = chain.executor.stateManager.db
   if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {
     throw new StateNotFoundError(parent.hashKey)
@@ -71,7 +72,11 @@ async function parentRoot(chain: ReplaySource, block: BlockRecord): Promise<Uint
  * Leaves the VM as an untraced run would: the EVM journal and transient storage cleared, and every checkpoint
  * level above `depth` undone (a run aborted by a tracer, e.g. past the size limit, leaves its levels open).
  */
-async function unwindTo(vm: { evm: { journal: { cleanup(): Promise<void> }; transientStorage?: { clear(): void } } }, sm: UnitrieStateManager, depth: number): Promise<void> {
+async function unwindTo(
+  vm: { evm: { journal: { cleanup(): Promise<void> }; transientStorage?: { clear(): void } } },
+  sm: UnitrieStateManager,
+  depth: number,
+): Promise<void> {
   await vm.evm.journal.cleanup()
   vm.evm.transientStorage?.clear()
   while (sm.checkpointDepth > depth) await sm.revert()
@@ -203,7 +208,10 @@ export async function traceCallAt<T extends ExecutionTracer>(
     tracer.attach(events, ex.hooks)
     unwatch = watchSteps(vm.evm, events)
     const r = await ex.call(req, ctx, root, chain.callGasCap, chain.executionTimeoutMs)
-    return { tracer, outcome: { gasUsed: r.gasUsed, returnValue: r.returnValue, error: r.error, createdAddress: r.createdAddress } }
+    return {
+      tracer,
+      outcome: { gasUsed: r.gasUsed, returnValue: r.returnValue, error: r.error, createdAddress: r.createdAddress },
+    }
   } finally {
     unwatch()
     tracer?.detach(events, ex.hooks)

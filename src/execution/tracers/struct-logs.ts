@@ -160,7 +160,17 @@ export class StructLogCollector implements ExecutionTracer {
         if (op === 0x55) frame.pendingValue = word64(stack[n - 2]!)
       }
       const name = s.opcode.name
-      let t = '{"op":"' + (RSK_NAMES[name] ?? name) + '","depth":' + s.depth + ',"pc":' + s.pc + ',"gas":' + s.gasLeft + ',"gasCost":' + gasCost
+      let t =
+        '{"op":"' +
+        (RSK_NAMES[name] ?? name) +
+        '","depth":' +
+        s.depth +
+        ',"pc":' +
+        s.pc +
+        ',"gas":' +
+        s.gasLeft +
+        ',"gasCost":' +
+        gasCost
       if (!o.disableMemory) t += ',"memory":' + memoryJson(s.memory)
       if (!o.disableStack) {
         t += ',"stack":['
@@ -173,7 +183,17 @@ export class StructLogCollector implements ExecutionTracer {
     }
     // geth
     if (this.deferred !== undefined) this.settle(word64(stack[n - 1] ?? 0n))
-    let t = '{"pc":' + s.pc + ',"op":"' + s.opcode.name + '","gas":' + s.gasLeft + ',"gasCost":' + gasCost + ',"depth":' + (s.depth + 1)
+    let t =
+      '{"pc":' +
+      s.pc +
+      ',"op":"' +
+      s.opcode.name +
+      '","gas":' +
+      s.gasLeft +
+      ',"gasCost":' +
+      gasCost +
+      ',"depth":' +
+      (s.depth + 1)
     if (!o.disableStack) {
       t += ',"stack":['
       for (let i = 0; i < n; i++) t += (i === 0 ? '"0x' : ',"0x') + stack[i]!.toString(16) + '"'
@@ -191,7 +211,8 @@ export class StructLogCollector implements ExecutionTracer {
         // SLOAD: the storage shown includes the loaded value, known at the next opcode (or at the end)
         const head = t
         const map = frame.map
-        const text = (value: string): string => head + ',"storage":' + JSON.stringify({ ...map, [key]: value }) + refund + '}'
+        const text = (value: string): string =>
+          head + ',"storage":' + JSON.stringify({ ...map, [key]: value }) + refund + '}'
         this.add(text(word64(0n)))
         this.deferred = { index: this.entries.length - 1, text, frame, key }
       }
@@ -268,18 +289,37 @@ export function structLogsJson(
   const logs = '[' + c.entries.join(',') + ']'
   const ret = hex(outcome.returnValue)
   if (shape === 'geth') {
-    return '{"gas":' + outcome.gasUsed + ',"failed":' + (outcome.error !== undefined) + ',"returnValue":"' + ret + '","structLogs":' + logs + '}'
+    return (
+      '{"gas":' +
+      outcome.gasUsed +
+      ',"failed":' +
+      (outcome.error !== undefined) +
+      ',"returnValue":"' +
+      ret +
+      '","structLogs":' +
+      logs +
+      '}'
+    )
   }
   const current = c.currentStorage
   const error = outcome.error === undefined || outcome.error === 'revert' ? '' : outcome.error
   return (
-    '{"contractAddress":' + q(hex(contract ?? new Uint8Array(20))) +
-    ',"initStorage":' + JSON.stringify(c.initStorage) +
-    ',"structLogs":' + logs +
-    ',"result":' + q(ret) +
-    ',"error":' + JSON.stringify(error) +
-    ',"reverted":' + (outcome.error === 'revert') +
-    ',"storageSize":' + Object.keys(current).length +
-    ',"currentStorage":' + JSON.stringify(current) + '}'
+    '{"contractAddress":' +
+    q(hex(contract ?? new Uint8Array(20))) +
+    ',"initStorage":' +
+    JSON.stringify(c.initStorage) +
+    ',"structLogs":' +
+    logs +
+    ',"result":' +
+    q(ret) +
+    ',"error":' +
+    JSON.stringify(error) +
+    ',"reverted":' +
+    (outcome.error === 'revert') +
+    ',"storageSize":' +
+    Object.keys(current).length +
+    ',"currentStorage":' +
+    JSON.stringify(current) +
+    '}'
   )
 }

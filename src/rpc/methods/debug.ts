@@ -22,7 +22,13 @@ import { overrideContext } from '../../execution/state-override.js'
 import { CallFrameCollector } from '../../execution/tracers/call-frames.js'
 import { PrestateCollector } from '../../execution/tracers/prestate.js'
 import { isRemascTx, traceBlockTxs, traceCallAt } from '../../execution/tracers/replay.js'
-import { StructLogCollector, structLogsJson, traceBudget, type StructLogOptions, type TraceBudget } from '../../execution/tracers/struct-logs.js'
+import {
+  StructLogCollector,
+  structLogsJson,
+  traceBudget,
+  type StructLogOptions,
+  type TraceBudget,
+} from '../../execution/tracers/struct-logs.js'
 import type { ExecutionTracer, TracedOutcome } from '../../execution/tracers/types.js'
 import type { UnitrieStateManager } from '../../state/unitrie-state-manager.js'
 import { toHex } from '../../util/bytes.js'
@@ -48,7 +54,13 @@ const DEFAULT_OPTIONS: TraceOptions = {
   onlyTopCall: false,
   withLog: false,
   diffMode: false,
-  structLogs: { disableMemory: false, disableStack: false, disableStorage: false, enableMemory: false, enableReturnData: false },
+  structLogs: {
+    disableMemory: false,
+    disableStack: false,
+    disableStorage: false,
+    enableMemory: false,
+    enableReturnData: false,
+  },
 }
 
 /** The opcode tracer used when a request names none: the reference's, or geth's struct logger. */
@@ -59,12 +71,18 @@ export type DefaultTracer = 'rskTracer' | 'structLogger'
  * @param defaultTracer the tracer when `tracer` is absent or empty
  * @throws RpcError -32602 for an unknown tracer (JavaScript tracers are not supported) or a malformed option
  */
-export function decodeTraceOptions(value: unknown, index: number, defaultTracer: DefaultTracer = 'rskTracer'): TraceOptions {
+export function decodeTraceOptions(
+  value: unknown,
+  index: number,
+  defaultTracer: DefaultTracer = 'rskTracer',
+): TraceOptions {
   if (value === undefined || value === null) return { ...DEFAULT_OPTIONS, tracer: defaultTracer }
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`invalid argument ${index}: trace options must be an object`)
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw invalidParams(`invalid argument ${index}: trace options must be an object`)
   const o = value as Record<string, unknown>
   const cfgRaw = o.tracerConfig ?? {}
-  if (typeof cfgRaw !== 'object' || cfgRaw === null || Array.isArray(cfgRaw)) throw invalidParams(`invalid argument ${index}: tracerConfig must be an object`)
+  if (typeof cfgRaw !== 'object' || cfgRaw === null || Array.isArray(cfgRaw))
+    throw invalidParams(`invalid argument ${index}: tracerConfig must be an object`)
   const cfg = cfgRaw as Record<string, unknown>
   const flag = (name: string, ...sources: Record<string, unknown>[]): boolean => {
     for (const src of sources) {
@@ -78,7 +96,9 @@ export function decodeTraceOptions(value: unknown, index: number, defaultTracer:
   let tracer = o.tracer ?? defaultTracer
   if (tracer === '') tracer = defaultTracer
   if (typeof tracer !== 'string' || !TRACERS.has(tracer)) {
-    throw invalidParams(`invalid argument ${index}: unknown tracer ${JSON.stringify(tracer)} (supported: ${[...TRACERS].join(', ')})`)
+    throw invalidParams(
+      `invalid argument ${index}: unknown tracer ${JSON.stringify(tracer)} (supported: ${[...TRACERS].join(', ')})`,
+    )
   }
   return {
     tracer: tracer as TraceOptions['tracer'],
@@ -96,10 +116,18 @@ export function decodeTraceOptions(value: unknown, index: number, defaultTracer:
 }
 
 const traceOptionsParam = (d: DefaultTracer) =>
-  optional(param('options', (v, i) => decodeTraceOptions(v, i, d)), { ...DEFAULT_OPTIONS, tracer: d })
+  optional(
+    param('options', (v, i) => decodeTraceOptions(v, i, d)),
+    { ...DEFAULT_OPTIONS, tracer: d },
+  )
 
 /** The tracer a trace option set runs. */
-function makeTracer(opts: TraceOptions, sm: UnitrieStateManager, tx: { from: Uint8Array; to?: Uint8Array }, budget: TraceBudget): ExecutionTracer {
+function makeTracer(
+  opts: TraceOptions,
+  sm: UnitrieStateManager,
+  tx: { from: Uint8Array; to?: Uint8Array },
+  budget: TraceBudget,
+): ExecutionTracer {
   switch (opts.tracer) {
     case 'rskTracer':
       return new StructLogCollector({ shape: 'rsk', ...opts.structLogs, budget }, sm)
@@ -113,9 +141,21 @@ function makeTracer(opts: TraceOptions, sm: UnitrieStateManager, tx: { from: Uin
 }
 
 /** The JSON text of one traced execution's result. */
-async function resultJson(opts: TraceOptions, tracer: ExecutionTracer, outcome: TracedOutcome, to: Uint8Array | undefined, receiptGas: bigint | undefined, topGas: bigint): Promise<string> {
+async function resultJson(
+  opts: TraceOptions,
+  tracer: ExecutionTracer,
+  outcome: TracedOutcome,
+  to: Uint8Array | undefined,
+  receiptGas: bigint | undefined,
+  topGas: bigint,
+): Promise<string> {
   if (tracer instanceof StructLogCollector) {
-    return structLogsJson(tracer, opts.tracer === 'structLogger' ? 'geth' : 'rsk', outcome, to ?? outcome.createdAddress)
+    return structLogsJson(
+      tracer,
+      opts.tracer === 'structLogger' ? 'geth' : 'rsk',
+      outcome,
+      to ?? outcome.createdAddress,
+    )
   }
   if (tracer instanceof PrestateCollector) return JSON.stringify(await tracer.result())
   const root = await (tracer as CallFrameCollector).finish()
@@ -137,7 +177,16 @@ function remascResult(opts: TraceOptions, tx: TxRecord): unknown {
     case '4byteTracer':
       return {}
     default:
-      return { contractAddress: Buffer.from(to).toString('hex'), initStorage: {}, structLogs: [], result: '', error: '', reverted: false, storageSize: 0, currentStorage: {} }
+      return {
+        contractAddress: Buffer.from(to).toString('hex'),
+        initStorage: {},
+        structLogs: [],
+        result: '',
+        error: '',
+        reverted: false,
+        storageSize: 0,
+        currentStorage: {},
+      }
   }
 }
 
@@ -148,14 +197,25 @@ interface TxTrace {
 }
 
 /** The [{txHash, result}] answer of the block methods, as JSON text. */
-const blockAnswer = (traces: TxTrace[]): RawJson => new RawJson(traces.map((t) => '{"txHash":"' + t.txHash + '","result":' + t.result + '}'))
+const blockAnswer = (traces: TxTrace[]): RawJson =>
+  new RawJson(traces.map((t) => '{"txHash":"' + t.txHash + '","result":' + t.result + '}'))
 
 /** Traces the transactions of `block` that `wanted` selects, in block order. */
-async function traceBlock(chain: Chain, block: BlockRecord, opts: TraceOptions, wanted: (tx: TxRecord) => boolean = () => true): Promise<TxTrace[]> {
+async function traceBlock(
+  chain: Chain,
+  block: BlockRecord,
+  opts: TraceOptions,
+  wanted: (tx: TxRecord) => boolean = () => true,
+): Promise<TxTrace[]> {
   return chain.queue.run(async () => {
     // one response: the struct logs of all its transactions share the 10 MB budget
     const budget = traceBudget()
-    const traced = await traceBlockTxs(chain, block, (t) => !isRemascTx(t) && wanted(t), (sm, tx) => makeTracer(opts, sm, { from: tx.from, to: tx.tx.to?.bytes }, budget))
+    const traced = await traceBlockTxs(
+      chain,
+      block,
+      (t) => !isRemascTx(t) && wanted(t),
+      (sm, tx) => makeTracer(opts, sm, { from: tx.from, to: tx.tx.to?.bytes }, budget),
+    )
     const byTx = new Map(traced.map((t) => [t.tx, t] as const))
     const out: TxTrace[] = []
     for (const tx of block.transactions) {
@@ -163,7 +223,8 @@ async function traceBlock(chain: Chain, block: BlockRecord, opts: TraceOptions, 
       const t = byTx.get(tx)
       let result: string
       if (isRemascTx(tx)) result = JSON.stringify(remascResult(opts, tx))
-      else if (t !== undefined) result = await resultJson(opts, t.tracer, t.outcome, tx.tx.to?.bytes, tx.receipt.gasUsed, tx.tx.gasLimit)
+      else if (t !== undefined)
+        result = await resultJson(opts, t.tracer, t.outcome, tx.tx.to?.bytes, tx.receipt.gasUsed, tx.tx.gasLimit)
       else continue
       out.push({ txHash: toHex(tx.hash), result })
     }
@@ -180,35 +241,71 @@ export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer 
   const { chain } = s
   const d = opts.defaultTracer ?? 'rskTracer'
   return [
-    method('debug_traceTransaction', 'debug', 're-executes a mined transaction with a tracer (default: struct logs)', [P.hash('transactionHash'), traceOptionsParam(d)], async (_c, hash, opts) => {
-      const loc = await chain.transaction(hash)
-      if (loc === undefined) return null
-      const [t] = await traceBlock(chain, loc.block, opts, (tx) => tx === loc.tx)
-      return t === undefined ? null : new RawJson(t.result)
-    }),
-    method('debug_traceBlockByHash', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.hash('blockHash'), traceOptionsParam(d)], async (_c, hash, opts) => {
-      const block = await chain.blockByHash(hash)
-      if (block === undefined) return null
-      return block.header.number === 0n ? [] : blockAnswer(await traceBlock(chain, block, opts))
-    }),
-    method('debug_traceBlockByNumber', 'debug', 'traces every transaction of a block: [{txHash, result}]', [P.blockNoHash('block'), traceOptionsParam(d)], async (_c, ref, opts) => {
-      const block = await resolveBlock(chain, ref)
-      if (block === 'pending') throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 0: the pending block cannot be traced')
-      if (block === undefined) return null
-      return block.header.number === 0n ? [] : blockAnswer(await traceBlock(chain, block, opts))
-    }),
+    method(
+      'debug_traceTransaction',
+      'debug',
+      're-executes a mined transaction with a tracer (default: struct logs)',
+      [P.hash('transactionHash'), traceOptionsParam(d)],
+      async (_c, hash, opts) => {
+        const loc = await chain.transaction(hash)
+        if (loc === undefined) return null
+        const [t] = await traceBlock(chain, loc.block, opts, (tx) => tx === loc.tx)
+        return t === undefined ? null : new RawJson(t.result)
+      },
+    ),
+    method(
+      'debug_traceBlockByHash',
+      'debug',
+      'traces every transaction of a block: [{txHash, result}]',
+      [P.hash('blockHash'), traceOptionsParam(d)],
+      async (_c, hash, opts) => {
+        const block = await chain.blockByHash(hash)
+        if (block === undefined) return null
+        return block.header.number === 0n ? [] : blockAnswer(await traceBlock(chain, block, opts))
+      },
+    ),
+    method(
+      'debug_traceBlockByNumber',
+      'debug',
+      'traces every transaction of a block: [{txHash, result}]',
+      [P.blockNoHash('block'), traceOptionsParam(d)],
+      async (_c, ref, opts) => {
+        const block = await resolveBlock(chain, ref)
+        if (block === 'pending')
+          throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 0: the pending block cannot be traced')
+        if (block === undefined) return null
+        return block.header.number === 0n ? [] : blockAnswer(await traceBlock(chain, block, opts))
+      },
+    ),
     method(
       'debug_traceCall',
       'debug',
       'runs a call with a tracer (options also take stateOverrides / blockOverrides)',
-      [P.tx(), optional(P.block(), LATEST), optional(param('options', (v, i) => ({ opts: decodeTraceOptions(v, i, d), raw: v as Record<string, unknown> | undefined })), { opts: { ...DEFAULT_OPTIONS, tracer: d }, raw: undefined })],
+      [
+        P.tx(),
+        optional(P.block(), LATEST),
+        optional(
+          param('options', (v, i) => ({
+            opts: decodeTraceOptions(v, i, d),
+            raw: v as Record<string, unknown> | undefined,
+          })),
+          { opts: { ...DEFAULT_OPTIONS, tracer: d }, raw: undefined },
+        ),
+      ],
       async (_c, req, ref, { opts, raw }) => {
         const state = decodeStateOverride(raw?.stateOverrides, 2)
         const blockOverride = decodeBlockOverride(raw?.blockOverrides, 2)
         const block = await requireBlock(chain, ref)
         return chain.queue.run(async () => {
           const { ctx, root } = await chain.executionState(block)
-          const { tracer, outcome } = await traceCallAt(chain, req, root, overrideContext(ctx, blockOverride), state, (sm) => makeTracer(opts, sm, { from: req.from ?? new Uint8Array(20), to: req.to }, traceBudget()))
+          const { tracer, outcome } = await traceCallAt(
+            chain,
+            req,
+            root,
+            overrideContext(ctx, blockOverride),
+            state,
+            (sm) => makeTracer(opts, sm, { from: req.from ?? new Uint8Array(20), to: req.to }, traceBudget()),
+          )
           const gas = req.gas !== undefined && req.gas < chain.callGasCap ? req.gas : chain.callGasCap
           return new RawJson(await resultJson(opts, tracer, outcome, req.to, undefined, gas))
         })

@@ -10,7 +10,14 @@ import { bigIntToBytes, quantity, toHex } from '../../util/bytes.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { decodeQuantity, optional, P, param } from '../params.js'
 import type { Services } from '../services.js'
-import { BALANCE_LIMIT, NONCE_LIMIT, requireBelow, requireBlockGasLimit, requireMineCount, requireTimestamp } from '../bounds.js'
+import {
+  BALANCE_LIMIT,
+  NONCE_LIMIT,
+  requireBelow,
+  requireBlockGasLimit,
+  requireMineCount,
+  requireTimestamp,
+} from '../bounds.js'
 import { loopYielder } from '../../execution/deadline.js'
 import { sendFrom } from './eth.js'
 
@@ -57,7 +64,7 @@ const mineOptions = () =>
  */
 const HARDHAT_METADATA_REFUSAL =
   'the method hardhat_metadata is not available: answering it makes hardhat-ethers send every transaction with ' +
-  '16777216 gas, above this chain\'s block gas limit; anvil_metadata answers the same fields'
+  "16777216 gas, above this chain's block gas limit; anvil_metadata answers the same fields"
 
 /** The dev-chain methods. */
 export function devMethods(s: Services): MethodSpec[] {
@@ -80,7 +87,8 @@ export function devMethods(s: Services): MethodSpec[] {
     for (let i = 0n; i < count; i++) {
       if (i > 0n) await yieldPoint()
       if (i === 0n && timestamp !== undefined) chain.setNextBlockTimestamp(timestamp)
-      else if (i > 0n && interval !== undefined && interval > 0n) chain.setNextBlockTimestamp(chain.head.header.timestamp + interval)
+      else if (i > 0n && interval !== undefined && interval > 0n)
+        chain.setNextBlockTimestamp(chain.head.header.timestamp + interval)
       await chain.mineBlock()
     }
   }
@@ -150,26 +158,50 @@ export function devMethods(s: Services): MethodSpec[] {
 
   return [
     // ---- evm_ (reference) ----
-    method('evm_snapshot', 'evm', 'records the chain; returns an id "0x1", "0x2", …', [], async () => quantity(await chain.snapshot())),
-    method('evm_revert', 'evm', 'restores a snapshot (the id stays usable); false when unknown', [snapshotId()], (_c, id) =>
-      chain.revertTo(id),
+    method('evm_snapshot', 'evm', 'records the chain; returns an id "0x1", "0x2", …', [], async () =>
+      quantity(await chain.snapshot()),
+    ),
+    method(
+      'evm_revert',
+      'evm',
+      'restores a snapshot (the id stays usable); false when unknown',
+      [snapshotId()],
+      (_c, id) => chain.revertTo(id),
     ),
     method('evm_reset', 'evm', 'back to genesis', [], async () => {
       await reset()
       return null
     }),
-    method('evm_mine', 'evm', 'mines a block from the pool (optionally at a timestamp)', [optional(mineOptions(), {} as { timestamp?: bigint; blocks?: bigint })], async (_c, o) => {
-      await mineMany(o.blocks ?? 1n, undefined, o.timestamp)
-      return null
-    }),
-    method('evm_increaseTime', 'evm', 'adds seconds to the next block\'s clock; returns the accumulated offset', [seconds('seconds')], (_c, n) => {
-      if (n > 0n) requireTimestamp(chain.now() + n, 0, 'seconds (added to the clock)')
-      return quantity(chain.increaseTime(n))
-    }),
-    method('evm_setNextBlockTimestamp', 'evm', 'fixes the next block\'s timestamp', [P.quantity('timestamp')], (_c, t) => {
-      chain.setNextBlockTimestamp(requireTimestamp(t, 0, 'timestamp'))
-      return null
-    }),
+    method(
+      'evm_mine',
+      'evm',
+      'mines a block from the pool (optionally at a timestamp)',
+      [optional(mineOptions(), {} as { timestamp?: bigint; blocks?: bigint })],
+      async (_c, o) => {
+        await mineMany(o.blocks ?? 1n, undefined, o.timestamp)
+        return null
+      },
+    ),
+    method(
+      'evm_increaseTime',
+      'evm',
+      "adds seconds to the next block's clock; returns the accumulated offset",
+      [seconds('seconds')],
+      (_c, n) => {
+        if (n > 0n) requireTimestamp(chain.now() + n, 0, 'seconds (added to the clock)')
+        return quantity(chain.increaseTime(n))
+      },
+    ),
+    method(
+      'evm_setNextBlockTimestamp',
+      'evm',
+      "fixes the next block's timestamp",
+      [P.quantity('timestamp')],
+      (_c, t) => {
+        chain.setNextBlockTimestamp(requireTimestamp(t, 0, 'timestamp'))
+        return null
+      },
+    ),
     method('evm_startMining', 'evm', 'resumes mining', [], () => {
       miner.start()
       return null
@@ -189,40 +221,87 @@ export function devMethods(s: Services): MethodSpec[] {
       [P.quantity('interval')],
       (_c, n) => setIntervalMining(n, s.compat.intervalMiningUnitMs),
     ),
-    method('evm_setBlockGasLimit', 'evm', 'gas limit of the next blocks', [P.quantity('gasLimit')], (_c, gas) => {
-      chain.setBlockGasLimit(requireBlockGasLimit(gas))
-      return true
-    }, ['anvil_setBlockGasLimit', 'hardhat_setBlockGasLimit']),
+    method(
+      'evm_setBlockGasLimit',
+      'evm',
+      'gas limit of the next blocks',
+      [P.quantity('gasLimit')],
+      (_c, gas) => {
+        chain.setBlockGasLimit(requireBlockGasLimit(gas))
+        return true
+      },
+      ['anvil_setBlockGasLimit', 'hardhat_setBlockGasLimit'],
+    ),
     // ganache names (viem testClient mode 'ganache')
-    method('evm_setAccountBalance', 'evm', 'sets a balance (wei)', [P.address(), P.quantity('balance')], (_c, a, wei) => setBalance(a, wei)),
-    method('evm_setAccountNonce', 'evm', 'sets a nonce', [P.address(), P.quantity('nonce')], (_c, a, n) => setNonce(a, n)),
+    method('evm_setAccountBalance', 'evm', 'sets a balance (wei)', [P.address(), P.quantity('balance')], (_c, a, wei) =>
+      setBalance(a, wei),
+    ),
+    method('evm_setAccountNonce', 'evm', 'sets a nonce', [P.address(), P.quantity('nonce')], (_c, a, n) =>
+      setNonce(a, n),
+    ),
     method('evm_setAccountCode', 'evm', 'sets code', [P.address(), P.data('code')], (_c, a, code) => setCode(a, code)),
-    method('evm_setAccountStorageAt', 'evm', 'sets a storage word', [P.address(), P.slot('slot'), storageValue()], (_c, a, k, v) =>
-      setStorage(a, k, v),
+    method(
+      'evm_setAccountStorageAt',
+      'evm',
+      'sets a storage word',
+      [P.address(), P.slot('slot'), storageValue()],
+      (_c, a, k, v) => setStorage(a, k, v),
     ),
 
     // ---- anvil_ / hardhat_ ----
-    method('anvil_impersonateAccount', 'anvil', 'lets eth_sendTransaction send from an address without its key', [P.address()], (_c, a) => {
-      s.impersonation.add(a)
-      return null
-    }, ['hardhat_impersonateAccount']),
-    method('anvil_stopImpersonatingAccount', 'anvil', 'ends impersonation', [P.address()], (_c, a) => {
-      s.impersonation.remove(a)
-      return null
-    }, ['hardhat_stopImpersonatingAccount']),
+    method(
+      'anvil_impersonateAccount',
+      'anvil',
+      'lets eth_sendTransaction send from an address without its key',
+      [P.address()],
+      (_c, a) => {
+        s.impersonation.add(a)
+        return null
+      },
+      ['hardhat_impersonateAccount'],
+    ),
+    method(
+      'anvil_stopImpersonatingAccount',
+      'anvil',
+      'ends impersonation',
+      [P.address()],
+      (_c, a) => {
+        s.impersonation.remove(a)
+        return null
+      },
+      ['hardhat_stopImpersonatingAccount'],
+    ),
     method('anvil_autoImpersonateAccount', 'anvil', 'impersonate every sender', [P.bool('enabled')], (_c, on) => {
       s.impersonation.auto = on
       return null
     }),
-    method('anvil_setBalance', 'anvil', 'sets a balance (wei)', [P.address(), P.quantity('balance')], (_c, a, wei) => setBalance(a, wei), [
-      'hardhat_setBalance',
+    method(
+      'anvil_setBalance',
+      'anvil',
+      'sets a balance (wei)',
+      [P.address(), P.quantity('balance')],
+      (_c, a, wei) => setBalance(a, wei),
+      ['hardhat_setBalance'],
+    ),
+    method('anvil_setCode', 'anvil', 'sets code', [P.address(), P.data('code')], (_c, a, code) => setCode(a, code), [
+      'hardhat_setCode',
     ]),
-    method('anvil_setCode', 'anvil', 'sets code', [P.address(), P.data('code')], (_c, a, code) => setCode(a, code), ['hardhat_setCode']),
-    method('anvil_setNonce', 'anvil', 'sets a nonce', [P.address(), P.quantity('nonce')], (_c, a, n) => setNonce(a, n), [
-      'hardhat_setNonce',
-    ]),
-    method('anvil_setStorageAt', 'anvil', 'sets a storage word', [P.address(), P.slot('slot'), storageValue()], (_c, a, k, v) =>
-      setStorage(a, k, v), ['hardhat_setStorageAt']),
+    method(
+      'anvil_setNonce',
+      'anvil',
+      'sets a nonce',
+      [P.address(), P.quantity('nonce')],
+      (_c, a, n) => setNonce(a, n),
+      ['hardhat_setNonce'],
+    ),
+    method(
+      'anvil_setStorageAt',
+      'anvil',
+      'sets a storage word',
+      [P.address(), P.slot('slot'), storageValue()],
+      (_c, a, k, v) => setStorage(a, k, v),
+      ['hardhat_setStorageAt'],
+    ),
     method(
       'anvil_mine',
       'anvil',
@@ -234,26 +313,62 @@ export function devMethods(s: Services): MethodSpec[] {
       },
       ['hardhat_mine'],
     ),
-    method('anvil_setCoinbase', 'anvil', 'coinbase of the next blocks', [P.address()], (_c, a) => {
-      chain.setCoinbase(a)
-      return null
-    }, ['hardhat_setCoinbase']),
-    method('anvil_setMinGasPrice', 'anvil', 'minimumGasPrice of the next block (wei)', [P.quantity('minGasPrice')], (_c, wei) => {
-      chain.setMinGasPrice(wei)
-      return null
-    }, ['hardhat_setMinGasPrice']),
-    method('anvil_dropTransaction', 'anvil', 'removes a pool transaction', [P.hash('transactionHash')], (_c, h) => chain.dropTransaction(h), [
-      'hardhat_dropTransaction',
-    ]),
-    method('anvil_setLoggingEnabled', 'anvil', 'request log on/off', [P.bool('enabled')], (_c, on) => {
-      s.setLogging(on)
-      return null
-    }, ['hardhat_setLoggingEnabled']),
-    method('anvil_getAutomine', 'anvil', 'whether automine is on', [], () => miner.automine, ['hardhat_getAutomine']),
-    method('anvil_setIntervalMining', 'anvil', 'a block every N seconds (0 = off), as Anvil', [P.quantity('interval')], (_c, n) =>
-      setIntervalMining(n, 1000),
+    method(
+      'anvil_setCoinbase',
+      'anvil',
+      'coinbase of the next blocks',
+      [P.address()],
+      (_c, a) => {
+        chain.setCoinbase(a)
+        return null
+      },
+      ['hardhat_setCoinbase'],
     ),
-    method('anvil_metadata', 'anvil', 'client version, chain id, instance id, latest block, compat profile', [], metadata),
+    method(
+      'anvil_setMinGasPrice',
+      'anvil',
+      'minimumGasPrice of the next block (wei)',
+      [P.quantity('minGasPrice')],
+      (_c, wei) => {
+        chain.setMinGasPrice(wei)
+        return null
+      },
+      ['hardhat_setMinGasPrice'],
+    ),
+    method(
+      'anvil_dropTransaction',
+      'anvil',
+      'removes a pool transaction',
+      [P.hash('transactionHash')],
+      (_c, h) => chain.dropTransaction(h),
+      ['hardhat_dropTransaction'],
+    ),
+    method(
+      'anvil_setLoggingEnabled',
+      'anvil',
+      'request log on/off',
+      [P.bool('enabled')],
+      (_c, on) => {
+        s.setLogging(on)
+        return null
+      },
+      ['hardhat_setLoggingEnabled'],
+    ),
+    method('anvil_getAutomine', 'anvil', 'whether automine is on', [], () => miner.automine, ['hardhat_getAutomine']),
+    method(
+      'anvil_setIntervalMining',
+      'anvil',
+      'a block every N seconds (0 = off), as Anvil',
+      [P.quantity('interval')],
+      (_c, n) => setIntervalMining(n, 1000),
+    ),
+    method(
+      'anvil_metadata',
+      'anvil',
+      'client version, chain id, instance id, latest block, compat profile',
+      [],
+      metadata,
+    ),
     method('hardhat_metadata', 'hardhat', 'not served (-32601): see "Using it from Hardhat"', [], () => {
       throw new RpcError(ErrorCode.MethodNotFound, HARDHAT_METADATA_REFUSAL)
     }),
@@ -276,17 +391,28 @@ export function devMethods(s: Services): MethodSpec[] {
         ? { forkUrl: s.fork.remote.client.origin, forkBlockNumber: Number(s.fork.point.number), forkRetryBackoff: null }
         : { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
     })),
-    method('anvil_reset', 'anvil', 'back to genesis, or to the fork block in a fork', [optional(P.any('options'), undefined)], async (_c, opts) => {
-      // viem's reset() always sends { forking: { blockNumber } } (null when not given): only a fork URL is refused
-      const forking = opts && typeof opts === 'object' ? (opts as { forking?: unknown }).forking : undefined
-      if (forking && typeof forking === 'object' && (forking as { jsonRpcUrl?: unknown }).jsonRpcUrl != null) {
-        throw invalidParams('forking is not supported')
-      }
-      await reset()
-      return null
-    }, ['hardhat_reset']),
-    method('eth_sendUnsignedTransaction', 'eth', 'sends from any address without a signature', [P.tx()], async (_c, obj) =>
-      toHex(await sendFrom(s, obj, true)),
+    method(
+      'anvil_reset',
+      'anvil',
+      'back to genesis, or to the fork block in a fork',
+      [optional(P.any('options'), undefined)],
+      async (_c, opts) => {
+        // viem's reset() always sends { forking: { blockNumber } } (null when not given): only a fork URL is refused
+        const forking = opts && typeof opts === 'object' ? (opts as { forking?: unknown }).forking : undefined
+        if (forking && typeof forking === 'object' && (forking as { jsonRpcUrl?: unknown }).jsonRpcUrl != null) {
+          throw invalidParams('forking is not supported')
+        }
+        await reset()
+        return null
+      },
+      ['hardhat_reset'],
+    ),
+    method(
+      'eth_sendUnsignedTransaction',
+      'eth',
+      'sends from any address without a signature',
+      [P.tx()],
+      async (_c, obj) => toHex(await sendFrom(s, obj, true)),
     ),
   ]
 }

@@ -53,7 +53,9 @@ export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
     throw invalidParams(`Invalid input: ${(err as Error).message}`)
   }
   if (!Array.isArray(items) || items.length !== 9) {
-    throw invalidParams('Invalid input: a transaction must be a legacy RLP list of 9 items (typed transactions are not supported)')
+    throw invalidParams(
+      'Invalid input: a transaction must be a legacy RLP list of 9 items (typed transactions are not supported)',
+    )
   }
   const vBytes = items[6] as Uint8Array
   if (!(vBytes instanceof Uint8Array) || vBytes.length !== 1) throw invalidParams('Invalid input: v must be one byte')
@@ -124,23 +126,33 @@ function txData(obj: CallRequest, nonce: bigint): LegacyTxData {
  * @throws RpcError -32602 "from is null" / "Could not find account for address: …" / "account … is locked…";
  *   -32010; -32015 (also the estimate's revert under a profile, nothing sent then)
  */
-export async function sendFrom(s: Services, obj: CallRequest, unsigned: boolean, signer?: LocalAccount): Promise<Uint8Array> {
+export async function sendFrom(
+  s: Services,
+  obj: CallRequest,
+  unsigned: boolean,
+  signer?: LocalAccount,
+): Promise<Uint8Array> {
   const { chain } = s
   // Both are -32602 in the reference (EthModuleTransactionBase.sendTransaction).
   if (!obj.from) throw invalidParams('from is null')
   const account = signer ?? (unsigned ? undefined : s.accounts.get(obj.from))
   const impersonated = !account && (unsigned || s.impersonation.has(obj.from))
-  if (!account && !impersonated) throw s.accounts.has(obj.from) ? new LockedAccountError(obj.from) : new UnknownAccountError(obj.from)
+  if (!account && !impersonated)
+    throw s.accounts.has(obj.from) ? new LockedAccountError(obj.from) : new UnknownAccountError(obj.from)
   const from = obj.from
   // a compatibility profile sends without `gas` with the estimate (Hardhat/Anvil); the reference uses 90 000
   const gas = obj.gas ?? (s.compat.estimateOmittedGas ? await chain.estimateGas(obj, 'pending') : undefined)
   const build = (nonce: bigint) => {
     const data = txData({ ...obj, gas }, nonce)
-    return account ? signLegacyTransaction(account.privateKey, data, chain.common) : impersonatedTransaction(from, data, chain.common)
+    return account
+      ? signLegacyTransaction(account.privateKey, data, chain.common)
+      : impersonatedTransaction(from, data, chain.common)
   }
   // without an explicit nonce the pending nonce is taken inside the chain's queue, right before the pool sees
   // the transaction: concurrent sends from one account then get consecutive nonces
-  return (await chain.submit(obj.nonce === undefined ? build : build(obj.nonce), from, { allowMissingSender: impersonated })).hash
+  return (
+    await chain.submit(obj.nonce === undefined ? build : build(obj.nonce), from, { allowMissingSender: impersonated })
+  ).hash
 }
 
 /** The eth_ methods of this module. */
@@ -171,11 +183,17 @@ export function ethMethods(s: Services): MethodSpec[] {
     method('eth_gasPrice', 'eth', 'minimumGasPrice of the best block × 1.1', [], () =>
       quantity((chain.head.header.minimumGasPrice * 110n) / 100n),
     ),
-    method('eth_accounts', 'eth', 'accounts the node holds keys for', [], () => s.accounts.all().map((a) => toHex(a.address))),
+    method('eth_accounts', 'eth', 'accounts the node holds keys for', [], () =>
+      s.accounts.all().map((a) => toHex(a.address)),
+    ),
     method('eth_blockNumber', 'eth', 'number of the best block', [], () => quantity(chain.head.header.number)),
 
-    method('eth_getBalance', 'eth', 'balance in wei', [P.address(), optional(P.block(), LATEST)], async (_c, address, ref) =>
-      quantity((await chain.account(address, await stateBlock(ref))).balance),
+    method(
+      'eth_getBalance',
+      'eth',
+      'balance in wei',
+      [P.address(), optional(P.block(), LATEST)],
+      async (_c, address, ref) => quantity((await chain.account(address, await stateBlock(ref))).balance),
     ),
     method(
       'eth_getStorageAt',
@@ -194,24 +212,50 @@ export function ethMethods(s: Services): MethodSpec[] {
         return quantity(b === 'pending' ? await chain.pendingNonce(address) : (await chain.account(address, b)).nonce)
       },
     ),
-    method('eth_getCode', 'eth', 'contract code', [P.address(), optional(P.block(), LATEST)], async (_c, address, ref) =>
-      toHex(await chain.code(address, await stateBlock(ref))),
+    method(
+      'eth_getCode',
+      'eth',
+      'contract code',
+      [P.address(), optional(P.block(), LATEST)],
+      async (_c, address, ref) => toHex(await chain.code(address, await stateBlock(ref))),
     ),
 
-    method('eth_call', 'eth', 'runs a call without a transaction, with optional state and block overrides', [P.tx(), optional(P.block(), LATEST), stateOverrideParam(), blockOverrideParam()], async (_c, obj, ref, state, block) => {
-      const r = await chain.call(obj, await stateBlock(ref), { state, block })
-      // Reverts are -32015 with data; other failures (out of gas, …) return the return data (reference).
-      if (r.error === 'revert') throw executionError(r.error, r.returnValue)
-      return toHex(r.returnValue)
-    }),
-    method('eth_estimateGas', 'eth', "the reference's estimate: peak gas of one run", [P.tx(), optional(P.block(), { kind: 'tag', tag: 'pending' } as BlockRef), stateOverrideParam(), blockOverrideParam()], async (_c, obj, ref, state, block) =>
-      quantity(await chain.estimateGas(obj, await stateBlock(ref), { state, block })),
+    method(
+      'eth_call',
+      'eth',
+      'runs a call without a transaction, with optional state and block overrides',
+      [P.tx(), optional(P.block(), LATEST), stateOverrideParam(), blockOverrideParam()],
+      async (_c, obj, ref, state, block) => {
+        const r = await chain.call(obj, await stateBlock(ref), { state, block })
+        // Reverts are -32015 with data; other failures (out of gas, …) return the return data (reference).
+        if (r.error === 'revert') throw executionError(r.error, r.returnValue)
+        return toHex(r.returnValue)
+      },
+    ),
+    method(
+      'eth_estimateGas',
+      'eth',
+      "the reference's estimate: peak gas of one run",
+      [
+        P.tx(),
+        optional(P.block(), { kind: 'tag', tag: 'pending' } as BlockRef),
+        stateOverrideParam(),
+        blockOverrideParam(),
+      ],
+      async (_c, obj, ref, state, block) =>
+        quantity(await chain.estimateGas(obj, await stateBlock(ref), { state, block })),
     ),
 
-    method('eth_sendRawTransaction', 'eth', 'submits a signed legacy transaction', [P.data('transaction')], async (_c, raw) => {
-      const tx = decodeRawTransaction(raw, s)
-      return toHex((await chain.submit(tx, tx.getSenderAddress().bytes)).hash)
-    }),
+    method(
+      'eth_sendRawTransaction',
+      'eth',
+      'submits a signed legacy transaction',
+      [P.data('transaction')],
+      async (_c, raw) => {
+        const tx = decodeRawTransaction(raw, s)
+        return toHex((await chain.submit(tx, tx.getSenderAddress().bytes)).hash)
+      },
+    ),
     method('eth_sendTransaction', 'eth', 'signs with an unlocked account and submits', [P.tx()], async (_c, obj) =>
       toHex(await sendFrom(s, obj, false)),
     ),
@@ -252,12 +296,22 @@ export function ethMethods(s: Services): MethodSpec[] {
       },
     ),
 
-    method('eth_getBlockTransactionCountByHash', 'eth', 'number of transactions, or null', [P.hash('blockHash')], async (_c, hash) => {
-      const b = await chain.blockByHash(hash)
-      return b ? quantity(listedTransactions(b, s.compat).length) : null
-    }),
-    method('eth_getBlockTransactionCountByNumber', 'eth', 'number of transactions', [P.block('block')], async (_c, ref) =>
-      quantity(listedTransactions((await blockOrPending(ref, true))!, s.compat).length),
+    method(
+      'eth_getBlockTransactionCountByHash',
+      'eth',
+      'number of transactions, or null',
+      [P.hash('blockHash')],
+      async (_c, hash) => {
+        const b = await chain.blockByHash(hash)
+        return b ? quantity(listedTransactions(b, s.compat).length) : null
+      },
+    ),
+    method(
+      'eth_getBlockTransactionCountByNumber',
+      'eth',
+      'number of transactions',
+      [P.block('block')],
+      async (_c, ref) => quantity(listedTransactions((await blockOrPending(ref, true))!, s.compat).length),
     ),
     method('eth_getUncleCountByBlockHash', 'eth', 'number of uncles', [P.hash('blockHash')], async (_c, hash) => {
       const b = await chain.blockByHash(hash)
@@ -303,7 +357,9 @@ export function ethMethods(s: Services): MethodSpec[] {
         const txs = b ? listedTransactions(b, s.compat) : []
         const t = index < BigInt(txs.length) ? txs[Number(index)] : undefined
         if (!t) return null
-        return ref.kind === 'tag' && ref.tag === 'pending' ? formatTransaction({ tx: t.tx, hash: t.hash, from: t.from }, undefined) : formatTransaction(t, b)
+        return ref.kind === 'tag' && ref.tag === 'pending'
+          ? formatTransaction({ tx: t.tx, hash: t.hash, from: t.from }, undefined)
+          : formatTransaction(t, b)
       },
     ),
 

@@ -64,7 +64,8 @@ export function proofNodes(trie: Unitrie, key: Uint8Array): Uint8Array[] {
 /** A hex string param (mnr_ arguments are plain strings in the reference). */
 const str = (name: string) =>
   param(name, (v, i) => {
-    if (typeof v !== 'string') throw new RpcError(ErrorCode.InvalidParams, `invalid argument ${i}: a string is expected`)
+    if (typeof v !== 'string')
+      throw new RpcError(ErrorCode.InvalidParams, `invalid argument ${i}: a string is expected`)
     return v
   })
 
@@ -79,18 +80,36 @@ export function extMethods(s: Services): MethodSpec[] {
   }
 
   return [
-    method('ext_getRawBlockHeaderByHash', 'ext', 'uncompressed header RLP, or null', [P.hash('blockHash')], async (_c, hash) => {
-      const b = await chain.blockByHash(hash)
-      return b ? toHex(rawHeader(toRskHeader(b.header))) : null
-    }),
-    method('ext_getRawBlockHeaderByNumber', 'ext', 'uncompressed header RLP, or null', [P.block('blockNumber')], async (_c, ref) => {
-      const b = await blockOrPending(ref)
-      return b ? toHex(rawHeader(toRskHeader(b.header))) : null
-    }),
-    method('ext_getRawTransactionReceiptByHash', 'ext', 'receipt RLP, or null', [P.hash('transactionHash')], async (_c, hash) => {
-      const loc = await chain.transaction(hash)
-      return loc ? toHex(encodeReceipt(loc.tx.receipt)) : null
-    }),
+    method(
+      'ext_getRawBlockHeaderByHash',
+      'ext',
+      'uncompressed header RLP, or null',
+      [P.hash('blockHash')],
+      async (_c, hash) => {
+        const b = await chain.blockByHash(hash)
+        return b ? toHex(rawHeader(toRskHeader(b.header))) : null
+      },
+    ),
+    method(
+      'ext_getRawBlockHeaderByNumber',
+      'ext',
+      'uncompressed header RLP, or null',
+      [P.block('blockNumber')],
+      async (_c, ref) => {
+        const b = await blockOrPending(ref)
+        return b ? toHex(rawHeader(toRskHeader(b.header))) : null
+      },
+    ),
+    method(
+      'ext_getRawTransactionReceiptByHash',
+      'ext',
+      'receipt RLP, or null',
+      [P.hash('transactionHash')],
+      async (_c, hash) => {
+        const loc = await chain.transaction(hash)
+        return loc ? toHex(encodeReceipt(loc.tx.receipt)) : null
+      },
+    ),
     method(
       'ext_getTransactionReceiptNodesByHash',
       'ext',
@@ -101,7 +120,12 @@ export function extMethods(s: Services): MethodSpec[] {
         if (!b) return null
         const i = b.transactions.findIndex((t) => bytesEqual(t.hash, txHash))
         if (i < 0) return null
-        return (receiptNodes(b.transactions.map((t) => encodeReceipt(t.receipt)), i) ?? []).map(toHex)
+        return (
+          receiptNodes(
+            b.transactions.map((t) => encodeReceipt(t.receipt)),
+            i,
+          ) ?? []
+        ).map(toHex)
       },
     ),
     method(
@@ -110,15 +134,20 @@ export function extMethods(s: Services): MethodSpec[] {
       'raw bytes of a storage cell (may exceed 32 bytes)',
       [P.address(), param('key', decodeData), P.block()],
       async (_c, address, key, ref) => {
-        if (key.length > 32) throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 1: a storage key has at most 32 bytes')
+        if (key.length > 32)
+          throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 1: a storage key has at most 32 bytes')
         const bytes = await chain.storageBytes(address, padLeft(key, 32), await requireBlock(chain, ref))
         return bytes.length === 0 ? '0x0' : toHex(bytes)
       },
     ),
 
     method('mnr_getWork', 'mnr', 'merged-mining work for the next block', [], () => mining.getWork()),
-    method('mnr_submitBitcoinBlock', 'mnr', 'submit a Bitcoin block merge-mining the work', [str('bitcoinBlockHex')], (_c, hex) =>
-      mining.submitBitcoinBlock(hex),
+    method(
+      'mnr_submitBitcoinBlock',
+      'mnr',
+      'submit a Bitcoin block merge-mining the work',
+      [str('bitcoinBlockHex')],
+      (_c, hex) => mining.submitBitcoinBlock(hex),
     ),
     method(
       'mnr_submitBitcoinBlockTransactions',
@@ -132,7 +161,8 @@ export function extMethods(s: Services): MethodSpec[] {
       'mnr',
       'submit a Bitcoin header, coinbase and the coinbase merkle branch',
       [str('blockHashHex'), str('blockHeaderHex'), str('coinbaseHex'), str('merkleHashesHex'), str('blockTxnCountHex')],
-      (_c, hash, header, coinbase, hashes, count) => mining.submitBitcoinBlockPartialMerkle(hash, header, coinbase, hashes, count),
+      (_c, hash, header, coinbase, hashes, count) =>
+        mining.submitBitcoinBlockPartialMerkle(hash, header, coinbase, hashes, count),
     ),
 
     method('eth_getWork', 'eth', '[hashForMergedMining, seed hash, target] of the merged-mining work', [], async () => {
@@ -146,7 +176,13 @@ export function extMethods(s: Services): MethodSpec[] {
       [param('nonce', decodeData), P.hash('powHash'), P.hash('mixDigest')],
       () => false,
     ),
-    method('eth_submitHashrate', 'eth', 'accepted and ignored', [param('hashrate', decodeData), param('id', decodeData)], () => true),
+    method(
+      'eth_submitHashrate',
+      'eth',
+      'accepted and ignored',
+      [param('hashrate', decodeData), param('id', decodeData)],
+      () => true,
+    ),
     method('eth_bridgeState', 'eth', 'bridge state summary', [], () => ({
       rskTxsWaitingForSignatures: [],
       btcBlockchainBestChainHeight: 0,
@@ -155,10 +191,15 @@ export function extMethods(s: Services): MethodSpec[] {
       'eth_getProof',
       'eth',
       'account and storage proofs (Unitrie nodes, leaf first)',
-      [P.address(), param('storageKeys', (v, i) => {
-        if (!Array.isArray(v)) throw new RpcError(ErrorCode.InvalidParams, `invalid argument ${i}: an array of storage keys is expected`)
-        return v.map((k) => P.slot().decode(k, i))
-      }), P.block()],
+      [
+        P.address(),
+        param('storageKeys', (v, i) => {
+          if (!Array.isArray(v))
+            throw new RpcError(ErrorCode.InvalidParams, `invalid argument ${i}: an array of storage keys is expected`)
+          return v.map((k) => P.slot().decode(k, i))
+        }),
+        P.block(),
+      ],
       async (_c, address, keys, ref) => {
         // one immutable state, read through the chain's interface (the --state-history check included)
         const trie = await chain.stateTrie(await requireBlock(chain, ref))

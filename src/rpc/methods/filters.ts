@@ -53,10 +53,12 @@ export function filterMethods(s: Services, filters: FilterManager, subs: Subscri
     const b = await resolveBlock(chain, ref)
     return b && b !== 'pending' ? b.header.number : 'head'
   }
-  const filterId = () => param('filterId', (v, i) => {
-    if (typeof v !== 'string' || !/^0x[0-9a-fA-F]+$/.test(v)) throw invalidParams(`invalid argument ${i}: filter id must be hex`)
-    return v
-  })
+  const filterId = () =>
+    param('filterId', (v, i) => {
+      if (typeof v !== 'string' || !/^0x[0-9a-fA-F]+$/.test(v))
+        throw invalidParams(`invalid argument ${i}: filter id must be hex`)
+      return v
+    })
 
   return [
     method('eth_newFilter', 'eth', 'installs a log filter; returns its id', [P.filter()], async (_c, f) =>
@@ -103,7 +105,7 @@ export function filterMethods(s: Services, filters: FilterManager, subs: Subscri
       subs.unsubscribe(ctx.connection, id),
     ),
 
-    method('eth_pendingTransactions', 'eth', 'pool transactions sent from the node\'s accounts', [], async () => {
+    method('eth_pendingTransactions', 'eth', "pool transactions sent from the node's accounts", [], async () => {
       const { pending, queued } = await chain.poolContent()
       return [...pending, ...queued].filter((p) => s.accounts.has(p.from)).map((p) => formatTransaction(p, undefined))
     }),

@@ -104,7 +104,9 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
       const local = await orig(c, args)
       if (local !== null) return local
       const hash = args[0] as Uint8Array
-      return name === 'eth_getTransactionByHash' ? f.history.transactionByHash(hash) : f.history.transactionReceipt(hash)
+      return name === 'eth_getTransactionByHash'
+        ? f.history.transactionByHash(hash)
+        : f.history.transactionReceipt(hash)
     })
   }
   wrap('eth_getBlockTransactionCountByNumber', (orig) => async (c, args) => {
@@ -160,7 +162,8 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
     const from = await bound(filter.fromBlock)
     const to = await bound(filter.toBlock)
     if (from > forkN) return orig(c, args)
-    const remote = from <= to ? await f.history.logs({ fromBlock: from, toBlock: to < forkN ? to : forkN, address, topics }) : []
+    const remote =
+      from <= to ? await f.history.logs({ fromBlock: from, toBlock: to < forkN ? to : forkN, address, topics }) : []
     if (to <= forkN) return remote
     const local = await orig(c, [{ ...filter, fromBlock: { kind: 'number', number: forkN + 1n } }])
     const localLogs = local instanceof RawJson ? (JSON.parse(local.json) as unknown[]) : (local as unknown[])
@@ -173,9 +176,12 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
     const url = forking?.jsonRpcUrl
     const n = forking?.blockNumber
     const sameUrl = url == null || url === f.url
-    const sameBlock = n == null || ((typeof n === 'number' || typeof n === 'string' || typeof n === 'bigint') && BigInt(n) === forkN)
+    const sameBlock =
+      n == null || ((typeof n === 'number' || typeof n === 'string' || typeof n === 'bigint') && BigInt(n) === forkN)
     if (!sameUrl || !sameBlock) {
-      throw invalidParams(`forking another remote or block at run time is not supported: restart with --fork-url and --fork-block-number (this fork is at block ${forkN})`)
+      throw invalidParams(
+        `forking another remote or block at run time is not supported: restart with --fork-url and --fork-block-number (this fork is at block ${forkN})`,
+      )
     }
     return orig(c, [])
   })
@@ -195,9 +201,13 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
   stateRead('eth_getBalance', 1, async (a, n) => quantity(await f.remote.balance(a[0] as Uint8Array, n)))
   stateRead('eth_getTransactionCount', 1, async (a, n) => quantity(await f.remote.nonce(a[0] as Uint8Array, n)))
   stateRead('eth_getCode', 1, async (a, n) => toHex(await f.remote.code(a[0] as Uint8Array, n)))
-  stateRead('eth_getStorageAt', 2, async (a, n) => toHex(await f.remote.storageAt(a[0] as Uint8Array, a[1] as Uint8Array, n)))
+  stateRead('eth_getStorageAt', 2, async (a, n) =>
+    toHex(await f.remote.storageAt(a[0] as Uint8Array, a[1] as Uint8Array, n)),
+  )
   stateRead('eth_call', 1, (a, n) => f.remote.client.call('eth_call', [callJson(a[0] as CallRequest), quantity(n)]))
-  stateRead('eth_estimateGas', 1, (a, n) => f.remote.client.call('eth_estimateGas', [callJson(a[0] as CallRequest), quantity(n)]))
+  stateRead('eth_estimateGas', 1, (a, n) =>
+    f.remote.client.call('eth_estimateGas', [callJson(a[0] as CallRequest), quantity(n)]),
+  )
 }
 
 /**

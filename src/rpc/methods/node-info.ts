@@ -20,7 +20,8 @@ export function parseBannedAddress(text: string): string {
   if (extra !== undefined || family === 0) throw invalidParams(`invalid banned address ${text}`)
   if (bits !== undefined) {
     const n = Number(bits)
-    if (!Number.isInteger(n) || n < 0 || n > (family === 4 ? 32 : 128)) throw invalidParams(`invalid banned address ${text}`)
+    if (!Number.isInteger(n) || n < 0 || n > (family === 4 ? 32 : 128))
+      throw invalidParams(`invalid banned address ${text}`)
     return `${addr!.toLowerCase()}/${n}`
   }
   return addr!.toLowerCase()
@@ -66,6 +67,6 @@ export function nodeInfoMethods(): MethodSpec[] {
     method('sco_peerList', 'sco', 'peer scoring information (none on a local node)', [], () => []),
     method('sco_bannedAddresses', 'sco', 'banned addresses and blocks', [], () => [...banned]),
     method('sco_reputationSummary', 'sco', 'reputation counters of all peers', [], () => ({ ...EMPTY_SUMMARY })),
-    method('sco_clearPeerScoring', 'sco', 'clears a peer\'s scoring; returns the peer list', [P.string('id')], () => []),
+    method('sco_clearPeerScoring', 'sco', "clears a peer's scoring; returns the peer list", [P.string('id')], () => []),
   ]
 }

@@ -35,7 +35,10 @@ export const durationParam: Param<number | undefined> = {
     let ms: number
     if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) ms = value * 1000
     else if (typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value)) ms = Number(BigInt(value))
-    else throw invalidParams(`invalid argument ${index}: duration must be a 0x-hex string of milliseconds (or a number of seconds)`)
+    else
+      throw invalidParams(
+        `invalid argument ${index}: duration must be a 0x-hex string of milliseconds (or a number of seconds)`,
+      )
     return ms === 0 ? undefined : Math.min(ms, Number.MAX_SAFE_INTEGER)
   },
 }
@@ -62,11 +65,19 @@ const messageParam: Param<Uint8Array> = param('message', (value, index) => {
 export function personalMethods(s: Services): MethodSpec[] {
   const { wallet } = s
   return [
-    method('personal_newAccount', 'personal', 'new random account, encrypted with the passphrase, unlocked 30 min', [P.string('passphrase')], async (_c, pass) =>
-      toHex(await wallet.newAccount(pass)),
+    method(
+      'personal_newAccount',
+      'personal',
+      'new random account, encrypted with the passphrase, unlocked 30 min',
+      [P.string('passphrase')],
+      async (_c, pass) => toHex(await wallet.newAccount(pass)),
     ),
-    method('personal_newAccountWithSeed', 'personal', 'account with key keccak256(seed), always unlocked', [P.string('seed')], (_c, seed) =>
-      toHex(wallet.newAccountWithSeed(seed)),
+    method(
+      'personal_newAccountWithSeed',
+      'personal',
+      'account with key keccak256(seed), always unlocked',
+      [P.string('seed')],
+      (_c, seed) => toHex(wallet.newAccountWithSeed(seed)),
     ),
     method(
       'personal_importRawKey',
@@ -81,8 +92,12 @@ export function personalMethods(s: Services): MethodSpec[] {
     method('personal_listAccounts', 'personal', 'accounts the node holds keys for (as eth_accounts)', [], () =>
       s.accounts.all().map((a) => toHex(a.address)),
     ),
-    method('personal_lockAccount', 'personal', 'locks an account (false for the never-locked dev accounts)', [P.address()], (_c, address) =>
-      wallet.lock(address),
+    method(
+      'personal_lockAccount',
+      'personal',
+      'locks an account (false for the never-locked dev accounts)',
+      [P.address()],
+      (_c, address) => wallet.lock(address),
     ),
     method(
       'personal_unlockAccount',
@@ -108,7 +123,8 @@ export function personalMethods(s: Services): MethodSpec[] {
       'EIP-191 personal-message signature (params: message, address[, passphrase])',
       [messageParam, P.address(), optional(P.string('passphrase'), undefined)],
       async (_c, message, address, pass) => {
-        const account = pass === undefined ? wallet.requireUnlocked(address) : await wallet.withPassphrase(address, pass)
+        const account =
+          pass === undefined ? wallet.requireUnlocked(address) : await wallet.withPassphrase(address, pass)
         return signPersonalMessage(message, account.privateKey)
       },
     ),
@@ -119,8 +135,12 @@ export function personalMethods(s: Services): MethodSpec[] {
 export function signingMethods(s: Services): MethodSpec[] {
   const { wallet, chain } = s
   return [
-    method('eth_sign', 'eth', 'signature of "\\x19Ethereum Signed Message:\\n" + len + data by an unlocked account', [P.address(), P.data('message')], (_c, address, data) =>
-      signPersonalMessage(data, wallet.requireUnlocked(address).privateKey),
+    method(
+      'eth_sign',
+      'eth',
+      'signature of "\\x19Ethereum Signed Message:\\n" + len + data by an unlocked account',
+      [P.address(), P.data('message')],
+      (_c, address, data) => signPersonalMessage(data, wallet.requireUnlocked(address).privateKey),
     ),
     method(
       'eth_signTransaction',
@@ -130,7 +150,11 @@ export function signingMethods(s: Services): MethodSpec[] {
       async (_c, obj) => {
         if (!obj.from) throw invalidParams('from is null')
         const account = wallet.requireUnlocked(obj.from)
-        const tx = signLegacyTransaction(account.privateKey, await txDataFrom(s, { ...obj, from: obj.from }), chain.common)
+        const tx = signLegacyTransaction(
+          account.privateKey,
+          await txDataFrom(s, { ...obj, from: obj.from }),
+          chain.common,
+        )
         return toHex(tx.serialize())
       },
     ),

@@ -36,12 +36,22 @@ export const MAX_TRACES_PER_REQUEST = 10_000
 /** The reference's answer to `pending` in trace_block (RskJsonRpcRequestException.unimplemented). */
 const UNIMPLEMENTED = -32201
 
-const CALL_TYPES: Partial<Record<CallFrame['kind'], string>> = { CALL: 'call', CALLCODE: 'callcode', DELEGATECALL: 'delegatecall', STATICCALL: 'staticcall' }
+const CALL_TYPES: Partial<Record<CallFrame['kind'], string>> = {
+  CALL: 'call',
+  CALLCODE: 'callcode',
+  DELEGATECALL: 'delegatecall',
+  STATICCALL: 'staticcall',
+}
 
 /** The parity traces of one transaction's call tree. */
 function flatten(root: CallFrame, block: BlockRecord, tx: TxRecord): object[] {
   const out: object[] = []
-  const common = { blockHash: toHex(block.hash), blockNumber: Number(block.header.number), transactionHash: toHex(tx.hash), transactionPosition: tx.index }
+  const common = {
+    blockHash: toHex(block.hash),
+    blockNumber: Number(block.header.number),
+    transactionHash: toHex(tx.hash),
+    transactionPosition: tx.index,
+  }
   const walk = (f: CallFrame, address: number[], top: boolean): void => {
     const create = f.kind === 'CREATE' || f.kind === 'CREATE2'
     let type: string
@@ -61,7 +71,14 @@ function flatten(root: CallFrame, block: BlockRecord, tx: TxRecord): object[] {
         result = { gasUsed, code: toHex(f.output), address: f.to === undefined ? null : toHex(f.to) }
       } else {
         type = 'call'
-        action = { callType: CALL_TYPES[f.kind], from: toHex(f.from), to: toHex(f.to!), gas: quantityHex(top ? tx.tx.gasLimit : f.gas), input: toHex(f.input), value: quantityHex(f.value) }
+        action = {
+          callType: CALL_TYPES[f.kind],
+          from: toHex(f.from),
+          to: toHex(f.to!),
+          gas: quantityHex(top ? tx.tx.gasLimit : f.gas),
+          input: toHex(f.input),
+          value: quantityHex(f.value),
+        }
         result = { gasUsed, output: toHex(f.output) }
       }
       if (f.error !== undefined) {
@@ -69,7 +86,14 @@ function flatten(root: CallFrame, block: BlockRecord, tx: TxRecord): object[] {
         result = null
       }
     }
-    const item: Record<string, unknown> = { action, ...common, type, subtraces: f.calls.length, traceAddress: address, result }
+    const item: Record<string, unknown> = {
+      action,
+      ...common,
+      type,
+      subtraces: f.calls.length,
+      traceAddress: address,
+      result,
+    }
     if (error !== undefined) item.error = error
     out.push(item)
     f.calls.forEach((c, i) => walk(c, [...address, i], false))
@@ -79,10 +103,19 @@ function flatten(root: CallFrame, block: BlockRecord, tx: TxRecord): object[] {
 }
 
 /** The traces of the transactions of `block` that `wanted` selects, in block order. Inside no queue. */
-async function blockTraces(chain: Chain, block: BlockRecord, wanted: (tx: TxRecord) => boolean = () => true): Promise<object[]> {
+async function blockTraces(
+  chain: Chain,
+  block: BlockRecord,
+  wanted: (tx: TxRecord) => boolean = () => true,
+): Promise<object[]> {
   if (block.header.number === 0n) return []
   return chain.queue.run(async () => {
-    const traced = await traceBlockTxs(chain, block, (t) => !isRemascTx(t) && wanted(t), () => new CallFrameCollector())
+    const traced = await traceBlockTxs(
+      chain,
+      block,
+      (t) => !isRemascTx(t) && wanted(t),
+      () => new CallFrameCollector(),
+    )
     const byTx = new Map(traced.map((t) => [t.tx, t] as const))
     const out: object[] = []
     for (const tx of block.transactions) {
@@ -115,24 +148,34 @@ const addressList = (v: unknown, index: number, name: string): Uint8Array[] | un
     try {
       return decodeAddress(a, index)
     } catch (err) {
-      throw invalidParams(`invalid argument ${index}: ${name}: ${(err as Error).message.replace(/^invalid argument \d+: /, '')}`)
+      throw invalidParams(
+        `invalid argument ${index}: ${name}: ${(err as Error).message.replace(/^invalid argument \d+: /, '')}`,
+      )
     }
   })
 }
 
 /** Decodes the trace_filter object. @throws RpcError -32602 (after/count out of range, malformed fields) */
 export function decodeTraceFilter(value: unknown, index: number): TraceFilter {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`invalid argument ${index}: expected a trace filter object`)
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw invalidParams(`invalid argument ${index}: expected a trace filter object`)
   const o = value as Record<string, unknown>
   const num = (name: string, fallback: number): number => {
     if (o[name] === undefined || o[name] === null) return fallback
     const n = decodeQuantity(o[name], index)
-    if (n > BigInt(MAX_TRACES_PER_REQUEST)) throw invalidParams(`invalid argument ${index}: ${name} exceeds the maximum of ${MAX_TRACES_PER_REQUEST}`)
+    if (n > BigInt(MAX_TRACES_PER_REQUEST))
+      throw invalidParams(`invalid argument ${index}: ${name} exceeds the maximum of ${MAX_TRACES_PER_REQUEST}`)
     return Number(n)
   }
   return {
-    fromBlock: o.fromBlock === undefined || o.fromBlock === null ? { kind: 'tag', tag: 'earliest' } : decodeBlockRef(o.fromBlock, index, false),
-    toBlock: o.toBlock === undefined || o.toBlock === null ? { kind: 'tag', tag: 'latest' } : decodeBlockRef(o.toBlock, index, false),
+    fromBlock:
+      o.fromBlock === undefined || o.fromBlock === null
+        ? { kind: 'tag', tag: 'earliest' }
+        : decodeBlockRef(o.fromBlock, index, false),
+    toBlock:
+      o.toBlock === undefined || o.toBlock === null
+        ? { kind: 'tag', tag: 'latest' }
+        : decodeBlockRef(o.toBlock, index, false),
     fromAddress: addressList(o.fromAddress, index, 'fromAddress'),
     toAddress: addressList(o.toAddress, index, 'toAddress'),
     after: num('after', 0),
@@ -152,46 +195,76 @@ export function traceMethods(s: Services): MethodSpec[] {
     return b === 'pending' ? chain.head : b
   }
   return [
-    method('trace_transaction', 'trace', 'parity-style traces of a mined transaction', [P.hash('transactionHash')], async (_c, hash) => {
-      const loc = await chain.transaction(hash)
-      if (loc === undefined) return null
-      return blockTraces(chain, loc.block, (tx) => tx === loc.tx)
-    }),
-    method('trace_block', 'trace', 'parity-style traces of every transaction of a block (number, tag or hash)', [P.block('block')], async (_c, ref) => {
-      if (ref.kind === 'tag' && ref.tag === 'pending') throw new RpcError(UNIMPLEMENTED, "The method don't support 'pending' as a parameter yet")
-      const block = await resolveBlock(chain, ref)
-      if (block === undefined || block === 'pending') return null
-      return blockTraces(chain, block)
-    }),
-    method('trace_filter', 'trace', 'traces of a block range, by sender/recipient, paged with after/count', [param('filter', decodeTraceFilter)], async (_c, f) => {
-      const from = await blockOf(f.fromBlock)
-      const to = (await blockOf(f.toBlock)) ?? chain.head
-      if (from === undefined) return []
-      if (from.header.number > to.header.number) throw invalidParams('invalid argument 0: fromBlock must not be greater than toBlock')
-      const wanted = (tx: TxRecord): boolean => inList(f.fromAddress, tx.from) && inList(f.toAddress, tx.tx.to?.bytes)
-      const out: object[] = []
-      let skip = f.after
-      for (let n = from.header.number; n <= to.header.number && out.length < f.count; n++) {
-        const block = await chain.blockByNumber(n)
-        if (block === undefined) break
-        const txs = block.transactions.filter(wanted)
-        if (txs.length === 0) continue
-        const traces = await blockTraces(chain, block, wanted)
-        for (const t of traces) {
-          if (skip > 0) skip--
-          else if (out.length < f.count) out.push(t)
+    method(
+      'trace_transaction',
+      'trace',
+      'parity-style traces of a mined transaction',
+      [P.hash('transactionHash')],
+      async (_c, hash) => {
+        const loc = await chain.transaction(hash)
+        if (loc === undefined) return null
+        return blockTraces(chain, loc.block, (tx) => tx === loc.tx)
+      },
+    ),
+    method(
+      'trace_block',
+      'trace',
+      'parity-style traces of every transaction of a block (number, tag or hash)',
+      [P.block('block')],
+      async (_c, ref) => {
+        if (ref.kind === 'tag' && ref.tag === 'pending')
+          throw new RpcError(UNIMPLEMENTED, "The method don't support 'pending' as a parameter yet")
+        const block = await resolveBlock(chain, ref)
+        if (block === undefined || block === 'pending') return null
+        return blockTraces(chain, block)
+      },
+    ),
+    method(
+      'trace_filter',
+      'trace',
+      'traces of a block range, by sender/recipient, paged with after/count',
+      [param('filter', decodeTraceFilter)],
+      async (_c, f) => {
+        const from = await blockOf(f.fromBlock)
+        const to = (await blockOf(f.toBlock)) ?? chain.head
+        if (from === undefined) return []
+        if (from.header.number > to.header.number)
+          throw invalidParams('invalid argument 0: fromBlock must not be greater than toBlock')
+        const wanted = (tx: TxRecord): boolean => inList(f.fromAddress, tx.from) && inList(f.toAddress, tx.tx.to?.bytes)
+        const out: object[] = []
+        let skip = f.after
+        for (let n = from.header.number; n <= to.header.number && out.length < f.count; n++) {
+          const block = await chain.blockByNumber(n)
+          if (block === undefined) break
+          const txs = block.transactions.filter(wanted)
+          if (txs.length === 0) continue
+          const traces = await blockTraces(chain, block, wanted)
+          for (const t of traces) {
+            if (skip > 0) skip--
+            else if (out.length < f.count) out.push(t)
+          }
         }
-      }
-      return out
-    }),
-    method('trace_get', 'trace', "one trace of a transaction by its position in the transaction's list", [P.hash('transactionHash'), param('indices', (v, i) => {
-      if (!Array.isArray(v) || v.length === 0) throw invalidParams(`invalid argument ${i}: expected a non-empty array of trace positions`)
-      return v.map((x) => Number(decodeQuantity(x, i)))
-    })], async (_c, hash, indices) => {
-      const loc = await chain.transaction(hash)
-      if (loc === undefined) return null
-      const traces = await blockTraces(chain, loc.block, (tx) => tx === loc.tx)
-      return traces[indices[0]!] ?? null
-    }),
+        return out
+      },
+    ),
+    method(
+      'trace_get',
+      'trace',
+      "one trace of a transaction by its position in the transaction's list",
+      [
+        P.hash('transactionHash'),
+        param('indices', (v, i) => {
+          if (!Array.isArray(v) || v.length === 0)
+            throw invalidParams(`invalid argument ${i}: expected a non-empty array of trace positions`)
+          return v.map((x) => Number(decodeQuantity(x, i)))
+        }),
+      ],
+      async (_c, hash, indices) => {
+        const loc = await chain.transaction(hash)
+        if (loc === undefined) return null
+        const traces = await blockTraces(chain, loc.block, (tx) => tx === loc.tx)
+        return traces[indices[0]!] ?? null
+      },
+    ),
   ]
 }

@@ -56,7 +56,17 @@ const ERP_KEYS = [
 ].sort()
 /** OP_NOTIF OP_2 <3 keys> OP_3 OP_CHECKMULTISIG OP_ELSE <f401 = 500 LE> OP_CSV OP_DROP OP_3 <4 keys> OP_4 OP_CHECKMULTISIG OP_ENDIF */
 const REDEEM =
-  '0x64' + '52' + FED_KEYS.map((k) => '21' + k).join('') + '53ae' + '67' + '02f401' + 'b275' + '53' + ERP_KEYS.map((k) => '21' + k).join('') + '54ae' + '68'
+  '0x64' +
+  '52' +
+  FED_KEYS.map((k) => '21' + k).join('') +
+  '53ae' +
+  '67' +
+  '02f401' +
+  'b275' +
+  '53' +
+  ERP_KEYS.map((k) => '21' + k).join('') +
+  '54ae' +
+  '68'
 /** P2SH(P2WSH(redeem)) on Bitcoin regtest (P2SH version 196), Base58Check. */
 function expectedAddress(): string {
   const witnessProgram = concat(['0x0020', sha256(REDEEM)])
@@ -128,7 +138,9 @@ describe('Bridge: peg-in side', () => {
   it('the BTC light chain is the regtest genesis at height 0; eth_bridgeState agrees', async () => {
     expect(await call('getBtcBlockchainBestChainHeight')).toBe(0n)
     expect(await call('getBtcBlockchainInitialBlockHeight')).toBe(0n)
-    expect(await call('getBtcBlockchainBlockHashAtDepth', [0])).toBe('0x0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206')
+    expect(await call('getBtcBlockchainBlockHashAtDepth', [0])).toBe(
+      '0x0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206',
+    )
     expect(await call('getBtcBlockchainBlockHashAtDepth', [1])).toBeUndefined()
     expect(await call('getBtcBlockchainBlockHashAtDepth', [-1])).toBeUndefined()
     const state = await rpc(url, 'eth_bridgeState')
@@ -169,7 +181,7 @@ describe('Bridge: calling convention', () => {
     expect(r.status).toBe('0x0')
     expect(r.gasUsed).toBe(intrinsic(data) + 11_000n + 8n)
   })
-  it('unknown data fails charging releaseBtc\'s 23 000; a plain value transfer (releaseBtc) is accepted', async () => {
+  it("unknown data fails charging releaseBtc's 23 000; a plain value transfer (releaseBtc) is accepted", async () => {
     const r = await mined(BRIDGE, '0x12345678')
     expect(r.status).toBe('0x0')
     expect(r.gasUsed).toBe(intrinsic('0x12345678') + 23_000n)
@@ -180,11 +192,23 @@ describe('Bridge: calling convention', () => {
     expect(BigInt(await rpc(url, 'eth_getBalance', [BRIDGE, 'latest']))).toBe(before + 10n ** 18n)
   })
   it('from a contract in eth_call (CALL and STATICCALL accepted)', async () => {
-    const out = await rpc(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData('rawStaticCall', [BRIDGE, bridge.encodeFunctionData('getFederationAddress')]) }, 'latest'])
+    const out = await rpc(url, 'eth_call', [
+      {
+        to: probe,
+        data: probeIf.encodeFunctionData('rawStaticCall', [BRIDGE, bridge.encodeFunctionData('getFederationAddress')]),
+      },
+      'latest',
+    ])
     const [ok, ret] = probeIf.decodeFunctionResult('rawStaticCall', out)
     expect(ok).toBe(true)
     expect(bridge.decodeFunctionResult('getFederationAddress', ret)[0]).toBe(expectedAddress())
-    const out2 = await rpc(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData('rawCall', [BRIDGE, bridge.encodeFunctionData('getFeePerKb'), 100_000]) }, 'latest'])
+    const out2 = await rpc(url, 'eth_call', [
+      {
+        to: probe,
+        data: probeIf.encodeFunctionData('rawCall', [BRIDGE, bridge.encodeFunctionData('getFeePerKb'), 100_000]),
+      },
+      'latest',
+    ])
     const [ok2, ret2] = probeIf.decodeFunctionResult('rawCall', out2)
     expect(ok2).toBe(true)
     expect(BigInt(hexlify(ret2))).toBe(100_000n)
@@ -208,7 +232,10 @@ describe('Bridge: write methods for an unauthorized caller (a developer account)
   ])
   const send = (fn: string, args: unknown[]) => mined(BRIDGE, writes.encodeFunctionData(fn, args))
   const ask = async (fn: string, args: unknown[]) => {
-    const out = await rpc<string>(url, 'eth_call', [{ from: COW.address, to: BRIDGE, data: writes.encodeFunctionData(fn, args) }, 'latest'])
+    const out = await rpc<string>(url, 'eth_call', [
+      { from: COW.address, to: BRIDGE, data: writes.encodeFunctionData(fn, args) },
+      'latest',
+    ])
     return out === '0x' ? undefined : writes.decodeFunctionResult(fn, out)[0]
   }
 
@@ -244,21 +271,44 @@ describe('Bridge: write methods for an unauthorized caller (a developer account)
     expect(r.status).toBe('0x1')
   })
   it('write methods refuse STATICCALL (RSKIP417)', async () => {
-    const out = await rpc(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData('rawStaticCall', [BRIDGE, writes.encodeFunctionData('voteFeePerKbChange', [1])]) }, 'latest'])
+    const out = await rpc(url, 'eth_call', [
+      {
+        to: probe,
+        data: probeIf.encodeFunctionData('rawStaticCall', [
+          BRIDGE,
+          writes.encodeFunctionData('voteFeePerKbChange', [1]),
+        ]),
+      },
+      'latest',
+    ])
     expect(probeIf.decodeFunctionResult('rawStaticCall', out)[0]).toBe(false)
   })
 })
 
 describe('Bridge: locking cap', () => {
-  const lc = new Interface(['function getLockingCap() returns (int256)', 'function increaseLockingCap(int256) returns (bool)'])
+  const lc = new Interface([
+    'function getLockingCap() returns (int256)',
+    'function increaseLockingCap(int256) returns (bool)',
+  ])
   it('getLockingCap is the regtest initial value, 1 000 BTC in satoshis', async () => {
-    const out = await rpc<string>(url, 'eth_call', [{ to: BRIDGE, data: lc.encodeFunctionData('getLockingCap') }, 'latest'])
+    const out = await rpc<string>(url, 'eth_call', [
+      { to: BRIDGE, data: lc.encodeFunctionData('getLockingCap') },
+      'latest',
+    ])
     expect(lc.decodeFunctionResult('getLockingCap', out)[0]).toBe(100_000_000_000n)
   })
   it('increaseLockingCap: false for an unauthorized caller; a value ≤ 0 fails', async () => {
-    const ok = await rpc<string>(url, 'eth_call', [{ from: COW.address, to: BRIDGE, data: lc.encodeFunctionData('increaseLockingCap', [1]) }, 'latest'])
+    const ok = await rpc<string>(url, 'eth_call', [
+      { from: COW.address, to: BRIDGE, data: lc.encodeFunctionData('increaseLockingCap', [1]) },
+      'latest',
+    ])
     expect(lc.decodeFunctionResult('increaseLockingCap', ok)[0]).toBe(false)
-    expect(await rpc(url, 'eth_call', [{ from: COW.address, to: BRIDGE, data: lc.encodeFunctionData('increaseLockingCap', [0]) }, 'latest'])).toBe('0x')
+    expect(
+      await rpc(url, 'eth_call', [
+        { from: COW.address, to: BRIDGE, data: lc.encodeFunctionData('increaseLockingCap', [0]) },
+        'latest',
+      ]),
+    ).toBe('0x')
   })
 })
 
@@ -302,12 +352,25 @@ describe('Bridge: BTC header reads (RSKIP220)', () => {
   ])
   // Bitcoin regtest genesis header (bitcoinj RegTestParams): its double SHA-256, reversed, is the genesis hash
   const GENESIS_HEADER =
-    '0x01000000' + '00'.repeat(32) + '3ba3edfd7a7b12b27ac72c3e67768f617fc81bc3888a51323a9fb8aa4b1e5e4a' + 'dae5494d' + 'ffff7f20' + '02000000'
+    '0x01000000' +
+    '00'.repeat(32) +
+    '3ba3edfd7a7b12b27ac72c3e67768f617fc81bc3888a51323a9fb8aa4b1e5e4a' +
+    'dae5494d' +
+    'ffff7f20' +
+    '02000000'
   const GENESIS_HASH = '0x0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206'
   const ask = async (fn: string, args: unknown[]) =>
-    hdr.decodeFunctionResult(fn, await rpc<string>(url, 'eth_call', [{ to: BRIDGE, data: hdr.encodeFunctionData(fn, args) }, 'latest']))[0]
+    hdr.decodeFunctionResult(
+      fn,
+      await rpc<string>(url, 'eth_call', [{ to: BRIDGE, data: hdr.encodeFunctionData(fn, args) }, 'latest']),
+    )[0]
   it('the genesis header by height 0 and by hash; empty bytes otherwise', async () => {
-    expect('0x' + Buffer.from(getBytes(sha256(sha256(GENESIS_HEADER)))).reverse().toString('hex')).toBe(GENESIS_HASH)
+    expect(
+      '0x' +
+        Buffer.from(getBytes(sha256(sha256(GENESIS_HEADER))))
+          .reverse()
+          .toString('hex'),
+    ).toBe(GENESIS_HASH)
     expect(await ask('getBtcBlockchainBlockHeaderByHeight', [0])).toBe(GENESIS_HEADER)
     expect(await ask('getBtcBlockchainBlockHeaderByHeight', [1])).toBe('0x')
     expect(await ask('getBtcBlockchainBlockHeaderByHash', [GENESIS_HASH])).toBe(GENESIS_HEADER)
@@ -334,7 +397,12 @@ describe('Bridge: peg-out fee estimate', () => {
     const total = base + 2 * 2 * 72 + 2 * redeemLength
     const vsize = Math.floor((total + 3 * base) / 4)
     expect(vsize).toBe(344)
-    const out = await rpc<string>(url, 'eth_call', [{ to: BRIDGE, data: est.encodeFunctionData('getEstimatedFeesForNextPegOutEvent') }, 'latest'])
-    expect(est.decodeFunctionResult('getEstimatedFeesForNextPegOutEvent', out)[0]).toBe((100_000n * BigInt(vsize)) / 1000n)
+    const out = await rpc<string>(url, 'eth_call', [
+      { to: BRIDGE, data: est.encodeFunctionData('getEstimatedFeesForNextPegOutEvent') },
+      'latest',
+    ])
+    expect(est.decodeFunctionResult('getEstimatedFeesForNextPegOutEvent', out)[0]).toBe(
+      (100_000n * BigInt(vsize)) / 1000n,
+    )
   })
 })

@@ -45,7 +45,10 @@ function intrinsic(data: string): bigint {
 
 /** eth_call of a BlockHeader getter; the decoded bytes as hex. */
 async function getter(name: string, args: unknown[], block: unknown = 'latest'): Promise<string> {
-  const out = await rpc<string>(url, 'eth_call', [{ to: BLOCK_HEADER, data: headerIf.encodeFunctionData(name, args) }, block])
+  const out = await rpc<string>(url, 'eth_call', [
+    { to: BLOCK_HEADER, data: headerIf.encodeFunctionData(name, args) },
+    block,
+  ])
   return headerIf.decodeFunctionResult(name, out)[0] as string
 }
 
@@ -89,7 +92,8 @@ describe('Environment 0x…01000011 getCallStackDepth()', () => {
   })
 
   it('answers 1 from a contract called by the transaction, 2 one call deeper, also in a mined transaction', async () => {
-    const call = (fn: string) => rpc<string>(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData(fn) }, 'latest'])
+    const call = (fn: string) =>
+      rpc<string>(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData(fn) }, 'latest'])
     expect(BigInt(await call('callStackDepth'))).toBe(1n)
     expect(BigInt(await call('nestedCallStackDepth'))).toBe(2n)
     const r = await sendTx(url, { to: probe, data: probeIf.encodeFunctionData('logCallStackDepth') })
@@ -152,13 +156,17 @@ describe('BlockHeader 0x…01000010', () => {
     // the merged-mining fields node-cli seals each block with
     expect(b1.bitcoinMergedMiningHeader).toMatch(/^0x[0-9a-f]{160}$/)
     expect(await getter('getBitcoinHeader', [0], '0x2')).toBe(b1.bitcoinMergedMiningHeader)
-    expect(await getter('getMergedMiningTags', [0], '0x2')).toBe(expectedTags(b1.bitcoinMergedMiningCoinbaseTransaction))
+    expect(await getter('getMergedMiningTags', [0], '0x2')).toBe(
+      expectedTags(b1.bitcoinMergedMiningCoinbaseTransaction),
+    )
   })
 
   it('answers empty bytes past the genesis, at depth ≥ 4000, outside the Java short range, and for a missing uncle', async () => {
     // eth_call at latest runs in the head block: depth head−1 is the genesis, depth head is before it
     const head = BigInt(await rpc(url, 'eth_blockNumber'))
-    expect(await getter('getBlockHash', [head - 1n])).toBe((await rpc(url, 'eth_getBlockByNumber', ['0x0', false])).hash)
+    expect(await getter('getBlockHash', [head - 1n])).toBe(
+      (await rpc(url, 'eth_getBlockByNumber', ['0x0', false])).hash,
+    )
     expect(await getter('getBlockHash', [head])).toBe('0x')
     expect(await getter('getBlockHash', [4000])).toBe('0x')
     expect(await getter('getBlockHash', [40000])).toBe('0x')
@@ -201,14 +209,19 @@ describe('BlockHeader 0x…01000010', () => {
     const head = BigInt(await rpc(url, 'eth_blockNumber'))
     const parent = await rpc(url, 'eth_getBlockByNumber', [q(head - 1n), false])
     const call = async (fn: string, args: unknown[]) =>
-      probeIf.decodeFunctionResult(fn, await rpc<string>(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData(fn, args) }, 'latest']))
+      probeIf.decodeFunctionResult(
+        fn,
+        await rpc<string>(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData(fn, args) }, 'latest']),
+      )
     const [ok, hash] = await call('header', ['getBlockHash', 0])
     expect(ok).toBe(true)
     expect(hash).toBe(parent.hash)
     expect((await call('header', ['getCoinbaseAddress', 0]))[1]).toBe(MINER)
     expect((await call('header', ['getDifficulty', 0]))[1]).toBe('0x01')
     expect((await call('header', ['getMinGasPrice', 0]))[1]).toBe('0x00')
-    expect((await call('header', ['getCumulativeWork', 0]))[1]).toBe('0x' + BigInt(parent.totalDifficulty).toString(16).padStart(2, '0'))
+    expect((await call('header', ['getCumulativeWork', 0]))[1]).toBe(
+      '0x' + BigInt(parent.totalDifficulty).toString(16).padStart(2, '0'),
+    )
     // a negative depth fails the inner call only
     expect((await call('header', ['getBlockHash', -1]))[0]).toBe(false)
     expect((await call('uncleCoinbase', [0, 0]))[1]).toBe('0x')

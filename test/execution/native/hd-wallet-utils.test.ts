@@ -22,9 +22,11 @@ const hd = new Interface([
 const probeIf = new Interface(NativeProbe.abi)
 
 // rskj DeriveExtendedPublicKeyTest
-const TPUB = 'tpubD6NzVbkrYhZ4YHQqwWz3Tm1ESZ9AidobeyLG4mEezB6hN8gFFWrcjczyF77Lw3HEs6Rjd2R11BEJ8Y9ptfxx9DFknkdujp58mFMx9H5dc1r'
+const TPUB =
+  'tpubD6NzVbkrYhZ4YHQqwWz3Tm1ESZ9AidobeyLG4mEezB6hN8gFFWrcjczyF77Lw3HEs6Rjd2R11BEJ8Y9ptfxx9DFknkdujp58mFMx9H5dc1r'
 // rskj ExtractPublicKeyFromExtendedPublicKeyTest
-const XPUB = 'xpub661MyMwAqRbcFMGNG2YcHvj3x63bAZN9U5cKikaiQ4zu2D1cvpnZYyXNR9nH62sGp4RR39Ui7SVQSq1PY4JbPuEuu5prVJJC3d5Pogft712'
+const XPUB =
+  'xpub661MyMwAqRbcFMGNG2YcHvj3x63bAZN9U5cKikaiQ4zu2D1cvpnZYyXNR9nH62sGp4RR39Ui7SVQSq1PY4JbPuEuu5prVJJC3d5Pogft712'
 // rskj GetMultisigScriptHashTest (executesWithAllCompressed / executesWithMixed): 8-of-15, hash 51f10332…
 const KEYS = [
   '03b53899c390573471ba30e5054f78376c5f797fda26dde7a760789f02908cbad2',
@@ -44,10 +46,14 @@ const KEYS = [
   '03b65694ccccda83cbb1e56b31308acd08e993114c33f66a456b627c2c1c68bed6',
 ].map((k) => '0x' + k)
 const MIXED = [...KEYS]
-MIXED[0] = '0x04b53899c390573471ba30e5054f78376c5f797fda26dde7a760789f02908cbad2aafaaa2611606699ec4f82777a268b708dab346de4880cd223969f7bbe5422bf'
-MIXED[4] = '0x0494c817150f78607566e961b3c71df53a22022a80acbb982f83c0c8baac040adcb17171aa9ec8d8587098e0771f686ee61ac35279f9e5aadf9b06b738aa6d3720'
-MIXED[6] = '0x0440df69f28d69eef60845da7d81ff60a9060d4da35c767f017b0dd4e20448fb44e1abebaea4c3c57c6e9e39e205b4df046f7110a8d3477c0d8e26a28be9692c29'
-MIXED[9] = '0x0445ef34f5ee218005c9c21227133e8568a4f3f11aeab919c66ff7b816ae1ffeeae024d50312de76a7950f8c6268fbf454335cf252f961a67c47e67dc06fa590ba'
+MIXED[0] =
+  '0x04b53899c390573471ba30e5054f78376c5f797fda26dde7a760789f02908cbad2aafaaa2611606699ec4f82777a268b708dab346de4880cd223969f7bbe5422bf'
+MIXED[4] =
+  '0x0494c817150f78607566e961b3c71df53a22022a80acbb982f83c0c8baac040adcb17171aa9ec8d8587098e0771f686ee61ac35279f9e5aadf9b06b738aa6d3720'
+MIXED[6] =
+  '0x0440df69f28d69eef60845da7d81ff60a9060d4da35c767f017b0dd4e20448fb44e1abebaea4c3c57c6e9e39e205b4df046f7110a8d3477c0d8e26a28be9692c29'
+MIXED[9] =
+  '0x0445ef34f5ee218005c9c21227133e8568a4f3f11aeab919c66ff7b816ae1ffeeae024d50312de76a7950f8c6268fbf454335cf252f961a67c47e67dc06fa590ba'
 
 let node: Node
 let url: string
@@ -82,7 +88,9 @@ afterAll(() => node?.close())
 
 describe('toBase58Check(bytes,int256)', () => {
   it('encodes a hash160 with a version byte (rskj vector: testnet P2PKH)', async () => {
-    expect(await call('toBase58Check', ['0x0d3bf5f30dda7584645546079318e97f0e1d044f', 111])).toBe('mgivuh9jErcGdRr81cJ3A7YfgbJV7WNyZV')
+    expect(await call('toBase58Check', ['0x0d3bf5f30dda7584645546079318e97f0e1d044f', 111])).toBe(
+      'mgivuh9jErcGdRr81cJ3A7YfgbJV7WNyZV',
+    )
   })
   it('fails on a hash that is not 20 bytes and on a version outside 0-255', async () => {
     await fails('toBase58Check', ['0xaabbcc', 111])
@@ -113,7 +121,17 @@ describe('deriveExtendedPublicKey(string,string)', () => {
   })
   it('fails on an invalid xpub and on each invalid path form of the rskj tests', async () => {
     await fails('deriveExtendedPublicKey', ['this-is-not-an-xpub', 'this-doesnt-matter'])
-    for (const path of ['', 'this-is-not-a-path', 'M/0/1/2', '/0/1/2', '0/1/2/', "4'/5", '0/-1', '0/1/2/3/4/5/6/7/8/9/10', '2147483648']) {
+    for (const path of [
+      '',
+      'this-is-not-a-path',
+      'M/0/1/2',
+      '/0/1/2',
+      '0/1/2/',
+      "4'/5",
+      '0/-1',
+      '0/1/2/3/4/5/6/7/8/9/10',
+      '2147483648',
+    ]) {
       await fails('deriveExtendedPublicKey', [TPUB, path])
     }
   })
@@ -126,7 +144,9 @@ describe('deriveExtendedPublicKey(string,string)', () => {
 
 describe('extractPublicKeyFromExtendedPublicKey(string)', () => {
   it('answers the compressed public key (rskj vector)', async () => {
-    expect(await call('extractPublicKeyFromExtendedPublicKey', [XPUB])).toBe('0x02be517550b9e3be7fe42c80932d51e88e698663b4926e598b269d050e87e34d8c')
+    expect(await call('extractPublicKeyFromExtendedPublicKey', [XPUB])).toBe(
+      '0x02be517550b9e3be7fe42c80932d51e88e698663b4926e598b269d050e87e34d8c',
+    )
   })
   it('fails on a non-xpub and on a bad checksum (last character changed, rskj failsUponInvalidPublicKey)', async () => {
     await fails('extractPublicKeyFromExtendedPublicKey', ['this-is-not-an-xpub'])
@@ -163,13 +183,31 @@ describe('HDWalletUtils from a contract', () => {
   it('NativeProbe gets the same answers on-chain', async () => {
     const [ok, out] = probeIf.decodeFunctionResult(
       'rawStaticCall',
-      await rpc(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData('rawStaticCall', [HD, hd.encodeFunctionData('getMultisigScriptHash', [8, KEYS])]) }, 'latest']),
+      await rpc(url, 'eth_call', [
+        {
+          to: probe,
+          data: probeIf.encodeFunctionData('rawStaticCall', [
+            HD,
+            hd.encodeFunctionData('getMultisigScriptHash', [8, KEYS]),
+          ]),
+        },
+        'latest',
+      ]),
     )
     expect(ok).toBe(true)
     expect(hd.decodeFunctionResult('getMultisigScriptHash', out)[0]).toBe('0x51f103320b435b5fe417b3f3e0f18972ccc710a0')
     const [bad] = probeIf.decodeFunctionResult(
       'rawStaticCall',
-      await rpc(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData('rawStaticCall', [HD, hd.encodeFunctionData('toBase58Check', ['0xaabbcc', 1])]) }, 'latest']),
+      await rpc(url, 'eth_call', [
+        {
+          to: probe,
+          data: probeIf.encodeFunctionData('rawStaticCall', [
+            HD,
+            hd.encodeFunctionData('toBase58Check', ['0xaabbcc', 1]),
+          ]),
+        },
+        'latest',
+      ]),
     )
     expect(bad).toBe(false)
   })

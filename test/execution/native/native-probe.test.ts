@@ -34,7 +34,11 @@ describe('NativeProbe.selfCheck on chain', () => {
   it('the native calls appear in traces: callTracer frames and parity traces, with gas and failures', async () => {
     const r = await sendTx(url, { to: probe, data: probeIf.encodeFunctionData('selfCheck') })
     const tree = await rpc(url, 'debug_traceTransaction', [r.transactionHash, { tracer: 'callTracer' }])
-    const frames = (tree.calls as { type: string; to: string; gasUsed: string; error?: string }[]).map((c) => [c.type, c.to.slice(-8), c.error ?? null])
+    const frames = (tree.calls as { type: string; to: string; gasUsed: string; error?: string }[]).map((c) => [
+      c.type,
+      c.to.slice(-8),
+      c.error ?? null,
+    ])
     expect(frames).toEqual([
       ['STATICCALL', '01000011', null], // Environment.getCallStackDepth
       ['STATICCALL', '01000010', null], // BlockHeader.getBlockHash(0)
@@ -59,7 +63,10 @@ describe('NativeProbe.selfCheck on chain', () => {
   it('in eth_call and eth_estimateGas (local calls) the local-only Bridge getter answers, so that check reverts', async () => {
     // the reference runs both as local calls too (Bridge.isLocalCall): the same revert there
     for (const method of ['eth_call', 'eth_estimateGas']) {
-      const params = [{ from: COW.address, to: probe, data: probeIf.encodeFunctionData('selfCheck') }, ...(method === 'eth_call' ? ['latest'] : [])]
+      const params = [
+        { from: COW.address, to: probe, data: probeIf.encodeFunctionData('selfCheck') },
+        ...(method === 'eth_call' ? ['latest'] : []),
+      ]
       const e = await rpc(url, method, params).catch((err) => err)
       expect(e.code).toBe(-32015)
       expect(e.message).toContain('Bridge local-only getter in a transaction')

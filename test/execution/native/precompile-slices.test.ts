@@ -34,7 +34,8 @@ async function ourPairing(data: Uint8Array): Promise<string> {
 }
 
 const hex = (n: bigint) => n.toString(16).padStart(64, '0')
-const g1 = (p: InstanceType<typeof bn254.G1.Point>) => (p.is0() ? '00'.repeat(64) : hex(p.toAffine().x) + hex(p.toAffine().y))
+const g1 = (p: InstanceType<typeof bn254.G1.Point>) =>
+  p.is0() ? '00'.repeat(64) : hex(p.toAffine().x) + hex(p.toAffine().y)
 const g2 = (q: InstanceType<typeof bn254.G2.Point>) => {
   if (q.is0()) return '00'.repeat(128)
   const { x, y } = q.toAffine()
@@ -99,7 +100,9 @@ describe('bn254 pairing check in slices', () => {
     const timed = await createEVM({ common })
     setDeadline(timed, 1)
     await new Promise((r) => setTimeout(r, 5))
-    await expect(pairingCheck(data, { _EVM: timed } as unknown as PrecompileInput)).rejects.toBeInstanceOf(ExecutionTimeoutError)
+    await expect(pairingCheck(data, { _EVM: timed } as unknown as PrecompileInput)).rejects.toBeInstanceOf(
+      ExecutionTimeoutError,
+    )
   })
 })
 
@@ -133,6 +136,8 @@ describe('BLAKE2 F in slices', () => {
     const timed = await createEVM({ common })
     setDeadline(timed, 1)
     await new Promise((r) => setTimeout(r, 5))
-    await expect(compress(input(100_000, 3, 1), () => executionCheckpoint(timed))).rejects.toBeInstanceOf(ExecutionTimeoutError)
+    await expect(compress(input(100_000, 3, 1), () => executionCheckpoint(timed))).rejects.toBeInstanceOf(
+      ExecutionTimeoutError,
+    )
   })
 })

@@ -20,8 +20,12 @@ const probeIf = new Interface(NativeProbe.abi)
 const w = (n: bigint | string | number) => BigInt(n).toString(16).padStart(64, '0')
 const V1Y = '29896722852569046015560700294576055776214335159245303116488692907525646231534'
 const V1 = w(1) + w(V1Y)
-const V1BY2 = w('90462569716653277674664832038037428010367175520031690655826237506178777087235') + w('30122570767565969031174451675354718271714177419582540229636601003470726681395')
-const V1BY9 = w('46171929588085016379679198610744759757996296651373714437564035753833216770329') + w('4076329532618667641907419885981677362511359868272295070859229146922980867493')
+const V1BY2 =
+  w('90462569716653277674664832038037428010367175520031690655826237506178777087235') +
+  w('30122570767565969031174451675354718271714177419582540229636601003470726681395')
+const V1BY9 =
+  w('46171929588085016379679198610744759757996296651373714437564035753833216770329') +
+  w('4076329532618667641907419885981677362511359868272295070859229146922980867493')
 const ZERO64 = '0x' + '00'.repeat(64)
 const OFF_CURVE = '11'.repeat(32)
 
@@ -51,7 +55,9 @@ function intrinsic(data: string): bigint {
 async function mined(to: string, hex: string, gas = 3_000_000n): Promise<{ status: string; gasUsed: bigint }> {
   await rpc(url, 'evm_setAutomine', [false])
   try {
-    const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, to, data: '0x' + hex, gas: q(gas) }])
+    const hash = await rpc<string>(url, 'eth_sendTransaction', [
+      { from: COW.address, to, data: '0x' + hex, gas: q(gas) },
+    ])
     await rpc(url, 'evm_mine')
     const r = await rpc(url, 'eth_getTransactionReceipt', [hash])
     return { status: r.status, gasUsed: BigInt(r.gasUsed) }
@@ -62,7 +68,10 @@ async function mined(to: string, hex: string, gas = 3_000_000n): Promise<{ statu
 
 /** NativeProbe.rawStaticCall(target, data): (success, output). */
 async function fromContract(target: string, hex: string): Promise<[boolean, string]> {
-  const out = await rpc<string>(url, 'eth_call', [{ to: probe, data: probeIf.encodeFunctionData('rawStaticCall', [target, '0x' + hex]) }, 'latest'])
+  const out = await rpc<string>(url, 'eth_call', [
+    { to: probe, data: probeIf.encodeFunctionData('rawStaticCall', [target, '0x' + hex]) },
+    'latest',
+  ])
   const [ok, data] = probeIf.decodeFunctionResult('rawStaticCall', out)
   return [ok as boolean, data as string]
 }
@@ -78,9 +87,15 @@ describe('secp256k1 add 0x…01000016', () => {
   it('adds the rskj vectors: V1 + V1 = 2·V1, the slope case, infinity + V1, V1 + infinity, P + (−P) = infinity', async () => {
     expect(await call(ADD, V1 + V1)).toBe('0x' + V1BY2)
     const slope =
-      w(4) + w('40508090799132825824753983223610497876805216745196355809233758402754120847507') +
-      w('1624070059937464756887933993293429854168590106605707304006200119738501412969') + w('48810817106871756219742442189260392858217846784043974224646271552914041676099')
-    expect(await call(ADD, slope)).toBe('0x' + w('59470963110652214182270290319243047549711080187995156844066669631124720856270') + w('75549874947483386113764723043915448105868538368156141886808196158351727282824'))
+      w(4) +
+      w('40508090799132825824753983223610497876805216745196355809233758402754120847507') +
+      w('1624070059937464756887933993293429854168590106605707304006200119738501412969') +
+      w('48810817106871756219742442189260392858217846784043974224646271552914041676099')
+    expect(await call(ADD, slope)).toBe(
+      '0x' +
+        w('59470963110652214182270290319243047549711080187995156844066669631124720856270') +
+        w('75549874947483386113764723043915448105868538368156141886808196158351727282824'),
+    )
     expect(await call(ADD, w(0) + w(0) + V1)).toBe('0x' + V1)
     expect(await call(ADD, V1)).toBe('0x' + V1) // second point missing: read as zeros = infinity
     const p = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn
@@ -115,7 +130,9 @@ describe('secp256k1 mul 0x…01000017', () => {
     expect(await call(MUL, V1 + w(2))).toBe('0x' + V1BY2)
     expect(await call(MUL, V1 + w(9))).toBe('0x' + V1BY9)
     expect(await call(MUL, V1 + 'ff'.repeat(32))).toBe(
-      '0x' + w('68306631035792818416930554521980007078198693994042647901813352646899028694565') + w('763410389832780290161227297165449309800016629866253823160953352172730927280'),
+      '0x' +
+        w('68306631035792818416930554521980007078198693994042647901813352646899028694565') +
+        w('763410389832780290161227297165449309800016629866253823160953352172730927280'),
     )
     expect(await call(MUL, '')).toBe(ZERO64)
     expect(await call(MUL, V1 + w(0))).toBe(ZERO64)
@@ -161,7 +178,8 @@ describe('bn254 0x06-0x08: reference prices, failures charge the price only (RSK
   const BN_PAIR = '0x0000000000000000000000000000000000000008'
   const G1 = w(1) + w(2)
   // 2·G1 on alt_bn128 (EIP-196 generator doubling)
-  const G1x2 = '030644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd315ed738c0e0a7c92e7845f96b2ae9c0a68a6a449e3538fc7ff3ebf7a5a18a2c4'
+  const G1x2 =
+    '030644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd315ed738c0e0a7c92e7845f96b2ae9c0a68a6a449e3538fc7ff3ebf7a5a18a2c4'
   it('adds and multiplies G1', async () => {
     expect(await call(BN_ADD, G1 + G1)).toBe('0x' + G1x2)
     expect(await call(BN_MUL, G1 + w(2))).toBe('0x' + G1x2)
