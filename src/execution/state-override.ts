@@ -10,7 +10,7 @@
 import { Account, Address } from '@ethereumjs/util'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import { toKey } from '../util/bytes.js'
-import type { BlockContext } from './executor.js'
+import type { BlockContext } from './execution-types.js'
 
 /** One account's overrides. Storage slots and values are 32 bytes. */
 export interface AccountOverride {
