@@ -3,11 +3,7 @@
  * one RSK Unitrie (RSKIP107) holding accounts, code and storage, so the root it reports is the
  * reference `stateRoot`.
  *
- * Layout (src/rsk/trie-keys.ts, rskj TrieKeyMapper / MutableRepository):
- *   accountKey(addr)            → RLP[nonce, balance]   (AccountState.getEncoded)
- *   accountKey(addr) ‖ 0x80     → code                  (absent when the account has no code)
- *   accountKey(addr) ‖ 0x00     → 0x01                  (storage marker, "isContract")
- *   storageKey(addr, slot)      → value without leading zeros (absent when zero)
+ * Layout: see src/state/address-record.ts (account, code, storage marker and storage keys of one address).
  *
  * Reference rules implemented here (rskj master, org/ethereum/db/MutableRepository.java,
  * org/ethereum/core/TransactionExecutor.java, org/ethereum/vm/program/Program.java):
@@ -33,6 +29,11 @@
  * `getStateRoot()` at depth 0): the dirty records are applied with path-copying puts, so every root
  * ever produced stays readable and `setStateRoot` to an older root is O(1).
  *
+ * The parts live beside this file: the per-address record (address-record.ts), the undo log (undo-log.ts),
+ * writing dirty records into a trie (record-flush.ts), the shared root registry (unitrie-state-db.ts), fork-mode
+ * loads from the remote (fork-loads.ts, fork-overlay.ts), storage dumps (storage-dump.ts) and genesis loading
+ * (canonical-genesis.ts). This file keeps the manager itself, whose per-access methods stay on one class.
+ *
  * `getStateRoot()` inside a checkpoint returns the root of the current (uncommitted) state WITHOUT
  * flushing anything, so a later `revert()` is exact (no @ethereumjs "pitfall 1").
  *
@@ -44,263 +45,33 @@
  */
 import type { AccountFields, Common, StateManagerInterface, StorageDump, StorageRange } from '@ethereumjs/common'
 import { OriginalStorageCache } from '@ethereumjs/statemanager'
-import { Account, Address, KECCAK256_NULL, KECCAK256_RLP, toBytes } from '@ethereumjs/util'
-import { EMPTY_TRIE_HASH, keccak256 } from '../crypto/keccak.js'
+import { Account, Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
+import { keccak256 } from '../crypto/keccak.js'
 import { genesisStateTrie, type GenesisAlloc, type RskNetworkId } from '../rsk/genesis-state.js'
-import { decodeAccountState, encodeAccountState, slotFromStorageKey } from '../rsk/trie-keys.js'
-import { Unitrie, type TrieNode, type TrieNodeStore } from '../rsk/unitrie.js'
+import { Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
-import { isLocal, markLocal, remoteAccountExists, remoteHasStorageMarker } from './fork-overlay.js'
-import type { ForkAccount, ForkStateSource } from './fork-source.js'
+import {
+  DIRTY_ACCT,
+  DIRTY_CODE,
+  DIRTY_MARKER,
+  EMPTY,
+  loadAcct,
+  loadCode,
+  loadMarker,
+  Rec,
+  unpad,
+  type AcctVal,
+  type CodeVal,
+} from './address-record.js'
+import { putCanonicalGenesis } from './canonical-genesis.js'
+import { loadRemoteAccount, prepareCell, remoteAccountToLoad } from './fork-loads.js'
+import type { ForkStateSource } from './fork-source.js'
+import { applyRecords } from './record-flush.js'
+import { dumpRecordStorage, storageRangeOf } from './storage-dump.js'
+import { revertUndo, U_ACCT, U_CODE, U_MARKER, U_SLOT, U_WIPE, type RecSnapshot, type Undo } from './undo-log.js'
+import { UnitrieStateDB } from './unitrie-state-db.js'
 
-// ---------------------------------------------------------------------------------------------
-// Small helpers
-// ---------------------------------------------------------------------------------------------
-
-/** Strip leading zero bytes; an all-zero or empty input gives an empty array. */
-function unpad(v: Uint8Array): Uint8Array {
-  let i = 0
-  while (i < v.length && v[i] === 0) i++
-  return i === 0 ? v.slice() : v.slice(i)
-}
-
-const EMPTY = new Uint8Array(0)
-const MARKER_VALUE = Uint8Array.of(0x01)
-const SECURE_KEY_SIZE = 10
-
-function appendByte(prefix: Uint8Array, b: number): Uint8Array {
-  const k = new Uint8Array(prefix.length + 1)
-  k.set(prefix)
-  k[prefix.length] = b
-  return k
-}
-
-// ---------------------------------------------------------------------------------------------
-// Records and undo log
-// ---------------------------------------------------------------------------------------------
-
-/** Decoded account value (immutable: replaced, never mutated). */
-interface AcctVal {
-  readonly nonce: bigint
-  readonly balance: bigint
-  /** AccountState hibernation flags (always 0 in practice); preserved on writes. */
-  readonly flags: number
-}
-
-/** Code of an account (immutable). `code` is loaded lazily from `node` for store-backed tries. */
-interface CodeVal {
-  code: Uint8Array | undefined
-  readonly node: TrieNode | undefined
-  readonly hash: Uint8Array
-}
-
-const DIRTY_ACCT = 1
-const DIRTY_CODE = 2
-const DIRTY_MARKER = 4
-
-/**
- * Current view of one address. A field that is `undefined` has not been loaded: its value is the
- * one in `base` (unless `storageWiped` says the base storage is logically gone).
- */
-class Rec {
-  /** 31-byte account key. */
-  readonly key: Uint8Array
-  private _storagePrefix: Uint8Array | undefined
-  private _codeKey: Uint8Array | undefined
-  /** undefined: not loaded; null: no account. */
-  acct: AcctVal | null | undefined = undefined
-  /** undefined: not loaded; null: no code. */
-  code: CodeVal | null | undefined = undefined
-  /** undefined: not loaded. */
-  marker: boolean | undefined = undefined
-  /** slot hex (64 chars) → stored value (no leading zeros; empty = zero). Loaded or written cells. */
-  storage = new Map<string, Uint8Array>()
-  /** The storage subtree of `base` is logically deleted (uncached cells read as zero). */
-  storageWiped = false
-  /** The whole account subtree of `base` is logically deleted (deleteRecursive pending). */
-  accountWiped = false
-  /** Bit set of DIRTY_* (conservative: never cleared by a revert, only by a flush). */
-  dirty = 0
-  /** Possibly-written slots since the last flush: slot hex → 32-byte slot. */
-  dirtySlots: Map<string, Uint8Array> | undefined = undefined
-  /** Already in the manager's dirty list. */
-  listed = false
-  /** Fork mode: the fields the local trie does not hold were loaded from the remote (reset by a revert). */
-  forkReady = false
-  /**
-   * Fork mode: the values loaded from the remote (undefined: not from the remote). A field that still holds its
-   * remote value (by identity: a revert restores the very object) is not written at a flush, so reads and
-   * reverted work never change the root.
-   */
-  remoteAcct: AcctVal | null | undefined = undefined
-  remoteCode: CodeVal | null | undefined = undefined
-  remoteMarker: boolean | undefined = undefined
-  remoteCells: Map<string, Uint8Array> | undefined = undefined
-
-  /** Whether the account value is to be written at a flush (dirty, loaded, not the remote's own value). */
-  get writesAcct(): boolean {
-    return (this.dirty & DIRTY_ACCT) !== 0 && this.acct !== undefined && this.acct !== this.remoteAcct
-  }
-
-  /** As {@link writesAcct}, for the code. */
-  get writesCode(): boolean {
-    return (this.dirty & DIRTY_CODE) !== 0 && this.code !== undefined && this.code !== this.remoteCode
-  }
-
-  /** As {@link writesAcct}, for the storage marker. */
-  get writesMarker(): boolean {
-    return (this.dirty & DIRTY_MARKER) !== 0 && this.marker !== undefined && this.marker !== this.remoteMarker
-  }
-
-  /** The value of a possibly written cell that is to be written at a flush, or undefined. */
-  cellToWrite(hex: string): Uint8Array | undefined {
-    const v = this.storage.get(hex)
-    return v !== undefined && this.remoteCells?.get(hex) !== v ? v : undefined
-  }
-
-  constructor(readonly address: Uint8Array) {
-    // 31 bytes for a 20-byte address; the Remasc sender's key is built from the single byte 0x00 (12 bytes)
-    const k = new Uint8Array(1 + SECURE_KEY_SIZE + address.length)
-    k.set(keccak256(address).subarray(0, SECURE_KEY_SIZE), 1)
-    k.set(address, 1 + SECURE_KEY_SIZE)
-    this.key = k
-  }
-
-  get storagePrefix(): Uint8Array {
-    return (this._storagePrefix ??= appendByte(this.key, 0x00))
-  }
-
-  get codeKey(): Uint8Array {
-    return (this._codeKey ??= appendByte(this.key, 0x80))
-  }
-
-  /** storageKey(addr, slot) = prefix ‖ keccak(slot32)[0..10] ‖ slot32 without leading zeros (0 → 0x00). */
-  storageKey(slot32: Uint8Array): Uint8Array {
-    const prefix = this.storagePrefix
-    let i = 0
-    while (i < 31 && slot32[i] === 0) i++
-    const k = new Uint8Array(prefix.length + SECURE_KEY_SIZE + (32 - i))
-    k.set(prefix, 0)
-    k.set(keccak256(slot32).subarray(0, SECURE_KEY_SIZE), prefix.length)
-    k.set(slot32.subarray(i), prefix.length + SECURE_KEY_SIZE)
-    return k
-  }
-}
-
-/** Snapshot of a record taken before a wipe (deleteAccount / clearStorage). */
-interface RecSnapshot {
-  acct: AcctVal | null | undefined
-  code: CodeVal | null | undefined
-  marker: boolean | undefined
-  storage: Map<string, Uint8Array>
-  storageWiped: boolean
-  accountWiped: boolean
-}
-
-const U_ACCT = 0
-const U_CODE = 1
-const U_MARKER = 2
-const U_SLOT = 3
-const U_WIPE = 4
-
-/** One undo entry: restores `prev` into field `kind` of `rec` (slot entries carry the slot hex). */
-interface Undo {
-  rec: Rec
-  kind: number
-  slot: string | undefined
-  prev: unknown
-}
-
-// ---------------------------------------------------------------------------------------------
-// Shared root registry
-// ---------------------------------------------------------------------------------------------
-
-/**
- * State shared by a manager and its shallow copies: every committed root produced so far (persistent
- * tries share structure, so keeping them is cheap) and an optional node store for roots that are not
- * in memory.
- */
-export class UnitrieStateDB {
-  /** root hex (no 0x) → trie. */
-  readonly roots = new Map<string, Unitrie>()
-
-  constructor(
-    /** Optional content-addressed node store (rskj TrieStore) for persisted / lazily loaded roots. */
-    readonly store?: TrieNodeStore,
-    /**
-     * Fork mode (docs/architecture.md#forking): the remote state at the fork block, read for every key the local
-     * trie neither holds nor marks as local. Shared by the manager's shallow copies.
-     */
-    public fork?: ForkStateSource,
-  ) {}
-
-  /**
-   * How many roots are kept readable (oldest unpinned ones are forgotten first, so their nodes can be
-   * garbage-collected). Infinity = all. The chain sets it from `--state-history`.
-   */
-  maxRoots = Number.POSITIVE_INFINITY
-  /** Pinned roots (hex → pin count): never forgotten (genesis, snapshot roots). */
-  private readonly pins = new Map<string, number>()
-
-  /** Remember `trie` as a readable root; returns its hash. Forgets the oldest unpinned roots past {@link maxRoots}. */
-  register(trie: Unitrie): Uint8Array {
-    const h = trie.hash()
-    const hex = toKey(h)
-    this.roots.delete(hex)
-    this.roots.set(hex, trie)
-    if (this.roots.size > this.maxRoots) {
-      for (const key of this.roots.keys()) {
-        if (this.roots.size <= this.maxRoots) break
-        if (key !== hex && !this.pins.has(key)) this.roots.delete(key)
-      }
-    }
-    return h
-  }
-
-  /** Keeps `root` readable regardless of {@link maxRoots} until as many {@link unpin} calls. */
-  pin(root: Uint8Array): void {
-    const hex = toKey(root)
-    this.pins.set(hex, (this.pins.get(hex) ?? 0) + 1)
-  }
-
-  /** Releases one {@link pin} of `root`. */
-  unpin(root: Uint8Array): void {
-    const hex = toKey(root)
-    const n = this.pins.get(hex) ?? 0
-    if (n <= 1) this.pins.delete(hex)
-    else this.pins.set(hex, n - 1)
-  }
-
-  /**
-   * Optional asynchronous source of roots that are neither registered nor in the synchronous store (the
-   * chain's database, src/chain/storage.ts): returns the root's trie with every node in memory, or undefined.
-   */
-  loadRoot: ((root: Uint8Array) => Promise<Unitrie | undefined>) | undefined
-
-  /** {@link lookup}, then the {@link loadRoot} source; a loaded root is registered as the newest one. */
-  async load(root: Uint8Array): Promise<Unitrie | undefined> {
-    const t = this.lookup(root)
-    if (t !== undefined || this.loadRoot === undefined || root.length !== 32) return t
-    const loaded = await this.loadRoot(root)
-    if (loaded !== undefined) this.register(loaded)
-    return loaded
-  }
-
-  /** The trie for `root`, or undefined when unknown (neither registered nor in the store). */
-  lookup(root: Uint8Array): Unitrie | undefined {
-    if (root.length !== 32) return undefined
-    const hex = toKey(root)
-    const t = this.roots.get(hex)
-    if (t) return t
-    if (bytesEqual(root, EMPTY_TRIE_HASH)) return Unitrie.empty(this.store)
-    if (this.store && this.store.get(root) !== undefined) {
-      const loaded = Unitrie.fromRootHash(root, this.store)
-      this.roots.set(hex, loaded)
-      return loaded
-    }
-    return undefined
-  }
-}
+export { UnitrieStateDB } from './unitrie-state-db.js'
 
 // ---------------------------------------------------------------------------------------------
 // The state manager
@@ -394,39 +165,6 @@ export class UnitrieStateManager implements StateManagerInterface {
     return r
   }
 
-  private loadAcct(r: Rec): AcctVal | null {
-    let a = r.acct
-    if (a === undefined) {
-      const raw = this.base.get(r.key)
-      if (raw === undefined) a = null
-      else {
-        const s = decodeAccountState(raw)
-        a = { nonce: s.nonce, balance: s.balance, flags: s.stateFlags ?? 0 }
-      }
-      r.acct = a
-    }
-    return a
-  }
-
-  private loadCode(r: Rec): CodeVal | null {
-    let c = r.code
-    if (c === undefined) {
-      const node = this.base.findNode(r.codeKey)
-      c = node !== undefined && node.valueLength > 0 ? { code: undefined, node, hash: node.getValueHash()! } : null
-      r.code = c
-    }
-    return c
-  }
-
-  private loadMarker(r: Rec): boolean {
-    let m = r.marker
-    if (m === undefined) {
-      m = this.base.getValueLength(r.storagePrefix) > 0
-      r.marker = m
-    }
-    return m
-  }
-
   /** Record an undo entry (only inside a checkpoint) and mark the record dirty. */
   private touch(r: Rec, kind: number, slot: string | undefined, prev: unknown, dirtyBits: number): void {
     if (this.levels.length > 0) this.undo.push({ rec: r, kind, slot, prev })
@@ -477,7 +215,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   }
 
   private ensureAccount(r: Rec): AcctVal {
-    const a = this.loadAcct(r)
+    const a = loadAcct(this.base, r)
     if (a !== null) return a
     const fresh: AcctVal = { nonce: 0n, balance: 0n, flags: 0 }
     this.setAcct(r, fresh)
@@ -490,69 +228,14 @@ export class UnitrieStateManager implements StateManagerInterface {
 
   /**
    * Fork mode: loads into the record the account fields (account, code, storage marker) that it has not loaded
-   * and that the local trie does not hold, from the remote. Undefined when nothing is to fetch or the value was
-   * at hand; else a promise to await before the synchronous loads. Addresses that are not 20 bytes (raw keys)
-   * are always local.
+   * and that the local trie does not hold, from the remote (src/state/fork-loads.ts). Undefined when nothing is to
+   * fetch or the value was at hand; else a promise to await before the synchronous loads.
    */
   private prepareAccount(r: Rec): Promise<void> | undefined {
-    const fork = this.db.fork
-    if (fork === undefined || r.forkReady) return undefined
-    const base = this.base
-    const enclosing = [r.key]
-    const need =
-      r.address.length === 20 &&
-      !r.accountWiped &&
-      ((r.acct === undefined && !isLocal(base, r.key, enclosing)) ||
-        (r.code === undefined && !isLocal(base, r.codeKey, enclosing)) ||
-        (r.marker === undefined && !isLocal(base, r.storagePrefix, enclosing)))
-    if (!need) {
-      r.forkReady = true
-      return undefined
-    }
-    const got = fork.account(r.address)
-    if (got instanceof Promise) return got.then((a) => this.loadRemoteAccount(r, a))
-    this.loadRemoteAccount(r, got)
-    return undefined
-  }
-
-  /** Sets the record's unloaded, non-local fields from the remote account (as loads: nothing becomes dirty). */
-  private loadRemoteAccount(r: Rec, a: ForkAccount): void {
-    const base = this.base
-    const enclosing = [r.key]
-    if (!r.accountWiped) {
-      if (r.acct === undefined && !isLocal(base, r.key, enclosing)) {
-        r.acct = r.remoteAcct = remoteAccountExists(r.address, a)
-          ? { nonce: a.nonce, balance: a.balance, flags: 0 }
-          : null
-      }
-      if (r.code === undefined && !isLocal(base, r.codeKey, enclosing)) {
-        r.code = r.remoteCode = a.code.length > 0 ? { code: a.code, node: undefined, hash: keccak256(a.code) } : null
-      }
-      if (r.marker === undefined && !isLocal(base, r.storagePrefix, enclosing)) {
-        r.marker = r.remoteMarker = remoteHasStorageMarker(r.address, a)
-      }
-    }
-    r.forkReady = true
-  }
-
-  /**
-   * Fork mode: loads a storage cell the record has not loaded and the local trie does not hold (nor marks as
-   * local, nor wiped) from the remote. Undefined when nothing is to fetch; else a promise to await first.
-   */
-  private prepareCell(r: Rec, key: Uint8Array): Promise<void> | undefined {
-    const fork = this.db.fork
-    if (fork === undefined || r.storageWiped || r.address.length !== 20) return undefined
-    const hex = toKey(key)
-    if (r.storage.has(hex) || isLocal(this.base, r.storageKey(key), [r.key, r.storagePrefix])) return undefined
-    const load = (v: Uint8Array): void => {
-      if (r.storage.has(hex) || r.storageWiped) return
-      r.storage.set(hex, v)
-      ;(r.remoteCells ??= new Map()).set(hex, v)
-      this.cachedSlots++
-    }
-    const got = fork.storage(r.address, key)
-    if (got instanceof Promise) return got.then(load)
-    load(got)
+    const got = remoteAccountToLoad(this.db.fork, this.base, r)
+    if (got === undefined) return undefined
+    if (got instanceof Promise) return got.then((a) => loadRemoteAccount(this.base, r, a))
+    loadRemoteAccount(this.base, r, got)
     return undefined
   }
 
@@ -564,13 +247,13 @@ export class UnitrieStateManager implements StateManagerInterface {
   async getAccount(address: Address): Promise<Account | undefined> {
     const r = this.rec(address)
     if (this.db.fork !== undefined) await this.prepareAccount(r)
-    const a = this.loadAcct(r)
+    const a = loadAcct(this.base, r)
     if (this.senderCodeMask !== undefined && this.senderCodeMask === address.toString()) {
       this.senderCodeMask = undefined
       return a === null ? undefined : new Account(a.nonce, a.balance, KECCAK256_RLP, KECCAK256_NULL)
     }
     if (a === null) return undefined
-    const c = this.loadCode(r)
+    const c = loadCode(this.base, r)
     return new Account(a.nonce, a.balance, KECCAK256_RLP, c === null ? KECCAK256_NULL : c.hash)
   }
 
@@ -604,7 +287,7 @@ export class UnitrieStateManager implements StateManagerInterface {
     if (account === undefined) return this.deleteAccount(address)
     const r = this.rec(address)
     if (this.db.fork !== undefined) await this.prepareAccount(r)
-    const prev = this.loadAcct(r)
+    const prev = loadAcct(this.base, r)
     const nonce = account.nonce
     const balance = account.balance
     if (prev !== null && prev.nonce === nonce && prev.balance === balance) return
@@ -615,14 +298,14 @@ export class UnitrieStateManager implements StateManagerInterface {
   async deleteAccount(address: Address): Promise<void> {
     const r = this.rec(address)
     if (this.db.fork !== undefined) await this.prepareAccount(r)
-    if (this.loadAcct(r) === null && r.storageWiped && r.accountWiped) return
+    if (loadAcct(this.base, r) === null && r.storageWiped && r.accountWiped) return
     this.wipe(r, true)
   }
 
   async modifyAccountFields(address: Address, accountFields: AccountFields): Promise<void> {
     const r = this.rec(address)
     if (this.db.fork !== undefined) await this.prepareAccount(r)
-    const prev = this.loadAcct(r)
+    const prev = loadAcct(this.base, r)
     const nonce = accountFields.nonce ?? prev?.nonce ?? 0n
     const balance = accountFields.balance ?? prev?.balance ?? 0n
     if (prev !== null && prev.nonce === nonce && prev.balance === balance) return
@@ -638,7 +321,7 @@ export class UnitrieStateManager implements StateManagerInterface {
     const r = this.rec(address)
     if (this.db.fork !== undefined) await this.prepareAccount(r)
     if (value.length === 0) {
-      if (this.loadCode(r) !== null) this.setCode(r, null)
+      if (loadCode(this.base, r) !== null) this.setCode(r, null)
       return
     }
     const code = value.slice()
@@ -650,8 +333,8 @@ export class UnitrieStateManager implements StateManagerInterface {
   async getCode(address: Address): Promise<Uint8Array> {
     const r = this.rec(address)
     if (this.db.fork !== undefined) await this.prepareAccount(r)
-    if (this.loadAcct(r) === null) return EMPTY
-    const c = this.loadCode(r)
+    if (loadAcct(this.base, r) === null) return EMPTY
+    const c = loadCode(this.base, r)
     if (c === null) return EMPTY
     if (c.code === undefined) c.code = c.node!.getValue()!
     return c.code
@@ -660,8 +343,8 @@ export class UnitrieStateManager implements StateManagerInterface {
   async getCodeSize(address: Address): Promise<number> {
     const r = this.rec(address)
     if (this.db.fork !== undefined) await this.prepareAccount(r)
-    if (this.loadAcct(r) === null) return 0
-    const c = this.loadCode(r)
+    if (loadAcct(this.base, r) === null) return 0
+    const c = loadCode(this.base, r)
     if (c === null) return 0
     return c.code !== undefined ? c.code.length : c.node!.valueLength
   }
@@ -677,7 +360,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
     const r = this.rec(address)
-    if (this.db.fork !== undefined) await this.prepareCell(r, key)
+    if (this.db.fork !== undefined && (await prepareCell(this.db.fork, this.base, r, key))) this.cachedSlots++
     const hex = toKey(key)
     let v = r.storage.get(hex)
     if (v !== undefined) return v
@@ -725,7 +408,7 @@ export class UnitrieStateManager implements StateManagerInterface {
    */
   private writeCell(address: Address | Uint8Array, key: Uint8Array, v: Uint8Array): void {
     const r = this.rec(address as Address)
-    if (this.loadAcct(r) === null) {
+    if (loadAcct(this.base, r) === null) {
       this.ensureAccount(r)
       this.setMarker(r, true)
     }
@@ -758,14 +441,14 @@ export class UnitrieStateManager implements StateManagerInterface {
   async setupContract(address: Address): Promise<void> {
     const r = this.rec(address)
     if (this.db.fork !== undefined) await this.prepareAccount(r)
-    if (!this.loadMarker(r)) this.setMarker(r, true)
+    if (!loadMarker(this.base, r)) this.setMarker(r, true)
   }
 
   /** rskj Repository.isContract: whether the storage marker is present. */
   async hasStorageMarker(address: Address): Promise<boolean> {
     const r = this.rec(address)
     if (this.db.fork !== undefined) await this.prepareAccount(r)
-    return this.loadMarker(r)
+    return loadMarker(this.base, r)
   }
 
   /**
@@ -775,14 +458,7 @@ export class UnitrieStateManager implements StateManagerInterface {
    */
   async dumpStorage(address: Address): Promise<StorageDump> {
     const r = this.rec(address)
-    const t = this.currentTrie()
-    const out: StorageDump = {}
-    const prefixLen = r.storagePrefix.length
-    for (const [k, v] of t.entries(r.storagePrefix)) {
-      if (k.length <= prefixLen + SECURE_KEY_SIZE) continue // the marker itself
-      out['0x' + toKey(slotFromStorageKey(k))] = '0x' + toKey(v)
-    }
-    return out
+    return dumpRecordStorage(this.currentTrie(), r)
   }
 
   /**
@@ -791,14 +467,7 @@ export class UnitrieStateManager implements StateManagerInterface {
    */
   async dumpStorageRange(address: Address, startKey: bigint, limit: number): Promise<StorageRange> {
     if (!Number.isSafeInteger(limit) || limit < 0) throw new Error('Limit is not a proper uint.')
-    const all = Object.entries(await this.dumpStorage(address))
-      .map(([k, v]) => [BigInt(k), k, v] as const)
-      .filter(([n]) => n >= startKey)
-      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    const storage: StorageRange['storage'] = {}
-    for (const [, k, v] of all.slice(0, limit)) storage[k] = { key: k as `0x${string}`, value: v as `0x${string}` }
-    const next = all[limit]
-    return { storage, nextKey: next ? next[1] : null }
+    return storageRangeOf(await this.dumpStorage(address), startKey, limit)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -824,38 +493,7 @@ export class UnitrieStateManager implements StateManagerInterface {
   async revert(): Promise<void> {
     const start = this.levels.pop()
     if (start === undefined) throw new Error('revert() without checkpoint')
-    const undo = this.undo
-    for (let i = undo.length - 1; i >= start; i--) {
-      const u = undo[i]!
-      const r = u.rec
-      r.forkReady = false
-      switch (u.kind) {
-        case U_ACCT:
-          r.acct = u.prev as AcctVal | null | undefined
-          break
-        case U_CODE:
-          r.code = u.prev as CodeVal | null | undefined
-          break
-        case U_MARKER:
-          r.marker = u.prev as boolean | undefined
-          break
-        case U_SLOT:
-          if (u.prev === undefined) r.storage.delete(u.slot!)
-          else r.storage.set(u.slot!, u.prev as Uint8Array)
-          break
-        case U_WIPE: {
-          const s = u.prev as RecSnapshot
-          r.acct = s.acct
-          r.code = s.code
-          r.marker = s.marker
-          r.storage = s.storage
-          r.storageWiped = s.storageWiped
-          r.accountWiped = s.accountWiped
-          break
-        }
-      }
-    }
-    undo.length = start
+    revertUndo(this.undo, start)
     this.version++
     if (this.levels.length === 0) {
       // flush() also trims the read cache; read-only work (eth_call, estimates) ends here, never in a commit
@@ -870,39 +508,7 @@ export class UnitrieStateManager implements StateManagerInterface {
 
   /** Apply the dirty records to `t` (persistent: `t` itself is unchanged). */
   private applyDirty(t: Unitrie, reset: boolean): Unitrie {
-    const forked = this.db.fork !== undefined
-    for (const r of this.dirtyRecs) {
-      if (r.accountWiped) t = wipeSubtree(t, r.key)
-      else if (r.storageWiped) t = wipeSubtree(t, r.storagePrefix)
-      if (forked) t = markWrites(t, r)
-      if (r.writesAcct) {
-        t =
-          r.acct === null
-            ? t.delete(r.key)
-            : t.put(
-                r.key,
-                encodeAccountState({ nonce: r.acct!.nonce, balance: r.acct!.balance, stateFlags: r.acct!.flags }),
-              )
-      }
-      if (r.writesCode) {
-        if (r.code === null) t = t.delete(r.codeKey)
-        else if (r.code!.code !== undefined) t = t.put(r.codeKey, r.code!.code)
-      }
-      if (r.writesMarker) t = r.marker ? t.put(r.storagePrefix, MARKER_VALUE) : t.delete(r.storagePrefix)
-      if (r.dirtySlots !== undefined) {
-        for (const [hex, slot] of r.dirtySlots) {
-          const v = r.cellToWrite(hex)
-          if (v !== undefined) t = t.put(r.storageKey(slot), v)
-        }
-      }
-      if (reset) {
-        r.accountWiped = false
-        r.storageWiped = false
-        r.dirty = 0
-        r.dirtySlots = undefined
-        r.listed = false
-      }
-    }
+    t = applyRecords(t, this.dirtyRecs, this.db.fork !== undefined, reset)
     if (reset) this.dirtyRecs = []
     return t
   }
@@ -996,26 +602,7 @@ export class UnitrieStateManager implements StateManagerInterface {
    */
   async generateCanonicalGenesis(initState: Record<string, unknown>): Promise<void> {
     if (this.levels.length !== 0) throw new Error('Cannot create genesis state with uncommitted checkpoints')
-    for (const [addressHex, state] of Object.entries(initState)) {
-      const address = new Address(toBytes(addressHex as `0x${string}`))
-      if (!Array.isArray(state)) {
-        await this.putAccount(address, new Account(0n, BigInt(state as string | bigint)))
-        continue
-      }
-      const [balance, code, storage, nonce] = state as [
-        string | bigint | undefined,
-        string | undefined,
-        Array<[string, string]> | undefined,
-        string | bigint | undefined,
-      ]
-      await this.putAccount(address, new Account(BigInt(nonce ?? 0), BigInt(balance ?? 0)))
-      if (code !== undefined) {
-        await this.setupContract(address)
-        await this.putCode(address, toBytes(code as `0x${string}`))
-      }
-      for (const [k, v] of storage ?? [])
-        await this.putStorage(address, toBytes(k as `0x${string}`), toBytes(v as `0x${string}`))
-    }
+    await putCanonicalGenesis(this, initState)
     this.flush()
     this.db.register(this.base)
   }
@@ -1047,34 +634,4 @@ export class UnitrieStateManager implements StateManagerInterface {
   getAppliedKey(address: Uint8Array): Uint8Array {
     return this.rec(address).key.slice()
   }
-}
-
-/**
- * Fork mode: marks as local every key the record is about to write or wipe (docs/architecture.md#forking), so
- * later reads of this state never fall through to the remote for them, even once deleted.
- */
-function markWrites(t: Unitrie, r: Rec): Unitrie {
-  if (r.address.length !== 20) return t
-  if (r.accountWiped) t = markLocal(t, r.key, true)
-  else if (r.storageWiped) t = markLocal(t, r.storagePrefix, true)
-  if (r.writesAcct) t = markLocal(t, r.key, false)
-  if (r.writesCode) t = markLocal(t, r.codeKey, false)
-  if (r.writesMarker) t = markLocal(t, r.storagePrefix, false)
-  if (r.dirtySlots !== undefined) {
-    for (const [hex, slot] of r.dirtySlots)
-      if (r.cellToWrite(hex) !== undefined) t = markLocal(t, r.storageKey(slot), false)
-  }
-  return t
-}
-
-/**
- * Delete the node at `key` with its whole subtree (Trie.deleteRecursive). The reference does
- * nothing when no value ends exactly at `key`; a subtree without its head value cannot be produced
- * by this manager's writes, but it is still removed key by key for robustness.
- */
-function wipeSubtree(t: Unitrie, key: Uint8Array): Unitrie {
-  if (t.getValueLength(key) > 0) return t.deleteRecursive(key)
-  const keys = [...t.keys(key)]
-  for (const k of keys) t = t.delete(k)
-  return t
 }

@@ -1,0 +1,96 @@
+/**
+ * The root registry shared by a {@link UnitrieStateManager} (src/state/unitrie-state-manager.ts) and its shallow
+ * copies: every committed root kept readable (with `maxRoots` and pins), the optional node store, the optional
+ * asynchronous root loader and, in fork mode, the remote state source.
+ */
+import { EMPTY_TRIE_HASH } from '../crypto/keccak.js'
+import { Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
+import { bytesEqual, toKey } from '../util/bytes.js'
+import type { ForkStateSource } from './fork-source.js'
+
+/**
+ * State shared by a manager and its shallow copies: every committed root produced so far (persistent
+ * tries share structure, so keeping them is cheap) and an optional node store for roots that are not
+ * in memory.
+ */
+export class UnitrieStateDB {
+  /** root hex (no 0x) → trie. */
+  readonly roots = new Map<string, Unitrie>()
+
+  constructor(
+    /** Optional content-addressed node store (rskj TrieStore) for persisted / lazily loaded roots. */
+    readonly store?: TrieNodeStore,
+    /**
+     * Fork mode (docs/architecture.md#forking): the remote state at the fork block, read for every key the local
+     * trie neither holds nor marks as local. Shared by the manager's shallow copies.
+     */
+    public fork?: ForkStateSource,
+  ) {}
+
+  /**
+   * How many roots are kept readable (oldest unpinned ones are forgotten first, so their nodes can be
+   * garbage-collected). Infinity = all. The chain sets it from `--state-history`.
+   */
+  maxRoots = Number.POSITIVE_INFINITY
+  /** Pinned roots (hex → pin count): never forgotten (genesis, snapshot roots). */
+  private readonly pins = new Map<string, number>()
+
+  /** Remember `trie` as a readable root; returns its hash. Forgets the oldest unpinned roots past {@link maxRoots}. */
+  register(trie: Unitrie): Uint8Array {
+    const h = trie.hash()
+    const hex = toKey(h)
+    this.roots.delete(hex)
+    this.roots.set(hex, trie)
+    if (this.roots.size > this.maxRoots) {
+      for (const key of this.roots.keys()) {
+        if (this.roots.size <= this.maxRoots) break
+        if (key !== hex && !this.pins.has(key)) this.roots.delete(key)
+      }
+    }
+    return h
+  }
+
+  /** Keeps `root` readable regardless of {@link maxRoots} until as many {@link unpin} calls. */
+  pin(root: Uint8Array): void {
+    const hex = toKey(root)
+    this.pins.set(hex, (this.pins.get(hex) ?? 0) + 1)
+  }
+
+  /** Releases one {@link pin} of `root`. */
+  unpin(root: Uint8Array): void {
+    const hex = toKey(root)
+    const n = this.pins.get(hex) ?? 0
+    if (n <= 1) this.pins.delete(hex)
+    else this.pins.set(hex, n - 1)
+  }
+
+  /**
+   * Optional asynchronous source of roots that are neither registered nor in the synchronous store (the
+   * chain's database, src/chain/storage.ts): returns the root's trie with every node in memory, or undefined.
+   */
+  loadRoot: ((root: Uint8Array) => Promise<Unitrie | undefined>) | undefined
+
+  /** {@link lookup}, then the {@link loadRoot} source; a loaded root is registered as the newest one. */
+  async load(root: Uint8Array): Promise<Unitrie | undefined> {
+    const t = this.lookup(root)
+    if (t !== undefined || this.loadRoot === undefined || root.length !== 32) return t
+    const loaded = await this.loadRoot(root)
+    if (loaded !== undefined) this.register(loaded)
+    return loaded
+  }
+
+  /** The trie for `root`, or undefined when unknown (neither registered nor in the store). */
+  lookup(root: Uint8Array): Unitrie | undefined {
+    if (root.length !== 32) return undefined
+    const hex = toKey(root)
+    const t = this.roots.get(hex)
+    if (t) return t
+    if (bytesEqual(root, EMPTY_TRIE_HASH)) return Unitrie.empty(this.store)
+    if (this.store && this.store.get(root) !== undefined) {
+      const loaded = Unitrie.fromRootHash(root, this.store)
+      this.roots.set(hex, loaded)
+      return loaded
+    }
+    return undefined
+  }
+}
