@@ -8,7 +8,9 @@
  * - tx-submission.ts: the pool, pool submission and automine (the answer-before-seal path);
  * - state-queries.ts: calls, estimates (with their memo and overrides) and state reads;
  * - live-state.ts: in-place state changes, state-file capture and import; chain-restore.ts: continuing `--db`;
- * - work-blocks.ts: the blocks of merged-mining work; chain-options.ts: the options of {@link Chain.create}.
+ * - block-commit.ts: a mined block built, written to `--db` and appended; rewind.ts: snapshot, revert, reset;
+ * - work-blocks.ts: the blocks of merged-mining work; chain-options.ts: the options of {@link Chain.create};
+ *   chain-setup.ts: the executor, the parts and the start (genesis, fork block or `--db`) of {@link Chain.create}.
  *
  * Events: `block` (BlockRecord) after every appended block; `removedBlocks` (BlockRecord[], highest first) after
  * a revert or reset; `pendingTransaction` (hash, from) and `droppedTransaction` (hash, reason) from the pool;
@@ -16,13 +18,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Common } from '@ethereumjs/common'
-import {
-  Executor,
-  type AppliedTx,
-  type BlockContext,
-  type CallRequest,
-  type CallResult,
-} from '../execution/executor.js'
+import type { AppliedTx, BlockContext, CallRequest, CallResult, Executor } from '../execution/executor.js'
 import type { CallOverrides } from '../execution/state-override.js'
 import type { MergedMiningFields } from '../rsk/merged-mining.js'
 import type { Unitrie } from '../rsk/unitrie.js'
@@ -30,19 +26,19 @@ import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { PoolTx, TxPool } from '../txpool/pool.js'
 import { toKey } from '../util/bytes.js'
 import { SerialQueue } from '../util/serial-queue.js'
-import { BlockBuilder, type BlockTx, type OnExecuted } from './block-builder.js'
-import { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
-import { BlockStore, type TxLocation } from './block-store.js'
-import { LevelBlockArchive, MemoryBlockArchive } from './block-archive.js'
-import { encodeBlock, type EncodedBlock } from './block-codec.js'
+import type { BlockBuilder, BlockTx, OnExecuted } from './block-builder.js'
+import type { ChainOptions } from './chain-options.js'
+import type { BlockStore, TxLocation } from './block-store.js'
+import type { EncodedBlock } from './block-codec.js'
+import { commitBlock, type CommitParts } from './block-commit.js'
 import type { MergedMiningSource, MiningWork } from './consensus.js'
-import { DevState } from './dev-state.js'
-import { SnapshotRegistry } from './snapshots.js'
-import { contextOf, StateQueries } from './state-queries.js'
+import type { DevState } from './dev-state.js'
+import { assembleParts, createChainExecutor, startChain } from './chain-setup.js'
+import { contextOf, type StateQueries } from './state-queries.js'
 import type { ChainStorage } from './storage.js'
-import { LiveState, type ChainCapture } from './live-state.js'
-import { restoreChain } from './chain-restore.js'
-import { TxSubmission, type TxToSubmit } from './tx-submission.js'
+import type { ChainCapture, LiveState } from './live-state.js'
+import { Rewinds } from './rewind.js'
+import type { TxSubmission, TxToSubmit } from './tx-submission.js'
 import { buildWorkBlock, mineWorkBlock, type WorkParts } from './work-blocks.js'
 import type { BlockRecord } from '../types/records.js'
 
@@ -60,12 +56,10 @@ export class Chain extends EventEmitter {
   readonly queue = new SerialQueue()
   /** The canonical blocks and their indexes (encoded in memory, or read back from the database). */
   private readonly blocks: BlockStore
-  /** Who wants the records of blocks a rewind removes (log filters and subscriptions send their logs again). */
-  private readonly removedBlocksWanted: (() => boolean)[] = []
   /** The clock, next-block overrides and mining targets (evm_increaseTime, evm_setNextBlockTimestamp, …). */
   private readonly dev: DevState
-  /** evm_snapshot records. */
-  private readonly snapshots = new SnapshotRegistry()
+  /** evm_snapshot, evm_revert and resets (src/chain/rewind.ts). */
+  private readonly rewinds: Rewinds
   readonly callGasCap: bigint
   readonly gasEstimationCap: bigint
   /** See {@link ChainOptions.executionTimeoutMs}. */
@@ -84,12 +78,11 @@ export class Chain extends EventEmitter {
   private readonly queries: StateQueries
   /** In-place state changes, state-file capture and import (src/chain/live-state.ts). */
   private readonly live: LiveState
+  /** What a mined block is committed with (src/chain/block-commit.ts). */
+  private readonly commit: CommitParts
 
   /** The chain's database, if persistent. */
   private readonly database: ChainStorage | undefined
-
-  /** Fork mode: the local root of the fork block's state (what {@link reset} goes back to). */
-  private readonly forkRoot: Uint8Array | undefined
 
   private constructor(
     readonly executor: Executor,
@@ -97,93 +90,45 @@ export class Chain extends EventEmitter {
   ) {
     super()
     this.database = opts.storage
-    const archive = opts.storage ? new LevelBlockArchive(opts.storage) : new MemoryBlockArchive()
-    this.blocks = new BlockStore(opts.common, archive, opts.fork?.block.header.number ?? 0n)
-    this.forkRoot = opts.fork ? executor.stateRoot : undefined
     this.setMaxListeners(0)
-    this.dev = new DevState({
-      clock: opts.clock ?? Date.now,
-      coinbase: opts.coinbase,
-      targetGasLimit: opts.targetGasLimit,
-      minGasPrice: opts.minGasPrice,
-    })
-    this.callGasCap = opts.callGasCap ?? 10_000_000n
-    this.gasEstimationCap = opts.gasEstimationCap ?? 6_800_000n
-    this.executionTimeoutMs = opts.executionTimeoutMs ?? 5_000
-    this.builder = new BlockBuilder({
-      executor,
-      blocks: this.blocks,
-      common: opts.common,
-      extraData: opts.extraData,
-      persistent: opts.storage !== undefined,
-      onConsole: (event) => this.emit('console', event),
-      executionTimeoutMs: this.executionTimeoutMs,
-    })
-    this.submission = new TxSubmission({
+    const parts = assembleParts(executor, opts, {
       queue: this.queue,
-      executor,
-      nextContext: () => this.nextContext(),
-      mineWith: (ctx, txs, onExecuted) => this.mineWith(ctx, txs, undefined, onExecuted),
-      persistent: opts.storage !== undefined,
       emit: (event, ...args) => this.emit(event, ...args),
-    })
-    this.live = new LiveState(executor, this.blocks, opts.common, opts.storage)
-    this.queries = new StateQueries({
-      executor,
       head: () => this.head,
-      pendingBlock: () => this.computePending(),
       nextContext: () => this.nextContext(),
-      onConsole: (event) => this.emit('console', event),
-      callGasCap: this.callGasCap,
-      gasEstimationCap: this.gasEstimationCap,
-      executionTimeoutMs: this.executionTimeoutMs,
-      fork: opts.fork && this.forkRoot && { block: opts.fork.block, root: this.forkRoot },
+      computePending: () => this.computePending(),
+      mineWith: (ctx, txs, onExecuted) => this.mineWith(ctx, txs, undefined, onExecuted),
     })
+    ;({ blocks: this.blocks, dev: this.dev, builder: this.builder, submission: this.submission } = parts)
+    ;({ live: this.live, queries: this.queries, callGasCap: this.callGasCap } = parts)
+    ;({ gasEstimationCap: this.gasEstimationCap, executionTimeoutMs: this.executionTimeoutMs } = parts)
+    const { blocks, builder, dev, forkRoot } = parts
+    this.rewinds = new Rewinds({
+      ...{ executor, blocks, builder, dev, database: this.database, forkRoot },
+      pool: () => this.pool,
+      emitRemoved: (removed) => this.emit('removedBlocks', removed),
+    })
+    this.commit = {
+      ...{ executor, blocks, builder, database: this.database },
+      transactionBlockKeeper: opts.transactionBlockKeeper,
+      prefetch: opts.fork && ((accounts) => this.prefetch(accounts)),
+      append: (block, enc) => this.append(block, enc),
+    }
   }
 
   /**
-   * Creates the chain with its genesis block, or continues the chain held by `opts.storage`.
+   * Creates the chain with its genesis block, or continues the chain held by `opts.storage`
+   * (src/chain/chain-setup.ts).
    * @throws StorageMismatchError when the storage holds a chain of another genesis or chain id
    */
   static async create(opts: ChainOptions): Promise<Chain> {
     let chain: Chain | undefined
-    const fork = opts.fork
-    if (fork && opts.storage) throw new Error('a fork keeps no database (--db)')
-    // below a fork block, BLOCKHASH and the Remasc contract read the remote's blocks
-    const base = fork?.block.header.number ?? 0n
-    const executor = await Executor.create({
-      common: opts.common,
-      alloc: opts.alloc,
-      network: opts.network,
-      blockHash: async (n) => (n < base ? fork!.hashOf(n) : chain?.blocks.hashOf(n)),
-      processingBlock: async (n) => {
-        if (n < base) return fork!.processingBlock(n)
-        const b = await chain?.blockByNumber(n)
-        return b && { hash: b.hash, coinbase: b.header.coinbase, paidFees: b.header.paidFees }
-      },
-      canonicalBlock: async (n) => chain?.blockByNumber(n),
-      store: opts.storage?.trieStore,
-      fork: fork?.source,
-    })
-    chain = new Chain(executor, opts)
-    const history = opts.pruneHistory ?? opts.stateHistory ?? DEFAULT_STATE_HISTORY
-    // one committed root per block, plus a few in-place changes and pending previews
-    executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
-    executor.stateManager.db.pin(executor.stateRoot)
-    const genesis = fork ? fork.block : chain.builder.genesis(opts.genesis)
-    // with --db: continue the stored chain (src/chain/chain-restore.ts), or start it
-    const restored = opts.storage
-      ? await restoreChain(opts.storage, genesis, {
-          executor,
-          blocks: chain.blocks,
-          common: opts.common,
-          network: opts.network,
-        })
-      : 'new'
-    if (restored === 'new') chain.append(genesis)
-    // --prune-history: states past the kept ones are not read back from the database
-    if (opts.pruneHistory !== undefined) executor.stateManager.db.loadRoot = undefined
-    return chain
+    const executor = await createChainExecutor(opts, () => chain?.blocks)
+    const created = (chain = new Chain(executor, opts))
+    await startChain(opts, executor, { blocks: created.blocks, builder: created.builder }, (genesis) =>
+      created.append(genesis),
+    )
+    return created
   }
 
   /** Stops using the chain's database (after the queue drains). Idempotent. */
@@ -250,7 +195,7 @@ export class Chain extends EventEmitter {
    * carries an empty list.
    */
   wantRemovedBlocks(predicate: () => boolean): void {
-    this.removedBlocksWanted.push(predicate)
+    this.rewinds.wantRemovedBlocks(predicate)
   }
 
   /** A mined transaction by hash, or undefined. */
@@ -331,15 +276,7 @@ export class Chain extends EventEmitter {
    * @returns the snapshot id: 1, 2, … (the RPC shows it as "0x1", "0x2", …)
    */
   snapshot(): Promise<number> {
-    return this.queue.run(() => {
-      this.executor.stateManager.db.pin(this.executor.stateRoot)
-      return this.snapshots.take({
-        blockNumber: this.head.header.number,
-        stateRoot: this.executor.stateRoot,
-        pool: [...this.pool.all()],
-        ...this.dev.clockControls(),
-      })
-    })
+    return this.queue.run(() => this.rewinds.snapshot())
   }
 
   /**
@@ -349,16 +286,7 @@ export class Chain extends EventEmitter {
    * @returns false for an unknown id
    */
   revertTo(id: number): Promise<boolean> {
-    return this.queue.run(async () => {
-      const snap = this.snapshots.get(id)
-      if (!snap) return false
-      for (const s of this.snapshots.keepUpTo(id)) this.executor.stateManager.db.unpin(s.stateRoot)
-      await this.rewind(snap.blockNumber, snap.stateRoot)
-      this.pool.clear()
-      for (const p of snap.pool) this.pool.add(p.tx, p.hash, p.from)
-      this.dev.restoreClock(snap)
-      return true
-    })
+    return this.queue.run(() => this.rewinds.revertTo(id))
   }
 
   /**
@@ -366,27 +294,7 @@ export class Chain extends EventEmitter {
    * controls are cleared.
    */
   reset(): Promise<void> {
-    return this.queue.run(async () => {
-      const first = this.blocks.genesis
-      await this.rewind(first.header.number, this.forkRoot ?? first.header.stateRoot)
-      this.pool.clear()
-      for (const snap of this.snapshots.clear()) this.executor.stateManager.db.unpin(snap.stateRoot)
-      this.dev.clearNextBlockControls()
-    })
-  }
-
-  /** Removes blocks above `number` and sets the state to `stateRoot`. Inside the queue. */
-  private async rewind(number: bigint, stateRoot: Uint8Array): Promise<void> {
-    const wanted = this.removedBlocksWanted.some((p) => p())
-    const removed = wanted ? await this.blocks.recordsAbove(number) : []
-    // the stored chain first (one batch): a failure leaves both as they were
-    if (this.database)
-      await this.database.rewind(number, this.head.header.number, stateRoot, await this.blocks.indexesAbove(number))
-    const changed = number < this.head.header.number
-    await this.blocks.truncateAbove(number)
-    await this.executor.resetTo(stateRoot)
-    this.builder.invalidatePending()
-    if (changed) this.emit('removedBlocks', removed.reverse())
+    return this.queue.run(() => this.rewinds.reset())
   }
 
   /**
@@ -550,37 +458,16 @@ export class Chain extends EventEmitter {
   }
 
   /**
-   * Mines one block with the given transactions (they must be valid in order) — or an empty block.
-   * Must run inside the queue.
+   * Mines one block with the given transactions (they must be valid in order) — or an empty block
+   * (src/chain/block-commit.ts). Must run inside the queue.
    */
-  private async mineWith(
+  private mineWith(
     ctx: BlockContext,
     txs: BlockTx[],
     mm?: MergedMiningSource,
     onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
-    const parentState = this.executor.stateRoot
-    if (this.opts.fork) await this.prefetch([ctx.coinbase, ...txs.flatMap((t) => [t.from, t.tx.to?.bytes])])
-    const result = await this.builder.build(ctx, txs, true, mm, onExecuted)
-    const enc = encodeBlock(result.block)
-    if (this.database) {
-      // one batch per block (block, receipts, state nodes, head) before anyone sees the block
-      try {
-        await this.database.writeBlock(
-          result.block,
-          this.executor.stateManager.getTrie(),
-          enc,
-          this.builder.changedPreStateRoot(result.block),
-        )
-      } catch (err) {
-        await this.executor.resetTo(parentState)
-        throw err
-      }
-    }
-    this.append(result.block, enc)
-    const keeper = this.opts.transactionBlockKeeper
-    if (keeper !== undefined) await this.blocks.pruneReceiptsUpTo(result.block.header.number - BigInt(keeper))
-    return result
+    return commitBlock(this.commit, ctx, txs, mm, onExecuted)
   }
 
   /**
