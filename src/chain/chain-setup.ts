@@ -4,7 +4,6 @@
  * or fork block, or the `--db` chain continued (src/chain/chain-restore.ts) — with the state history kept.
  */
 import { Executor, type BlockContext } from '../execution/executor.js'
-import type { TxPool } from '../txpool/pool.js'
 import type { BlockRecord } from '../types/records.js'
 import { BlockBuilder, type BlockTx, type OnExecuted } from './block-builder.js'
 import { LevelBlockArchive, MemoryBlockArchive } from './block-archive.js'

@@ -16,29 +16,21 @@
  * a revert or reset; `pendingTransaction` (hash, from) and `droppedTransaction` (hash, reason) from the pool;
  * `console` (ConsoleLogEvent); `internalError` (err) for a failure while sealing an already-answered block.
  */
-import { EventEmitter } from 'node:events'
-import type { Common } from '@ethereumjs/common'
-import type { AppliedTx, BlockContext, CallRequest, CallResult, Executor } from '../execution/executor.js'
-import type { CallOverrides } from '../execution/state-override.js'
+import type { AppliedTx, BlockContext, Executor } from '../execution/executor.js'
 import type { MergedMiningFields } from '../rsk/merged-mining.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
-import type { PoolTx, TxPool } from '../txpool/pool.js'
-import { toKey } from '../util/bytes.js'
-import { SerialQueue } from '../util/serial-queue.js'
-import type { BlockBuilder, BlockTx, OnExecuted } from './block-builder.js'
+import type { PoolTx } from '../txpool/pool.js'
+import type { BlockTx, OnExecuted } from './block-builder.js'
 import type { ChainOptions } from './chain-options.js'
-import type { BlockStore, TxLocation } from './block-store.js'
 import type { EncodedBlock } from './block-codec.js'
 import { commitBlock, type CommitParts } from './block-commit.js'
 import type { MergedMiningSource, MiningWork } from './consensus.js'
-import type { DevState } from './dev-state.js'
-import { assembleParts, createChainExecutor, startChain } from './chain-setup.js'
-import { contextOf, type StateQueries } from './state-queries.js'
-import type { ChainStorage } from './storage.js'
-import type { ChainCapture, LiveState } from './live-state.js'
+import { createChainExecutor, startChain } from './chain-setup.js'
+import type { ChainCapture } from './live-state.js'
+import { ChainReads } from './chain-reads.js'
 import { Rewinds } from './rewind.js'
-import type { TxSubmission, TxToSubmit } from './tx-submission.js'
+import type { TxToSubmit } from './tx-submission.js'
 import { buildWorkBlock, mineWorkBlock, type WorkParts } from './work-blocks.js'
 import type { BlockRecord } from '../types/records.js'
 
@@ -49,67 +41,25 @@ export type { TxToSubmit } from './tx-submission.js'
 
 /**
  * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}; nothing
- * outside writes its fields (automine, the clock, the sealing gate change through methods only).
+ * outside writes its fields (automine, the clock, the sealing gate change through methods only). Its parts and the
+ * reads (blocks, state, calls, the pending block) are in {@link ChainReads} (src/chain/chain-reads.ts).
  */
-export class Chain extends EventEmitter {
-  /** The single writer; also used for every read that touches the VM/state. */
-  readonly queue = new SerialQueue()
-  /** The canonical blocks and their indexes (encoded in memory, or read back from the database). */
-  private readonly blocks: BlockStore
-  /** The clock, next-block overrides and mining targets (evm_increaseTime, evm_setNextBlockTimestamp, …). */
-  private readonly dev: DevState
+export class Chain extends ChainReads {
   /** evm_snapshot, evm_revert and resets (src/chain/rewind.ts). */
   private readonly rewinds: Rewinds
-  readonly callGasCap: bigint
-  readonly gasEstimationCap: bigint
-  /** See {@link ChainOptions.executionTimeoutMs}. */
-  readonly executionTimeoutMs: number
-
-  /** The pool, pool submission and automine (src/chain/tx-submission.ts). */
-  private readonly submission: TxSubmission
-
-  /** Transactions waiting to be mined (owned by the submission path). */
-  private get pool(): TxPool {
-    return this.submission.pool
-  }
-  /** Building, sealing and the pending block (src/chain/block-builder.ts). */
-  private readonly builder: BlockBuilder
-  /** Calls, estimates and state reads (src/chain/state-queries.ts). */
-  private readonly queries: StateQueries
-  /** In-place state changes, state-file capture and import (src/chain/live-state.ts). */
-  private readonly live: LiveState
   /** What a mined block is committed with (src/chain/block-commit.ts). */
   private readonly commit: CommitParts
 
-  /** The chain's database, if persistent. */
-  private readonly database: ChainStorage | undefined
-
-  private constructor(
-    readonly executor: Executor,
-    private readonly opts: ChainOptions,
-  ) {
-    super()
-    this.database = opts.storage
-    this.setMaxListeners(0)
-    const parts = assembleParts(executor, opts, {
-      queue: this.queue,
-      emit: (event, ...args) => this.emit(event, ...args),
-      head: () => this.head,
-      nextContext: () => this.nextContext(),
-      computePending: () => this.computePending(),
-      mineWith: (ctx, txs, onExecuted) => this.mineWith(ctx, txs, undefined, onExecuted),
-    })
-    ;({ blocks: this.blocks, dev: this.dev, builder: this.builder, submission: this.submission } = parts)
-    ;({ live: this.live, queries: this.queries, callGasCap: this.callGasCap } = parts)
-    ;({ gasEstimationCap: this.gasEstimationCap, executionTimeoutMs: this.executionTimeoutMs } = parts)
-    const { blocks, builder, dev, forkRoot } = parts
+  private constructor(executor: Executor, opts: ChainOptions) {
+    super(executor, opts)
+    const { blocks, builder, dev, database, forkRoot } = this
     this.rewinds = new Rewinds({
-      ...{ executor, blocks, builder, dev, database: this.database, forkRoot },
+      ...{ executor, blocks, builder, dev, database, forkRoot },
       pool: () => this.pool,
       emitRemoved: (removed) => this.emit('removedBlocks', removed),
     })
     this.commit = {
-      ...{ executor, blocks, builder, database: this.database },
+      ...{ executor, blocks, builder, database },
       transactionBlockKeeper: opts.transactionBlockKeeper,
       prefetch: opts.fork && ((accounts) => this.prefetch(accounts)),
       append: (block, enc) => this.append(block, enc),
@@ -136,59 +86,6 @@ export class Chain extends EventEmitter {
     return this.queue.run(() => this.database?.close())
   }
 
-  /** Fork mode: the number of the fork block (blocks at or below it are the remote's); undefined otherwise. */
-  get forkBlockNumber(): bigint | undefined {
-    return this.opts.fork?.block.header.number
-  }
-
-  /**
-   * Fork mode: fetches these accounts of the remote state together (one round trip) before a transaction or
-   * call touches them; nothing otherwise.
-   * @throws ForkRemoteError (-32000) when the remote cannot answer
-   */
-  prefetch(accounts: readonly (Uint8Array | undefined)[]): Promise<void> | undefined {
-    const fork = this.opts.fork
-    if (fork === undefined) return undefined
-    return fork.source.prefetch(accounts.filter((a): a is Uint8Array => a !== undefined))
-  }
-
-  /** The EIP-155 chain id. */
-  get chainId(): bigint {
-    return this.opts.common.chainId()
-  }
-
-  /** The Common used for transactions. */
-  get common(): Common {
-    return this.opts.common
-  }
-
-  /** The canonical head block. */
-  get head(): BlockRecord {
-    return this.blocks.head
-  }
-
-  /**
-   * Canonical block by number, or undefined. Old blocks are decoded from the block store's encodings (memory or
-   * `--db`), recent and recently read ones come from its cache.
-   * @throws StorageCorruptError when the stored block does not decode (JSON-RPC -32000 at the boundary)
-   */
-  blockByNumber(n: bigint): Promise<BlockRecord | undefined> {
-    return this.blocks.byNumber(n)
-  }
-
-  /** Canonical block by 32-byte hash, or undefined. */
-  blockByHash(hash: Uint8Array): Promise<BlockRecord | undefined> {
-    return this.blocks.byBlockHash(hash)
-  }
-
-  /**
-   * Canonical blocks of `from` … `to` (clamped to the head) whose header logs bloom passes `mayMatch`, in order;
-   * the others are never decoded (log queries).
-   */
-  blocksWithBloom(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean): AsyncGenerator<BlockRecord> {
-    return this.blocks.blocksWithBloom(from, to, mayMatch)
-  }
-
   /**
    * Registers a listener's interest in the records of blocks removed by a revert (the `removedBlocks` event):
    * when no registered predicate answers true, a rewind does not decode the removed blocks and the event
@@ -196,29 +93,6 @@ export class Chain extends EventEmitter {
    */
   wantRemovedBlocks(predicate: () => boolean): void {
     this.rewinds.wantRemovedBlocks(predicate)
-  }
-
-  /** A mined transaction by hash, or undefined. */
-  transaction(hash: Uint8Array): Promise<TxLocation | undefined> {
-    return this.blocks.transaction(hash)
-  }
-
-  /** Current time for the next block, in seconds (wall clock + evm_increaseTime offset). */
-  now(): bigint {
-    return this.dev.now()
-  }
-
-  /** Seconds the next block's clock is moved forward (evm_increaseTime), 0 when none. */
-  get timeOffset(): bigint {
-    return this.dev.timeOffset
-  }
-
-  /**
-   * Block context of the block that would be mined next on the current head (also the `pending` context
-   * for calls and estimates); see {@link DevState.nextContext}.
-   */
-  nextContext(): BlockContext {
-    return this.dev.nextContext(this.head.header)
   }
 
   /** Whether instant mining is on (transactions are mined as they arrive). */
@@ -231,7 +105,7 @@ export class Chain extends EventEmitter {
     this.submission.setAutomine(on)
   }
 
-  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev-state.ts, src/chain/snapshots.ts ----
+  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev-state.ts, src/chain/rewind.ts ----
 
   /**
    * Adds seconds to the clock offset of the next block (evm_increaseTime; reference MinerClock): a value
@@ -360,11 +234,6 @@ export class Chain extends EventEmitter {
 
   // ---- merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*): src/chain/work-blocks.ts ----
 
-  /** Bumped whenever the pool changes (cache keys). */
-  get poolVersion(): number {
-    return this.pool.version
-  }
-
   /**
    * Builds the block a merged miner works on: the next block from the pool (as {@link mineBlock} picks it),
    * executed without committing, with its hashForMergedMining (RSKIP110 fork detection data from block 449).
@@ -385,11 +254,6 @@ export class Chain extends EventEmitter {
   private workParts(): WorkParts {
     const { executor, blocks, builder, submission } = this
     return { executor, blocks, builder, submission, mineWith: (ctx, txs, mm) => this.mineWith(ctx, txs, mm) }
-  }
-
-  /** Context of an existing block (calls "at" a past block run in that block's context). */
-  contextOf(block: BlockRecord): BlockContext {
-    return contextOf(block)
   }
 
   /**
@@ -433,11 +297,6 @@ export class Chain extends EventEmitter {
     return this.queue.run(() => this.submission.content())
   }
 
-  /** A transaction still in the pool, or undefined. */
-  pooled(hash: Uint8Array): PoolTx | undefined {
-    return this.pool.get(hash)
-  }
-
   /**
    * The next nonce of `address` counting its executable pool transactions (the `pending` nonce).
    */
@@ -461,7 +320,7 @@ export class Chain extends EventEmitter {
    * Mines one block with the given transactions (they must be valid in order) — or an empty block
    * (src/chain/block-commit.ts). Must run inside the queue.
    */
-  private mineWith(
+  protected mineWith(
     ctx: BlockContext,
     txs: BlockTx[],
     mm?: MergedMiningSource,
@@ -478,100 +337,10 @@ export class Chain extends EventEmitter {
     return this.queue.run(async () => (await this.mineWith(this.nextContext(), [])).block)
   }
 
-  /**
-   * The `pending` block: a sample next block on top of the head, built from the pool's executable
-   * transactions (as {@link mineBlock} would pick them) without committing
-   * (docs/reference-rules.md#rule-pending-block; reference ExecutionBlockRetriever). Cached until the head, the
-   * pool or the live state changes. Its state root stays readable, so `pending` state reads see the pool's effects.
-   */
-  pendingBlock(): Promise<BlockRecord> {
-    return this.queue.run(() => this.computePending())
-  }
-
-  /** The pending block, inside the queue. */
-  private computePending(): Promise<BlockRecord> {
-    return this.builder.pending(
-      () => `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`,
-      () => this.nextContext(),
-      (ctx) => this.submission.pickForBlock(ctx),
-      (p, err) => this.submission.drop(p, err.message),
-    )
-  }
-
-  private append(block: BlockRecord, enc?: EncodedBlock): void {
+  protected append(block: BlockRecord, enc?: EncodedBlock): void {
     // the clock controls apply to one block (reference MinerServerImpl.buildBlockToMine clears the offset)
     this.dev.clearNextBlockControls()
     this.blocks.add(block, enc)
     this.emit('block', block)
-  }
-
-  /**
-   * eth_call against a block's state (src/chain/state-queries.ts).
-   * @throws VmExecutionError on revert; CallPreconditionError when the sender cannot pay the value;
-   *   ExecutionTimeoutError past {@link executionTimeoutMs} (nothing is cached or kept); StateNotFoundError
-   *   beyond the kept states (the JSON-RPC answers: docs/architecture.md#errors)
-   */
-  call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<CallResult> {
-    if (this.opts.fork) {
-      return this.queue.run(async () => {
-        await this.prefetch([req.from, req.to])
-        return this.queries.call(req, block, over)
-      })
-    }
-    return this.queue.run(() => this.queries.call(req, block, over))
-  }
-
-  /**
-   * eth_estimateGas: the lowest gas limit with which the call succeeds, capped by the estimation cap.
-   * @throws VmExecutionError when it fails even at the cap; CallPreconditionError "insufficient funds for
-   *   transfer"; StateNotFoundError beyond the kept states
-   */
-  estimateGas(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<bigint> {
-    return this.queue.run(() => this.queries.estimateGas(req, block, over))
-  }
-
-  /** Account fields at a block (inside the queue). */
-  account(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.queries.account(address, block))
-  }
-
-  /** Code at a block (inside the queue). */
-  code(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.queries.code(address, block))
-  }
-
-  /** Storage word at a block (inside the queue). */
-  storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.queries.storage(address, slot, block))
-  }
-
-  /** Raw bytes of a storage cell at a block, `key32` a 32-byte word (inside the queue). @throws StateNotFoundError */
-  storageBytes(address: Uint8Array, key32: Uint8Array, block: BlockRecord | 'pending'): Promise<Uint8Array> {
-    return this.queue.run(() => this.queries.storageBytes(address, key32, block))
-  }
-
-  /** The Unitrie of a block's state, for proofs (inside the queue). @throws StateNotFoundError beyond the kept states */
-  stateTrie(block: BlockRecord | 'pending'): Promise<Unitrie> {
-    return this.queue.run(() => this.queries.stateTrie(block))
-  }
-
-  /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
-  async preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined> {
-    // mined here since the start, or recorded with the block in the database
-    const changed = this.builder.changedPreStateRoot(block) ?? (await this.database?.preStateRoot(block.header.number))
-    return changed ?? this.builder.preStateRoot(block)
-  }
-
-  /**
-   * Block context and state root to run at, for executions outside this class (debug_traceCall; inside the queue).
-   * @throws StateNotFoundError beyond the kept states
-   */
-  executionState(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
-    return this.stateFor(block)
-  }
-
-  /** Block context and state root to run or read at (inside the queue). */
-  private stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
-    return this.queries.stateFor(block)
   }
 }
