@@ -8,41 +8,29 @@
  * - tx-submission.ts: the pool, pool submission and automine (the answer-before-seal path);
  * - state-queries.ts: calls, estimates (with their memo and overrides) and state reads;
  * - live-state.ts: in-place state changes, state-file capture and import; chain-restore.ts: continuing `--db`;
- * - work-blocks.ts: the blocks of merged-mining work; chain-options.ts: the options of {@link Chain.create}.
+ * - block-commit.ts: a mined block built, written to `--db` and appended; rewind.ts: snapshot, revert, reset;
+ * - work-blocks.ts: the blocks of merged-mining work; chain-options.ts: the options of {@link Chain.create};
+ *   chain-setup.ts: the executor, the parts and the start (genesis, fork block or `--db`) of {@link Chain.create}.
  *
  * Events: `block` (BlockRecord) after every appended block; `removedBlocks` (BlockRecord[], highest first) after
  * a revert or reset; `pendingTransaction` (hash, from) and `droppedTransaction` (hash, reason) from the pool;
  * `console` (ConsoleLogEvent); `internalError` (err) for a failure while sealing an already-answered block.
  */
-import { EventEmitter } from 'node:events'
-import type { Common } from '@ethereumjs/common'
-import {
-  Executor,
-  type AppliedTx,
-  type BlockContext,
-  type CallRequest,
-  type CallResult,
-} from '../execution/executor.js'
-import type { CallOverrides } from '../execution/state-override.js'
+import type { AppliedTx, BlockContext, Executor } from '../execution/executor.js'
 import type { MergedMiningFields } from '../rsk/merged-mining.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
-import type { PoolTx, TxPool } from '../txpool/pool.js'
-import { toKey } from '../util/bytes.js'
-import { SerialQueue } from '../util/serial-queue.js'
-import { BlockBuilder, type BlockTx, type OnExecuted } from './block-builder.js'
-import { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
-import { BlockStore, type TxLocation } from './block-store.js'
-import { LevelBlockArchive, MemoryBlockArchive } from './block-archive.js'
-import { encodeBlock, type EncodedBlock } from './block-codec.js'
+import type { PoolTx } from '../txpool/pool.js'
+import type { BlockTx, OnExecuted } from './block-builder.js'
+import type { ChainOptions } from './chain-options.js'
+import type { EncodedBlock } from './block-codec.js'
+import { commitBlock, type CommitParts } from './block-commit.js'
 import type { MergedMiningSource, MiningWork } from './consensus.js'
-import { DevState } from './dev-state.js'
-import { SnapshotRegistry } from './snapshots.js'
-import { contextOf, StateQueries } from './state-queries.js'
-import type { ChainStorage } from './storage.js'
-import { LiveState, type ChainCapture } from './live-state.js'
-import { restoreChain } from './chain-restore.js'
-import { TxSubmission, type TxToSubmit } from './tx-submission.js'
+import { createChainExecutor, startChain } from './chain-setup.js'
+import type { ChainCapture } from './live-state.js'
+import { ChainReads } from './chain-reads.js'
+import { Rewinds } from './rewind.js'
+import type { TxToSubmit } from './tx-submission.js'
 import { buildWorkBlock, mineWorkBlock, type WorkParts } from './work-blocks.js'
 import type { BlockRecord } from '../types/records.js'
 
@@ -53,195 +41,49 @@ export type { TxToSubmit } from './tx-submission.js'
 
 /**
  * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}; nothing
- * outside writes its fields (automine, the clock, the sealing gate change through methods only).
+ * outside writes its fields (automine, the clock, the sealing gate change through methods only). Its parts and the
+ * reads (blocks, state, calls, the pending block) are in {@link ChainReads} (src/chain/chain-reads.ts).
  */
-export class Chain extends EventEmitter {
-  /** The single writer; also used for every read that touches the VM/state. */
-  readonly queue = new SerialQueue()
-  /** The canonical blocks and their indexes (encoded in memory, or read back from the database). */
-  private readonly blocks: BlockStore
-  /** Who wants the records of blocks a rewind removes (log filters and subscriptions send their logs again). */
-  private readonly removedBlocksWanted: (() => boolean)[] = []
-  /** The clock, next-block overrides and mining targets (evm_increaseTime, evm_setNextBlockTimestamp, …). */
-  private readonly dev: DevState
-  /** evm_snapshot records. */
-  private readonly snapshots = new SnapshotRegistry()
-  readonly callGasCap: bigint
-  readonly gasEstimationCap: bigint
-  /** See {@link ChainOptions.executionTimeoutMs}. */
-  readonly executionTimeoutMs: number
+export class Chain extends ChainReads {
+  /** evm_snapshot, evm_revert and resets (src/chain/rewind.ts). */
+  private readonly rewinds: Rewinds
+  /** What a mined block is committed with (src/chain/block-commit.ts). */
+  private readonly commit: CommitParts
 
-  /** The pool, pool submission and automine (src/chain/tx-submission.ts). */
-  private readonly submission: TxSubmission
-
-  /** Transactions waiting to be mined (owned by the submission path). */
-  private get pool(): TxPool {
-    return this.submission.pool
-  }
-  /** Building, sealing and the pending block (src/chain/block-builder.ts). */
-  private readonly builder: BlockBuilder
-  /** Calls, estimates and state reads (src/chain/state-queries.ts). */
-  private readonly queries: StateQueries
-  /** In-place state changes, state-file capture and import (src/chain/live-state.ts). */
-  private readonly live: LiveState
-
-  /** The chain's database, if persistent. */
-  private readonly database: ChainStorage | undefined
-
-  /** Fork mode: the local root of the fork block's state (what {@link reset} goes back to). */
-  private readonly forkRoot: Uint8Array | undefined
-
-  private constructor(
-    readonly executor: Executor,
-    private readonly opts: ChainOptions,
-  ) {
-    super()
-    this.database = opts.storage
-    const archive = opts.storage ? new LevelBlockArchive(opts.storage) : new MemoryBlockArchive()
-    this.blocks = new BlockStore(opts.common, archive, opts.fork?.block.header.number ?? 0n)
-    this.forkRoot = opts.fork ? executor.stateRoot : undefined
-    this.setMaxListeners(0)
-    this.dev = new DevState({
-      clock: opts.clock ?? Date.now,
-      coinbase: opts.coinbase,
-      targetGasLimit: opts.targetGasLimit,
-      minGasPrice: opts.minGasPrice,
+  private constructor(executor: Executor, opts: ChainOptions) {
+    super(executor, opts)
+    const { blocks, builder, dev, database, forkRoot } = this
+    this.rewinds = new Rewinds({
+      ...{ executor, blocks, builder, dev, database, forkRoot },
+      pool: () => this.pool,
+      emitRemoved: (removed) => this.emit('removedBlocks', removed),
     })
-    this.callGasCap = opts.callGasCap ?? 10_000_000n
-    this.gasEstimationCap = opts.gasEstimationCap ?? 6_800_000n
-    this.executionTimeoutMs = opts.executionTimeoutMs ?? 5_000
-    this.builder = new BlockBuilder({
-      executor,
-      blocks: this.blocks,
-      common: opts.common,
-      extraData: opts.extraData,
-      persistent: opts.storage !== undefined,
-      onConsole: (event) => this.emit('console', event),
-      executionTimeoutMs: this.executionTimeoutMs,
-    })
-    this.submission = new TxSubmission({
-      queue: this.queue,
-      executor,
-      nextContext: () => this.nextContext(),
-      mineWith: (ctx, txs, onExecuted) => this.mineWith(ctx, txs, undefined, onExecuted),
-      persistent: opts.storage !== undefined,
-      emit: (event, ...args) => this.emit(event, ...args),
-    })
-    this.live = new LiveState(executor, this.blocks, opts.common, opts.storage)
-    this.queries = new StateQueries({
-      executor,
-      head: () => this.head,
-      pendingBlock: () => this.computePending(),
-      nextContext: () => this.nextContext(),
-      onConsole: (event) => this.emit('console', event),
-      callGasCap: this.callGasCap,
-      gasEstimationCap: this.gasEstimationCap,
-      executionTimeoutMs: this.executionTimeoutMs,
-      fork: opts.fork && this.forkRoot && { block: opts.fork.block, root: this.forkRoot },
-    })
+    this.commit = {
+      ...{ executor, blocks, builder, database },
+      transactionBlockKeeper: opts.transactionBlockKeeper,
+      prefetch: opts.fork && ((accounts) => this.prefetch(accounts)),
+      append: (block, enc) => this.append(block, enc),
+    }
   }
 
   /**
-   * Creates the chain with its genesis block, or continues the chain held by `opts.storage`.
+   * Creates the chain with its genesis block, or continues the chain held by `opts.storage`
+   * (src/chain/chain-setup.ts).
    * @throws StorageMismatchError when the storage holds a chain of another genesis or chain id
    */
   static async create(opts: ChainOptions): Promise<Chain> {
     let chain: Chain | undefined
-    const fork = opts.fork
-    if (fork && opts.storage) throw new Error('a fork keeps no database (--db)')
-    // below a fork block, BLOCKHASH and the Remasc contract read the remote's blocks
-    const base = fork?.block.header.number ?? 0n
-    const executor = await Executor.create({
-      common: opts.common,
-      alloc: opts.alloc,
-      network: opts.network,
-      blockHash: async (n) => (n < base ? fork!.hashOf(n) : chain?.blocks.hashOf(n)),
-      processingBlock: async (n) => {
-        if (n < base) return fork!.processingBlock(n)
-        const b = await chain?.blockByNumber(n)
-        return b && { hash: b.hash, coinbase: b.header.coinbase, paidFees: b.header.paidFees }
-      },
-      canonicalBlock: async (n) => chain?.blockByNumber(n),
-      store: opts.storage?.trieStore,
-      fork: fork?.source,
-    })
-    chain = new Chain(executor, opts)
-    const history = opts.pruneHistory ?? opts.stateHistory ?? DEFAULT_STATE_HISTORY
-    // one committed root per block, plus a few in-place changes and pending previews
-    executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
-    executor.stateManager.db.pin(executor.stateRoot)
-    const genesis = fork ? fork.block : chain.builder.genesis(opts.genesis)
-    // with --db: continue the stored chain (src/chain/chain-restore.ts), or start it
-    const restored = opts.storage
-      ? await restoreChain(opts.storage, genesis, {
-          executor,
-          blocks: chain.blocks,
-          common: opts.common,
-          network: opts.network,
-        })
-      : 'new'
-    if (restored === 'new') chain.append(genesis)
-    // --prune-history: states past the kept ones are not read back from the database
-    if (opts.pruneHistory !== undefined) executor.stateManager.db.loadRoot = undefined
-    return chain
+    const executor = await createChainExecutor(opts, () => chain?.blocks)
+    const created = (chain = new Chain(executor, opts))
+    await startChain(opts, executor, { blocks: created.blocks, builder: created.builder }, (genesis) =>
+      created.append(genesis),
+    )
+    return created
   }
 
   /** Stops using the chain's database (after the queue drains). Idempotent. */
   close(): Promise<void> {
     return this.queue.run(() => this.database?.close())
-  }
-
-  /** Fork mode: the number of the fork block (blocks at or below it are the remote's); undefined otherwise. */
-  get forkBlockNumber(): bigint | undefined {
-    return this.opts.fork?.block.header.number
-  }
-
-  /**
-   * Fork mode: fetches these accounts of the remote state together (one round trip) before a transaction or
-   * call touches them; nothing otherwise.
-   * @throws ForkRemoteError (-32000) when the remote cannot answer
-   */
-  prefetch(accounts: readonly (Uint8Array | undefined)[]): Promise<void> | undefined {
-    const fork = this.opts.fork
-    if (fork === undefined) return undefined
-    return fork.source.prefetch(accounts.filter((a): a is Uint8Array => a !== undefined))
-  }
-
-  /** The EIP-155 chain id. */
-  get chainId(): bigint {
-    return this.opts.common.chainId()
-  }
-
-  /** The Common used for transactions. */
-  get common(): Common {
-    return this.opts.common
-  }
-
-  /** The canonical head block. */
-  get head(): BlockRecord {
-    return this.blocks.head
-  }
-
-  /**
-   * Canonical block by number, or undefined. Old blocks are decoded from the block store's encodings (memory or
-   * `--db`), recent and recently read ones come from its cache.
-   * @throws StorageCorruptError when the stored block does not decode (JSON-RPC -32000 at the boundary)
-   */
-  blockByNumber(n: bigint): Promise<BlockRecord | undefined> {
-    return this.blocks.byNumber(n)
-  }
-
-  /** Canonical block by 32-byte hash, or undefined. */
-  blockByHash(hash: Uint8Array): Promise<BlockRecord | undefined> {
-    return this.blocks.byBlockHash(hash)
-  }
-
-  /**
-   * Canonical blocks of `from` … `to` (clamped to the head) whose header logs bloom passes `mayMatch`, in order;
-   * the others are never decoded (log queries).
-   */
-  blocksWithBloom(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean): AsyncGenerator<BlockRecord> {
-    return this.blocks.blocksWithBloom(from, to, mayMatch)
   }
 
   /**
@@ -250,30 +92,7 @@ export class Chain extends EventEmitter {
    * carries an empty list.
    */
   wantRemovedBlocks(predicate: () => boolean): void {
-    this.removedBlocksWanted.push(predicate)
-  }
-
-  /** A mined transaction by hash, or undefined. */
-  transaction(hash: Uint8Array): Promise<TxLocation | undefined> {
-    return this.blocks.transaction(hash)
-  }
-
-  /** Current time for the next block, in seconds (wall clock + evm_increaseTime offset). */
-  now(): bigint {
-    return this.dev.now()
-  }
-
-  /** Seconds the next block's clock is moved forward (evm_increaseTime), 0 when none. */
-  get timeOffset(): bigint {
-    return this.dev.timeOffset
-  }
-
-  /**
-   * Block context of the block that would be mined next on the current head (also the `pending` context
-   * for calls and estimates); see {@link DevState.nextContext}.
-   */
-  nextContext(): BlockContext {
-    return this.dev.nextContext(this.head.header)
+    this.rewinds.wantRemovedBlocks(predicate)
   }
 
   /** Whether instant mining is on (transactions are mined as they arrive). */
@@ -286,7 +105,7 @@ export class Chain extends EventEmitter {
     this.submission.setAutomine(on)
   }
 
-  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev-state.ts, src/chain/snapshots.ts ----
+  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev-state.ts, src/chain/rewind.ts ----
 
   /**
    * Adds seconds to the clock offset of the next block (evm_increaseTime; reference MinerClock): a value
@@ -331,15 +150,7 @@ export class Chain extends EventEmitter {
    * @returns the snapshot id: 1, 2, … (the RPC shows it as "0x1", "0x2", …)
    */
   snapshot(): Promise<number> {
-    return this.queue.run(() => {
-      this.executor.stateManager.db.pin(this.executor.stateRoot)
-      return this.snapshots.take({
-        blockNumber: this.head.header.number,
-        stateRoot: this.executor.stateRoot,
-        pool: [...this.pool.all()],
-        ...this.dev.clockControls(),
-      })
-    })
+    return this.queue.run(() => this.rewinds.snapshot())
   }
 
   /**
@@ -349,16 +160,7 @@ export class Chain extends EventEmitter {
    * @returns false for an unknown id
    */
   revertTo(id: number): Promise<boolean> {
-    return this.queue.run(async () => {
-      const snap = this.snapshots.get(id)
-      if (!snap) return false
-      for (const s of this.snapshots.keepUpTo(id)) this.executor.stateManager.db.unpin(s.stateRoot)
-      await this.rewind(snap.blockNumber, snap.stateRoot)
-      this.pool.clear()
-      for (const p of snap.pool) this.pool.add(p.tx, p.hash, p.from)
-      this.dev.restoreClock(snap)
-      return true
-    })
+    return this.queue.run(() => this.rewinds.revertTo(id))
   }
 
   /**
@@ -366,27 +168,7 @@ export class Chain extends EventEmitter {
    * controls are cleared.
    */
   reset(): Promise<void> {
-    return this.queue.run(async () => {
-      const first = this.blocks.genesis
-      await this.rewind(first.header.number, this.forkRoot ?? first.header.stateRoot)
-      this.pool.clear()
-      for (const snap of this.snapshots.clear()) this.executor.stateManager.db.unpin(snap.stateRoot)
-      this.dev.clearNextBlockControls()
-    })
-  }
-
-  /** Removes blocks above `number` and sets the state to `stateRoot`. Inside the queue. */
-  private async rewind(number: bigint, stateRoot: Uint8Array): Promise<void> {
-    const wanted = this.removedBlocksWanted.some((p) => p())
-    const removed = wanted ? await this.blocks.recordsAbove(number) : []
-    // the stored chain first (one batch): a failure leaves both as they were
-    if (this.database)
-      await this.database.rewind(number, this.head.header.number, stateRoot, await this.blocks.indexesAbove(number))
-    const changed = number < this.head.header.number
-    await this.blocks.truncateAbove(number)
-    await this.executor.resetTo(stateRoot)
-    this.builder.invalidatePending()
-    if (changed) this.emit('removedBlocks', removed.reverse())
+    return this.queue.run(() => this.rewinds.reset())
   }
 
   /**
@@ -452,11 +234,6 @@ export class Chain extends EventEmitter {
 
   // ---- merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*): src/chain/work-blocks.ts ----
 
-  /** Bumped whenever the pool changes (cache keys). */
-  get poolVersion(): number {
-    return this.pool.version
-  }
-
   /**
    * Builds the block a merged miner works on: the next block from the pool (as {@link mineBlock} picks it),
    * executed without committing, with its hashForMergedMining (RSKIP110 fork detection data from block 449).
@@ -477,11 +254,6 @@ export class Chain extends EventEmitter {
   private workParts(): WorkParts {
     const { executor, blocks, builder, submission } = this
     return { executor, blocks, builder, submission, mineWith: (ctx, txs, mm) => this.mineWith(ctx, txs, mm) }
-  }
-
-  /** Context of an existing block (calls "at" a past block run in that block's context). */
-  contextOf(block: BlockRecord): BlockContext {
-    return contextOf(block)
   }
 
   /**
@@ -525,11 +297,6 @@ export class Chain extends EventEmitter {
     return this.queue.run(() => this.submission.content())
   }
 
-  /** A transaction still in the pool, or undefined. */
-  pooled(hash: Uint8Array): PoolTx | undefined {
-    return this.pool.get(hash)
-  }
-
   /**
    * The next nonce of `address` counting its executable pool transactions (the `pending` nonce).
    */
@@ -550,37 +317,16 @@ export class Chain extends EventEmitter {
   }
 
   /**
-   * Mines one block with the given transactions (they must be valid in order) — or an empty block.
-   * Must run inside the queue.
+   * Mines one block with the given transactions (they must be valid in order) — or an empty block
+   * (src/chain/block-commit.ts). Must run inside the queue.
    */
-  private async mineWith(
+  protected mineWith(
     ctx: BlockContext,
     txs: BlockTx[],
     mm?: MergedMiningSource,
     onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
-    const parentState = this.executor.stateRoot
-    if (this.opts.fork) await this.prefetch([ctx.coinbase, ...txs.flatMap((t) => [t.from, t.tx.to?.bytes])])
-    const result = await this.builder.build(ctx, txs, true, mm, onExecuted)
-    const enc = encodeBlock(result.block)
-    if (this.database) {
-      // one batch per block (block, receipts, state nodes, head) before anyone sees the block
-      try {
-        await this.database.writeBlock(
-          result.block,
-          this.executor.stateManager.getTrie(),
-          enc,
-          this.builder.changedPreStateRoot(result.block),
-        )
-      } catch (err) {
-        await this.executor.resetTo(parentState)
-        throw err
-      }
-    }
-    this.append(result.block, enc)
-    const keeper = this.opts.transactionBlockKeeper
-    if (keeper !== undefined) await this.blocks.pruneReceiptsUpTo(result.block.header.number - BigInt(keeper))
-    return result
+    return commitBlock(this.commit, ctx, txs, mm, onExecuted)
   }
 
   /**
@@ -591,100 +337,10 @@ export class Chain extends EventEmitter {
     return this.queue.run(async () => (await this.mineWith(this.nextContext(), [])).block)
   }
 
-  /**
-   * The `pending` block: a sample next block on top of the head, built from the pool's executable
-   * transactions (as {@link mineBlock} would pick them) without committing
-   * (docs/reference-rules.md#rule-pending-block; reference ExecutionBlockRetriever). Cached until the head, the
-   * pool or the live state changes. Its state root stays readable, so `pending` state reads see the pool's effects.
-   */
-  pendingBlock(): Promise<BlockRecord> {
-    return this.queue.run(() => this.computePending())
-  }
-
-  /** The pending block, inside the queue. */
-  private computePending(): Promise<BlockRecord> {
-    return this.builder.pending(
-      () => `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`,
-      () => this.nextContext(),
-      (ctx) => this.submission.pickForBlock(ctx),
-      (p, err) => this.submission.drop(p, err.message),
-    )
-  }
-
-  private append(block: BlockRecord, enc?: EncodedBlock): void {
+  protected append(block: BlockRecord, enc?: EncodedBlock): void {
     // the clock controls apply to one block (reference MinerServerImpl.buildBlockToMine clears the offset)
     this.dev.clearNextBlockControls()
     this.blocks.add(block, enc)
     this.emit('block', block)
-  }
-
-  /**
-   * eth_call against a block's state (src/chain/state-queries.ts).
-   * @throws VmExecutionError on revert; CallPreconditionError when the sender cannot pay the value;
-   *   ExecutionTimeoutError past {@link executionTimeoutMs} (nothing is cached or kept); StateNotFoundError
-   *   beyond the kept states (the JSON-RPC answers: docs/architecture.md#errors)
-   */
-  call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<CallResult> {
-    if (this.opts.fork) {
-      return this.queue.run(async () => {
-        await this.prefetch([req.from, req.to])
-        return this.queries.call(req, block, over)
-      })
-    }
-    return this.queue.run(() => this.queries.call(req, block, over))
-  }
-
-  /**
-   * eth_estimateGas: the lowest gas limit with which the call succeeds, capped by the estimation cap.
-   * @throws VmExecutionError when it fails even at the cap; CallPreconditionError "insufficient funds for
-   *   transfer"; StateNotFoundError beyond the kept states
-   */
-  estimateGas(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<bigint> {
-    return this.queue.run(() => this.queries.estimateGas(req, block, over))
-  }
-
-  /** Account fields at a block (inside the queue). */
-  account(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.queries.account(address, block))
-  }
-
-  /** Code at a block (inside the queue). */
-  code(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.queries.code(address, block))
-  }
-
-  /** Storage word at a block (inside the queue). */
-  storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.queries.storage(address, slot, block))
-  }
-
-  /** Raw bytes of a storage cell at a block, `key32` a 32-byte word (inside the queue). @throws StateNotFoundError */
-  storageBytes(address: Uint8Array, key32: Uint8Array, block: BlockRecord | 'pending'): Promise<Uint8Array> {
-    return this.queue.run(() => this.queries.storageBytes(address, key32, block))
-  }
-
-  /** The Unitrie of a block's state, for proofs (inside the queue). @throws StateNotFoundError beyond the kept states */
-  stateTrie(block: BlockRecord | 'pending'): Promise<Unitrie> {
-    return this.queue.run(() => this.queries.stateTrie(block))
-  }
-
-  /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
-  async preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined> {
-    // mined here since the start, or recorded with the block in the database
-    const changed = this.builder.changedPreStateRoot(block) ?? (await this.database?.preStateRoot(block.header.number))
-    return changed ?? this.builder.preStateRoot(block)
-  }
-
-  /**
-   * Block context and state root to run at, for executions outside this class (debug_traceCall; inside the queue).
-   * @throws StateNotFoundError beyond the kept states
-   */
-  executionState(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
-    return this.stateFor(block)
-  }
-
-  /** Block context and state root to run or read at (inside the queue). */
-  private stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
-    return this.queries.stateFor(block)
   }
 }

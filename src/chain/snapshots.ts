@@ -1,6 +1,6 @@
 /**
  * The evm_snapshot registry: what each snapshot recorded, by id (1, 2, …), reusable after a revert as the
- * reference's SnapshotManager. Bookkeeping only: the chain (src/chain/chain.ts) pins and unpins the recorded
+ * reference's SnapshotManager. Bookkeeping only: src/chain/rewind.ts pins and unpins the recorded
  * state roots and does the restoring.
  */
 import type { PoolTx } from '../txpool/pool.js'
