@@ -39,10 +39,8 @@ export interface BlockArchive {
    * @param txHashes its transaction hashes
    */
   pruneReceipts(number: bigint, txHashes: readonly Uint8Array[]): Promise<void>
-  /**
-   * Block RLPs of `from` … `to` in order; each `rlp` is valid only until the next step (copy what you keep).
-   */
-  rlpRange(from: bigint, to: bigint): AsyncIterable<{ number: bigint; rlp: Uint8Array }>
+  /** The encodings of blocks `from` … `to` in order (bytes the caller owns). */
+  encodedRange(from: bigint, to: bigint): AsyncIterable<{ number: bigint } & EncodedBlock>
 }
 
 /** The 31-bit prefix of a hash used as a map key (a small integer: no string per entry). */
@@ -273,8 +271,8 @@ export class MemoryBlockArchive implements BlockArchive {
     this.used = s[last + 1]! + s[last + 2]! + s[last + 3]!
   }
 
-  async *rlpRange(from: bigint, to: bigint): AsyncGenerator<{ number: bigint; rlp: Uint8Array }> {
-    for (let n = from; n <= to && n < BigInt(this.count); n++) yield { number: n, rlp: this.encodedNow(n)!.rlp }
+  async *encodedRange(from: bigint, to: bigint): AsyncGenerator<{ number: bigint } & EncodedBlock> {
+    for (let n = from; n <= to && n < BigInt(this.count); n++) yield { number: n, ...this.encodedNow(n)! }
   }
 }
 
@@ -315,7 +313,7 @@ export class LevelBlockArchive implements BlockArchive {
     if (enc !== undefined) await this.storage.pruneReceipts(number, prunedBlockExtra(enc.extra), txHashes)
   }
 
-  async *rlpRange(from: bigint, to: bigint): AsyncGenerator<{ number: bigint; rlp: Uint8Array }> {
-    for await (const b of this.storage.encodedRange(from, to)) yield { number: b.number, rlp: b.rlp }
+  encodedRange(from: bigint, to: bigint): AsyncIterable<{ number: bigint } & EncodedBlock> {
+    return this.storage.encodedRange(from, to)
   }
 }

@@ -201,7 +201,7 @@ export function decodeStoredBlock(rlp: Uint8Array, extra: Uint8Array, common: Co
 }
 
 /** Start of the payload and end of the RLP item at `pos` (a list's payload holds its items). */
-function rlpItem(b: Uint8Array, pos: number): { data: number; end: number } {
+export function rlpItem(b: Uint8Array, pos: number): { data: number; end: number } {
   const first = b[pos]!
   if (first < 0x80) return { data: pos, end: pos + 1 }
   if (first <= 0xb7) return { data: pos + 1, end: pos + 1 + first - 0x80 }

@@ -9,8 +9,9 @@ import type { Common } from '@ethereumjs/common'
 import { LRUCache } from 'lru-cache'
 import { bytesEqual } from '../util/bytes.js'
 import { MemoryBlockArchive, type BlockArchive } from './block-archive.js'
+import { decodeLogView } from './block-log-view.js'
 import { blockLogsBloom, decodeStoredBlock, encodeBlock, type EncodedBlock } from './block-codec.js'
-import type { BlockRecord, TxRecord } from '../types/records.js'
+import type { BlockRecord, LogBlock, TxRecord } from '../types/records.js'
 
 /** Where a transaction sits. */
 export interface TxLocation {
@@ -202,27 +203,30 @@ export class BlockStore {
   }
 
   /**
-   * Blocks of `from` … `to` (clamped to the head) whose header bloom passes `mayMatch`, decoded, in order. The
-   * bloom is read from the encoded header, so blocks ruled out are never decoded.
+   * The logs of blocks `from` … `to` (clamped to the head) whose header bloom passes `mayMatch`, in order. The
+   * bloom is read from the encoded header, so blocks ruled out are never decoded; a block in the decoded cache is
+   * given as it is, any other as a log view of its encodings (src/chain/block-log-view.ts), in which receipts
+   * whose bloom `receiptMayMatch` rules out are not decoded (their logs read as empty).
    */
   async *blocksWithBloom(
     from: bigint,
     to: bigint,
     mayMatch: (bloom: Uint8Array) => boolean,
-  ): AsyncGenerator<BlockRecord> {
+    receiptMayMatch?: (bloom: Uint8Array) => boolean,
+  ): AsyncGenerator<LogBlock> {
     const last = to < BigInt(this.count - 1) ? to : BigInt(this.count - 1)
     const base = this.base
     if (from <= base) {
       if (last >= base && mayMatch(this.genesisBlock!.header.logsBloom)) yield this.genesisBlock!
       from = base + 1n
     }
-    const wanted: bigint[] = []
-    for await (const { number, rlp } of this.archive.rlpRange(from - base, last - base))
-      if (mayMatch(blockLogsBloom(rlp))) wanted.push(number + base)
-    for (const n of wanted) {
-      const b = await this.byNumber(n)
-      if (b === undefined) return
-      yield b
+    const head = this.headBlock!
+    for await (const { number, rlp, extra } of this.archive.encodedRange(from - base, last - base)) {
+      if (!mayMatch(blockLogsBloom(rlp))) continue
+      const n = number + base
+      yield (
+        (n === head.header.number ? head : this.cache.get(Number(n))) ?? decodeLogView(n, rlp, extra, receiptMayMatch)
+      )
     }
   }
 

@@ -10,7 +10,7 @@ import type { AppliedTx, BlockContext, CallRequest, CallResult, Executor } from 
 import type { CallOverrides } from '../execution/state-override.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import type { PoolTx, TxPool } from '../txpool/pool.js'
-import type { BlockRecord } from '../types/records.js'
+import type { BlockRecord, LogBlock } from '../types/records.js'
 import { toKey } from '../util/bytes.js'
 import { SerialQueue } from '../util/serial-queue.js'
 import type { BlockBuilder, BlockTx, OnExecuted } from './block-builder.js'
@@ -134,11 +134,16 @@ export abstract class ChainReads extends EventEmitter {
   }
 
   /**
-   * Canonical blocks of `from` … `to` (clamped to the head) whose header logs bloom passes `mayMatch`, in order;
-   * the others are never decoded (log queries).
+   * The logs of canonical blocks `from` … `to` (clamped to the head) whose header logs bloom passes `mayMatch`,
+   * in order; the others are never decoded (log queries). Receipts `receiptMayMatch` rules out may read as empty.
    */
-  blocksWithBloom(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean): AsyncGenerator<BlockRecord> {
-    return this.blocks.blocksWithBloom(from, to, mayMatch)
+  blocksWithBloom(
+    from: bigint,
+    to: bigint,
+    mayMatch: (bloom: Uint8Array) => boolean,
+    receiptMayMatch?: (bloom: Uint8Array) => boolean,
+  ): AsyncGenerator<LogBlock> {
+    return this.blocks.blocksWithBloom(from, to, mayMatch, receiptMayMatch)
   }
 
   /** A mined transaction by hash, or undefined. */

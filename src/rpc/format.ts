@@ -4,7 +4,7 @@
  * docs/reference-rules.md#rule-log-json; rskj BlockResultDTO, TransactionResultDTO, TransactionReceiptDTO, LogFilterElement). Quantities are minimal hex,
  * data is unpadded hex, nulls are emitted.
  */
-import type { BlockRecord, LogRecord, TxRecord } from '../types/records.js'
+import type { BlockRecord, LogBlock, LogRecord, LogTx, TxRecord } from '../types/records.js'
 import { quantity, toHex, ZERO_HASH } from '../util/bytes.js'
 
 const ZERO_NONCE = '0x0000000000000000'
@@ -41,7 +41,7 @@ export function formatTransaction(
  * subscriptions; geth and Anvil send it on every log, and ethers-based tools (hardhat-ethers `queryFilter`) reject
  * a log without it — the field costs no fidelity (a mined log of a best-chain block is never removed).
  */
-export function formatLog(log: LogRecord, t: TxRecord, block: BlockRecord): Record<string, unknown> {
+export function formatLog(log: LogRecord, t: LogTx, block: LogBlock): Record<string, unknown> {
   return {
     logIndex: quantity(log.logIndex),
     blockNumber: quantity(block.header.number),
@@ -61,7 +61,7 @@ const logJsonCache = new WeakMap<LogRecord, string>()
  * {@link formatLog} already serialized, cached per log (a mined log never changes; a reverted block's logs
  * are dropped with it): eth_getLogs over many blocks then costs string joins instead of re-formatting.
  */
-export function logJson(log: LogRecord, t: TxRecord, block: BlockRecord): string {
+export function logJson(log: LogRecord, t: LogTx, block: LogBlock): string {
   let json = logJsonCache.get(log)
   if (json === undefined) {
     json = JSON.stringify(formatLog(log, t, block))

@@ -37,6 +37,25 @@ export interface ReceiptRecord {
   pruned?: true
 }
 
+/** What a log query needs of a transaction: its hash and index, and its receipt's logs and bloom. */
+export interface LogTx {
+  /** 32-byte transaction hash. */
+  readonly hash: Uint8Array
+  /** Position in the block. */
+  index: number
+  receipt: { logs: LogRecord[]; logsBloom: Uint8Array }
+}
+
+/**
+ * What a log query needs of a block: its hash and number and its transactions' logs. A {@link BlockRecord}
+ * is one; so is the lighter view log queries decode from a block's encodings (src/chain/block-codec.ts).
+ */
+export interface LogBlock {
+  hash: Uint8Array
+  header: { number: bigint; logsBloom: Uint8Array }
+  transactions: readonly LogTx[]
+}
+
 /** A transaction included in a block. */
 export interface TxRecord {
   /** The signed legacy transaction (frozen). For impersonated sends, a fake-signature tx (see accounts). */

@@ -1,0 +1,80 @@
+/**
+ * The logs of a stored block read from its encodings without decoding the block (docs/architecture.md#storage):
+ * what eth_getLogs needs of a block that is not in the block store's decoded cache. The header is not decoded,
+ * no transaction object is built, a transaction's hash is computed only when asked, and a receipt is decoded only
+ * when its bloom may match the query — a scan over many blocks then costs a fraction of decoding them.
+ */
+import { RLP } from '@ethereumjs/rlp'
+import { keccak256 } from '../crypto/keccak.js'
+import { decodeReceipt } from '../rsk/receipt-rlp.js'
+import { bytesToBigInt } from '../util/bytes.js'
+import { blockLogsBloom, rlpItem, StorageCorruptError } from './block-codec.js'
+import type { LogBlock, LogRecord, LogTx } from '../types/records.js'
+
+/** The 256-byte bloom of a receipt RLP, read in place (item 2 of the receipt list; a view into `receipt`). */
+function receiptBloom(receipt: Uint8Array): Uint8Array {
+  const list = rlpItem(receipt, 0)
+  let pos = list.data
+  for (let i = 0; i < 2; i++) pos = rlpItem(receipt, pos).end
+  const bloom = rlpItem(receipt, pos)
+  if (bloom.end - bloom.data !== 256) throw new StorageCorruptError('a stored receipt has no logs bloom')
+  return receipt.subarray(bloom.data, bloom.end)
+}
+
+/** The raw RLP of each transaction of a block RLP (views into `rlp`). */
+function transactionItems(rlp: Uint8Array): Uint8Array[] {
+  const block = rlpItem(rlp, 0)
+  const header = rlpItem(rlp, block.data)
+  const list = rlpItem(rlp, header.end)
+  const out: Uint8Array[] = []
+  for (let pos = list.data; pos < list.end;) {
+    const item = rlpItem(rlp, pos)
+    out.push(rlp.subarray(pos, item.end))
+    pos = item.end
+  }
+  return out
+}
+
+const ZERO_BLOOM: Uint8Array = new Uint8Array(256)
+
+/**
+ * A block's logs as a {@link LogBlock}, decoded from its encodings (src/chain/block-codec.ts).
+ * @param number the block number; @param rlp its block RLP; @param extra its extra RLP (both owned by the caller
+ *   for as long as the view is used)
+ * @param receiptMayMatch when given, receipts whose bloom it rules out are not decoded (their logs read as empty);
+ *   without it every receipt is decoded
+ * @throws StorageCorruptError when the encodings do not have the block shape
+ */
+export function decodeLogView(
+  number: bigint,
+  rlp: Uint8Array,
+  extra: Uint8Array,
+  receiptMayMatch?: (bloom: Uint8Array) => boolean,
+): LogBlock {
+  const [hash, , , txExtras] = RLP.decode(extra) as unknown as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]]
+  const items = transactionItems(rlp)
+  if (items.length !== txExtras.length)
+    throw new StorageCorruptError(`block ${number}: receipts do not match the transactions`)
+  const transactions = txExtras.map(([, , receiptRlp, firstLogIndex], index): LogTx => {
+    let logs: LogRecord[] = []
+    let logsBloom = ZERO_BLOOM
+    // an empty receipt: dropped by --transaction-block-keeper
+    if (receiptRlp!.length > 0) {
+      logsBloom = receiptBloom(receiptRlp!)
+      if (receiptMayMatch === undefined || receiptMayMatch(logsBloom)) {
+        let logIndex = Number(bytesToBigInt(firstLogIndex!))
+        logs = decodeReceipt(receiptRlp!).logs.map((l) => ({ ...l, logIndex: logIndex++ }))
+      }
+    }
+    let txHash: Uint8Array | undefined
+    return {
+      get hash(): Uint8Array {
+        txHash ??= keccak256(items[index]!)
+        return txHash
+      },
+      index,
+      receipt: { logs, logsBloom },
+    }
+  })
+  return { hash, header: { number, logsBloom: blockLogsBloom(rlp) }, transactions }
+}
