@@ -80,8 +80,11 @@ export function encodeBlock(block: BlockRecord): EncodedBlock {
   return { rlp: blockRlp(block), extra: blockExtra(block) }
 }
 
-/** Header fields of a decoded block header (mined blocks: V2, merged-mining fields present or empty). */
-function headerFields(h: RskHeader): HeaderFields {
+/**
+ * Header fields of a decoded header (src/rsk/header.ts): difficulty and gas limit as bigint, absent
+ * minimumGasPrice as 0 wei, absent merged-mining fields and edges as empty.
+ */
+export function headerFields(h: RskHeader): HeaderFields {
   const empty = new Uint8Array(0)
   return {
     parentHash: h.parentHash,

@@ -4,10 +4,11 @@
  * before it creates the chain and {@link OpenFork.close} after the chain is closed.
  */
 import type { ChainFork } from '../chain/chain-options.js'
+import { headerFields } from '../chain/block-codec.js'
 import { InvalidArgumentError } from '../errors/domain-errors.js'
 import { hashForMergedMining, type RskHeader } from '../rsk/header.js'
 import type { BlockRecord, HeaderFields } from '../types/records.js'
-import { bytesToBigInt, fromHex, toKey } from '../util/bytes.js'
+import { fromHex, toKey } from '../util/bytes.js'
 import { defaultForkCacheDir, ForkCache } from './fork-cache.js'
 import { ForkHistory } from './fork-history.js'
 import { resolveForkPoint, type ForkPoint } from './fork-point.js'
@@ -149,28 +150,8 @@ function quantityField(o: RemoteJson | null, field: string): bigint {
  * transactions (the RPC answers them from the remote), size and total difficulty from the remote's block JSON.
  */
 export function forkBlockRecord(h: RskHeader, point: ForkPoint, json: RemoteJson | null): BlockRecord {
-  const header: HeaderFields = {
-    parentHash: h.parentHash,
-    unclesHash: h.unclesHash,
-    coinbase: h.coinbase,
-    stateRoot: h.stateRoot,
-    transactionsRoot: h.txTrieRoot,
-    receiptsRoot: h.receiptTrieRoot,
-    logsBloom: h.logsBloom,
-    difficulty: typeof h.difficulty === 'bigint' ? h.difficulty : bytesToBigInt(h.difficulty),
-    number: h.number,
-    gasLimit: bytesToBigInt(h.gasLimit),
-    gasUsed: h.gasUsed,
-    timestamp: h.timestamp,
-    extraData: h.extraData,
-    paidFees: h.paidFees,
-    minimumGasPrice: h.minimumGasPrice ?? 0n,
-    uncleCount: h.uncleCount,
-    bitcoinMergedMiningHeader: h.bitcoinMergedMiningHeader ?? new Uint8Array(0),
-    bitcoinMergedMiningMerkleProof: h.bitcoinMergedMiningMerkleProof ?? new Uint8Array(0),
-    bitcoinMergedMiningCoinbaseTransaction: h.bitcoinMergedMiningCoinbaseTransaction ?? new Uint8Array(0),
-    edges: h.edges ?? undefined,
-  }
+  // as a stored header reads, except that absent edges stay absent (the remote's header is encoded as it is)
+  const header: HeaderFields = { ...headerFields(h), edges: h.edges ?? undefined }
   let hfmm: Uint8Array
   try {
     hfmm = hashForMergedMining(h)
