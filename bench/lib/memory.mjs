@@ -6,6 +6,7 @@
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { log } from './log.mjs'
+import { checkRecorder, peerAvailable } from './section.mjs'
 import { devAccount, sendAndWait } from './peer-client.mjs'
 import { benchDir, root } from './paths.mjs'
 import { rssMiB, spawnChild } from './proc.mjs'
@@ -60,21 +61,9 @@ export async function runMemory(peer, opts) {
     checks: [],
     notes: [],
   }
-  try {
-    out.version = peer.version()
-  } catch {}
-  const why = peer.unavailable()
-  if (why) {
-    out.status = 'skipped'
-    out.error = why
-    log(`\n== --memory: skipped — ${why}`)
-    return out
-  }
+  if (!peerAvailable(out, peer, `--memory`)) return out
   log(`\n== --memory: ${peer.name} in memory, one value transfer per block, memory at ${A} and ${B} blocks`)
-  const check = (what, ok, detail) => {
-    out.checks.push({ what, ok: !!ok, detail: detail ?? null })
-    if (!ok) log(`   CHECK FAILED [memory] ${what}${detail ? `: ${detail}` : ''}`)
-  }
+  const check = checkRecorder(out, `memory`)
   const h = spawnChild(process.execPath, ['--expose-gc', join(benchDir, 'lib', 'memory-node.mjs')], {
     cwd: root,
     ipc: true,

@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks'
 import { SUPPLY, TRANSFER_GAS, balanceOfData, transferData } from './erc20.mjs'
 import { fmtMs, log } from './log.mjs'
+import { checkRecorder, peerAvailable } from './section.mjs'
 import { deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
 import { dirBytes, median, peakRssMiB, rssMiB, sleep, tempDir } from './proc.mjs'
 import { Rpc, hex } from './rpc.mjs'
@@ -52,23 +53,11 @@ export async function runRestart(peer, opts) {
     checks: [],
     notes: [],
   }
-  try {
-    out.version = peer.version()
-  } catch {}
-  const why = peer.unavailable()
-  if (why) {
-    out.status = 'skipped'
-    out.error = why
-    log(`\n== --restart: skipped — ${why}`)
-    return out
-  }
+  if (!peerAvailable(out, peer, `--restart`)) return out
   log(
     `\n== --restart: ${N} blocks on ${peer.name} --db, then ${RESTART_RUNS} restarts and ${KILL_AFTER_BLOCKS.length} kill -9 rounds`,
   )
-  const check = (what, ok, detail) => {
-    out.checks.push({ what, ok: !!ok, detail: detail ?? null })
-    if (!ok) log(`   CHECK FAILED [restart] ${what}${detail ? `: ${detail}` : ''}`)
-  }
+  const check = checkRecorder(out, `restart`)
   const step = (s) => log(`   ${s}`)
   const dir = tempDir('node-cli-bench-restart-')
   const dbArgs = ['--db', dir]

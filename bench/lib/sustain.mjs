@@ -18,6 +18,7 @@ import {
 } from './erc20.mjs'
 import { CLIENT_BOUND_PCT, autocannon, preflight } from './load.mjs'
 import { fmtMin, fmtMs, log } from './log.mjs'
+import { checkRecorder, peerAvailable } from './section.mjs'
 import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
 import { cpuSeconds, dirBytes, median, peakRssMiB, rssMiB, sleep, tempDir } from './proc.mjs'
 import { Rpc, body } from './rpc.mjs'
@@ -71,23 +72,11 @@ export async function runSustain(peer, opts, { db = false } = {}) {
     checks: [],
     notes: [],
   }
-  try {
-    out.version = peer.version()
-  } catch {}
-  const why = peer.unavailable()
-  if (why) {
-    out.status = 'skipped'
-    out.error = why
-    log(`\n== --sustain ${name}: skipped — ${why}`)
-    return out
-  }
+  if (!peerAvailable(out, peer, `--sustain ${name}`)) return out
   log(
     `\n== --sustain: ${fmtMin(opts.sustain)} of sustained mixed load on ${name} ${out.version ?? ''} (${opts.connections} read connections + ${opts.sustainTps} transfers/s, RSS every ${SUSTAIN_SAMPLE_S} s)`,
   )
-  const check = (what, ok, detail) => {
-    out.checks.push({ what, ok: !!ok, detail: detail ?? null })
-    if (!ok) log(`   CHECK FAILED [sustain ${name}] ${what}${detail ? `: ${detail}` : ''}`)
-  }
+  const check = checkRecorder(out, `sustain ${name}`)
   const step = (s) => log(`   ${s}`)
   const ctx = { instance: null }
   let timedOut = false
