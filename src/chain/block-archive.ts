@@ -27,6 +27,8 @@ export interface BlockArchive {
   append(number: bigint, enc: EncodedBlock, hash: Uint8Array, txHashes: readonly Uint8Array[]): void
   /** The encodings of block `number` (bytes the caller owns), or undefined. */
   encoded(number: bigint): Promise<EncodedBlock | undefined>
+  /** The 32-byte hash of block `number` (the caller owns it), or undefined when it is not held. */
+  hashOf(number: bigint): Promise<Uint8Array | undefined>
   /** Numbers of blocks whose hash may be `hash` (the caller checks), lowest first. */
   numbersOfHash(hash: Uint8Array): Promise<bigint[]>
   /** Positions where a transaction with hash `hash` may be (the caller checks). */
@@ -204,10 +206,9 @@ export class MemoryBlockArchive implements BlockArchive {
     )
   }
 
-  /** The 32-byte hash of block `number` (a copy), or undefined. */
-  hashOf(number: bigint): Uint8Array | undefined {
+  hashOf(number: bigint): Promise<Uint8Array | undefined> {
     const n = Number(number)
-    return n >= 0 && n < this.count ? this.hashes.slice(n * 32, n * 32 + 32) : undefined
+    return Promise.resolve(n >= 0 && n < this.count ? this.hashes.slice(n * 32, n * 32 + 32) : undefined)
   }
 
   pruneReceipts(number: bigint, txHashes: readonly Uint8Array[]): Promise<void> {
@@ -272,7 +273,22 @@ export class MemoryBlockArchive implements BlockArchive {
   }
 
   async *encodedRange(from: bigint, to: bigint): AsyncGenerator<{ number: bigint } & EncodedBlock> {
-    for (let n = from; n <= to && n < BigInt(this.count); n++) yield { number: n, ...this.encodedNow(n)! }
+    for (let n = from; n <= to && n < BigInt(this.count); n++) {
+      const i = Number(n) * SLOT
+      const s = this.slots
+      const chunk = this.chunks[s[i]!]!
+      const rlpEnd = s[i + 1]! + s[i + 2]!
+      let extra: Uint8Array | undefined
+      // log scans read every header's bloom but few extras: the extra is unpacked only when asked
+      yield {
+        number: n,
+        rlp: unpackZeros(chunk.subarray(s[i + 1]!, rlpEnd), s[i + 4]!),
+        get extra(): Uint8Array {
+          extra ??= unpackZeros(chunk.subarray(rlpEnd, rlpEnd + s[i + 3]!), s[i + 5]!)
+          return extra
+        },
+      }
+    }
   }
 }
 
@@ -292,6 +308,12 @@ export class LevelBlockArchive implements BlockArchive {
 
   encoded(number: bigint): Promise<EncodedBlock | undefined> {
     return this.storage.encoded(number)
+  }
+
+  async hashOf(number: bigint): Promise<Uint8Array | undefined> {
+    // the first field of the extra record: no block decode
+    const enc = await this.storage.encoded(number)
+    return enc && (RLP.decode(enc.extra) as unknown as Uint8Array[])[0]
   }
 
   async numbersOfHash(hash: Uint8Array): Promise<bigint[]> {

@@ -110,9 +110,9 @@ export class BlockStore {
 
   /** The 32-byte hash of canonical block `n`, or undefined (BLOCKHASH, Remasc). */
   async hashOf(n: bigint): Promise<Uint8Array | undefined> {
-    if (this.archive instanceof MemoryBlockArchive)
-      return n < BigInt(this.count) && n >= this.base ? this.archive.hashOf(n - this.base) : undefined
-    return (await this.byNumber(n))?.hash
+    if (n < this.base || n >= BigInt(this.count)) return undefined
+    if (n === this.base) return this.genesisBlock!.hash
+    return this.cache.get(Number(n))?.hash ?? (await this.archive.hashOf(n - this.base))
   }
 
   /**
@@ -155,13 +155,6 @@ export class BlockStore {
     this.genesisBlock = genesis
     this.headBlock = head
     this.count = Number(head.header.number) + 1
-  }
-
-  /**
-   * Hashes of blocks `number`+1 … head and of their transactions (what a database rewind deletes).
-   */
-  async indexesAbove(number: bigint): Promise<{ hash: Uint8Array; txHashes: Uint8Array[] }[]> {
-    return (await this.recordsAbove(number)).map((b) => ({ hash: b.hash, txHashes: b.transactions.map((t) => t.hash) }))
   }
 
   /**

@@ -83,14 +83,20 @@ export class Rewinds {
   private async rewind(number: bigint, stateRoot: Uint8Array): Promise<void> {
     const { blocks, database, executor } = this.p
     const wanted = this.removedBlocksWanted.some((p) => p())
-    const removed = wanted ? await blocks.recordsAbove(number) : []
+    // decoded once: for the removed-logs notifications and for the index records the database deletes
+    const removed = wanted || database ? await blocks.recordsAbove(number) : []
     const headNumber = blocks.head.header.number
     // the stored chain first (one batch): a failure leaves both as they were
-    if (database) await database.rewind(number, headNumber, stateRoot, await blocks.indexesAbove(number))
+    if (database) await database.rewind(number, headNumber, stateRoot, indexRecords(removed))
     const changed = number < headNumber
     await blocks.truncateAbove(number)
     await executor.resetTo(stateRoot)
     this.p.builder.invalidatePending()
-    if (changed) this.p.emitRemoved(removed.reverse())
+    if (changed) this.p.emitRemoved(wanted ? removed.reverse() : [])
   }
+}
+
+/** The index records of blocks (their hash and their transactions' hashes), for a database rewind. */
+function indexRecords(blocks: readonly BlockRecord[]): { hash: Uint8Array; txHashes: Uint8Array[] }[] {
+  return blocks.map((b) => ({ hash: b.hash, txHashes: b.transactions.map((t) => t.hash) }))
 }
