@@ -234,7 +234,7 @@ const PATCHES = [
     'classic-level/binding.js',
     [
       [
-        'module.exports = require(\'node-gyp-build\')(__dirname)',
+        "module.exports = require('node-gyp-build')(__dirname)",
         // (the name in a variable: esbuild warns about a require.resolve of a literal it bundles)
         "const nodeCliName = 'classic-level' // node-cli bundle: the package's directory, resolved from dist/\n" +
           "const nodeCliDir = require('node:path').dirname(require.resolve(nodeCliName + '/package.json'))\n" +

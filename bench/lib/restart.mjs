@@ -29,7 +29,8 @@ const valueRecipient = (i) => '0x' + (0xe0000000 + i).toString(16).padStart(40, 
 /**
  * Runs the restart row on `peer` (node-cli) with opts.restartBlocks blocks and opts.settleMs before the RSS
  * reading. Returns { name, version, status, error, blocks, build {…}, stopMs (SIGTERM → exit), dbBytes,
- * dbBytesPerBlock, restarts [{ ms, rssMiB, peakMiB, wrongHeads }], restartMs (median), rssAfterRestartMiB
+ * dbBytesPerBlock, restarts [{ ms, rssMiB, peakMiB, wrongHeads }], restartMs (median), restartsWithoutExtraCa [ms]
+ * and restartMsWithoutExtraCa (median; only when the environment sets NODE_EXTRA_CA_CERTS), rssAfterRestartMiB
  * (median), peakRssMiB (median VmHWM at the first right answer), kill9 [{ killAfterBlocks, ackedHead (the
  * last head answered before the kill), headAfter, inflightMine, restartMs }], checks [{ what, ok, detail }], notes }.
  */
@@ -47,6 +48,8 @@ export async function runRestart(peer, opts) {
     dbBytesPerBlock: null,
     restarts: [],
     restartMs: null,
+    restartsWithoutExtraCa: [],
+    restartMsWithoutExtraCa: null,
     rssAfterRestartMiB: null,
     peakRssMiB: null,
     kill9: [],
@@ -213,6 +216,19 @@ export async function runRestart(peer, opts) {
       )
       await inst.stop(30_000)
     }
+    // as the main run's start-up row: the same restart without NODE_EXTRA_CA_CERTS (Node reads that CA file at boot)
+    if (process.env.NODE_EXTRA_CA_CERTS) {
+      for (let r = 0; r < RESTART_RUNS; r++) {
+        const until = async (probe) => (Number(BigInt(await probe.call('eth_blockNumber'))) === head ? head : undefined)
+        inst = await start(peer, ctx, { extraArgs: dbArgs, until, timeoutMs: RESTART_TIMEOUT_MS, withoutExtraCa: true })
+        out.restartsWithoutExtraCa.push(+inst.startupMs.toFixed(1))
+        await inst.stop(30_000)
+      }
+      out.restartMsWithoutExtraCa = +median(out.restartsWithoutExtraCa).toFixed(1)
+      step(
+        `restart without NODE_EXTRA_CA_CERTS: ${out.restartsWithoutExtraCa.map((x) => x.toFixed(0)).join(' / ')} ms → median ${out.restartMsWithoutExtraCa} ms`,
+      )
+    }
     out.restartMs = +median(out.restarts.map((x) => x.ms)).toFixed(1)
     out.rssAfterRestartMiB = +median(out.restarts.map((x) => x.rssMiB)).toFixed(1)
     out.peakRssMiB = +median(out.restarts.map((x) => x.peakMiB)).toFixed(1)
@@ -333,6 +349,10 @@ export function printRestart(r) {
     log(
       `  restart: spawn → eth_blockNumber = head ${r.restarts.map((x) => x.ms.toFixed(0)).join(' / ')} ms → median ${r.restartMs} ms; RSS after restart ${r.rssAfterRestartMiB} MiB (VmHWM at the first answer ${r.peakRssMiB} MiB)`,
     )
+    if (r.restartMsWithoutExtraCa != null)
+      log(
+        `  restart without NODE_EXTRA_CA_CERTS: ${r.restartsWithoutExtraCa.map((x) => x.toFixed(0)).join(' / ')} ms → median ${r.restartMsWithoutExtraCa} ms`,
+      )
   }
   for (const k of r.kill9)
     log(
