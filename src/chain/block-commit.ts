@@ -10,7 +10,15 @@ import type { BlockBuilder, BlockTx, OnExecuted } from './block-builder.js'
 import { encodeBlock, type EncodedBlock } from './block-codec.js'
 import type { BlockStore } from './block-store.js'
 import type { MergedMiningSource } from './consensus.js'
+import type { TrieNodeStore } from '../rsk/unitrie.js'
 import type { ChainStorage } from './storage.js'
+
+/**
+ * With `--db` (nodes read back on demand), the state's tries drop their nodes in memory every this many blocks
+ * (src/state/unitrie-state-db.ts `unloadStored`), so the state held in memory is what the last blocks touched,
+ * not the whole state: memory stays flat as the state grows (docs/architecture.md#storage).
+ */
+export const UNLOAD_STATE_EVERY_BLOCKS = 1_000
 
 /** The chain's parts a block commit uses. */
 export interface CommitParts {
@@ -59,7 +67,21 @@ export async function commitBlock(
     }
   }
   p.append(result.block, enc)
+  const nodeStore = database?.nodeStore
+  if (nodeStore !== undefined && result.block.header.number % BigInt(UNLOAD_STATE_EVERY_BLOCKS) === 0n)
+    await unloadState(executor, nodeStore)
   const keeper = p.transactionBlockKeeper
   if (keeper !== undefined) await p.blocks.pruneReceiptsUpTo(result.block.header.number - BigInt(keeper))
   return result
+}
+
+/**
+ * Drops the state's nodes held in memory (every registered root the database holds becomes a lazy trie) and
+ * re-reads the live state over its lazy trie (the few cached historical states keep theirs until evicted).
+ * Skipped while the live state has open checkpoints: it is only a memory bound, the next turn catches up.
+ */
+async function unloadState(executor: Executor, nodeStore: TrieNodeStore): Promise<void> {
+  if (executor.stateManager.checkpointDepth > 0) return
+  executor.stateManager.db.unloadStored(nodeStore)
+  await executor.resetTo(executor.stateRoot)
 }

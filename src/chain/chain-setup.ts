@@ -136,6 +136,9 @@ export async function startChain(
   // one committed root per block, plus a few in-place changes and pending previews
   executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
   executor.stateManager.db.pin(executor.stateRoot)
+  // --db: tries read their nodes from the database as they reach them (a restart loads no whole state; the
+  // state held in memory stays bounded, src/chain/block-commit.ts)
+  opts.storage?.readNodesOnDemand()
   const genesis = opts.fork ? opts.fork.block : parts.builder.genesis(opts.genesis)
   // with --db: continue the stored chain (src/chain/chain-restore.ts), or start it
   const restored = opts.storage

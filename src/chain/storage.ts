@@ -20,15 +20,18 @@
  * opening a directory reads the meta, the head and the live root only, however long the chain is. Format 1
  * directories (no 'H'/'T' indexes) are upgraded once when opened.
  *
- * The Unitrie reads its store synchronously ({@link TrieNodeStore}); the database is asynchronous. So:
+ * The Unitrie reads its store synchronously ({@link TrieNodeStore}); the database is asynchronous, but `level`
+ * and `memory-level` also read synchronously (`getSync`). So (./trie-node-stores.ts):
  * - writes: {@link WriteBackTrieStore} collects the nodes `Unitrie.save` puts (only the paths a block changed)
  *   and they go into the block's batch;
- * - reads: a state whose trie is in memory (recent blocks, --state-history) is read as before; any other root
- *   (the head on restart, a block older than --state-history) is loaded by {@link ChainStorage.loadRoot}: all its
- *   nodes are fetched asynchronously (breadth first, one `getMany` per level), then decoded into memory at once,
- *   so the synchronous trie never misses. It then counts as a recent root (evicted again past --state-history).
- *   Loading costs O(size of that state), which is small on a development chain; no node cache is kept beside
- *   the tries, so memory stays what --state-history allows.
+ * - reads: a state whose trie is in memory (recent blocks, --state-history) is read as it is; any other root (the
+ *   head on restart, a block older than --state-history) is found by {@link ChainStorage.loadRoot}, which hands
+ *   out a lazy trie over the on-demand store ({@link ChainStorage.nodeStore}): each node is read from the
+ *   database (`getSync`) when the trie first reaches it, so a restart reads no whole state. Every
+ *   UNLOAD_STATE_EVERY_BLOCKS blocks the tries drop the nodes they loaded or built (src/chain/block-commit.ts),
+ *   so the state held in memory is what recent blocks touched, not the whole state: memory stays flat as the
+ *   state grows. A database without synchronous reads gets every node of a root fetched asynchronously instead
+ *   (breadth first, one `getMany` per level) and decoded into memory at once.
  *
  * Without --db the node does not use this module at all (not even over memory-level, although that would be
  * the same code path): measured, memory-level costs about 18% of automined throughput (a batch and its
@@ -42,6 +45,7 @@
 import type { AbstractLevel } from 'abstract-level'
 import { loadAllNodes, nodeReferences, Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
 import { toKey } from '../util/bytes.js'
+import { nodeKey, onDemandStore, WriteBackTrieStore, type PutOp } from './trie-node-stores.js'
 import { encodeBlock, StorageCorruptError, type EncodedBlock } from './block-codec.js'
 import type { BlockRecord } from '../types/records.js'
 
@@ -74,7 +78,6 @@ const LIVE = Uint8Array.of(0x6c) // 'l'
 const PRUNED = Uint8Array.of(0x6b) // 'k'
 const BLOCK = 0x62 // 'b'
 const EXTRA = 0x78 // 'x'
-const NODE = 0x6e // 'n'
 const BY_HASH = 0x48 // 'H'
 const TX = 0x54 // 'T'
 const PRE_STATE = 0x70 // 'p'
@@ -103,10 +106,6 @@ function hashKey(prefix: number, hash: Uint8Array): Uint8Array {
   return k
 }
 
-function nodeKey(hash: Uint8Array): Uint8Array {
-  return hashKey(NODE, hash)
-}
-
 /** The 'T' value: block number ‖ index. */
 function txLocationValue(number: bigint, index: number): Uint8Array {
   const v = new Uint8Array(12)
@@ -127,37 +126,8 @@ export function blockIndexOps(number: bigint, hash: Uint8Array, txHashes: readon
   return ops
 }
 
-export type PutOp = { type: 'put'; key: Uint8Array; value: Uint8Array }
+export type { PutOp } from './trie-node-stores.js'
 type DelOp = { type: 'del'; key: Uint8Array }
-
-/**
- * The synchronous {@link TrieNodeStore} in front of the database: `put` collects the nodes of the state being
- * saved until {@link ChainStorage} writes them with the block; `get` answers from those and, while a root is
- * being loaded, from the nodes fetched for it. Anything else is not in memory: roots are loaded whole by
- * {@link ChainStorage.loadRoot} before they are read, so the trie never asks for a node this store lacks.
- */
-export class WriteBackTrieStore implements TrieNodeStore {
-  private pending = new Map<string, PutOp>()
-  /** Nodes fetched for the root being loaded (hex → bytes); set only during {@link ChainStorage.loadRoot}. */
-  loading: Map<string, Uint8Array> | undefined
-
-  get(hash: Uint8Array): Uint8Array | undefined {
-    const k = toKey(hash)
-    return this.pending.get(k)?.value ?? this.loading?.get(k)
-  }
-
-  put(hash: Uint8Array, data: Uint8Array): void {
-    const k = toKey(hash)
-    if (!this.pending.has(k)) this.pending.set(k, { type: 'put', key: nodeKey(hash), value: data })
-  }
-
-  /** The collected writes as batch operations; the store starts collecting anew. */
-  take(): PutOp[] {
-    const ops = [...this.pending.values()]
-    this.pending = new Map()
-    return ops
-  }
-}
 
 /** Options of {@link ChainStorage.open}. */
 export interface ChainStorageOptions {
@@ -177,6 +147,8 @@ export interface StoredChain {
  */
 export class ChainStorage {
   readonly trieStore = new WriteBackTrieStore()
+  /** See {@link nodeStore}. */
+  private onDemand: TrieNodeStore | undefined
   /** Set when a write failed: later writes fail with it too (the node must be restarted). */
   private failure: unknown
   private closed = false
@@ -207,6 +179,30 @@ export class ChainStorage {
       const why = cause?.code === 'LEVEL_LOCKED' ? 'it is in use by another process' : (err as Error).message
       throw new Error(`cannot open ${opts.label ?? dir} (${dir}): ${why}`, { cause: err })
     }
+  }
+
+  /**
+   * Makes tries read the nodes they reach from the database synchronously (`getSync`, which `level`
+   * and `memory-level` have): a stored root is then readable as a lazy trie that loads only the nodes it reaches
+   * (a restart no longer loads the head's whole state), and tries can drop their loaded nodes
+   * (`UnitrieStateDB.unloadStored` in src/state/unitrie-state-db.ts) to read them back on demand. Roots are
+   * still found through {@link loadRoot} only (so `--prune-history`, which switches that off, keeps older states
+   * unreadable), which then hands out lazy tries over {@link nodeStore}.
+   * @returns false when the database has no synchronous reads (roots are then loaded whole, {@link loadRoot})
+   */
+  readNodesOnDemand(): boolean {
+    // (abstract-level's manifest type does not declare the getSync flag its databases set)
+    if ((this.db.supports as { getSync?: boolean }).getSync !== true) return false
+    this.onDemand = onDemandStore(this.trieStore, (key) => (this.closed ? undefined : this.db.getSync(key)))
+    return true
+  }
+
+  /**
+   * The store of lazily read tries once {@link readNodesOnDemand} took effect (the collected writes, then the
+   * database), else undefined. States are saved through it too, so that a node read back counts as saved.
+   */
+  get nodeStore(): TrieNodeStore | undefined {
+    return this.onDemand
   }
 
   /** In-memory storage (memory-level): the same code path without a directory (tests, measurements). */
@@ -313,7 +309,7 @@ export class ChainStorage {
    * @param state the genesis state trie
    */
   async init(meta: StoredMeta, genesis: BlockRecord, state: Unitrie): Promise<void> {
-    state.save(this.trieStore)
+    state.save(this.saveStore)
     await this.write([
       { type: 'put', key: META, value: Buffer.from(JSON.stringify(meta), 'utf8') },
       ...this.blockOps(genesis),
@@ -328,7 +324,7 @@ export class ChainStorage {
    *   parent's (changed in place in between), for replays (traces)
    */
   writeBlock(block: BlockRecord, state: Unitrie, enc?: EncodedBlock, preStateRoot?: Uint8Array): Promise<void> {
-    state.save(this.trieStore)
+    state.save(this.saveStore)
     const ops = [...this.blockOps(block, enc), { type: 'put' as const, key: LIVE, value: state.hash() }]
     if (preStateRoot !== undefined)
       ops.push({ type: 'put', key: numberKey(PRE_STATE, block.header.number), value: preStateRoot })
@@ -337,7 +333,7 @@ export class ChainStorage {
 
   /** Records an in-place change of the live state (anvil_setBalance, …): its new nodes and root. */
   writeLiveState(state: Unitrie): Promise<void> {
-    state.save(this.trieStore)
+    state.save(this.saveStore)
     return this.write([{ type: 'put', key: LIVE, value: state.hash() }])
   }
 
@@ -370,11 +366,17 @@ export class ChainStorage {
   }
 
   /**
-   * Loads the state trie of `root` from the database, every node in memory (see the module documentation).
+   * Loads the state trie of `root` from the database: a lazy trie over {@link nodeStore} after
+   * {@link readNodesOnDemand}, else every node in memory (see the module documentation).
    * @returns the trie, or undefined when the database does not hold that state
    */
   async loadRoot(root: Uint8Array): Promise<Unitrie | undefined> {
     if (this.closed) return undefined
+    if (this.onDemand !== undefined) {
+      // a lazy trie: its nodes are read as they are reached
+      if ((await this.db.get(nodeKey(root))) === undefined && this.trieStore.get(root) === undefined) return undefined
+      return Unitrie.fromRootHash(root, this.onDemand)
+    }
     const nodes = new Map<string, Uint8Array>()
     let frontier: { hash: Uint8Array; node: boolean }[] = [{ hash: root, node: true }]
     while (frontier.length > 0) {
@@ -401,6 +403,11 @@ export class ChainStorage {
     } finally {
       this.trieStore.loading = undefined
     }
+  }
+
+  /** Where states are saved: {@link nodeStore} when set (nodes read back then count as saved), else the trie store. */
+  private get saveStore(): TrieNodeStore {
+    return this.onDemand ?? this.trieStore
   }
 
   /** Closes the database (idempotent). */

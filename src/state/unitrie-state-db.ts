@@ -79,6 +79,27 @@ export class UnitrieStateDB {
     return loaded
   }
 
+  /**
+   * Drops the nodes in memory of every registered root `store` holds: each such trie is replaced by a lazy
+   * one over `store`, which reads its nodes back as they are reached (persistent tries share nodes, so what
+   * they had loaded is freed once no other holder keeps it). Roots `store` lacks (not yet saved) keep their
+   * tries. For a store that reads a database on demand (src/chain/storage.ts, `nodeStore`): this is
+   * what keeps the state's memory bounded with `--db` as the state grows. The caller re-reads its own tries
+   * (the live state manager: `setStateRoot`).
+   * @returns how many roots were replaced
+   */
+  unloadStored(store: TrieNodeStore): number {
+    let replaced = 0
+    for (const [hex, trie] of this.roots) {
+      if (trie.root === undefined) continue
+      const root = trie.hash()
+      if (store.get(root) === undefined) continue
+      this.roots.set(hex, Unitrie.fromRootHash(root, store))
+      replaced++
+    }
+    return replaced
+  }
+
   /** The trie for `root`, or undefined when unknown (neither registered nor in the store). */
   lookup(root: Uint8Array): Unitrie | undefined {
     if (root.length !== 32) return undefined
