@@ -168,6 +168,14 @@ export function peakRssMiB(pid) {
   return statusMiB(pid, 'VmHWM')
 }
 
+/**
+ * The two parts of a process's resident set in MiB (RssAnon: heap and other private memory; RssFile: mapped
+ * files, e.g. LevelDB's memory-mapped tables, pages the kernel can drop and read again), or nulls.
+ */
+export function rssPartsMiB(pid) {
+  return { anon: statusMiB(pid, 'RssAnon'), file: statusMiB(pid, 'RssFile') }
+}
+
 /** A kB field of /proc/<pid>/status in MiB, or null. */
 function statusMiB(pid, field) {
   try {

@@ -80,12 +80,12 @@ export function report(r) {
   const lines = []
   const warm = r.analysis?.warmupS ?? 0
   lines.push(
-    `  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'req/s'.padStart(7)}  ${'tx/s'.padStart(5)}  ${'height'.padStart(7)}  ${'node CPU'.padStart(8)}`,
+    `  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'anon'.padStart(6)}  ${'file'.padStart(6)}  ${'req/s'.padStart(7)}  ${'tx/s'.padStart(5)}  ${'height'.padStart(7)}  ${'node CPU'.padStart(8)}`,
   )
   for (const s of r.samples) {
     const mark = s.t < warm - 1e-6 ? '  (warm-up)' : ''
     lines.push(
-      `  ${pad((s.t / 60).toFixed(2), 5)}  ${pad(s.rssMiB == null ? '—' : s.rssMiB.toFixed(1), 8)}  ${pad(s.reqPerSec == null ? '—' : s.reqPerSec.toFixed(0), 7)}  ${pad(s.txPerSec == null ? '—' : s.txPerSec.toFixed(1), 5)}  ${pad(s.height, 7)}  ${pad(s.nodeCpuPct == null ? '—' : `${s.nodeCpuPct}%`, 8)}${mark}`,
+      `  ${pad((s.t / 60).toFixed(2), 5)}  ${pad(s.rssMiB == null ? '—' : s.rssMiB.toFixed(1), 8)}  ${pad(s.rssAnonMiB ?? '—', 6)}  ${pad(s.rssFileMiB ?? '—', 6)}  ${pad(s.reqPerSec == null ? '—' : s.reqPerSec.toFixed(0), 7)}  ${pad(s.txPerSec == null ? '—' : s.txPerSec.toFixed(1), 5)}  ${pad(s.height, 7)}  ${pad(s.nodeCpuPct == null ? '—' : `${s.nodeCpuPct}%`, 8)}${mark}`,
     )
   }
   const a = r.analysis

@@ -95,6 +95,8 @@ const pct = (a, b) => (a == null || b == null || a === 0 ? null : +(((b - a) / a
  * The derived figures of a run from its windows and samples ([{ t, rssMiB, height }]):
  * rssBytesPerBlock — RSS growth from the end of the first window to the last sample ÷ the blocks mined meanwhile;
  * rssBytesPerBlockFit — the least-squares slope of RSS (bytes) over the height across those samples;
+ * rssAnonBytesPerBlock, rssFileBytesPerBlock — the same end-point growth of its two parts (RssAnon: private memory;
+ * RssFile: mapped files such as LevelDB's tables, which the kernel can drop);
  * firstVsLast — the last window against the first in % (txPerSec, reqPerSec, read and transfer p50/p99).
  */
 export function windowGrowth(windows, samples, totalS) {
@@ -105,13 +107,20 @@ export function windowGrowth(windows, samples, totalS) {
     blocks: null,
     rssBytesPerBlock: null,
     rssBytesPerBlockFit: null,
+    rssAnonBytesPerBlock: null,
+    rssFileBytesPerBlock: null,
     firstVsLast: null,
   }
   if (post.length >= 2) {
     const first = post[0]
     const last = post[post.length - 1]
     out.blocks = last.height - first.height
-    if (out.blocks > 0) out.rssBytesPerBlock = Math.round(((last.rssMiB - first.rssMiB) * MiB) / out.blocks)
+    if (out.blocks > 0) {
+      const per = (a, b) => (a == null || b == null ? null : Math.round(((b - a) * MiB) / out.blocks))
+      out.rssBytesPerBlock = per(first.rssMiB, last.rssMiB)
+      out.rssAnonBytesPerBlock = per(first.rssAnonMiB, last.rssAnonMiB)
+      out.rssFileBytesPerBlock = per(first.rssFileMiB, last.rssFileMiB)
+    }
     const k = slope(
       post.map((s) => s.height),
       post.map((s) => s.rssMiB * MiB),
@@ -154,7 +163,7 @@ export function windowReport(r) {
   const g = r.growth
   if (g) {
     lines.push(
-      `  RSS growth after the first ${unit}: ${g.rssBytesPerBlock ?? '—'} bytes/block (end points; least squares ${g.rssBytesPerBlockFit ?? '—'} bytes/block) over ${g.blocks ?? '—'} blocks; heap used: not exposed by the CLI (see --memory)`,
+      `  RSS growth after the first ${unit}: ${g.rssBytesPerBlock ?? '—'} bytes/block (end points; least squares ${g.rssBytesPerBlockFit ?? '—'} bytes/block) over ${g.blocks ?? '—'} blocks (RssAnon ${g.rssAnonBytesPerBlock ?? '—'}, RssFile ${g.rssFileBytesPerBlock ?? '—'} bytes/block); heap used: not exposed by the CLI (see --memory)`,
     )
     const f = g.firstVsLast
     if (f)

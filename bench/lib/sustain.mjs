@@ -20,7 +20,7 @@ import { CLIENT_BOUND_PCT, autocannon, preflight } from './load.mjs'
 import { fmtMin, fmtMs, log } from './log.mjs'
 import { checkRecorder, peerAvailable } from './section.mjs'
 import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
-import { cpuSeconds, dirBytes, median, peakRssMiB, rssMiB, sleep, tempDir } from './proc.mjs'
+import { cpuSeconds, dirBytes, median, peakRssMiB, rssMiB, rssPartsMiB, sleep, tempDir } from './proc.mjs'
 import { Rpc, body } from './rpc.mjs'
 import { analyze as analyzeSustain, verdict as sustainVerdict } from './sustain-analysis.mjs'
 import { logsLoop, readMix, sleepUntil } from './sustain-load.mjs'
@@ -34,6 +34,15 @@ export const SUSTAIN_FLAT_PCT = 10
 /** Transfer i of the sustained load goes to a fresh address (state grows like a test suite's), never one the reads use. */
 const sustainRecipient = (i) => '0x' + (0xc0000000 + i).toString(16).padStart(40, '0')
 const sustainAmount = (i) => BigInt((i % 1000) + 1)
+
+/** RssAnon and RssFile of `pid` in MiB, rounded (see rssPartsMiB). */
+function rssParts(pid) {
+  const p = rssPartsMiB(pid)
+  return {
+    rssAnonMiB: p.anon == null ? null : +p.anon.toFixed(1),
+    rssFileMiB: p.file == null ? null : +p.file.toFixed(1),
+  }
+}
 
 /**
  * A fresh instance of `peer`: deploy the token, seed LOAD_SAMPLES transfers, then for opts.sustain minutes
@@ -278,6 +287,7 @@ export async function runSustain(peer, opts, { db = false } = {}) {
         minute: +(s / 60).toFixed(2),
         rssMiB: rssMiB(inst.pid),
         peakMiB: peakRssMiB(inst.pid),
+        ...rssParts(inst.pid),
         reqPerSec: prev ? +((cur.ok - prev.ok) / dt).toFixed(1) : null,
         txPerSec: prev ? +((cur.txs - prev.txs) / dt).toFixed(1) : null,
         height: head,
@@ -300,7 +310,7 @@ export async function runSustain(peer, opts, { db = false } = {}) {
       if (k >= 0 && windowStart) out.windows.push(windows.close(k, windowStart, mark))
       if (s === 0 || k >= 0) windowStart = mark
       step(
-        `${(s / 60).toFixed(2).padStart(5)} min: RSS ${sample.rssMiB?.toFixed(1)} MiB` +
+        `${(s / 60).toFixed(2).padStart(5)} min: RSS ${sample.rssMiB?.toFixed(1)} MiB (anon ${sample.rssAnonMiB}, file ${sample.rssFileMiB})` +
           (s > 0
             ? `, ${sample.reqPerSec.toFixed(0)} req/s, ${sample.txPerSec.toFixed(1)} tx/s, node CPU ${sample.nodeCpuPct}%`
             : '') +
