@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
 import type { NodeConfig } from '../../src/config.js'
 import { internals } from '../../src/node-internals.js'
+import type { ChainStorage } from '../../src/chain/storage.js'
 import { UNLOAD_STATE_EVERY_BLOCKS } from '../../src/chain/block-commit.js'
 import { buildChain, observe, probe } from '../helpers/chain-fixture.js'
 import { COW, COW1, rpc, startNode } from '../helpers/node.js'
@@ -52,7 +53,7 @@ describe('--db: state read on demand and unloaded', () => {
     const ref = await open({})
     const { probeAddress } = await buildChain(a.url)
     expect((await buildChain(ref.url)).probeAddress).toBe(probeAddress)
-    const storage = internals(a).chain.database!
+    const storage = (internals(a).chain as unknown as { database: ChainStorage }).database
     expect(storage.nodeStore).toBeDefined()
 
     // an explicit unload: every registered root the database holds becomes a lazy trie, then the same answers
