@@ -6,7 +6,7 @@
  * docs/reference-rules.md#rule-block-json).
  */
 import { headerRulesFor } from '../rsk/activations.js'
-import { decodeHeader, headerHash, type RskHeader } from '../rsk/header.js'
+import { decodeHeader, headerHash, type HeaderDecodeRules, type RskHeader } from '../rsk/header.js'
 import { bytesEqual, fromHex, quantity, toHex } from '../util/bytes.js'
 import type { ForkCache } from './fork-cache.js'
 import type { ForkPoint } from './fork-point.js'
@@ -109,12 +109,15 @@ export class ForkHistory {
    * The fork block's header, decoded with the remote network's activation rules
    * (docs/reference-rules.md#rule-network-activations) and checked against the fork block hash: the parent of
    * the first local block.
+   * @param rules the header rules by block (default: the remote network's recorded ones)
    * @throws RemoteDataError (-32000) when the remote has no such header or it does not hash to the fork block's hash
    */
-  async forkHeader(): Promise<RskHeader> {
+  async forkHeader(
+    rules: (number: bigint) => HeaderDecodeRules = headerRulesFor(Number(this.point.chainId)),
+  ): Promise<RskHeader> {
     const raw = await this.rawHeaderByNumber(this.point.number)
     if (raw === null) throw new RemoteDataError(`fork remote has no header for block ${this.point.number}`)
-    const header = decodeHeader(raw, headerRulesFor(Number(this.point.chainId)))
+    const header = decodeHeader(raw, rules)
     if (!bytesEqual(headerHash(header), this.point.hash)) {
       throw new RemoteDataError(
         `fork remote's header of block ${this.point.number} does not hash to ${toHex(this.point.hash)}`,

@@ -6,6 +6,7 @@
 import type { ChainFork } from '../chain/chain-options.js'
 import { headerFields } from '../chain/block-codec.js'
 import { InvalidArgumentError } from '../errors/domain-errors.js'
+import { activationsFor, type ActivationOverrides, type Activations } from '../rsk/activations.js'
 import { hashForMergedMining, type RskHeader } from '../rsk/header.js'
 import type { BlockRecord, HeaderFields } from '../types/records.js'
 import { fromHex, toKey } from '../util/bytes.js'
@@ -36,6 +37,12 @@ export interface ForkOptions {
    * was fetched in memory only.
    */
   cache?: string | false
+  /**
+   * Activation heights to use instead of the remote network's recorded ones: network upgrade (`'lovell700'`) or
+   * consensus rule (`'rskip144'`) → block number, -1 = never, as the reference's configuration overrides them
+   * (docs/reference-rules.md#rule-network-activations). For trying an upgrade before the network activates it.
+   */
+  activations?: ActivationOverrides
 }
 
 /** Networks a fork runs with: their activation heights are known (src/rsk/activations.ts). */
@@ -45,6 +52,8 @@ export type ForkNetwork = 30 | 31 | 33
 export interface OpenFork {
   /** The remote's chain id, which is also the fork's chain id and network. */
   network: ForkNetwork
+  /** The network's consensus rules by block (with {@link ForkOptions.activations} applied). */
+  rules: Activations
   point: ForkPoint
   chain: ChainFork
   client: RemoteClient
@@ -84,12 +93,18 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
     const blockNumber = opts.blockNumber === undefined ? undefined : BigInt(opts.blockNumber)
     const point = await resolveForkPoint(remote, { url: opts.url, blockNumber, cacheDir })
     const network = forkNetwork(point.chainId)
+    let rules: Activations
+    try {
+      rules = activationsFor(network, opts.activations)
+    } catch (err) {
+      throw new InvalidArgumentError(`fork activations: ${(err as Error).message}`)
+    }
     const cache = await ForkCache.open({ dir: cacheDir, chainId: point.chainId, forkBlockHash: point.hash })
     const source = new ForkedStateSource(remote, cache, point.number)
     const history = new ForkHistory(remote, cache, point)
     let block: BlockRecord
     try {
-      const [header, json] = await Promise.all([history.forkHeader(), history.blockByNumber(point.number, false)])
+      const [header, json] = await Promise.all([history.forkHeader((n) => rules.headerRulesAt(n)), history.blockByNumber(point.number, false)])
       block = forkBlockRecord(header, point, json)
     } catch (err) {
       await cache.close()
@@ -98,6 +113,7 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
     const chain: ChainFork = {
       block,
       source,
+      rules,
       hashOf: async (n) => {
         const b = await history.blockByNumber(n, false)
         return typeof b?.hash === 'string' ? fromHex(b.hash) : undefined
@@ -110,6 +126,7 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
     }
     return {
       network,
+      rules,
       point,
       chain,
       client,
@@ -151,7 +168,11 @@ function quantityField(o: RemoteJson | null, field: string): bigint {
  */
 export function forkBlockRecord(h: RskHeader, point: ForkPoint, json: RemoteJson | null): BlockRecord {
   // as a stored header reads, except that absent edges stay absent (the remote's header is encoded as it is)
-  const header: HeaderFields = { ...headerFields(h), edges: h.edges ?? undefined }
+  const header: HeaderFields = {
+    ...headerFields(h),
+    edges: h.edges ?? undefined,
+    format: { umm: h.ummRoot !== null, version: h.version, edges: h.edges !== null, rskip92: h.useRskip92Encoding ?? true },
+  }
   let hfmm: Uint8Array
   try {
     hfmm = hashForMergedMining(h)

@@ -174,7 +174,8 @@ export function formatBlock(
     paidFees: quantity(h.paidFees),
     cumulativeDifficulty: quantity(block.cumulativeDifficulty),
     // RSKIP144 sublist edges (a number array from block 1 on; null for the genesis, which has none)
-    rskPteEdges: h.number === 0n ? null : (h.edges ?? []),
+    // (a fork's block without the edges field: null; docs/reference-rules.md#rule-network-activations)
+    rskPteEdges: h.number === 0n || h.format?.edges === false ? null : (h.edges ?? []),
     baseEvent: null,
   }
 }
