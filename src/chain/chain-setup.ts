@@ -40,13 +40,13 @@ export async function createChainExecutor(opts: ChainOptions, blocks: () => Bloc
     canonicalBlock: async (n) => blocks()?.byNumber(n),
     store: opts.storage?.trieStore,
     fork: fork?.source,
-    rules: fork && forkExecutionRules(fork.rules, base + 1n),
+    rules: fork && forkExecutionRules(fork.rules, base),
   })
 }
 
 /**
- * A fork's rules for the executor: those not active at `first` (the first local block) are checked per block
- * (docs/reference-rules.md#rule-network-activations).
+ * A fork's rules for the executor: those not active at `first` (the fork block, which calls at it run with) are
+ * checked per block (docs/reference-rules.md#rule-network-activations).
  */
 function forkExecutionRules(rules: NonNullable<ChainOptions['fork']>['rules'], first: bigint): ExecutionRules {
   return {

@@ -24,7 +24,7 @@ type AddOpcode = Extract<CustomOpcode, { logicFunction: unknown }>
 export interface ExecutionRules {
   /** Whether consensus rule `rule` is active at block `block` (src/rsk/activations.ts `Activations.isActive`). */
   isActive(rule: string, block: bigint): boolean
-  /** The rules to check per block: those not active at the first block the chain runs (rules never turn off). */
+  /** The rules to check per block: those not active at the fork block (rules never turn off). */
   gated: ReadonlySet<string>
 }
 
@@ -66,7 +66,7 @@ export const PRECOMPILE_RULES: ReadonlyMap<string, string> = new Map([
  * entry of that opcode (CHAINID, CREATE2…) or the stock one of `common`, whose gas function and logic first
  * halt with an invalid opcode while `active(rule)` is false.
  * @param custom the node's custom opcodes (./opcodes.ts)
- * @param gated rules to check (those not active at the first block the chain runs)
+ * @param gated rules to check (those not active at the fork block)
  */
 export function gateOpcodes(
   custom: CustomOpcode[],

@@ -10,6 +10,8 @@ import type { Node } from '../../src/index.js'
 import { activationsFor } from '../../src/rsk/activations.js'
 import { decodeHeader, headerHash } from '../../src/rsk/header.js'
 import { fromHex, toHex } from '../../src/util/bytes.js'
+import { killStartedClis, runCli } from '../helpers/cli.js'
+import { InvalidArgumentError } from '../../src/errors/domain-errors.js'
 import { COW, rpc, startNode } from '../helpers/node.js'
 import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
 
@@ -49,6 +51,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  killStartedClis()
   await fork?.close()
   await proxy?.close()
   await remote?.close()
@@ -105,5 +108,29 @@ describe('a fork of network 31 runs testnet rules at its heights', () => {
     const data = '0x5f60005260206000f3'
     expect(await rpc(fork.url, 'eth_call', [{ from: COW.address, data }, '0x3'])).toBe('0x')
     expect(await rpc(fork.url, 'eth_call', [{ from: COW.address, data }, 'latest'])).toBe('0x' + '00'.repeat(32))
+  })
+
+  it('takes the overrides on the command line, and refuses unknown names', async () => {
+    const base = ['-p', '0', '--fork-url', proxy.url, '--fork-block-number', '0', '--no-fork-cache']
+    const cli = runCli([...base, '--fork-activation', 'arrowhead600=1', 'lovell700=-1'])
+    const [, url] = await cli.waitFor(/Listening on (http:\/\/\S+) /)
+    // PUSH0 from block 1 on with the override; TSTORE (lovell700) never
+    expect(await rpc(url!, 'eth_call', [{ data: '0x5f60005260206000f3' }, 'latest'])).toBe('0x')
+    await rpc(url!, 'evm_mine')
+    expect(await rpc(url!, 'eth_call', [{ data: '0x5f60005260206000f3' }, 'latest'])).toBe('0x' + '00'.repeat(32))
+    expect(await rpc(url!, 'eth_call', [{ data: '0x60015f5d60206000f3' }, 'latest'])).toBe('0x')
+    const bad = runCli([...base, '--fork-activation', 'lovel700=1'])
+    await bad.waitFor(/unknown network upgrade or consensus rule lovel700/)
+    const malformed = runCli([...base, '--fork-activation', 'lovell700'])
+    await malformed.waitFor(/--fork-activation takes name=height/)
+  })
+
+  it('refuses an unknown name in the library options as an invalid argument (-32602)', async () => {
+    const { openFork } = await import('../../src/fork/fork-setup.js')
+    const err = await openFork({ url: proxy.url, blockNumber: 0, cache: false, activations: { nope: 1 } }).catch(
+      (e: unknown) => e as Error,
+    )
+    expect(err).toBeInstanceOf(InvalidArgumentError)
+    expect(err.message).toMatch(/fork activations: unknown network upgrade or consensus rule nope/)
   })
 })
