@@ -127,9 +127,10 @@ describe('a fork of network 31 runs testnet rules at its heights', () => {
 
   it('refuses an unknown name in the library options as an invalid argument (-32602)', async () => {
     const { openFork } = await import('../../src/fork/fork-setup.js')
-    const err = await openFork({ url: proxy.url, blockNumber: 0, cache: false, activations: { nope: 1 } }).catch(
-      (e: unknown) => e as Error,
-    )
+    const err = (await openFork({ url: proxy.url, blockNumber: 0, cache: false, activations: { nope: 1 } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error
     expect(err).toBeInstanceOf(InvalidArgumentError)
     expect(err.message).toMatch(/fork activations: unknown network upgrade or consensus rule nope/)
   })
