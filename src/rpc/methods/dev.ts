@@ -394,7 +394,7 @@ export function devMethods(s: Services): MethodSpec[] {
     method(
       'anvil_reset',
       'anvil',
-      'back to genesis, or to the fork block in a fork',
+      'back to genesis; in a fork: to the fork block, another fork ({ forking: { jsonRpcUrl, blockNumber } }) or none',
       [optional(P.any('options'), undefined)],
       async (_c, opts) => {
         // viem's reset() always sends { forking: { blockNumber } } (null when not given): only a fork URL is refused
