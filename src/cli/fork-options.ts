@@ -101,9 +101,7 @@ export function forkConfig(o: ForkCliOptions): ForkConfig | undefined {
   if (o.forkUrl === undefined) {
     const stray = (
       ['forkBlockNumber', 'forkHeaders', 'forkRetries', 'forkTimeout', 'forkRps', 'forkActivation'] as const
-    ).find(
-      (k) => o[k] !== undefined,
-    )
+    ).find((k) => o[k] !== undefined)
     if (stray !== undefined || typeof o.forkCache === 'string') throw new Error('the --fork-* options need --fork-url')
     return undefined
   }

@@ -117,7 +117,11 @@ interface PrecompileEntry {
  * The precompile list with the contracts of `gated` rules answering as accounts without code while
  * `active(rule)` is false: success, no output, no execution gas.
  */
-export function gatePrecompiles<T extends PrecompileEntry>(list: T[], gated: ReadonlySet<string>, active: RuleActive): T[] {
+export function gatePrecompiles<T extends PrecompileEntry>(
+  list: T[],
+  gated: ReadonlySet<string>,
+  active: RuleActive,
+): T[] {
   if (gated.size === 0) return list
   return list.map((p) => {
     const rule = PRECOMPILE_RULES.get(p.address.toString().slice(2).toLowerCase())

@@ -104,7 +104,10 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
     const history = new ForkHistory(remote, cache, point)
     let block: BlockRecord
     try {
-      const [header, json] = await Promise.all([history.forkHeader((n) => rules.headerRulesAt(n)), history.blockByNumber(point.number, false)])
+      const [header, json] = await Promise.all([
+        history.forkHeader((n) => rules.headerRulesAt(n)),
+        history.blockByNumber(point.number, false),
+      ])
       block = forkBlockRecord(header, point, json)
     } catch (err) {
       await cache.close()
@@ -171,7 +174,12 @@ export function forkBlockRecord(h: RskHeader, point: ForkPoint, json: RemoteJson
   const header: HeaderFields = {
     ...headerFields(h),
     edges: h.edges ?? undefined,
-    format: { umm: h.ummRoot !== null, version: h.version, edges: h.edges !== null, rskip92: h.useRskip92Encoding ?? true },
+    format: {
+      umm: h.ummRoot !== null,
+      version: h.version,
+      edges: h.edges !== null,
+      rskip92: h.useRskip92Encoding ?? true,
+    },
   }
   let hfmm: Uint8Array
   try {

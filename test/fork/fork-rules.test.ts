@@ -73,9 +73,11 @@ describe('a fork of network 31 runs testnet rules at its heights', () => {
     // block 3: papyrus200 (CHAINID), still no PUSH0
     const chainIdLate = await deploy(CHAINID_INIT)
     expect(chainIdLate).toMatchObject({ status: '0x1', blockNumber: '0x3' })
-    const created = (await rpc<{ contractAddress: string }>(fork.url, 'eth_getTransactionReceipt', [
-      (await rpc<{ transactions: string[] }>(fork.url, 'eth_getBlockByNumber', ['0x3', false])).transactions[0],
-    ])).contractAddress
+    const created = (
+      await rpc<{ contractAddress: string }>(fork.url, 'eth_getTransactionReceipt', [
+        (await rpc<{ transactions: string[] }>(fork.url, 'eth_getBlockByNumber', ['0x3', false])).transactions[0],
+      ])
+    ).contractAddress
     expect(BigInt(await rpc<string>(fork.url, 'eth_getCode', [created, 'latest']))).toBe(31n)
     // block 4: arrowhead600 (PUSH0) and reed800 (secp256k1 add)
     const push0Late = await deploy(PUSH0_INIT)
@@ -89,10 +91,11 @@ describe('a fork of network 31 runs testnet rules at its heights', () => {
   it('builds local headers with the network format at their height', async () => {
     for (let n = 1; n <= 4; n++) {
       const raw = await rawHeader(n)
-      const block = await rpc<{ hash: string; rskPteEdges: unknown; ummRoot?: string }>(fork.url, 'eth_getBlockByNumber', [
-        '0x' + n.toString(16),
-        false,
-      ])
+      const block = await rpc<{ hash: string; rskPteEdges: unknown; ummRoot?: string }>(
+        fork.url,
+        'eth_getBlockByNumber',
+        ['0x' + n.toString(16), false],
+      )
       // decoded with testnet's rules at that height (with the overrides), the header hashes to the block hash
       const header = decodeHeader(raw, (k) => rules.headerRulesAt(k))
       expect(toHex(headerHash(header))).toBe(block.hash)

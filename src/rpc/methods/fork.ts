@@ -168,7 +168,9 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
     const to = await bound(filter.toBlock)
     if (from > forkN()) return orig(c, args)
     const remote =
-      from <= to ? await cur().history.logs({ fromBlock: from, toBlock: to < forkN() ? to : forkN(), address, topics }) : []
+      from <= to
+        ? await cur().history.logs({ fromBlock: from, toBlock: to < forkN() ? to : forkN(), address, topics })
+        : []
     if (to <= forkN()) return remote
     const local = await orig(c, [{ ...filter, fromBlock: { kind: 'number', number: forkN() + 1n } }])
     const localLogs = local instanceof RawJson ? (JSON.parse(local.json) as unknown[]) : (local as unknown[])
@@ -189,11 +191,16 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
         return null
       }
       const now = s.fork
-      if (now !== undefined && target.url === now.url && (target.blockNumber ?? now.point.number) === now.point.number) {
+      if (
+        now !== undefined &&
+        target.url === now.url &&
+        (target.blockNumber ?? now.point.number) === now.point.number
+      ) {
         return orig(c, [])
       }
       // (a new URL without a block number forks at its default block; the same URL keeps the fork block)
-      const blockNumber = target.blockNumber ?? (now !== undefined && target.url === now.url ? now.point.number : undefined)
+      const blockNumber =
+        target.blockNumber ?? (now !== undefined && target.url === now.url ? now.point.number : undefined)
       await switchFork({ url: target.url, blockNumber })
       lastUrl = target.url
       return null
