@@ -150,6 +150,17 @@ describe('local blocks over the fork', () => {
     expect(remoteOnly).toEqual(
       await rpc(remote.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(forkNumber), address: token }]),
     )
+    // a log filter over the same range lists the same logs
+    const id = await rpc<string>(fork.url, 'eth_newFilter', [{ fromBlock: '0x0', toBlock: 'latest', address: token }])
+    const filtered = await rpc<{ blockNumber: string; transactionHash: string }[]>(fork.url, 'eth_getFilterLogs', [id])
+    const key = (l: { blockNumber: string; transactionHash?: string }) => `${l.blockNumber}:${l.transactionHash}`
+    expect(filtered.map(key)).toEqual((logs as { blockNumber: string; transactionHash: string }[]).map(key))
+    // and one by the hash of a remote block
+    const first = (remoteOnly as { blockHash: string }[])[0]!
+    const byHash = await rpc<string>(fork.url, 'eth_newFilter', [{ blockHash: first.blockHash, address: token }])
+    expect(await rpc(fork.url, 'eth_getFilterLogs', [byHash])).toEqual(
+      await rpc(remote.url, 'eth_getLogs', [{ blockHash: first.blockHash, address: token }]),
+    )
   })
 
   it('impersonates a rich remote account', async () => {

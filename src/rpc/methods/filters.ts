@@ -78,9 +78,24 @@ export function filterMethods(s: Services, filters: FilterManager, subs: Subscri
     method('eth_getFilterChanges', 'eth', 'entries since the last poll', [filterId()], (_c, id) =>
       filters.changes(id).map((c) => (c.kind === 'log' ? formatFilterLog(c.match, c.removed) : toHex(c.hash))),
     ),
-    method('eth_getFilterLogs', 'eth', 'all logs of a log filter', [filterId()], async (_c, id) =>
-      (await filters.logs(id)).map((m) => formatFilterLog(m, false)),
-    ),
+    method('eth_getFilterLogs', 'eth', 'all logs of a log filter', [filterId()], async (_c, id) => {
+      const local: unknown[] = (await filters.logs(id)).map((m) => formatFilterLog(m, false))
+      // a fork: the remote's logs up to the fork block first, as eth_getLogs (docs/architecture.md#forking)
+      const fork = s.fork
+      if (fork === undefined) return local
+      const { spec, from, to } = filters.logQuery(id)
+      const address = spec.addresses.length === 0 ? undefined : spec.addresses.map(toHex)
+      const topics = spec.topics.map((t) => (t === null ? null : t.map(toHex)))
+      const forkN = fork.point.number
+      if (spec.blockHash !== undefined) {
+        const b = await chain.blockByHash(spec.blockHash)
+        if (b !== undefined && b.header.number > forkN) return local
+        return fork.history.logs({ blockHash: spec.blockHash, address, topics })
+      }
+      if (from > to || from > forkN) return local
+      const remote = await fork.history.logs({ fromBlock: from, toBlock: to < forkN ? to : forkN, address, topics })
+      return [...remote, ...local]
+    }),
 
     method(
       'eth_subscribe',
