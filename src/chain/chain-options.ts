@@ -31,6 +31,11 @@ export interface ChainFork {
   /** Remote block `n` below the fork block as the Remasc contract reads it, or undefined. */
   processingBlock(n: bigint): Promise<ProcessingBlock | undefined>
   /**
+   * Remote block `n` below the fork block as the BlockHeader native contract reads it (its header, hash and
+   * difficulties; no transactions or uncles), or undefined.
+   */
+  remoteBlock(n: bigint): Promise<BlockRecord | undefined>
+  /**
    * The remote network's consensus rules by block (docs/reference-rules.md#rule-network-activations): local blocks
    * are executed and their headers built with them.
    */

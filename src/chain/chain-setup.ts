@@ -37,7 +37,7 @@ export async function createChainExecutor(opts: ChainOptions, blocks: () => Bloc
       const b = await blocks()?.byNumber(n)
       return b && { hash: b.hash, coinbase: b.header.coinbase, paidFees: b.header.paidFees }
     },
-    canonicalBlock: async (n) => blocks()?.byNumber(n),
+    canonicalBlock: async (n) => (n < base ? fork!.remoteBlock(n) : blocks()?.byNumber(n)),
     store: opts.storage?.trieStore,
     fork: fork?.source,
     rules: fork && forkExecutionRules(fork.rules, base),

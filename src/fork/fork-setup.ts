@@ -7,7 +7,7 @@ import type { ChainFork } from '../chain/chain-options.js'
 import { headerFields } from '../chain/block-codec.js'
 import { InvalidArgumentError } from '../errors/domain-errors.js'
 import { activationsFor, type ActivationOverrides, type Activations } from '../rsk/activations.js'
-import { hashForMergedMining, type RskHeader } from '../rsk/header.js'
+import { decodeHeader, hashForMergedMining, headerHash as rskHeaderHash, type RskHeader } from '../rsk/header.js'
 import type { BlockRecord, HeaderFields } from '../types/records.js'
 import { fromHex, toKey } from '../util/bytes.js'
 import { defaultForkCacheDir, ForkCache } from './fork-cache.js'
@@ -120,6 +120,12 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
       hashOf: async (n) => {
         const b = await history.blockByNumber(n, false)
         return typeof b?.hash === 'string' ? fromHex(b.hash) : undefined
+      },
+      remoteBlock: async (n) => {
+        const [raw, json] = await Promise.all([history.rawHeaderByNumber(n), history.blockByNumber(n, false)])
+        if (raw === null) return undefined
+        const h = decodeHeader(raw, (k) => rules.headerRulesAt(k))
+        return forkBlockRecord(h, { ...point, number: n, hash: rskHeaderHash(h) }, json)
       },
       processingBlock: async (n) => {
         const b = await history.blockByNumber(n, false)

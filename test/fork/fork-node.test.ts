@@ -137,9 +137,11 @@ describe('local blocks over the fork', () => {
   })
 
   it('lists logs across the fork point: the remote ones up to the fork block, then the local ones', async () => {
-    const logs = await rpc<{ blockNumber: string; address: string }[]>(fork.url, 'eth_getLogs', [
-      { fromBlock: '0x0', toBlock: 'latest', address: token },
-    ])
+    const logs = await rpc<{ blockNumber: string; address: string; transactionHash: string }[]>(
+      fork.url,
+      'eth_getLogs',
+      [{ fromBlock: '0x0', toBlock: 'latest', address: token }],
+    )
     const numbers = logs.map((l) => BigInt(l.blockNumber))
     expect(numbers.filter((n) => n <= forkNumber).length).toBeGreaterThanOrEqual(2) // mint and the transfer of 1000
     expect(numbers.filter((n) => n > forkNumber)).toEqual([forkNumber + 1n])
@@ -154,13 +156,45 @@ describe('local blocks over the fork', () => {
     const id = await rpc<string>(fork.url, 'eth_newFilter', [{ fromBlock: '0x0', toBlock: 'latest', address: token }])
     const filtered = await rpc<{ blockNumber: string; transactionHash: string }[]>(fork.url, 'eth_getFilterLogs', [id])
     const key = (l: { blockNumber: string; transactionHash?: string }) => `${l.blockNumber}:${l.transactionHash}`
-    expect(filtered.map(key)).toEqual((logs as { blockNumber: string; transactionHash: string }[]).map(key))
+    expect(filtered.map(key)).toEqual(logs.map(key))
     // and one by the hash of a remote block
     const first = (remoteOnly as { blockHash: string }[])[0]!
     const byHash = await rpc<string>(fork.url, 'eth_newFilter', [{ blockHash: first.blockHash, address: token }])
     expect(await rpc(fork.url, 'eth_getFilterLogs', [byHash])).toEqual(
       await rpc(remote.url, 'eth_getLogs', [{ blockHash: first.blockHash, address: token }]),
     )
+  })
+
+  it('the BlockHeader native contract reads remote blocks below the fork block as the remote does', async () => {
+    const header = new Interface([
+      'function getCoinbaseAddress(int256) returns (bytes)',
+      'function getBlockHash(int256) returns (bytes)',
+      'function getGasLimit(int256) returns (bytes)',
+      'function getGasUsed(int256) returns (bytes)',
+      'function getDifficulty(int256) returns (bytes)',
+      'function getMinGasPrice(int256) returns (bytes)',
+      'function getCumulativeWork(int256) returns (bytes)',
+    ])
+    const to = '0x0000000000000000000000000000000001000010'
+    for (const depth of [0, 2]) {
+      for (const name of [
+        'getCoinbaseAddress',
+        'getBlockHash',
+        'getGasLimit',
+        'getGasUsed',
+        'getDifficulty',
+        'getMinGasPrice',
+        'getCumulativeWork',
+      ]) {
+        const data = header.encodeFunctionData(name, [depth])
+        // at the fork block (local state): depth 0 is the remote's block below it
+        const local = await rpc<string>(fork.url, 'eth_call', [{ to, data }, hex(forkNumber)])
+        expect(local, `${name}(${depth})`).toBe(
+          await rpc<string>(remote.url, 'eth_call', [{ to, data }, hex(forkNumber)]),
+        )
+        expect(header.decodeFunctionResult(name, local)[0]).not.toBe('0x')
+      }
+    }
   })
 
   it('impersonates a rich remote account', async () => {
