@@ -89,7 +89,8 @@ export interface Node {
   readonly provider: Eip1193Provider
   /**
    * Fork mode (NodeConfig.fork): the remote's origin (its URL without path, which may hold an API key), chain
-   * id, and the fork block's number and hash; undefined when not forked.
+   * id, and the fork block's number and hash; undefined when not forked. Follows a fork switched by anvil_reset
+   * (undefined after a reset without `forking`).
    */
   readonly fork?: {
     remote: string
