@@ -65,11 +65,13 @@ describe('anvil_reset / hardhat_reset with forking', () => {
   it('switches to another remote and block; local blocks go, the new remote state shows', async () => {
     await rpc(fork.url, 'eth_sendTransaction', [{ from: COW.address, to: BOB, value: '0x5' }])
     expect(await head(fork.url)).toBe(forkA + 1n)
+    const instance = (await rpc<{ instanceId: string }>(fork.url, 'anvil_metadata')).instanceId
     expect(await balance(fork.url, ALICE)).toBe(10n ** 18n)
     expect(
       await rpc(fork.url, 'anvil_reset', [{ forking: { jsonRpcUrl: proxyB.url, blockNumber: Number(forkB) } }]),
     ).toBeNull()
     expect(await head(fork.url)).toBe(forkB)
+    expect((await rpc<{ instanceId: string }>(fork.url, 'anvil_metadata')).instanceId).not.toBe(instance)
     expect(await hashAt(fork.url, forkB)).toBe(await hashAt(remoteB.url, forkB))
     expect(await balance(fork.url, ALICE)).toBe(0n)
     expect(await balance(fork.url, BOB)).toBe(7n * 10n ** 18n)

@@ -5,6 +5,7 @@
  * number. The fork block's own state, and everything after it, is the local chain's. Only installed in a fork:
  * the handlers of a chain that is not forked are not wrapped.
  */
+import { randomBytes } from 'node:crypto'
 import type { ForkHistory } from '../../fork/fork-history.js'
 import type { ForkPoint } from '../../fork/fork-point.js'
 import type { RemoteJson, RemoteNode } from '../../fork/remote-node.js'
@@ -188,6 +189,7 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
       if (target === undefined) {
         // no `forking`: a plain local chain, as Anvil and Hardhat do
         await switchFork(undefined)
+        s.instanceId = '0x' + randomBytes(32).toString('hex')
         return null
       }
       const now = s.fork
@@ -203,6 +205,7 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
         target.blockNumber ?? (now !== undefined && target.url === now.url ? now.point.number : undefined)
       await switchFork({ url: target.url, blockNumber })
       lastUrl = target.url
+      s.instanceId = '0x' + randomBytes(32).toString('hex') // a new instance, as every reset
       return null
     }
   }
