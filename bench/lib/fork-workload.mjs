@@ -71,7 +71,8 @@ export async function startUpstream(peer, ctx) {
  * @param {{ proxy: import('./fork-proxy.mjs').ForkProxy, token: string, transfers: number, extraArgs: string[] }} w
  * @param {(what: string, ok: unknown, detail?: string) => void} check
  * @returns {Promise<Record<string, any>>} { startupMs, startup, firstCall, cachedCall, impersonate, firstTransfer,
- *   nextTransfers { n, avgMs, httpPerTx, callsPerTx, remote }, verify, total } (Steps and counts as above)
+ *   nextTransfers { n, avgMs, httpPerTx, callsPerTx, ms [per transfer], calls [per transfer], remote }, verify,
+ *   total } (Steps and counts as above)
  */
 export async function forkWorkload(peer, { proxy, token, transfers, extraArgs }, check) {
   const ctx = { instance: null }
@@ -141,6 +142,8 @@ export async function forkWorkload(peer, { proxy, token, transfers, extraArgs },
       avgMs: rest.length ? +(sum((s) => s.ms) / rest.length).toFixed(2) : null,
       httpPerTx: rest.length ? +(sum((s) => s.remote.http) / rest.length).toFixed(2) : null,
       callsPerTx: rest.length ? +(sum((s) => s.remote.calls) / rest.length).toFixed(2) : null,
+      ms: rest.map((s) => s.ms),
+      calls: rest.map((s) => s.remote.calls),
       remote: {
         http: sum((s) => s.remote.http),
         calls: sum((s) => s.remote.calls),

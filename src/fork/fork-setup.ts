@@ -103,7 +103,7 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
         return typeof b?.hash === 'string' ? fromHex(b.hash) : undefined
       },
       processingBlock: async (n) => {
-        const b = await history.blockByNumber(n, false)
+        const b = await history.blockReadingAhead(n)
         if (b === null || typeof b.hash !== 'string' || typeof b.miner !== 'string') return undefined
         return { hash: fromHex(b.hash), coinbase: fromHex(b.miner), paidFees: quantityField(b, 'paidFees') }
       },
