@@ -21,6 +21,7 @@ const ROWS = /** @type {Array<[string, string, (r: Record<string, any>) => strin
   ['first ERC-20 transfer', 'ms', (r) => ms(r.firstTransfer?.ms)],
   ['  remote', 'HTTP / calls', (r) => reqs(r.firstTransfer?.remote)],
   ['next transfers, average', 'ms', (r) => ms(r.nextTransfers?.avgMs)],
+  ['next transfers, median', 'ms', (r) => ms(r.nextTransfers?.medianMs)],
   [
     '  remote per transfer',
     'HTTP / calls',
@@ -49,17 +50,23 @@ export function printFork(f) {
       ...runs.map((r) => (r.status === 'ok' ? cell(r) : r.status)),
     ])
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)))
-    const line = (cells) =>
-      cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
+    const line = (cells) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')
     log(line(header))
     log(widths.map((w) => '-'.repeat(w)).join('  '))
     for (const row of rows) log(line(row))
     log(`cold = empty disk cache; cache = a second run at the same fork block on the cache the cold run left`)
+    log(
+      `a transfer is eth_sendTransaction, then eth_getTransactionReceipt polled every 1 ms until it answers: a node that asks its remote for a receipt it does not hold counts that too`,
+    )
   }
   for (const r of runs) {
     const head = `${r.name} ${r.run} ${r.version ?? ''}`.trim()
     if (r.status !== 'ok') {
-      log(`- ${head}: ${r.status.toUpperCase()}: ${String(r.error).replace(/\s*\n\s*/g, ' | ').slice(0, 600)}`)
+      log(
+        `- ${head}: ${r.status.toUpperCase()}: ${String(r.error)
+          .replace(/\s*\n\s*/g, ' | ')
+          .slice(0, 600)}`,
+      )
       continue
     }
     const per = (m) =>

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks'
 import { SUPPLY, TRANSFER_GAS, balanceOfData, transferData } from './erc20.mjs'
 import { deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
-import { sleep } from './proc.mjs'
+import { median, sleep } from './proc.mjs'
 import { Rpc, hex } from './rpc.mjs'
 import { countsBetween } from './fork-proxy.mjs'
 
@@ -71,7 +71,7 @@ export async function startUpstream(peer, ctx) {
  * @param {{ proxy: import('./fork-proxy.mjs').ForkProxy, token: string, transfers: number, extraArgs: string[] }} w
  * @param {(what: string, ok: unknown, detail?: string) => void} check
  * @returns {Promise<Record<string, any>>} { startupMs, startup, firstCall, cachedCall, impersonate, firstTransfer,
- *   nextTransfers { n, avgMs, httpPerTx, callsPerTx, ms [per transfer], calls [per transfer], remote }, verify,
+ *   nextTransfers { n, avgMs, medianMs, httpPerTx, callsPerTx, ms [per transfer], calls [per transfer], remote }, verify,
  *   total } (Steps and counts as above)
  */
 export async function forkWorkload(peer, { proxy, token, transfers, extraArgs }, check) {
@@ -140,6 +140,7 @@ export async function forkWorkload(peer, { proxy, token, transfers, extraArgs },
     out.nextTransfers = {
       n: rest.length,
       avgMs: rest.length ? +(sum((s) => s.ms) / rest.length).toFixed(2) : null,
+      medianMs: rest.length ? +median(rest.map((s) => s.ms)).toFixed(2) : null,
       httpPerTx: rest.length ? +(sum((s) => s.remote.http) / rest.length).toFixed(2) : null,
       callsPerTx: rest.length ? +(sum((s) => s.remote.calls) / rest.length).toFixed(2) : null,
       ms: rest.map((s) => s.ms),

@@ -81,7 +81,13 @@ export async function runFork(nodeCli, peers, opts) {
     for (const peer of peers) {
       const cacheDir = tempDir(`node-cli-bench-fork-${peer.name}-`)
       for (const run of ['cold', 'cached']) {
-        const r = /** @type {Record<string, any>} */ ({ name: peer.name, run, version: null, status: 'ok', error: null })
+        const r = /** @type {Record<string, any>} */ ({
+          name: peer.name,
+          run,
+          version: null,
+          status: 'ok',
+          error: null,
+        })
         out.runs.push(r)
         if (!peerAvailable(/** @type {any} */ (r), peer, `--fork ${peer.name}`)) break
         const f = forkingPeer(peer, { url: proxy.url, head: up.head, cacheDir })
@@ -101,7 +107,11 @@ export async function runFork(nodeCli, peers, opts) {
         } catch (err) {
           r.status = 'failed'
           r.error = err.message
-          log(`   ${peer.name} ${run} FAILED: ${String(err.message).replace(/\s*\n\s*/g, ' | ').slice(0, 600)}`)
+          log(
+            `   ${peer.name} ${run} FAILED: ${String(err.message)
+              .replace(/\s*\n\s*/g, ' | ')
+              .slice(0, 600)}`,
+          )
           break
         }
       }

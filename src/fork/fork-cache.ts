@@ -267,7 +267,7 @@ export class ForkCache {
  * all of them up front (for the default bounds above, some 60 ms and 20 MiB at every fork's start); a `maxSize` of
  * unit-sized entries bounds it the same way without that.
  */
-function growingLru<V extends {}>(entries: number): LRUCache<string, V> {
+function growingLru<V extends NonNullable<unknown>>(entries: number): LRUCache<string, V> {
   return new LRUCache<string, V>({ maxSize: entries, sizeCalculation: () => 1 })
 }
 
