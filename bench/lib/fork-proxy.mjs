@@ -6,6 +6,7 @@
  * they come (single calls and batches alike) and answered with the upstream's status and body.
  */
 import http from 'node:http'
+import { performance } from 'node:perf_hooks'
 
 /**
  * @typedef {object} ForkProxy
@@ -21,6 +22,8 @@ import http from 'node:http'
  * @property {number} calls JSON-RPC calls (batch entries counted one by one)
  * @property {number} batches HTTP requests whose body was a batch
  * @property {Record<string, number>} methods calls per method
+ * @property {number} upstreamMs time the upstream took to answer, summed over the requests (ms; the added latency
+ *   not included): how much of a step's time the upstream node itself accounts for
  */
 
 /**
@@ -33,7 +36,7 @@ export async function startForkProxy({ upstream, latencyMs = 0 }) {
   const up = new URL(upstream)
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
   /** @type {ProxyCounts} */
-  let counts = { http: 0, calls: 0, batches: 0, methods: {} }
+  let counts = { http: 0, calls: 0, batches: 0, methods: {}, upstreamMs: 0 }
   /** @type {Set<import('node:net').Socket>} */
   const sockets = new Set()
 
@@ -86,7 +89,9 @@ export async function startForkProxy({ upstream, latencyMs = 0 }) {
     count(body)
     if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs))
     try {
+      const t = performance.now()
       const got = /** @type {{ status: number, body: Buffer }} */ (await forward(body))
+      counts.upstreamMs += performance.now() - t
       res.writeHead(got.status, { 'content-type': 'application/json', 'content-length': got.body.length })
       res.end(got.body)
     } catch (err) {
@@ -104,7 +109,7 @@ export async function startForkProxy({ upstream, latencyMs = 0 }) {
     url: `http://127.0.0.1:${port}`,
     counts: () => ({ ...counts, methods: { ...counts.methods } }),
     reset: () => {
-      counts = { http: 0, calls: 0, batches: 0, methods: {} }
+      counts = { http: 0, calls: 0, batches: 0, methods: {}, upstreamMs: 0 }
     },
     close: async () => {
       for (const s of sockets) s.destroy()
@@ -133,5 +138,6 @@ export function countsBetween(before, after) {
     calls: after.calls - before.calls,
     batches: after.batches - before.batches,
     methods,
+    upstreamMs: +(after.upstreamMs - before.upstreamMs).toFixed(1),
   }
 }

@@ -75,6 +75,9 @@ export function printFork(f) {
         .map(([k, n]) => `${k} ${n}`)
         .join(', ') || 'none'
     log(`- ${head} (${r.args.join(' ')}):`)
+    log(
+      `    the upstream node itself took ${r.startup.upstreamMs} ms of the start, ${r.firstCall.remote.upstreamMs} ms of the first eth_call, ${r.firstTransfer.remote.upstreamMs} ms of the first transfer (the proxy's latency not counted)`,
+    )
     log(`    next ${r.nextTransfers.n} transfers asked: ${per(r.nextTransfers.remote.methods)}`)
     log(`    whole run asked: ${per(r.total.methods)}`)
   }

@@ -150,6 +150,7 @@ export async function forkWorkload(peer, { proxy, token, transfers, extraArgs },
         calls: sum((s) => s.remote.calls),
         batches: sum((s) => s.remote.batches),
         methods,
+        upstreamMs: +sum((s) => s.remote.upstreamMs).toFixed(1),
       },
     }
 
