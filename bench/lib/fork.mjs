@@ -48,8 +48,8 @@ function forkingPeer(peer, { url, head, cacheDir }) {
  * and a cached run. `opts`: forkLatencyMs (added per HTTP request, ms), forkTransfers (transfers after the first).
  * Returns { latencyMs, transfers, upstream { version, head, token, holder, deployBlock }, runs [{ name, run
  * ('cold' | 'cached'), version, status, error, args, …the workload's figures }], checks, notes, status, error }.
- * @param {Record<string, any>} nodeCli the node-cli peer (also the upstream)
- * @param {Record<string, any>[]} peers the forking peers, in order
+ * @param {any} nodeCli the node-cli peer from definePeers (also the upstream)
+ * @param {any[]} peers the forking peers from definePeers, in order
  * @param {Record<string, any>} opts from parseArgs
  */
 export async function runFork(nodeCli, peers, opts) {
