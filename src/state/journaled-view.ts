@@ -10,7 +10,8 @@
  * inside a checkpoint computes the root of the uncommitted view on a copy, flushing nothing, so a later revert
  * stays exact.
  *
- * This class knows no reference rules: which fields a state-manager call writes is decided by the manager.
+ * This class knows no reference rules: which fields a state-manager call writes is decided by the manager and
+ * src/state/write-rules.ts.
  */
 import type { Address } from '@ethereumjs/util'
 import type { Unitrie } from '../rsk/unitrie.js'
@@ -42,17 +43,29 @@ export class JournaledView {
   private viewMemo: { version: number; trie: Unitrie } | undefined
 
   /**
-   * @param base committed trie (all levels ≤ 0 flushed into it); read it, never assign it from outside
+   * @param committedTrie the initial committed trie
    * @param db the manager's root registry (its `fork` decides whether fork-mode loads and local marks happen)
    * @param maxCachedAccounts address records kept after a flush before the cache is dropped
    * @param maxCachedSlots storage cells kept after a flush before the cache is dropped
    */
   constructor(
-    public base: Unitrie,
+    committedTrie: Unitrie,
     private readonly db: UnitrieStateDB,
     readonly maxCachedAccounts: number,
     readonly maxCachedSlots: number,
-  ) {}
+  ) {
+    this._base = committedTrie
+  }
+
+  private _base: Unitrie
+
+  /**
+   * The committed trie (all levels ≤ 0 flushed into it, direct depth-0 writes possibly not yet): what records load
+   * their unloaded fields from.
+   */
+  get base(): Unitrie {
+    return this._base
+  }
 
   /** Current checkpoint depth (0 = nothing uncommitted except direct writes). */
   get depth(): number {
@@ -243,7 +256,7 @@ export class JournaledView {
 
   /** Writes the dirty records into `base` (call only at depth 0) and drops the caches past their limits. */
   flush(): void {
-    if (this.dirtyRecs.length > 0) this.base = this.applyDirty(this.base, true)
+    if (this.dirtyRecs.length > 0) this._base = this.applyDirty(this._base, true)
     if (this.recs.size > this.maxCachedAccounts || this.cachedSlots > this.maxCachedSlots) this.dropCaches()
   }
 
@@ -267,7 +280,7 @@ export class JournaledView {
 
   /** Positions the view at `t` (call only at depth 0, after a flush): every record is dropped. */
   reset(t: Unitrie): void {
-    this.base = t
+    this._base = t
     this.dropCaches()
     this.viewMemo = undefined
     this.version++

@@ -384,7 +384,10 @@ export class UnitrieStateManager implements StateManagerInterface {
     })
   }
 
-  /** Drop the read caches (nothing is lost: at depth 0 pending writes are flushed first; inside checkpoints it is a no-op). */
+  /**
+   * Drop the read caches (nothing is lost: at depth 0 pending writes are flushed first; inside checkpoints it is a
+   * no-op).
+   */
   clearCaches(): void {
     if (this.view.depth > 0) return
     this.view.flush()
