@@ -33,6 +33,7 @@ import type { UnitrieStateDB } from './unitrie-state-db.js'
 
 /** Committed trie, address records and undo journal of one state manager (see the module documentation). */
 export class JournaledView {
+  private _base: Unitrie
   private readonly recs = new Map<string, Rec>()
   private dirtyRecs: Rec[] = []
   private readonly undo: Undo[] = []
@@ -56,8 +57,6 @@ export class JournaledView {
   ) {
     this._base = committedTrie
   }
-
-  private _base: Unitrie
 
   /**
    * The committed trie (all levels ≤ 0 flushed into it, direct depth-0 writes possibly not yet): what records load
