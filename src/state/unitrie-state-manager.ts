@@ -384,10 +384,7 @@ export class UnitrieStateManager implements StateManagerInterface {
     })
   }
 
-  /**
-   * Drop the read caches (nothing is lost: at depth 0 pending writes are flushed first; inside checkpoints it is a
-   * no-op).
-   */
+  /** Drops the read caches; nothing is lost (pending depth-0 writes are flushed first; a no-op inside checkpoints). */
   clearCaches(): void {
     if (this.view.depth > 0) return
     this.view.flush()
