@@ -58,7 +58,8 @@ export function addForkOptions(program: Command): Command {
   return program
     .option(
       '--fork-url <url>',
-      'fork a live node of network 30, 31 or 33 (JSON-RPC URL): its state and blocks up to the fork block, lazily fetched and cached',
+      'fork a live node of network 30, 31 or 33 (JSON-RPC URL): its state and blocks up to the fork block, ' +
+        'lazily fetched and cached',
     )
     .option(
       '--fork-block-number <n>',

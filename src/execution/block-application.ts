@@ -73,7 +73,8 @@ export class BlockApplier {
     txs: PendingExecution[],
     opts: { commit?: boolean; timeoutMs?: number } = {},
   ): Promise<AppliedBlock> {
-    startSlice(this.vm.evm) // a block's executions yield the thread only when they run longer than a slice (./deadline.ts)
+    // a block's executions yield the thread only when they run longer than a slice (./deadline.ts)
+    startSlice(this.vm.evm)
     const commit = opts.commit ?? true
     const timeoutMs = opts.timeoutMs ?? 0
     const sm = this.stateManager

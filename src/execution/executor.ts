@@ -321,7 +321,8 @@ export class Executor {
   }
 
   /**
-   * The VM for `root`, for a caller that runs its own traced execution (src/execution/tracers): inside the chain's queue.
+   * The VM for `root`, for a caller that runs its own traced execution (src/execution/tracers): inside the chain's
+   * queue.
    */
   async vmFor(root: Uint8Array): Promise<VM> {
     return this.calls.vmAt(root)

@@ -17,6 +17,7 @@ import { ForkedStateSource } from './forked-state-source.js'
 import { RemoteClient } from './remote-client.js'
 import type { RemoteJson } from './remote-node.js'
 import { RemoteNode } from './remote-node.js'
+import { remascReads } from './remasc-reads.js'
 
 /** How to fork (`--fork-*` options; `createNode({ fork })`). Times in milliseconds. */
 export interface ForkOptions {
@@ -128,11 +129,14 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
         return forkBlockRecord(h, { ...point, number: n, hash: rskHeaderHash(h) }, json)
       },
       processingBlock: async (n) => {
-        const b = await history.blockByNumber(n, false)
+        const b = await history.blockReadingAhead(n)
         if (b === null || typeof b.hash !== 'string' || typeof b.miner !== 'string') return undefined
         return { hash: fromHex(b.hash), coinbase: fromHex(b.miner), paidFees: quantityField(b, 'paidFees') }
       },
     }
+    // the first local block's Remasc execution reads these one by one: one batch request now instead
+    const remasc = remascReads(network)
+    void source.prefetch(remasc.accounts, remasc.cells).catch(() => undefined)
     return {
       network,
       rules,

@@ -27,6 +27,7 @@ const RICH = '0x00000000000000000000000000000000000a11ce'
 const STRANGER = '0x00000000000000000000000000000000deadbeef'
 const iface = new Interface(Token.abi)
 const hex = (n: bigint) => '0x' + n.toString(16)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function balanceOf(url: string, who: string, block = 'latest'): Promise<bigint> {
   const data = iface.encodeFunctionData('balanceOf', [who])
@@ -113,6 +114,10 @@ describe('a forked node at the fork block', () => {
 
 describe('local blocks over the fork', () => {
   it('runs a forked ERC-20 transfer and call (ethers); the first local block follows the fork block', async () => {
+    // the Remasc state the first block reads was asked for when the fork opened (five cells, in the background)
+    for (let i = 0; i < 500 && (proxy.counts.get('rsk_getStorageBytesAt') ?? 0) < 5; i++) await sleep(20)
+    expect(proxy.counts.get('rsk_getStorageBytesAt')).toBe(5)
+    proxy.resetCounts()
     const provider = new JsonRpcProvider(fork.url, undefined, { staticNetwork: true, cacheTimeout: -1 })
     try {
       const signer = await provider.getSigner(COW.address)
@@ -131,6 +136,10 @@ describe('local blocks over the fork', () => {
       expect(await rpc(fork.url, 'eth_getBlockByHash', [block.hash, false])).toMatchObject({ hash: block.hash })
       // the remote did not change
       expect(await balanceOf(remote.url, STRANGER)).toBe(0n)
+      // the block asked for no Remasc cell or payee again
+      expect(proxy.counts.get('rsk_getStorageBytesAt')).toBeUndefined()
+      // accounts: the coinbase (and the token when no earlier test read it), not Remasc's nor its five payees
+      expect(proxy.counts.get('eth_getTransactionCount')).toBeLessThanOrEqual(2)
     } finally {
       provider.destroy()
     }
