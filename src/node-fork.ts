@@ -45,7 +45,8 @@ export function forkSwitcher(host: ForkSwitchHost) {
     try {
       if (next.point.chainId !== host.chain.chainId) {
         throw new InvalidArgumentError(
-          `cannot fork chain id ${next.point.chainId} at run time: this node runs chain id ${host.chain.chainId} (restart with --fork-url to fork another network)`,
+          `cannot fork chain id ${next.point.chainId} at run time: this node runs chain id ${host.chain.chainId} ` +
+            '(restart with --fork-url to fork another network)',
         )
       }
       await host.chain.reopen(host.chainOptions(next))

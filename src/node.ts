@@ -126,7 +126,8 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   // a fork runs the remote's network (docs/architecture.md#forking); it keeps no database
   if (config.fork && config.db)
     throw new Error(
-      '--fork-url cannot be combined with --db (a fork keeps its chain in memory; its remote data is cached in --fork-cache)',
+      '--fork-url cannot be combined with --db ' +
+        '(a fork keeps its chain in memory; its remote data is cached in --fork-cache)',
     )
   if (config.fork && config.loadState !== undefined) throw new Error('--fork-url cannot be combined with --load-state')
   const fork = config.fork ? await (await import('./fork/fork-setup.js')).openFork(config.fork) : undefined

@@ -1,7 +1,8 @@
 /**
- * The consensus rules a fork of an older network state may not have yet (docs/reference-rules.md#rule-network-activations):
- * the opcodes and precompiles the reference turns on with an RSKIP. Without a fork (or when every gated rule is
- * active from the first local block on) nothing is gated and the EVM is built as always.
+ * The consensus rules a fork of an older network state may not have yet
+ * (docs/reference-rules.md#rule-network-activations): the opcodes and precompiles the reference turns on with an RSKIP.
+ * Without a fork (or when every gated rule is active from the first local block on) nothing is gated and the EVM is
+ * built as always.
  *
  * An opcode whose rule is not active at the executing block is an invalid opcode (the frame halts and loses its
  * gas), as rskj `org/ethereum/vm/VM.java` checks each one; a precompile whose rule is not active is an account

@@ -166,7 +166,8 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
 export function forkNetwork(chainId: bigint): ForkNetwork {
   if (chainId === 30n || chainId === 31n || chainId === 33n) return Number(chainId) as ForkNetwork
   throw new InvalidArgumentError(
-    `cannot fork chain id ${chainId}: only networks 30 (main), 31 (test) and 33 (regtest) are supported, whose consensus rules are known`,
+    `cannot fork chain id ${chainId}: only networks 30 (main), 31 (test) and 33 (regtest) are supported, ` +
+      'whose consensus rules are known',
   )
 }
 

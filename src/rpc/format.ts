@@ -1,8 +1,8 @@
 /**
  * Domain records → the JSON shapes the reference node emits (docs/reference-rules.md#rule-block-json,
  * docs/reference-rules.md#rule-transaction-json, docs/reference-rules.md#rule-receipt-json,
- * docs/reference-rules.md#rule-log-json; rskj BlockResultDTO, TransactionResultDTO, TransactionReceiptDTO, LogFilterElement). Quantities are minimal hex,
- * data is unpadded hex, nulls are emitted.
+ * docs/reference-rules.md#rule-log-json; rskj BlockResultDTO, TransactionResultDTO, TransactionReceiptDTO,
+ * LogFilterElement). Quantities are minimal hex, data is unpadded hex, nulls are emitted.
  */
 import type { BlockRecord, LogBlock, LogRecord, LogTx, TxRecord } from '../types/records.js'
 import { quantity, toHex, ZERO_HASH } from '../util/bytes.js'

@@ -1,7 +1,8 @@
 /**
  * Filters (polled) and subscriptions (pushed over WebSocket): eth_newFilter, eth_newBlockFilter,
  * eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter,
- * eth_subscribe, eth_unsubscribe, and eth_pendingTransactions (docs/reference-rules.md#rule-filters, docs/reference-rules.md#rule-subscriptions).
+ * eth_subscribe, eth_unsubscribe, and eth_pendingTransactions (docs/reference-rules.md#rule-filters,
+ * docs/reference-rules.md#rule-subscriptions).
  */
 import { ErrorCode, invalidParams, RpcError } from '../rpc-error.js'
 import type { BlockRecord } from '../../types/records.js'
@@ -14,7 +15,9 @@ import { method, type MethodSpec } from '../method-table.js'
 import { decodeFilter, optional, P, param, type BlockRef } from '../params.js'
 import { resolveBlock, type Services } from '../services.js'
 
-/** A log as filter polls and subscriptions deliver it: the log object with `removed` (true for a reverted block's logs). */
+/**
+ * A log as filter polls and subscriptions deliver it: the log object with `removed` (true for a reverted block's logs).
+ */
 export function formatFilterLog(m: LogMatch, removed: boolean): Record<string, unknown> {
   return { ...formatLog(m.log, m.tx, m.block), removed }
 }
