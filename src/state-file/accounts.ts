@@ -11,7 +11,7 @@ import {
   slotFromStorageKey,
   slotWord,
   STORAGE_MARKER_VALUE,
-  storageKey,
+  storageKeyUnder,
   storagePrefixKey,
   storageValueBytes,
   type AccountState,
@@ -133,11 +133,12 @@ export function accountEntries(a: StateAccount): RawEntry[] {
   const out: RawEntry[] = [[accountKey(a.address), encodeAccountState({ nonce: a.nonce, balance: a.balance })]]
   if (a.code.length > 0) out.push([codeKey(a.address), a.code])
   const cells: RawEntry[] = []
+  const prefix = a.storage.length + a.storageBytes.length > 0 ? storagePrefixKey(a.address) : undefined
   for (const [slot, word] of a.storage) {
     const stored = storageValueBytes(word)
-    if (stored !== undefined) cells.push([storageKey(a.address, slot), stored])
+    if (stored !== undefined) cells.push([storageKeyUnder(prefix!, slot), stored])
   }
-  for (const [slot, bytes] of a.storageBytes) if (bytes.length > 0) cells.push([storageKey(a.address, slot), bytes])
-  if (cells.length > 0) out.push([storagePrefixKey(a.address), STORAGE_MARKER_VALUE], ...cells)
+  for (const [slot, bytes] of a.storageBytes) if (bytes.length > 0) cells.push([storageKeyUnder(prefix!, slot), bytes])
+  if (cells.length > 0) out.push([prefix!, STORAGE_MARKER_VALUE], ...cells)
   return out
 }

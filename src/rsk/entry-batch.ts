@@ -1,0 +1,137 @@
+/**
+ * Key/value entries packed into large byte chunks (a record per entry: uint32 key length ‖ uint32 value length ‖
+ * key ‖ value) with a few numbers per entry beside them, instead of two typed arrays and a pair per entry: the
+ * entries of a large state file (a million storage cells) take about their own size in memory while they wait to
+ * be sorted and built into a trie (src/rsk/unitrie-bulk.ts).
+ */
+
+/** Bytes per chunk (a larger entry gets a chunk of its own). */
+const CHUNK_SIZE = 4 * 1024 * 1024
+const HEADER = 8
+
+/** The sorted view of a batch that {@link EntryBatch.sortedUnique} gives (arrays indexed by entry number). */
+export interface SortedEntries {
+  /** Entry numbers in ascending key order, one per distinct key, without entries whose value is empty. */
+  order: Uint32Array
+  /** The chunks the keys and values are in. */
+  chunks: readonly Uint8Array[]
+  /** Per entry: its chunk, the offset of its key there, its key length; the value follows the key. */
+  chunkOf: Uint32Array
+  keyAt: Uint32Array
+  keyLength: Uint32Array
+  valueLength: Uint32Array
+}
+
+/** Entries in insertion order; a later entry with the same key wins, unless added with a lower rank. */
+export class EntryBatch {
+  private readonly chunks: Uint8Array[] = []
+  private chunk: Uint8Array = new Uint8Array(0)
+  private used = 0
+  private n = 0
+  private chunkOf = new Uint32Array(1024)
+  private keyAt = new Uint32Array(1024)
+  private keyLength = new Uint32Array(1024)
+  private valueLength = new Uint32Array(1024)
+  private rank = new Uint8Array(1024)
+
+  /** Number of entries added. */
+  get length(): number {
+    return this.n
+  }
+
+  /**
+   * Adds an entry (the bytes are copied).
+   * @param rank 0..255: of two entries with the same key the one of higher rank wins, then the later one
+   */
+  add(key: Uint8Array, value: Uint8Array, rank = 1): void {
+    const need = HEADER + key.length + value.length
+    if (this.used + need > this.chunk.length) {
+      this.chunk = new Uint8Array(Math.max(CHUNK_SIZE, need))
+      this.chunks.push(this.chunk)
+      this.used = 0
+    }
+    if (this.n === this.keyAt.length) this.grow()
+    const c = this.chunk
+    const at = this.used + HEADER
+    c.set(key, at)
+    c.set(value, at + key.length)
+    this.used += need
+    const i = this.n++
+    this.chunkOf[i] = this.chunks.length - 1
+    this.keyAt[i] = at
+    this.keyLength[i] = key.length
+    this.valueLength[i] = value.length
+    this.rank[i] = rank
+  }
+
+  /** Entry `i`'s key (a view: do not mutate or keep beyond the batch). */
+  key(i: number): Uint8Array {
+    const at = this.keyAt[i]!
+    return this.chunks[this.chunkOf[i]!]!.subarray(at, at + this.keyLength[i]!)
+  }
+
+  /** Entry `i`'s value (a view, as {@link key}). */
+  value(i: number): Uint8Array {
+    const at = this.keyAt[i]! + this.keyLength[i]!
+    return this.chunks[this.chunkOf[i]!]!.subarray(at, at + this.valueLength[i]!)
+  }
+
+  /** The entries in insertion order, as copies (rank ignored). */
+  *entries(): Generator<[Uint8Array, Uint8Array]> {
+    for (let i = 0; i < this.n; i++) yield [this.key(i).slice(), this.value(i).slice()]
+  }
+
+  private grow(): void {
+    const size = this.keyAt.length * 2
+    const more = <T extends Uint32Array | Uint8Array>(a: T, make: (n: number) => T): T => {
+      const b = make(size)
+      b.set(a)
+      return b
+    }
+    const u32 = (n: number) => new Uint32Array(n)
+    this.chunkOf = more(this.chunkOf, u32)
+    this.keyAt = more(this.keyAt, u32)
+    this.keyLength = more(this.keyLength, u32)
+    this.valueLength = more(this.valueLength, u32)
+    this.rank = more(this.rank, (n) => new Uint8Array(n))
+  }
+
+  /** Compares the keys of entries i and j (bytewise, a prefix first). */
+  private compareKeys(i: number, j: number): number {
+    const a = this.chunks[this.chunkOf[i]!]!
+    const b = this.chunks[this.chunkOf[j]!]!
+    let p = this.keyAt[i]!
+    let q = this.keyAt[j]!
+    const li = this.keyLength[i]!
+    const lj = this.keyLength[j]!
+    const end = p + Math.min(li, lj)
+    for (; p < end; p++, q++) {
+      const d = a[p]! - b[q]!
+      if (d !== 0) return d
+    }
+    return li - lj
+  }
+
+  /** The entries sorted by key, the winner of each key only (see {@link SortedEntries}). */
+  sortedUnique(): SortedEntries {
+    const all = new Uint32Array(this.n)
+    for (let i = 0; i < this.n; i++) all[i] = i
+    all.sort((i, j) => this.compareKeys(i, j) || this.rank[i]! - this.rank[j]! || i - j)
+    const order = new Uint32Array(this.n)
+    let m = 0
+    for (let k = 0; k < all.length; k++) {
+      const i = all[k]!
+      if (k + 1 < all.length && this.compareKeys(i, all[k + 1]!) === 0) continue
+      if (this.valueLength[i] === 0) continue
+      order[m++] = i
+    }
+    return {
+      order: order.subarray(0, m),
+      chunks: this.chunks,
+      chunkOf: this.chunkOf,
+      keyAt: this.keyAt,
+      keyLength: this.keyLength,
+      valueLength: this.valueLength,
+    }
+  }
+}
