@@ -115,8 +115,18 @@ export class EntryBatch {
   /** The entries sorted by key, the winner of each key only (see {@link SortedEntries}). */
   sortedUnique(): SortedEntries {
     const all = new Uint32Array(this.n)
-    for (let i = 0; i < this.n; i++) all[i] = i
-    all.sort((i, j) => this.compareKeys(i, j) || this.rank[i]! - this.rank[j]! || i - j)
+    // the first six key bytes as a number order most pairs without reading the keys again
+    const head = new Float64Array(this.n)
+    for (let i = 0; i < this.n; i++) {
+      all[i] = i
+      const c = this.chunks[this.chunkOf[i]!]!
+      const at = this.keyAt[i]!
+      const len = this.keyLength[i]!
+      let h = 0
+      for (let k = 0; k < 6; k++) h = h * 256 + (k < len ? c[at + k]! : 0)
+      head[i] = h
+    }
+    all.sort((i, j) => head[i]! - head[j]! || this.compareKeys(i, j) || this.rank[i]! - this.rank[j]! || i - j)
     const order = new Uint32Array(this.n)
     let m = 0
     for (let k = 0; k < all.length; k++) {

@@ -14,16 +14,35 @@ import type { TrieNodeStore } from './unitrie.js'
 const CHUNK_SIZE = 8 * 1024 * 1024
 /** A location is chunk × LOC_SPAN + offset; records never start past 2^25 within a chunk (values ≤ 16 MiB). */
 const LOC_SPAN = 2 ** 25
+/** A table slot holds tag × TAG_UNIT + location + 1: 37 bits of location (4096 chunks), 15 bits of tag. */
+const TAG_UNIT = 2 ** 37
 const HEADER = 36
+
+/** The table's index bits of a hash (its first four bytes). */
+function h32(hash: Uint8Array): number {
+  return hash[0]! | (hash[1]! << 8) | (hash[2]! << 16) | (hash[3]! << 24)
+}
+
+/** A 15-bit tag of a hash (bytes 4 and 5) kept in its table slot: most probes need not read the record. */
+function tagOf(hash: Uint8Array): number {
+  return (hash[4]! | (hash[5]! << 8)) & 0x7fff
+}
 
 /** A {@link TrieNodeStore} holding its records in packed chunks (see the module comment). */
 export class ArenaTrieStore implements TrieNodeStore {
   private readonly chunks: Uint8Array[] = []
   private chunk: Uint8Array = new Uint8Array(0)
   private used = 0
-  /** Open-addressing table: record location + 1, 0 = free. */
-  private table = new Float64Array(1 << 12)
+  /** Open-addressing table (linear probing, at most half full): tag × TAG_UNIT + location + 1, 0 = free. */
+  private table: Float64Array
   private count = 0
+
+  /** @param expected how many records are about to be stored (sizes the table once) */
+  constructor(expected = 0) {
+    let size = 1 << 12
+    while (size < expected * 2) size *= 2
+    this.table = new Float64Array(size)
+  }
 
   /** Number of records (nodes and long values). */
   get size(): number {
@@ -38,8 +57,10 @@ export class ArenaTrieStore implements TrieNodeStore {
   }
 
   get(hash: Uint8Array): Uint8Array | undefined {
-    const loc = this.find(hash)
-    if (loc < 0) return undefined
+    if (hash.length !== 32) return undefined
+    const v = this.table[this.probe(hash)]!
+    if (v === 0) return undefined
+    const loc = (v % TAG_UNIT) - 1
     const c = this.chunks[Math.floor(loc / LOC_SPAN)]!
     const at = loc % LOC_SPAN
     const len = c[at + 32]! | (c[at + 33]! << 8) | (c[at + 34]! << 16) | (c[at + 35]! << 24)
@@ -47,72 +68,63 @@ export class ArenaTrieStore implements TrieNodeStore {
   }
 
   put(hash: Uint8Array, data: Uint8Array): void {
-    if (this.find(hash) >= 0) return
-    const at = this.reserve(hash, data.length)
-    this.chunk.set(data, at + HEADER)
-  }
-
-  private reserve(hash: Uint8Array, length: number): number {
-    const need = HEADER + length
+    if (hash.length !== 32) throw new Error('ArenaTrieStore: keys are 32-byte hashes')
+    if ((this.count + 1) * 2 > this.table.length) this.grow()
+    const slot = this.probe(hash)
+    if (this.table[slot] !== 0) return
+    const need = HEADER + data.length
     if (this.used + need > this.chunk.length) {
+      if (this.chunks.length * LOC_SPAN >= TAG_UNIT) throw new Error('ArenaTrieStore: full')
       this.chunk = new Uint8Array(Math.max(CHUNK_SIZE, need))
       this.chunks.push(this.chunk)
       this.used = 0
     }
     const at = this.used
     const c = this.chunk
-    c.set(hash.subarray(0, 32), at)
+    c.set(hash, at)
+    const length = data.length
     c[at + 32] = length & 0xff
     c[at + 33] = (length >>> 8) & 0xff
     c[at + 34] = (length >>> 16) & 0xff
     c[at + 35] = (length >>> 24) & 0xff
+    c.set(data, at + HEADER)
     this.used += need
-    if ((this.count + 1) * 2 > this.table.length) this.grow()
-    this.insert(hash, (this.chunks.length - 1) * LOC_SPAN + at)
+    this.table[slot] = tagOf(hash) * TAG_UNIT + (this.chunks.length - 1) * LOC_SPAN + at + 1
     this.count++
-    return at
-  }
-
-  private slotOf(hash: Uint8Array, mask: number): number {
-    return (hash[0]! | (hash[1]! << 8) | (hash[2]! << 16) | (hash[3]! << 24)) & mask
-  }
-
-  private insert(hash: Uint8Array, loc: number): void {
-    const t = this.table
-    const mask = t.length - 1
-    let i = this.slotOf(hash, mask)
-    while (t[i] !== 0) i = (i + 1) & mask
-    t[i] = loc + 1
   }
 
   private grow(): void {
     const old = this.table
     this.table = new Float64Array(old.length * 2)
+    const mask = this.table.length - 1
     for (let i = 0; i < old.length; i++) {
       const v = old[i]!
       if (v === 0) continue
-      const loc = v - 1
+      const loc = (v % TAG_UNIT) - 1
       const c = this.chunks[Math.floor(loc / LOC_SPAN)]!
-      const at = loc % LOC_SPAN
-      this.insert(c.subarray(at, at + 32), loc)
+      let j = h32(c.subarray(loc % LOC_SPAN)) & mask
+      while (this.table[j] !== 0) j = (j + 1) & mask
+      this.table[j] = v
     }
   }
 
-  /** The record location of `hash`, or -1. */
-  private find(hash: Uint8Array): number {
-    if (hash.length !== 32) return -1
+  /** The slot holding `hash`, or the free slot where it would go. */
+  private probe(hash: Uint8Array): number {
     const t = this.table
     const mask = t.length - 1
-    let i = this.slotOf(hash, mask)
+    const tag = tagOf(hash)
+    let i = h32(hash) & mask
     for (;;) {
       const v = t[i]!
-      if (v === 0) return -1
-      const loc = v - 1
-      const c = this.chunks[Math.floor(loc / LOC_SPAN)]!
-      const at = loc % LOC_SPAN
-      let k = 0
-      while (k < 32 && c[at + k] === hash[k]) k++
-      if (k === 32) return loc
+      if (v === 0) return i
+      if (Math.floor(v / TAG_UNIT) === tag) {
+        const loc = (v % TAG_UNIT) - 1
+        const c = this.chunks[Math.floor(loc / LOC_SPAN)]!
+        const at = loc % LOC_SPAN
+        let k = 0
+        while (k < 32 && c[at + k] === hash[k]) k++
+        if (k === 32) return i
+      }
       i = (i + 1) & mask
     }
   }

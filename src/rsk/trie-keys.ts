@@ -101,21 +101,25 @@ export function stripLeadingZeroes(data: Uint8Array): Uint8Array {
  * The hash is over the full 32-byte word; slot 0 ends in a single 0x00 byte (43 B key).
  */
 export function storageKey(address: Uint8Array, slot: Uint8Array | bigint): Uint8Array {
-  return storageKeyUnder(storagePrefixKey(address), slot)
+  return storageKeyJoin(storagePrefixKey(address), storageKeySuffix(slot))
 }
 
-/**
- * {@link storageKey} under an account's {@link storagePrefixKey} already made (one Keccak less per cell when
- * many cells of one account are keyed, e.g. loading a state file).
- */
-export function storageKeyUnder(prefix: Uint8Array, slot: Uint8Array | bigint): Uint8Array {
+/** The part of a storage key after the account's storage prefix: keccak256(slot32)[0..10] ‖ stripLeadingZeroes(slot32). */
+export function storageKeySuffix(slot: Uint8Array | bigint): Uint8Array {
   const word = slotWord(slot)
   const sec = secureKeyPrefix(word)
   const stripped = stripLeadingZeroes(word)
-  const k = new Uint8Array(prefix.length + sec.length + stripped.length)
+  const k = new Uint8Array(sec.length + stripped.length)
+  k.set(sec, 0)
+  k.set(stripped, sec.length)
+  return k
+}
+
+/** A storage key from an account's {@link storagePrefixKey} and a {@link storageKeySuffix}. */
+export function storageKeyJoin(prefix: Uint8Array, suffix: Uint8Array): Uint8Array {
+  const k = new Uint8Array(prefix.length + suffix.length)
   k.set(prefix, 0)
-  k.set(sec, prefix.length)
-  k.set(stripped, prefix.length + sec.length)
+  k.set(suffix, prefix.length)
   return k
 }
 

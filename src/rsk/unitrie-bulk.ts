@@ -44,7 +44,7 @@ export function unitrieFromEntries(entries: Iterable<readonly [Uint8Array, Uint8
  */
 export function unitrieFromBatch(batch: EntryBatch): Unitrie {
   const sorted = batch.sortedUnique()
-  const arena = new ArenaTrieStore()
+  const arena = new ArenaTrieStore(sorted.order.length)
   if (sorted.order.length === 0) return Unitrie.empty(arena)
   const root = new Builder(sorted, arena).build(0, sorted.order.length, 0, true)
   return Unitrie.fromRootHash(root.hash!, arena)
@@ -131,7 +131,6 @@ class Builder {
     const terminal = !left && !right
     const childrenSize = (left?.size ?? 0) + (right?.size ?? 0)
     const bits = to - from
-    const childLength = (c: Built | undefined) => (c === undefined ? 0 : c.embedded ? 1 + c.embedded.length : 32)
     const length =
       1 +
       sharedPathSerializedLength(bits) +
@@ -140,8 +139,7 @@ class Builder {
       (terminal ? 0 : varIntSize(childrenSize)) +
       (long ? 35 : valueLength)
     if (this.scratch.length < length) this.scratch = new Uint8Array(length * 2)
-    const out = this.scratch
-    out.fill(0, 0, length)
+    const out = this.scratch // every byte up to `length` is written below
     let flags = FLAG_VERSION
     if (long) flags |= FLAG_LONG_VALUE
     if (bits > 0) flags |= FLAG_SHARED_PATH
@@ -172,7 +170,8 @@ class Builder {
     const message = out.subarray(0, length)
     const size = childrenSize + (long ? valueLength : 0) + length
     // Trie.isEmbeddable: a terminal node of at most 44 bytes is embedded in its parent (the root never is)
-    if (terminal && length <= MAX_EMBEDDED_NODE_SIZE && !isRoot) return { embedded: message.slice(), hash: undefined, size }
+    if (terminal && length <= MAX_EMBEDDED_NODE_SIZE && !isRoot)
+      return { embedded: message.slice(), hash: undefined, size }
     const hash = keccak256(message)
     this.arena.put(hash, message)
     return { embedded: undefined, hash, size }
@@ -199,6 +198,10 @@ class Builder {
     if (rest !== 0) out[pos + bytes - 1]! &= (0xff << (8 - rest)) & 0xff
     return pos + bytes
   }
+}
+
+function childLength(c: Built | undefined): number {
+  return c === undefined ? 0 : c.embedded ? 1 + c.embedded.length : 32
 }
 
 function writeChild(out: Uint8Array, pos: number, c: Built | undefined): number {

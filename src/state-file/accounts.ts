@@ -5,18 +5,18 @@
 import type { Unitrie } from '../rsk/unitrie.js'
 import {
   accountKey,
-  codeKey,
   decodeAccountState,
   encodeAccountState,
   slotFromStorageKey,
   slotWord,
   STORAGE_MARKER_VALUE,
-  storageKeyUnder,
+  storageKeyJoin,
+  storageKeySuffix,
   storagePrefixKey,
   storageValueBytes,
   type AccountState,
 } from '../rsk/trie-keys.js'
-import { bytesEqual } from '../util/bytes.js'
+import { bytesEqual, toKey } from '../util/bytes.js'
 
 const ACCOUNT_KEY_LENGTH = 31
 const STORAGE_PREFIX = 0x00
@@ -130,15 +130,40 @@ export function* groupAccounts(trie: Unitrie): Generator<StateItem> {
  * as given).
  */
 export function accountEntries(a: StateAccount): RawEntry[] {
-  const out: RawEntry[] = [[accountKey(a.address), encodeAccountState({ nonce: a.nonce, balance: a.balance })]]
-  if (a.code.length > 0) out.push([codeKey(a.address), a.code])
+  // the account's key once (one Keccak of the address), its code and storage keys from it (as codeKey and
+  // storagePrefixKey make them)
+  const key = accountKey(a.address)
+  const subKey = (suffix: number): Uint8Array => {
+    const k = new Uint8Array(key.length + 1)
+    k.set(key)
+    k[key.length] = suffix
+    return k
+  }
+  const out: RawEntry[] = [[key, encodeAccountState({ nonce: a.nonce, balance: a.balance })]]
+  if (a.code.length > 0) out.push([subKey(CODE_PREFIX), a.code])
   const cells: RawEntry[] = []
-  const prefix = a.storage.length + a.storageBytes.length > 0 ? storagePrefixKey(a.address) : undefined
+  const prefix = a.storage.length + a.storageBytes.length > 0 ? subKey(STORAGE_PREFIX) : undefined
   for (const [slot, word] of a.storage) {
     const stored = storageValueBytes(word)
-    if (stored !== undefined) cells.push([storageKeyUnder(prefix!, slot), stored])
+    if (stored !== undefined) cells.push([storageKeyJoin(prefix!, slotSuffix(slot)), stored])
   }
-  for (const [slot, bytes] of a.storageBytes) if (bytes.length > 0) cells.push([storageKeyUnder(prefix!, slot), bytes])
+  for (const [slot, bytes] of a.storageBytes)
+    if (bytes.length > 0) cells.push([storageKeyJoin(prefix!, slotSuffix(slot)), bytes])
   if (cells.length > 0) out.push([prefix!, STORAGE_MARKER_VALUE], ...cells)
   return out
+}
+
+/** Recent storage key suffixes by slot: many contracts use the same low slots (0, 1, 2 …), a Keccak each. */
+const suffixes = new Map<string, Uint8Array>()
+const MAX_SUFFIXES = 4096
+
+function slotSuffix(slot: Uint8Array): Uint8Array {
+  const id = toKey(slot)
+  let suffix = suffixes.get(id)
+  if (suffix === undefined) {
+    if (suffixes.size >= MAX_SUFFIXES) suffixes.clear()
+    suffix = storageKeySuffix(slot)
+    suffixes.set(id, suffix)
+  }
+  return suffix
 }
