@@ -891,21 +891,48 @@ export class Unitrie {
   }
 }
 
-function* walk(n: TrieNode, prefixBits: number[]): Generator<UnitrieEntry> {
-  const base = prefixBits.length
-  for (let i = 0; i < n.path.length; i++) prefixBits.push(n.path[i]!)
-  if (n.valueLength > 0 && prefixBits.length % 8 === 0) {
-    yield [bitsToBytes(Uint8Array.from(prefixBits)), n.getValue()!]
+/**
+ * The entries of the subtree `root`, whose key starts with `prefixBits`, in key order (pre-order, left first):
+ * one explicit stack (no generator per level) and the key kept packed, so an entry costs its key's copy.
+ */
+function* walk(root: TrieNode, prefixBits: number[]): Generator<UnitrieEntry> {
+  let key = new Uint8Array(64)
+  const setBit = (d: number, bit: number): void => {
+    const i = d >> 3
+    if (i >= key.length) {
+      const bigger = new Uint8Array(key.length * 2)
+      bigger.set(key)
+      key = bigger
+    }
+    if (bit) key[i]! |= 0x80 >> (d & 7)
+    else key[i]! &= ~(0x80 >> (d & 7))
   }
-  for (const bit of [0, 1]) {
-    // (a walk over a whole stored state, e.g. a dump, must not bring every node into memory for good)
-    const c = n.peekChild(bit)
-    if (!c) continue
-    prefixBits.push(bit)
-    yield* walk(c, prefixBits)
-    prefixBits.pop()
+  for (let i = 0; i < prefixBits.length; i++) setBit(i, prefixBits[i]!)
+  const nodes: TrieNode[] = [root]
+  const depths: number[] = [prefixBits.length]
+  const bits: number[] = [-1]
+  while (nodes.length > 0) {
+    const n = nodes.pop()!
+    let d = depths.pop()!
+    const bit = bits.pop()!
+    if (bit >= 0) setBit(d++, bit)
+    const path = n.path
+    for (let i = 0; i < path.length; i++) setBit(d++, path[i]!)
+    if (n.valueLength > 0 && (d & 7) === 0) yield [key.slice(0, d >> 3), n.getValue()!]
+    // (a walk over a whole stored state, e.g. a dump, must not bring every node into memory for good: peek)
+    const right = n.peekChild(1)
+    if (right) {
+      nodes.push(right)
+      depths.push(d)
+      bits.push(1)
+    }
+    const left = n.peekChild(0)
+    if (left) {
+      nodes.push(left)
+      depths.push(d)
+      bits.push(0)
+    }
   }
-  prefixBits.length = base
 }
 
 function saveNode(n: TrieNode, store: TrieNodeStore, isRoot: boolean): void {

@@ -43,7 +43,9 @@ export type RawEntry = [Uint8Array, Uint8Array]
 export type StateItem = { account: StateAccount } | { raw: RawEntry }
 
 function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
-  return key.length >= prefix.length && bytesEqual(key.subarray(0, prefix.length), prefix)
+  if (key.length < prefix.length) return false
+  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false
+  return true
 }
 
 /**
