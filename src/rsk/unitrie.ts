@@ -189,7 +189,8 @@ export function encodeVarInt(value: number): Uint8Array {
   return out
 }
 
-function readVarInt(msg: Uint8Array, pos: number): [value: number, next: number] {
+/** Reads a CompactSize integer at `pos`: [value, position after it]. @throws Error when truncated */
+export function readVarInt(msg: Uint8Array, pos: number): [value: number, next: number] {
   const first = msg[pos]
   if (first === undefined) throw new Error('Unitrie: truncated VarInt')
   if (first < 253) return [first, pos + 1]
@@ -359,6 +360,17 @@ export class TrieNode {
   child(bit: number): TrieNode | undefined {
     const c = bit === 0 ? this.left : this.right
     return c === undefined ? undefined : resolve(c)
+  }
+
+  /**
+   * The child for bit 0 (left) or 1 (right) without loading it: the node when it is in memory, else its hash and
+   * the store to read its message from (src/rsk/unitrie-walk.ts walks stored messages without decoding them).
+   */
+  childRef(bit: number): { node: TrieNode } | { hash: Uint8Array; store: TrieNodeStore | undefined } | undefined {
+    const c = bit === 0 ? this.left : this.right
+    if (c === undefined) return undefined
+    if (!(c instanceof HashRef)) return { node: c }
+    return c.isLoaded ? { node: c.node } : { hash: c.hash, store: c.source }
   }
 
   /** {@link child}, but a child not in memory is decoded without being kept (see HashRef.peek). */

@@ -3,6 +3,7 @@
  * turning accounts back into entries (load). Key layout: src/rsk/trie-keys.ts (rskj TrieKeyMapper).
  */
 import type { Unitrie } from '../rsk/unitrie.js'
+import { unitrieEntries } from '../rsk/unitrie-walk.js'
 import {
   accountKey,
   decodeAccountState,
@@ -66,7 +67,7 @@ export function* groupAccounts(trie: Unitrie): Generator<StateItem> {
     yield { account }
     current = undefined
   }
-  for (const [key, value] of trie.entries()) {
+  for (const [key, value] of unitrieEntries(trie)) {
     if (key.length === ACCOUNT_KEY_LENGTH && key[0] === 0) {
       yield* flush()
       const address = key.slice(ACCOUNT_KEY_LENGTH - 20)
