@@ -96,15 +96,18 @@ export class EntryBatch {
     this.rank = more(this.rank, (n) => new Uint8Array(n))
   }
 
-  /** Compares the keys of entries i and j (bytewise, a prefix first). */
-  private compareKeys(i: number, j: number): number {
+  /**
+   * Compares the keys of entries i and j (bytewise, a prefix first), from byte `from` on (the bytes before are
+   * known to be equal, a missing byte counting as 0).
+   */
+  private compareKeys(i: number, j: number, from = 0): number {
     const a = this.chunks[this.chunkOf[i]!]!
     const b = this.chunks[this.chunkOf[j]!]!
-    let p = this.keyAt[i]!
-    let q = this.keyAt[j]!
     const li = this.keyLength[i]!
     const lj = this.keyLength[j]!
-    const end = p + Math.min(li, lj)
+    let p = this.keyAt[i]! + from
+    let q = this.keyAt[j]! + from
+    const end = this.keyAt[i]! + Math.min(li, lj)
     for (; p < end; p++, q++) {
       const d = a[p]! - b[q]!
       if (d !== 0) return d
@@ -114,24 +117,62 @@ export class EntryBatch {
 
   /** The entries sorted by key, the winner of each key only (see {@link SortedEntries}). */
   sortedUnique(): SortedEntries {
-    const all = new Uint32Array(this.n)
-    // the first six key bytes as a number order most pairs without reading the keys again
-    const head = new Float64Array(this.n)
-    for (let i = 0; i < this.n; i++) {
-      all[i] = i
+    const n = this.n
+    // Radix sort (stable, three 16-bit digits) on the first six key bytes, then a comparison sort of each run of
+    // equal heads only (the cells of one account): a comparison sort of a million keys cost seconds.
+    const head = new Float64Array(n)
+    const digits = [new Uint16Array(n), new Uint16Array(n), new Uint16Array(n)] as const
+    for (let i = 0; i < n; i++) {
       const c = this.chunks[this.chunkOf[i]!]!
       const at = this.keyAt[i]!
       const len = this.keyLength[i]!
-      let h = 0
-      for (let k = 0; k < 6; k++) h = h * 256 + (k < len ? c[at + k]! : 0)
-      head[i] = h
+      const byte = (k: number): number => (k < len ? c[at + k]! : 0)
+      digits[2][i] = (byte(0) << 8) | byte(1)
+      digits[1][i] = (byte(2) << 8) | byte(3)
+      digits[0][i] = (byte(4) << 8) | byte(5)
+      head[i] = digits[2][i]! * 2 ** 32 + digits[1][i]! * 65536 + digits[0][i]!
     }
-    all.sort((i, j) => head[i]! - head[j]! || this.compareKeys(i, j) || this.rank[i]! - this.rank[j]! || i - j)
+    let all = new Uint32Array(n)
+    for (let i = 0; i < n; i++) all[i] = i
+    let spare = new Uint32Array(n)
+    const count = new Uint32Array(65537)
+    for (const digit of digits) {
+      count.fill(0)
+      for (let i = 0; i < n; i++) count[digit[i]! + 1]!++
+      for (let k = 0; k < 65536; k++) count[k + 1]! += count[k]!
+      for (let k = 0; k < n; k++) {
+        const e = all[k]!
+        spare[count[digit[e]!]!++] = e
+      }
+      ;[all, spare] = [spare, all]
+    }
+    // (within a run the first six bytes are equal)
+    const compare = (i: number, j: number): number =>
+      this.compareKeys(i, j, 6) || this.rank[i]! - this.rank[j]! || i - j
+    for (let a = 0; a < n;) {
+      let b = a + 1
+      while (b < n && head[all[b]!] === head[all[a]!]) b++
+      if (b - a > 32) all.subarray(a, b).sort(compare)
+      else {
+        // insertion sort: the runs are short (an account's entries), a library sort call costs more
+        for (let k = a + 1; k < b; k++) {
+          const e = all[k]!
+          let p = k - 1
+          while (p >= a && compare(all[p]!, e) > 0) {
+            all[p + 1] = all[p]!
+            p--
+          }
+          all[p + 1] = e
+        }
+      }
+      a = b
+    }
     const order = new Uint32Array(this.n)
     let m = 0
     for (let k = 0; k < all.length; k++) {
       const i = all[k]!
-      if (k + 1 < all.length && this.compareKeys(i, all[k + 1]!) === 0) continue
+      const next = all[k + 1]
+      if (next !== undefined && head[i] === head[next] && this.compareKeys(i, next, 6) === 0) continue
       if (this.valueLength[i] === 0) continue
       order[m++] = i
     }

@@ -81,13 +81,15 @@ export class ArenaTrieStore implements TrieNodeStore {
     }
     const at = this.used
     const c = this.chunk
-    c.set(hash, at)
+    for (let k = 0; k < 32; k++) c[at + k] = hash[k]!
     const length = data.length
     c[at + 32] = length & 0xff
     c[at + 33] = (length >>> 8) & 0xff
     c[at + 34] = (length >>> 16) & 0xff
     c[at + 35] = (length >>> 24) & 0xff
-    c.set(data, at + HEADER)
+    // (a loop beats TypedArray#set on the short messages most records are)
+    if (length <= 128) for (let k = 0; k < length; k++) c[at + HEADER + k] = data[k]!
+    else c.set(data, at + HEADER)
     this.used += need
     this.table[slot] = tagOf(hash) * TAG_UNIT + (this.chunks.length - 1) * LOC_SPAN + at + 1
     this.count++

@@ -101,7 +101,15 @@ export function stripLeadingZeroes(data: Uint8Array): Uint8Array {
  * The hash is over the full 32-byte word; slot 0 ends in a single 0x00 byte (43 B key).
  */
 export function storageKey(address: Uint8Array, slot: Uint8Array | bigint): Uint8Array {
-  return storageKeyJoin(storagePrefixKey(address), storageKeySuffix(slot))
+  const word = slotWord(slot)
+  const prefix = storagePrefixKey(address)
+  const sec = secureKeyPrefix(word)
+  const stripped = stripLeadingZeroes(word)
+  const k = new Uint8Array(prefix.length + sec.length + stripped.length)
+  k.set(prefix, 0)
+  k.set(sec, prefix.length)
+  k.set(stripped, prefix.length + sec.length)
+  return k
 }
 
 /** The part of a storage key after the account's storage prefix: keccak256(slot32)[0..10] ‖ stripLeadingZeroes(slot32). */
