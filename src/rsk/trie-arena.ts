@@ -5,7 +5,7 @@
  * serialized size plus ~50 B per stored node, instead of one object graph per node with a typed array per field;
  * nodes are decoded into objects only when a read or a write reaches them (src/rsk/unitrie.ts HashRef).
  *
- * Keys are Keccak-256 hashes (node hashes, value hashes: docs/reference-rules.md#rule-unitrie), so their first
+ * Keys are Keccak-256 hashes (node hashes, value hashes: docs/reference-rules.md#rule-unitrie-node), so their first
  * four bytes index the table directly.
  */
 import type { TrieNodeStore } from './unitrie.js'

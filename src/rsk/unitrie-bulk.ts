@@ -4,7 +4,7 @@
  * trie's shape depends only on its key set, so the result (and its root hash) is the one that putting the same
  * entries one by one gives; its nodes are decoded into objects only when a later read or write reaches them.
  * Loading a state file of a million cells this way costs about the state's serialized size in memory, instead of
- * an object graph of ~1.4 KB per entry. Node layout: docs/reference-rules.md#rule-unitrie (RSKIP107).
+ * an object graph of ~1.4 KB per entry. Node layout: docs/reference-rules.md#rule-unitrie-node (RSKIP107).
  */
 import { keccak256 } from '../crypto/keccak.js'
 import { EntryBatch, type SortedEntries } from './entry-batch.js'

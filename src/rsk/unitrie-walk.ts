@@ -1,7 +1,7 @@
 /**
  * Every entry of a Unitrie in key order, for walks over a whole state (a state file dump): nodes in memory are
  * read as objects, and a subtree known only by hash is read straight from its stored messages (RSKIP107 layout,
- * docs/reference-rules.md#rule-unitrie) — its shared paths copied bit for bit into the key, embedded children
+ * docs/reference-rules.md#rule-unitrie-node) — its shared paths copied bit for bit into the key, embedded children
  * read in place — without decoding a node object per node, nor keeping any.
  */
 import {
