@@ -19,13 +19,13 @@ const TAG_UNIT = 2 ** 37
 const HEADER = 36
 
 /** The table's index bits of a hash (its first four bytes). */
-function h32(hash: Uint8Array): number {
-  return hash[0]! | (hash[1]! << 8) | (hash[2]! << 16) | (hash[3]! << 24)
+function h32(hash: Uint8Array, at = 0): number {
+  return hash[at]! | (hash[at + 1]! << 8) | (hash[at + 2]! << 16) | (hash[at + 3]! << 24)
 }
 
 /** A 15-bit tag of a hash (bytes 4 and 5) kept in its table slot: most probes need not read the record. */
-function tagOf(hash: Uint8Array): number {
-  return (hash[4]! | (hash[5]! << 8)) & 0x7fff
+function tagOf(hash: Uint8Array, at = 0): number {
+  return (hash[at + 4]! | (hash[at + 5]! << 8)) & 0x7fff
 }
 
 /** A {@link TrieNodeStore} holding its records in packed chunks (see the module comment). */
@@ -110,12 +110,38 @@ export class ArenaTrieStore implements TrieNodeStore {
     }
   }
 
-  /** The slot holding `hash`, or the free slot where it would go. */
-  private probe(hash: Uint8Array): number {
+  /**
+   * The location of the record whose hash is bytes [at, at + 32) of `bytes`, or −1: a lookup that makes no view
+   * (read the record with {@link chunkOf}, {@link startOf}, {@link endOf}).
+   */
+  locate(bytes: Uint8Array, at: number): number {
+    const v = this.table[this.probe(bytes, at)]!
+    return v === 0 ? -1 : (v % TAG_UNIT) - 1
+  }
+
+  /** The chunk holding the record at `loc` (from {@link locate}). */
+  chunkOf(loc: number): Uint8Array {
+    return this.chunks[Math.floor(loc / LOC_SPAN)]!
+  }
+
+  /** Where the record's bytes start in its chunk. */
+  startOf(loc: number): number {
+    return (loc % LOC_SPAN) + HEADER
+  }
+
+  /** Where the record's bytes end in its chunk. */
+  endOf(loc: number): number {
+    const c = this.chunkOf(loc)
+    const at = loc % LOC_SPAN
+    return at + HEADER + (c[at + 32]! | (c[at + 33]! << 8) | (c[at + 34]! << 16) | (c[at + 35]! << 24))
+  }
+
+  /** The slot holding the hash at bytes [at, at + 32) of `hash`, or the free slot where it would go. */
+  private probe(hash: Uint8Array, from = 0): number {
     const t = this.table
     const mask = t.length - 1
-    const tag = tagOf(hash)
-    let i = h32(hash) & mask
+    const tag = tagOf(hash, from)
+    let i = h32(hash, from) & mask
     for (;;) {
       const v = t[i]!
       if (v === 0) return i
@@ -124,7 +150,7 @@ export class ArenaTrieStore implements TrieNodeStore {
         const c = this.chunks[Math.floor(loc / LOC_SPAN)]!
         const at = loc % LOC_SPAN
         let k = 0
-        while (k < 32 && c[at + k] === hash[k]) k++
+        while (k < 32 && c[at + k] === hash[from + k]) k++
         if (k === 32) return i
       }
       i = (i + 1) & mask

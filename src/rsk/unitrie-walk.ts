@@ -17,22 +17,9 @@ import {
   type Unitrie,
   type UnitrieEntry,
 } from './unitrie.js'
-
-/** A node to visit: an object, or a message (bytes [start, end) of `bytes`) read through `store`. */
-interface Frame {
-  node: TrieNode | undefined
-  bytes: Uint8Array
-  start: number
-  end: number
-  store: TrieNodeStore | undefined
-  /** Key bits above the node (the branch bit included when `bit` ≥ 0). */
-  depth: number
-  /** The branch bit leading to the node, −1 for the root. */
-  bit: number
-}
+import { ArenaTrieStore } from './trie-arena.js'
 
 const NONE = new Uint8Array(0)
-const SIDES = [0, 1] as const
 const SIDES_RIGHT_FIRST = [1, 0] as const
 
 /**
@@ -53,26 +40,53 @@ export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
     if (bit) key[i]! |= 0x80 >> (d & 7)
     else key[i]! &= ~(0x80 >> (d & 7))
   }
-  const frame = (
+  // the stack of nodes to visit, one array per field: an object node, or a message (bytes [start, end) of a
+  // buffer, read through a store); the key bits above it and the branch bit leading to it (−1: the root)
+  const nodes: (TrieNode | undefined)[] = []
+  const buffers: Uint8Array[] = []
+  const starts: number[] = []
+  const ends: number[] = []
+  const stores: (TrieNodeStore | undefined)[] = []
+  const depths: number[] = []
+  const bits: number[] = []
+  const push = (
     node: TrieNode | undefined,
-    bytes: Uint8Array,
+    buffer: Uint8Array,
     start: number,
     end: number,
     store: TrieNodeStore | undefined,
     depth: number,
     bit: number,
-  ): Frame => ({ node, bytes, start, end, store, depth, bit })
-  const stored = (hash: Uint8Array, store: TrieNodeStore | undefined, depth: number, bit: number): Frame => {
-    const msg = store?.get(hash)
-    if (!msg) throw new Error(`Unitrie: missing node ${Buffer.from(hash).toString('hex')} in store`)
-    return frame(undefined, msg, 0, msg.length, store, depth, bit)
+  ): void => {
+    nodes.push(node)
+    buffers.push(buffer)
+    starts.push(start)
+    ends.push(end)
+    stores.push(store)
+    depths.push(depth)
+    bits.push(bit)
   }
-  const stack: Frame[] = [frame(trie.root, NONE, 0, 0, undefined, 0, -1)]
-  while (stack.length > 0) {
-    const f = stack.pop()!
-    let d = f.depth
-    if (f.bit >= 0) setBit(d++, f.bit)
-    const n = f.node
+  /** Pushes the stored node whose hash is bytes [at, at + 32) of `hashes`. */
+  const pushStored = (hashes: Uint8Array, at: number, store: TrieNodeStore | undefined, depth: number, bit: number) => {
+    if (store instanceof ArenaTrieStore) {
+      const loc = store.locate(hashes, at)
+      if (loc >= 0) return push(undefined, store.chunkOf(loc), store.startOf(loc), store.endOf(loc), store, depth, bit)
+    } else {
+      const msg = store?.get(hashes.subarray(at, at + 32))
+      if (msg) return push(undefined, msg, 0, msg.length, store, depth, bit)
+    }
+    throw new Error(`Unitrie: missing node ${Buffer.from(hashes.subarray(at, at + 32)).toString('hex')} in store`)
+  }
+  push(trie.root, NONE, 0, 0, undefined, 0, -1)
+  while (nodes.length > 0) {
+    const n = nodes.pop()
+    const m = buffers.pop()!
+    const start = starts.pop()!
+    const end = ends.pop()!
+    const store = stores.pop()
+    let d = depths.pop()!
+    const bit = bits.pop()!
+    if (bit >= 0) setBit(d++, bit)
     if (n) {
       const path = n.path
       for (let i = 0; i < path.length; i++) setBit(d++, path[i]!)
@@ -80,25 +94,24 @@ export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
       for (const b of SIDES_RIGHT_FIRST) {
         const ref = n.childRef(b)
         if (ref === undefined) continue
-        stack.push('node' in ref ? frame(ref.node, NONE, 0, 0, undefined, d, b) : stored(ref.hash, ref.store, d, b))
+        if ('node' in ref) push(ref.node, NONE, 0, 0, undefined, d, b)
+        else pushStored(ref.hash, 0, ref.store, d, b)
       }
       continue
     }
     // a stored message: flags ‖ [shared path] ‖ [left] ‖ [right] ‖ [children size] ‖ value (TrieNode.message)
-    const m = f.bytes
-    const store = f.store
-    const flags = m[f.start]!
-    let pos = f.start + 1
+    const flags = m[start]!
+    let pos = start + 1
     if (flags & FLAG_SHARED_PATH) {
       const first = m[pos++]!
-      let bits: number
-      if (first <= 31) bits = first + 1
-      else if (first <= 254) bits = first + 128
-      else [bits, pos] = readVarInt(m, pos)
+      let length: number
+      if (first <= 31) length = first + 1
+      else if (first <= 254) length = first + 128
+      else [length, pos] = readVarInt(m, pos)
       // packed MSB-first like the key: copied a byte at a time, shifted when the key's bit offset is not whole
-      const bytes = (bits + 7) >> 3
+      const bytes = (length + 7) >> 3
       const at = d >> 3
-      if (at + bytes + 1 >= key.length) setBit(d + bits + 8, 0) // (grows the key)
+      if (at + bytes + 1 >= key.length) setBit(d + length + 8, 0) // (grows the key)
       const shift = d & 7
       if (shift === 0) for (let j = 0; j < bytes; j++) key[at + j] = m[pos + j]!
       else {
@@ -109,34 +122,46 @@ export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
           key[at + j + 1] = (b << (8 - shift)) & 0xff
         }
       }
-      d += bits
+      d += length
       pos += bytes
     }
-    let left: Frame | undefined
-    let right: Frame | undefined
-    for (const side of SIDES) {
-      if (!(flags & (side === 0 ? FLAG_LEFT : FLAG_RIGHT))) continue
-      let child: Frame
-      if (flags & (side === 0 ? FLAG_LEFT_EMBEDDED : FLAG_RIGHT_EMBEDDED)) {
-        const len = m[pos]!
-        child = frame(undefined, m, pos + 1, pos + 1 + len, store, d, side)
-        pos += 1 + len
-      } else {
-        child = stored(m.subarray(pos, pos + 32), store, d, side)
-        pos += 32
-      }
-      if (side === 0) left = child
-      else right = child
+    // children: where each is (embedded: its message's bounds here; by hash: the hash's offset)
+    const hasLeft = (flags & FLAG_LEFT) !== 0
+    const hasRight = (flags & FLAG_RIGHT) !== 0
+    let leftAt = 0
+    let leftEnd = 0
+    let rightAt = 0
+    let rightEnd = 0
+    if (hasLeft) {
+      if (flags & FLAG_LEFT_EMBEDDED) {
+        leftAt = pos + 1
+        leftEnd = leftAt + m[pos]!
+      } else leftAt = pos
+      pos = leftEnd > 0 ? leftEnd : pos + 32
     }
-    if (left || right) pos = readVarInt(m, pos)[1]
+    if (hasRight) {
+      if (flags & FLAG_RIGHT_EMBEDDED) {
+        rightAt = pos + 1
+        rightEnd = rightAt + m[pos]!
+      } else rightAt = pos
+      pos = rightEnd > 0 ? rightEnd : pos + 32
+    }
+    if (hasLeft || hasRight) pos = readVarInt(m, pos)[1]
     let value: Uint8Array | undefined
     if (flags & FLAG_LONG_VALUE) {
-      const stored = store?.get(m.subarray(pos, pos + 32))
-      if (!stored) throw new Error('Unitrie: long value not in the store')
-      value = stored.slice()
-    } else if (pos < f.end) value = m.slice(pos, f.end)
+      const long = store?.get(m.subarray(pos, pos + 32))
+      if (!long) throw new Error('Unitrie: long value not in the store')
+      value = long.slice()
+    } else if (pos < end) value = m.slice(pos, end)
     if (value !== undefined && (d & 7) === 0) yield [key.slice(0, d >> 3), value]
-    if (right) stack.push(right)
-    if (left) stack.push(left)
+    // right first: the left child is visited next
+    if (hasRight) {
+      if (rightEnd > 0) push(undefined, m, rightAt, rightEnd, store, d, 1)
+      else pushStored(m, rightAt, store, d, 1)
+    }
+    if (hasLeft) {
+      if (leftEnd > 0) push(undefined, m, leftAt, leftEnd, store, d, 0)
+      else pushStored(m, leftAt, store, d, 0)
+    }
   }
 }
