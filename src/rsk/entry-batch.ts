@@ -115,6 +115,18 @@ export class EntryBatch {
     return li - lj
   }
 
+  /** The first byte at or after `from` where the keys of entries i and j differ (or the shorter one ends). */
+  private commonPrefix(i: number, j: number, from: number): number {
+    const a = this.chunks[this.chunkOf[i]!]!
+    const b = this.chunks[this.chunkOf[j]!]!
+    const p = this.keyAt[i]!
+    const q = this.keyAt[j]!
+    const end = Math.min(this.keyLength[i]!, this.keyLength[j]!)
+    let k = from
+    while (k < end && a[p + k] === b[q + k]) k++
+    return k
+  }
+
   /** The entries sorted by key, the winner of each key only (see {@link SortedEntries}). */
   sortedUnique(): SortedEntries {
     const n = this.n
@@ -147,11 +159,18 @@ export class EntryBatch {
       ;[all, spare] = [spare, all]
     }
     // (within a run the first six bytes are equal)
+    // a run's keys share more than their six bytes (an account's key): compared from where they can differ
+    let from = 6
     const compare = (i: number, j: number): number =>
-      this.compareKeys(i, j, 6) || this.rank[i]! - this.rank[j]! || i - j
+      this.compareKeys(i, j, from) || this.rank[i]! - this.rank[j]! || i - j
     for (let a = 0; a < n;) {
       let b = a + 1
       while (b < n && head[all[b]!] === head[all[a]!]) b++
+      from = 6
+      if (b - a > 1) {
+        from = Number.MAX_SAFE_INTEGER
+        for (let k = a + 1; k < b; k++) from = Math.min(from, this.commonPrefix(all[a]!, all[k]!, 6))
+      }
       if (b - a > 32) all.subarray(a, b).sort(compare)
       else {
         // insertion sort: the runs are short (an account's entries), a library sort call costs more
