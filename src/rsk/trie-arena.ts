@@ -14,8 +14,6 @@ import type { TrieNodeStore } from './unitrie.js'
 const CHUNK_SIZE = 8 * 1024 * 1024
 /** A location is chunk × LOC_SPAN + offset; records never start past 2^25 within a chunk (values ≤ 16 MiB). */
 const LOC_SPAN = 2 ** 25
-/** A table slot holds tag × TAG_UNIT + location + 1: 37 bits of location (4096 chunks), 15 bits of tag. */
-const TAG_UNIT = 2 ** 37
 const HEADER = 36
 
 /** The table's index bits of a hash (its first four bytes). */
@@ -23,9 +21,9 @@ function h32(hash: Uint8Array, at = 0): number {
   return hash[at]! | (hash[at + 1]! << 8) | (hash[at + 2]! << 16) | (hash[at + 3]! << 24)
 }
 
-/** A 15-bit tag of a hash (bytes 4 and 5) kept in its table slot: most probes need not read the record. */
+/** A 16-bit tag of a hash (bytes 4 and 5) kept beside its table slot: most probes need not read the record. */
 function tagOf(hash: Uint8Array, at = 0): number {
-  return (hash[at + 4]! | (hash[at + 5]! << 8)) & 0x7fff
+  return hash[at + 4]! | (hash[at + 5]! << 8)
 }
 
 /** A {@link TrieNodeStore} holding its records in packed chunks (see the module comment). */
@@ -33,15 +31,22 @@ export class ArenaTrieStore implements TrieNodeStore {
   private readonly chunks: Uint8Array[] = []
   private chunk: Uint8Array = new Uint8Array(0)
   private used = 0
-  /** Open-addressing table (linear probing, at most half full): tag × TAG_UNIT + location + 1, 0 = free. */
-  private table: Float64Array
+  /**
+   * Open-addressing table (linear probing, at most half full), one slot in three arrays (8 bytes, integers
+   * only): the record's offset in its chunk + 1 (0 = free), its chunk, the hash's tag.
+   */
+  private offsets: Uint32Array
+  private chunkIds: Uint16Array
+  private tags: Uint16Array
   private count = 0
 
   /** @param expected how many records are about to be stored (sizes the table once) */
   constructor(expected = 0) {
     let size = 1 << 12
     while (size < expected * 2) size *= 2
-    this.table = new Float64Array(size)
+    this.offsets = new Uint32Array(size)
+    this.chunkIds = new Uint16Array(size)
+    this.tags = new Uint16Array(size)
   }
 
   /** Number of records (nodes and long values). */
@@ -51,30 +56,30 @@ export class ArenaTrieStore implements TrieNodeStore {
 
   /** Bytes held by the chunks and the table (for measurements). */
   get byteSize(): number {
-    let n = this.table.byteLength
+    let n = this.offsets.byteLength * 2
     for (const c of this.chunks) n += c.byteLength
     return n
   }
 
   get(hash: Uint8Array): Uint8Array | undefined {
     if (hash.length !== 32) return undefined
-    const v = this.table[this.probe(hash)]!
-    if (v === 0) return undefined
-    const loc = (v % TAG_UNIT) - 1
-    const c = this.chunks[Math.floor(loc / LOC_SPAN)]!
-    const at = loc % LOC_SPAN
+    const slot = this.probe(hash, 0)
+    const off = this.offsets[slot]!
+    if (off === 0) return undefined
+    const c = this.chunks[this.chunkIds[slot]!]!
+    const at = off - 1
     const len = c[at + 32]! | (c[at + 33]! << 8) | (c[at + 34]! << 16) | (c[at + 35]! << 24)
     return c.subarray(at + HEADER, at + HEADER + len)
   }
 
   put(hash: Uint8Array, data: Uint8Array): void {
     if (hash.length !== 32) throw new Error('ArenaTrieStore: keys are 32-byte hashes')
-    if ((this.count + 1) * 2 > this.table.length) this.grow()
-    const slot = this.probe(hash)
-    if (this.table[slot] !== 0) return
+    if ((this.count + 1) * 2 > this.offsets.length) this.grow()
+    const slot = this.probe(hash, 0)
+    if (this.offsets[slot] !== 0) return
     const need = HEADER + data.length
     if (this.used + need > this.chunk.length) {
-      if (this.chunks.length * LOC_SPAN >= TAG_UNIT) throw new Error('ArenaTrieStore: full')
+      if (this.chunks.length >= 0xffff) throw new Error('ArenaTrieStore: full')
       this.chunk = new Uint8Array(Math.max(CHUNK_SIZE, need))
       this.chunks.push(this.chunk)
       this.used = 0
@@ -91,23 +96,10 @@ export class ArenaTrieStore implements TrieNodeStore {
     if (length <= 128) for (let k = 0; k < length; k++) c[at + HEADER + k] = data[k]!
     else c.set(data, at + HEADER)
     this.used += need
-    this.table[slot] = tagOf(hash) * TAG_UNIT + (this.chunks.length - 1) * LOC_SPAN + at + 1
+    this.offsets[slot] = at + 1
+    this.chunkIds[slot] = this.chunks.length - 1
+    this.tags[slot] = tagOf(hash)
     this.count++
-  }
-
-  private grow(): void {
-    const old = this.table
-    this.table = new Float64Array(old.length * 2)
-    const mask = this.table.length - 1
-    for (let i = 0; i < old.length; i++) {
-      const v = old[i]!
-      if (v === 0) continue
-      const loc = (v % TAG_UNIT) - 1
-      const c = this.chunks[Math.floor(loc / LOC_SPAN)]!
-      let j = h32(c.subarray(loc % LOC_SPAN)) & mask
-      while (this.table[j] !== 0) j = (j + 1) & mask
-      this.table[j] = v
-    }
   }
 
   /**
@@ -115,8 +107,9 @@ export class ArenaTrieStore implements TrieNodeStore {
    * (read the record with {@link chunkOf}, {@link startOf}, {@link endOf}).
    */
   locate(bytes: Uint8Array, at: number): number {
-    const v = this.table[this.probe(bytes, at)]!
-    return v === 0 ? -1 : (v % TAG_UNIT) - 1
+    const slot = this.probe(bytes, at)
+    const off = this.offsets[slot]!
+    return off === 0 ? -1 : this.chunkIds[slot]! * LOC_SPAN + off - 1
   }
 
   /** The chunk holding the record at `loc` (from {@link locate}). */
@@ -136,24 +129,41 @@ export class ArenaTrieStore implements TrieNodeStore {
     return at + HEADER + (c[at + 32]! | (c[at + 33]! << 8) | (c[at + 34]! << 16) | (c[at + 35]! << 24))
   }
 
-  /** The slot holding the hash at bytes [at, at + 32) of `hash`, or the free slot where it would go. */
-  private probe(hash: Uint8Array, from = 0): number {
-    const t = this.table
-    const mask = t.length - 1
+  /** The slot holding the hash at bytes [from, from + 32) of `hash`, or the free slot where it would go. */
+  private probe(hash: Uint8Array, from: number): number {
+    const offsets = this.offsets
+    const mask = offsets.length - 1
     const tag = tagOf(hash, from)
     let i = h32(hash, from) & mask
     for (;;) {
-      const v = t[i]!
-      if (v === 0) return i
-      if (Math.floor(v / TAG_UNIT) === tag) {
-        const loc = (v % TAG_UNIT) - 1
-        const c = this.chunks[Math.floor(loc / LOC_SPAN)]!
-        const at = loc % LOC_SPAN
+      const off = offsets[i]!
+      if (off === 0) return i
+      if (this.tags[i] === tag) {
+        const c = this.chunks[this.chunkIds[i]!]!
+        const at = off - 1
         let k = 0
         while (k < 32 && c[at + k] === hash[from + k]) k++
         if (k === 32) return i
       }
       i = (i + 1) & mask
+    }
+  }
+
+  private grow(): void {
+    const [offsets, chunkIds, tags] = [this.offsets, this.chunkIds, this.tags]
+    const size = offsets.length * 2
+    this.offsets = new Uint32Array(size)
+    this.chunkIds = new Uint16Array(size)
+    this.tags = new Uint16Array(size)
+    const mask = size - 1
+    for (let i = 0; i < offsets.length; i++) {
+      const off = offsets[i]!
+      if (off === 0) continue
+      let j = h32(this.chunks[chunkIds[i]!]!, off - 1) & mask
+      while (this.offsets[j] !== 0) j = (j + 1) & mask
+      this.offsets[j] = off
+      this.chunkIds[j] = chunkIds[i]!
+      this.tags[j] = tags[i]!
     }
   }
 }
