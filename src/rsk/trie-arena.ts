@@ -1,7 +1,7 @@
 /**
  * A packed, in-memory {@link TrieNodeStore}: node messages and long values are appended to large byte chunks,
  * each record as hash (32 B) ‖ uint32 length ‖ bytes, and found again through an open-addressing hash table of
- * record locations (one float64 per slot). A trie built into it (src/rsk/unitrie-bulk.ts) costs about its
+ * record locations (8 B per slot, at most half full). A trie built into it (src/rsk/unitrie-bulk.ts) costs about its
  * serialized size plus ~50 B per stored node, instead of one object graph per node with a typed array per field;
  * nodes are decoded into objects only when a read or a write reaches them (src/rsk/unitrie.ts HashRef).
  *
