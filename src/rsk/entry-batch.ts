@@ -1,13 +1,13 @@
 /**
- * Key/value entries packed into large byte chunks (a record per entry: uint32 key length ‖ uint32 value length ‖
- * key ‖ value) with a few numbers per entry beside them, instead of two typed arrays and a pair per entry: the
+ * Key/value entries packed into large byte chunks (key ‖ value per entry) with a few numbers per entry beside them
+ * (chunk, offset, lengths, rank), instead of two typed arrays and a pair per entry: the
  * entries of a large state file (a million storage cells) take about their own size in memory while they wait to
  * be sorted and built into a trie (src/rsk/unitrie-bulk.ts).
  */
 
 /** Bytes per chunk (a larger entry gets a chunk of its own). */
 const CHUNK_SIZE = 4 * 1024 * 1024
-const HEADER = 8
+const EMPTY = new Uint8Array(0)
 
 /** The sorted view of a batch that {@link EntryBatch.sortedUnique} gives (arrays indexed by entry number). */
 export interface SortedEntries {
@@ -44,7 +44,13 @@ export class EntryBatch {
    * @param rank 0..255: of two entries with the same key the one of higher rank wins, then the later one
    */
   add(key: Uint8Array, value: Uint8Array, rank = 1): void {
-    const need = HEADER + key.length + value.length
+    this.addJoined(key, EMPTY, value, rank)
+  }
+
+  /** {@link add} of the key `head ‖ tail` (without making it first). */
+  addJoined(head: Uint8Array, tail: Uint8Array, value: Uint8Array, rank = 1): void {
+    const keyLength = head.length + tail.length
+    const need = keyLength + value.length
     if (this.used + need > this.chunk.length) {
       this.chunk = new Uint8Array(Math.max(CHUNK_SIZE, need))
       this.chunks.push(this.chunk)
@@ -52,14 +58,18 @@ export class EntryBatch {
     }
     if (this.n === this.keyAt.length) this.grow()
     const c = this.chunk
-    const at = this.used + HEADER
-    c.set(key, at)
-    c.set(value, at + key.length)
+    const at = this.used
+    // (loops: TypedArray#set costs more on the short keys and values entries have)
+    let p = at
+    for (let k = 0; k < head.length; k++) c[p++] = head[k]!
+    for (let k = 0; k < tail.length; k++) c[p++] = tail[k]!
+    if (value.length > 64) c.set(value, p)
+    else for (let k = 0; k < value.length; k++) c[p++] = value[k]!
     this.used += need
     const i = this.n++
     this.chunkOf[i] = this.chunks.length - 1
     this.keyAt[i] = at
-    this.keyLength[i] = key.length
+    this.keyLength[i] = keyLength
     this.valueLength[i] = value.length
     this.rank[i] = rank
   }

@@ -123,14 +123,6 @@ export function storageKeySuffix(slot: Uint8Array | bigint): Uint8Array {
   return k
 }
 
-/** A storage key from an account's {@link storagePrefixKey} and a {@link storageKeySuffix}. */
-export function storageKeyJoin(prefix: Uint8Array, suffix: Uint8Array): Uint8Array {
-  const k = new Uint8Array(prefix.length + suffix.length)
-  k.set(prefix, 0)
-  k.set(suffix, prefix.length)
-  return k
-}
-
 /** Extract the 20-byte address from an account key (or any key starting with one). */
 export function addressFromAccountKey(key: Uint8Array): Uint8Array {
   if (key.length < 31 || key[0] !== DOMAIN_PREFIX) throw new Error('not an account key')

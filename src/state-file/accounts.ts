@@ -2,6 +2,7 @@
  * Between the Unitrie and the accounts of a state file: grouping a state's entries into accounts (dump) and
  * turning accounts back into entries (load). Key layout: src/rsk/trie-keys.ts (rskj TrieKeyMapper).
  */
+import type { EntryBatch } from '../rsk/entry-batch.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import { unitrieEntries } from '../rsk/unitrie-walk.js'
 import {
@@ -11,10 +12,8 @@ import {
   slotFromStorageKey,
   slotWord,
   STORAGE_MARKER_VALUE,
-  storageKeyJoin,
   storageKeySuffix,
   storagePrefixKey,
-  storageValueBytes,
   type AccountState,
 } from '../rsk/trie-keys.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
@@ -51,7 +50,7 @@ function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
 
 /**
  * Walks a state's entries (in key order: an account's entry comes right before its marker, storage and code)
- * and groups them into accounts. Whatever {@link accountEntries} would not rebuild byte for byte is yielded as a
+ * and groups them into accounts. Whatever {@link addAccountEntries} would not rebuild byte for byte is yielded as a
  * raw entry instead (a non-canonical account encoding, a storage marker of an account without storage, keys
  * outside the account layout), so that accounts plus raw entries rebuild the same trie and root.
  * @param trie the state
@@ -128,33 +127,34 @@ export function* groupAccounts(trie: Unitrie): Generator<StateItem> {
 }
 
 /**
- * The Unitrie entries of an account as the reference writes them: the account state, the code, the storage
- * marker (when it has storage) and each non-zero cell (32-byte words stored without leading zeros; byte cells
- * as given).
+ * Adds the Unitrie entries of an account as the reference writes them to `batch`: the account state, the code,
+ * the storage marker (when it has storage) and each non-zero cell (32-byte words stored without leading zeros;
+ * byte cells as given). Keys are written straight into the batch from the account's key (one Keccak of the
+ * address, as codeKey / storagePrefixKey / storageKey make them).
  */
-export function accountEntries(a: StateAccount): RawEntry[] {
-  // the account's key once (one Keccak of the address), its code and storage keys from it (as codeKey and
-  // storagePrefixKey make them)
+export function addAccountEntries(batch: EntryBatch, a: StateAccount): void {
   const key = accountKey(a.address)
-  const subKey = (suffix: number): Uint8Array => {
-    const k = new Uint8Array(key.length + 1)
-    k.set(key)
-    k[key.length] = suffix
-    return k
+  batch.add(key, encodeAccountState({ nonce: a.nonce, balance: a.balance }))
+  if (a.code.length > 0) batch.addJoined(key, CODE_SUFFIX, a.code)
+  let prefix: Uint8Array | undefined
+  const cell = (slot: Uint8Array, stored: Uint8Array): void => {
+    if (prefix === undefined) {
+      prefix = new Uint8Array(key.length + 1)
+      prefix.set(key)
+      prefix[key.length] = STORAGE_PREFIX
+      batch.add(prefix, STORAGE_MARKER_VALUE)
+    }
+    batch.addJoined(prefix, slotSuffix(slot), stored)
   }
-  const out: RawEntry[] = [[key, encodeAccountState({ nonce: a.nonce, balance: a.balance })]]
-  if (a.code.length > 0) out.push([subKey(CODE_PREFIX), a.code])
-  const cells: RawEntry[] = []
-  const prefix = a.storage.length + a.storageBytes.length > 0 ? subKey(STORAGE_PREFIX) : undefined
   for (const [slot, word] of a.storage) {
-    const stored = storageValueBytes(word)
-    if (stored !== undefined) cells.push([storageKeyJoin(prefix!, slotSuffix(slot)), stored])
+    let i = 0
+    while (i < word.length && word[i] === 0) i++
+    if (i < word.length) cell(slot, word.subarray(i))
   }
-  for (const [slot, bytes] of a.storageBytes)
-    if (bytes.length > 0) cells.push([storageKeyJoin(prefix!, slotSuffix(slot)), bytes])
-  if (cells.length > 0) out.push([prefix!, STORAGE_MARKER_VALUE], ...cells)
-  return out
+  for (const [slot, bytes] of a.storageBytes) if (bytes.length > 0) cell(slot, bytes)
 }
+
+const CODE_SUFFIX = Uint8Array.of(CODE_PREFIX)
 
 /** Recent storage key suffixes by slot: many contracts use the same low slots (0, 1, 2 …), a Keccak each. */
 const suffixes = new Map<string, Uint8Array>()

@@ -20,7 +20,7 @@ import {
   STORAGE_MARKER_VALUE,
 } from '../rsk/trie-keys.js'
 import { fromHex, toKey } from '../util/bytes.js'
-import { accountEntries, type StateAccount } from './accounts.js'
+import { addAccountEntries, type StateAccount } from './accounts.js'
 import { STATE_FILE_VERSION, StateFileError, type NodeCliMeta } from './format.js'
 import { pickValues, type JsonPath } from './json-walk.js'
 
@@ -114,7 +114,7 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
       if (top === 'accounts') {
         const account = decodeAccount(String(second), value, label)
         listed.add(toKey(account.address))
-        for (const [k, v] of accountEntries(account)) entries.add(k, v)
+        addAccountEntries(entries, account)
         accounts++
         cells += account.storage.length
       } else if (top === 'best_block_number') {

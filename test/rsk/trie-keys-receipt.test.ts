@@ -10,7 +10,6 @@ import {
   encodeAccountState,
   slotFromStorageKey,
   storageKey,
-  storageKeyJoin,
   storageKeySuffix,
   storagePrefixKey,
   storageValueBytes,
@@ -67,7 +66,7 @@ describe('state trie keys (TrieKeyMapper)', () => {
 
   it('a storage key is its account prefix joined with the slot suffix (bulk keying)', () => {
     for (const slot of [0n, 1n, 0xdeadn, (1n << 255n) + 3n]) {
-      expect(storageKeyJoin(storagePrefixKey(cow), storageKeySuffix(slot))).toEqual(storageKey(cow, slot))
+      expect(Uint8Array.from([...storagePrefixKey(cow), ...storageKeySuffix(slot)])).toEqual(storageKey(cow, slot))
     }
   })
 
