@@ -38,7 +38,12 @@ export function quantity(value: bigint | number): string {
 export function fromHex(hex: string): Uint8Array {
   const s = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex
   const out = new Uint8Array((s.length + 1) >>> 1)
-  Buffer.from(out.buffer).write(s.length % 2 ? '0' + s : s, 'hex')
+  const even = s.length % 2 ? '0' + s : s
+  if (out.length <= HEX_SCRATCH.length) {
+    // through the scratch Buffer: wrapping `out.buffer` would move a small array's bytes off the heap (see toKey)
+    const written = HEX_SCRATCH.write(even, 'hex')
+    for (let i = 0; i < written; i++) out[i] = HEX_SCRATCH[i]!
+  } else Buffer.from(out.buffer).write(even, 'hex')
   return out
 }
 
