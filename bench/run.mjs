@@ -9,12 +9,13 @@
 //   npm run bench -- --sustain 10       # + 10 min sustained mixed load on node-cli (in memory, then --db)
 //   npm run bench -- --restart          # only the restart row: 100k blocks with --db, restart time, kill -9
 //   npm run bench -- --memory           # only the memory-per-block row (5 000 and 25 000 blocks)
+//   npm run bench -- --fork             # only the forking row: node-cli and Anvil forking a node-cli upstream
 //
 // The peers and the load client live in bench/package.json (exact pins) and are
 // installed on first use with `npm ci --prefix bench`.
 //
 // This file only orchestrates: options (lib/options.mjs), the main run per peer (lib/workload.mjs), the extra
-// rows (lib/long.mjs, lib/sustain.mjs, lib/restart.mjs, lib/memory.mjs), the table (lib/table.mjs) and the
+// rows (lib/long.mjs, lib/sustain.mjs, lib/restart.mjs, lib/memory.mjs, lib/fork.mjs), the table (lib/table.mjs) and the
 // results file (lib/results.mjs).
 import { cpus, loadavg, totalmem, release } from 'node:os'
 import { performance } from 'node:perf_hooks'
@@ -35,6 +36,8 @@ const { runSustain, SUSTAIN_SAMPLE_S, SUSTAIN_FLAT_PCT } = await import('./lib/s
 const { printSustain } = await import('./lib/sustain-report.mjs')
 const { runRestart, printRestart } = await import('./lib/restart.mjs')
 const { runMemory, printMemory } = await import('./lib/memory.mjs')
+const { FORK_PEERS, runFork } = await import('./lib/fork.mjs')
+const { printFork } = await import('./lib/fork-report.mjs')
 const { evaluateTargets } = await import('./lib/metrics.mjs')
 const { printTable, printTargets } = await import('./lib/table.mjs')
 const { writeResults } = await import('./lib/results.mjs')
@@ -75,7 +78,7 @@ if (opts.main)
   )
 else
   log(
-    `node-cli bench: no main run; ${[opts.long && '--long', opts.sustain != null && '--sustain', opts.restart && '--restart', opts.memory && '--memory'].filter(Boolean).join(', ') || 'nothing to run'}`,
+    `node-cli bench: no main run; ${[opts.long && '--long', opts.sustain != null && '--sustain', opts.restart && '--restart', opts.memory && '--memory', opts.fork && '--fork'].filter(Boolean).join(', ') || 'nothing to run'}`,
   )
 if (sustainRuns.length)
   log(
@@ -107,6 +110,8 @@ if (sustainRuns.length) {
 }
 const restart = opts.restart ? await runRestart(nodeCli, opts) : null
 const memory = opts.memory ? await runMemory(nodeCli, opts) : null
+const forkPeers = PEERS.filter((p) => FORK_PEERS.includes(p.name) && (!opts.only || opts.only.includes(p.name)))
+const fork = opts.fork ? await runFork(nodeCli, forkPeers, opts) : null
 
 // ---------------------------------------------------------------- report
 if (results.length) printTable(results)
@@ -116,6 +121,7 @@ if (long) printLong(long, opts)
 if (sustain) printSustain(sustain)
 if (restart) printRestart(restart)
 if (memory) printMemory(memory)
+if (fork) printFork(fork)
 const elapsed = (performance.now() - t0) / 1000
 log(`\ntotal ${elapsed.toFixed(0)} s; results in ${opts.out}`)
 
@@ -123,7 +129,7 @@ const anyFail =
   results.some((r) => r.status === 'failed' || r.checks.some((c) => !c.ok)) ||
   (long && (long.error || long.checks?.some((c) => !c.ok))) ||
   (sustain && sustain.peers.some((r) => r.status === 'failed' || r.checks.some((c) => !c.ok))) ||
-  [restart, memory].some((r) => r && (r.status === 'failed' || r.checks.some((c) => !c.ok)))
+  [restart, memory, fork].some((r) => r && (r.status === 'failed' || r.checks.some((c) => !c.ok)))
 writeResults(opts.out, {
   opts,
   sustainPeers: sustainNames,
@@ -133,6 +139,7 @@ writeResults(opts.out, {
   sustain,
   restart,
   memory,
+  fork,
   elapsedS: elapsed,
   ok: !anyFail,
 })

@@ -218,4 +218,9 @@ export interface ForkConfig {
   requestsPerSecond?: number
   /** Root of the disk cache (default `~/.cache/node-cli/fork`, or under `$XDG_CACHE_HOME`); false = memory only. */
   cache?: string | false
+  /**
+   * Activation heights instead of the remote network's recorded ones: upgrade (`'lovell700'`) or rule
+   * (`'rskip144'`) → block number, -1 = never (docs/reference-rules.md#rule-network-activations).
+   */
+  activations?: Readonly<Record<string, number>>
 }

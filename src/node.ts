@@ -33,6 +33,8 @@ import type { Connection, RunningServer } from './server/types.js'
 import { bytesToBigInt, toHex } from './util/bytes.js'
 import { startWasmKeccak } from './crypto/keccak.js'
 import type { OpenFork } from './fork/fork-setup.js'
+import type { ChainOptions } from './chain/chain-options.js'
+import { forkSwitcher } from './node-fork.js'
 
 /** Delay after the server is up before the WebAssembly Keccak is set up (ms; crypto/keccak.ts startWasmKeccak). */
 const WASM_KECCAK_DELAY_MS = 200
@@ -87,7 +89,8 @@ export interface Node {
   readonly provider: Eip1193Provider
   /**
    * Fork mode (NodeConfig.fork): the remote's origin (its URL without path, which may hold an API key), chain
-   * id, and the fork block's number and hash; undefined when not forked.
+   * id, and the fork block's number and hash; undefined when not forked. Follows a fork switched by anvil_reset
+   * (undefined after a reset without `forking`).
    */
   readonly fork?: {
     remote: string
@@ -123,7 +126,8 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
   // a fork runs the remote's network (docs/architecture.md#forking); it keeps no database
   if (config.fork && config.db)
     throw new Error(
-      '--fork-url cannot be combined with --db (a fork keeps its chain in memory; its remote data is cached in --fork-cache)',
+      '--fork-url cannot be combined with --db ' +
+        '(a fork keeps its chain in memory; its remote data is cached in --fork-cache)',
     )
   if (config.fork && config.loadState !== undefined) throw new Error('--fork-url cannot be combined with --load-state')
   const fork = config.fork ? await (await import('./fork/fork-setup.js')).openFork(config.fork) : undefined
@@ -165,43 +169,51 @@ async function startNode(
   })
 
   // a fork's state is the remote's: only the dev accounts are funded over it
-  const alloc: Record<string, bigint> = fork ? {} : { ...preset.alloc }
-  for (const a of seeded) {
-    const key = toHex(a.address)
-    if (alloc[key] === undefined || alloc[key] === 0n) alloc[key] = DEV_ACCOUNT_BALANCE
+  const allocOf = (f: OpenFork | undefined): Record<string, bigint> => {
+    const alloc: Record<string, bigint> = f ? {} : { ...preset.alloc }
+    for (const a of seeded) {
+      const key = toHex(a.address)
+      if (alloc[key] === undefined || alloc[key] === 0n) alloc[key] = DEV_ACCOUNT_BALANCE
+    }
+    for (const a of derived) alloc[toHex(a.address)] = config.balance ?? DEFAULT_CONFIG.balance
+    return alloc
   }
-  for (const a of derived) alloc[toHex(a.address)] = config.balance ?? DEFAULT_CONFIG.balance
+  const alloc = allocOf(fork)
   const gasLimit = config.gasLimit ?? preset.genesis.gasLimit
   // --db: the chain lives in <db>/chain (level); without it, in memory
   const storage = config.db
     ? await ChainStorage.openDirectory(path.join(config.db, 'chain'), { label: `--db ${config.db}` })
     : undefined
+  /** The chain's options over fork `f` (or none): at start, and when anvil_reset switches the fork. */
+  const chainOptions = (f: OpenFork | undefined): ChainOptions => ({
+    common,
+    genesis: {
+      ...preset.genesis,
+      difficulty: bytesToBigInt(preset.genesis.difficultyBytes),
+      gasLimit,
+      bitcoinMergedMining: Uint8Array.of(0),
+    },
+    network: network as 30 | 31 | 32 | 33,
+    alloc: f === fork ? alloc : allocOf(f),
+    coinbase: minerAddress,
+    // a fork's blocks follow the fork block's gas limit and minimum gas price unless told otherwise
+    targetGasLimit: config.gasLimit ?? f?.chain.block.header.gasLimit ?? preset.targetGasLimit,
+    // reference MinerServerImpl.buildExtraData: RLP[version 0x01, "<identity>"]
+    extraData: minerExtraData(`node-cli-${VERSION}`),
+    minGasPrice: config.minGasPrice ?? f?.chain.block.header.minimumGasPrice ?? DEFAULT_CONFIG.minGasPrice,
+    clock: config.clock,
+    stateHistory: config.stateHistory,
+    pruneHistory: config.pruneHistory,
+    transactionBlockKeeper: config.transactionBlockKeeper,
+    executionTimeoutMs: Math.round(rpcTimeout * 1000),
+    storage,
+    fork: f?.chain,
+  })
   let chain: Chain
+  /** The fork of the moment: anvil_reset may switch it (./node-fork.ts). */
+  let currentFork = fork
   try {
-    chain = await Chain.create({
-      common,
-      genesis: {
-        ...preset.genesis,
-        difficulty: bytesToBigInt(preset.genesis.difficultyBytes),
-        gasLimit,
-        bitcoinMergedMining: Uint8Array.of(0),
-      },
-      network: network as 30 | 31 | 32 | 33,
-      alloc,
-      coinbase: minerAddress,
-      // a fork's blocks follow the fork block's gas limit and minimum gas price unless told otherwise
-      targetGasLimit: config.gasLimit ?? fork?.chain.block.header.gasLimit ?? preset.targetGasLimit,
-      // reference MinerServerImpl.buildExtraData: RLP[version 0x01, "<identity>"]
-      extraData: minerExtraData(`node-cli-${VERSION}`),
-      minGasPrice: config.minGasPrice ?? fork?.chain.block.header.minimumGasPrice ?? DEFAULT_CONFIG.minGasPrice,
-      clock: config.clock,
-      stateHistory: config.stateHistory,
-      pruneHistory: config.pruneHistory,
-      transactionBlockKeeper: config.transactionBlockKeeper,
-      executionTimeoutMs: Math.round(rpcTimeout * 1000),
-      storage,
-      fork: fork?.chain,
-    })
+    chain = await Chain.create(chainOptions(fork))
   } catch (err) {
     await storage?.close()
     throw err
@@ -251,6 +263,18 @@ async function startNode(
     miner,
     impersonation: new Impersonation(),
     fork: fork && { url: config.fork!.url, point: fork.point, history: fork.history, remote: fork.remote },
+    switchFork:
+      fork &&
+      forkSwitcher({
+        chain,
+        config: config.fork!,
+        chainOptions,
+        current: () => currentFork,
+        adopt: (f, s) => {
+          currentFork = f
+          services.fork = s
+        },
+      }),
     setLogging: (on) => {
       onRequest = on ? (config.onRequest ?? defaultRequestLog) : undefined
     },
@@ -344,13 +368,18 @@ async function startNode(
     methods: methods.filter((m) => !disabledModules.has(m.module)),
     provider,
     loadedState: loaded,
-    fork: fork && {
-      remote: fork.client.origin,
-      chainId: Number(fork.point.chainId),
-      blockNumber: fork.point.number,
-      blockHash: toHex(fork.point.hash),
-      cacheDir: fork.cache.path,
-      cacheWarning: fork.cache.warning,
+    get fork() {
+      const f = currentFork
+      return (
+        f && {
+          remote: f.client.origin,
+          chainId: Number(f.point.chainId),
+          blockNumber: f.point.number,
+          blockHash: toHex(f.point.hash),
+          cacheDir: f.cache.path,
+          cacheWarning: f.cache.warning,
+        }
+      )
     },
     dumpState,
     close() {
@@ -363,7 +392,7 @@ async function startNode(
           if (config.dumpState !== undefined) await dumpState(config.dumpState)
         } finally {
           await chain.close()
-          await fork?.close()
+          await currentFork?.close()
         }
       })()
       return closed

@@ -2,7 +2,7 @@
 import { join, resolve } from 'node:path'
 import { benchDir } from './paths.mjs'
 
-export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN]] [--restart] [--memory] [--only a,b] [--n N] [--duration S] [--connections C]
+export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN]] [--restart] [--memory] [--fork] [--only a,b] [--n N] [--duration S] [--connections C]
   --only LIST        peers to run, from: node-cli, anvil, hardhat, ganache (default: all)
   --quick            smoke run: N=500 transfers, 2 s per load test, no warm-up
   --long             also run 100k transfers on node-cli, RSS every 10k (several minutes)
@@ -27,8 +27,14 @@ export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN
   --memory           only the memory-per-block row (node-cli in memory, library API, --expose-gc): RSS, heap and
                      external memory after A and B blocks of one value transfer each, bytes per block between
   --memory-blocks A,B  the two points of --memory (default 5000,25000)
+  --fork             only the forking row: node-cli and anvil (as --only allows) fork a node-cli upstream through
+                     a counting proxy; start time, first and repeated eth_call, remote requests per ERC-20
+                     transfer, cold and on the disk cache
+  --fork-latency MS  delay the proxy adds to every HTTP request to the upstream (default 20)
+  --fork-transfers N transfers measured after the first one in --fork (default 20; 5 with --quick)
   --no-main          skip the main run (the peers table): only the rows asked for (--long, --sustain, --restart,
-                     --memory); --restart and --memory imply it. Results then default to bench/results-storage.json`
+                     --memory); --restart, --memory and --fork imply it. Results then default to
+                     bench/results-storage.json (bench/results-fork.json for --fork)`
 
 /** Prints `bench: <msg>` to stderr and exits with status 2 (a usage error). */
 export function die(msg) {
@@ -40,7 +46,8 @@ export function die(msg) {
  * The options from `argv` (process.argv without node and the script), defaults filled in: quick, long, longN,
  * sustain (minutes or null), sustainPeers, sustainTps (tx/s), sustainDb ('both' | 'off' | 'only'), only (peer
  * names or null), n (transfers), duration (s per load test), warmup (s), settleMs, connections, out (absolute
- * path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), main (false: skip the main run).
+ * path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), fork, forkLatencyMs (ms),
+ * forkTransfers, main (false: skip the main run).
  * Exits (status 2, usage on stderr) on an unknown option or a bad value; prints the usage and exits 0 on --help.
  */
 export function parseArgs(argv) {
@@ -61,6 +68,9 @@ export function parseArgs(argv) {
     restartBlocks: 100_000,
     memory: false,
     memoryBlocks: [5000, 25_000],
+    fork: false,
+    forkLatencyMs: 20,
+    forkTransfers: null,
     main: true,
   }
   for (let i = 0; i < argv.length; i++) {
@@ -113,21 +123,26 @@ export function parseArgs(argv) {
         .map((x) => Math.floor(num(x, 1)))
       if (o.memoryBlocks.length !== 2 || o.memoryBlocks[0] >= o.memoryBlocks[1])
         die('--memory-blocks: expected A,B with A < B')
-    } else if (flag === '--no-main') o.main = false
+    } else if (flag === '--fork') o.fork = true
+    else if (flag === '--fork-latency') o.forkLatencyMs = num(val(), 0)
+    else if (flag === '--fork-transfers') o.forkTransfers = Math.floor(num(val(), 1))
+    else if (flag === '--no-main') o.main = false
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE)
       process.exit(0)
     } else die(`unknown option ${a}\n${USAGE}`)
   }
   if (o.sustainPeers.length) o.sustain ??= 10
-  if (o.restart || o.memory) o.main = false
+  if (o.restart || o.memory || o.fork) o.main = false
   // the tracing row alone, or the extra rows alone, do not replace the full run's results
   const outGiven = argv.some((a) => a.split('=')[0] === '--out')
   if (o.traceOnly && !outGiven) o.out = join(benchDir, 'results-trace.json')
+  else if (o.fork && !o.restart && !o.memory && !outGiven) o.out = join(benchDir, 'results-fork.json')
   else if (!o.main && !outGiven) o.out = join(benchDir, 'results-storage.json')
   o.n ??= o.quick ? 500 : 2000
   o.duration ??= o.quick ? 2 : 5
   o.warmup = o.quick ? 0 : 1
   o.settleMs = o.quick ? 300 : 1000
+  o.forkTransfers ??= o.quick ? 5 : 20
   return o
 }

@@ -1,6 +1,6 @@
 // The results file (bench/results.json by default): the machine, the options, every peer's figures, checks and
-// details, the ratios, node-cli's targets, and the extra rows (--long, --sustain, --restart, --memory; null when
-// not run).
+// details, the ratios, node-cli's targets, and the extra rows (--long, --sustain, --restart, --memory, --fork;
+// null when not run).
 import { writeFileSync } from 'node:fs'
 import { cpus, loadavg, release, totalmem } from 'node:os'
 import { METRICS, ratio } from './metrics.mjs'
@@ -21,11 +21,11 @@ export function machine() {
 /**
  * Writes the results as JSON (bigints as decimal strings) to `file`.
  * @param {string} file
- * @param {{ opts: Record<string, any>, sustainPeers: string[], results: any[], targets: any[], long: any, sustain: any, restart: any, memory: any, elapsedS: number, ok: boolean }} r
+ * @param {{ opts: Record<string, any>, sustainPeers: string[], results: any[], targets: any[], long: any, sustain: any, restart: any, memory: any, fork: any, elapsedS: number, ok: boolean }} r
  */
 export function writeResults(
   file,
-  { opts, sustainPeers, results, targets, long, sustain, restart, memory, elapsedS, ok },
+  { opts, sustainPeers, results, targets, long, sustain, restart, memory, fork, elapsedS, ok },
 ) {
   writeFileSync(
     file,
@@ -46,6 +46,8 @@ export function writeResults(
           main: opts.main,
           restartBlocks: opts.restart ? opts.restartBlocks : null,
           memoryBlocks: opts.memory ? opts.memoryBlocks : null,
+          forkLatencyMs: opts.fork ? opts.forkLatencyMs : null,
+          forkTransfers: opts.fork ? opts.forkTransfers : null,
         },
         autocannon: benchRequire('autocannon/package.json').version,
         metrics: Object.fromEntries(METRICS.map(([k, label, unit, dir]) => [k, { label, unit, better: dir }])),
@@ -63,6 +65,7 @@ export function writeResults(
         sustain,
         restart,
         memory,
+        fork,
         elapsedS: +elapsedS.toFixed(1),
         ok,
       },

@@ -81,7 +81,8 @@ export async function decryptKeystore(json: KeystoreV3, passphrase: string): Pro
   try {
     return (await Wallet.fromV3(json as never, passphrase)).getPrivateKey()
   } catch (err) {
-    if (/wrong passphrase/i.test((err as Error).message)) throw new WrongPassphraseError() // the caller knows the address
+    // the caller knows the address
+    if (/wrong passphrase/i.test((err as Error).message)) throw new WrongPassphraseError()
     throw new Error(`unreadable keystore: ${(err as Error).message}`)
   }
 }

@@ -70,7 +70,8 @@ export function decodeTypedData(value: unknown, index: number): TypedData {
   }
   if (Array.isArray(v))
     throw new InvalidArgumentError(
-      `invalid argument ${index}: the legacy (v1) typed-data array is not supported; send EIP-712 {types, primaryType, domain, message}`,
+      `invalid argument ${index}: the legacy (v1) typed-data array is not supported; ` +
+        'send EIP-712 {types, primaryType, domain, message}',
     )
   if (!isObject(v) || !isObject(v.types) || !isObject(v.message)) {
     throw new InvalidArgumentError(

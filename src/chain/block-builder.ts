@@ -34,7 +34,7 @@ import {
 } from './seal.js'
 import type { ConsoleLogEvent } from './state-queries.js'
 import { encodedBlocks } from './block-codec.js'
-import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
+import type { BlockRecord, HeaderFields, HeaderFormat, TxRecord } from '../types/records.js'
 
 /**
  * A transaction of a block being built could not be applied (a pool rejection; `index` into the block's list).
@@ -107,6 +107,11 @@ export interface BlockBuilderOptions {
    * docs/reference-rules.md#rule-send-deadline).
    */
   executionTimeoutMs: number
+  /**
+   * A fork's header format by block number (the remote network's rules,
+   * docs/reference-rules.md#rule-network-activations); absent: node-cli's own (src/chain/seal.ts `toRskHeader`).
+   */
+  headerFormat?: (number: bigint) => HeaderFormat
 }
 
 /** Builds and seals blocks on the head of the block store. */
@@ -197,6 +202,7 @@ export class BlockBuilder {
       bitcoinMergedMiningCoinbaseTransaction: new Uint8Array(0),
       edges: applied.edges,
     }
+    if (this.o.headerFormat !== undefined) header.format = this.o.headerFormat(ctx.number)
     // consensus: a mined block is merge-mined (the pending preview has no merged-mining fields)
     const hfmm = commit ? await mergeMine(header, (n) => blocks.byNumber(n), mm) : undefined
     const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)

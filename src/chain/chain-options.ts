@@ -3,6 +3,7 @@
  * history and storage.
  */
 import type { Common } from '@ethereumjs/common'
+import type { Activations } from '../rsk/activations.js'
 import type { ProcessingBlock } from '../rsk/remasc.js'
 import type { ForkStateSource } from '../state/fork-source.js'
 import type { BlockRecord } from '../types/records.js'
@@ -29,6 +30,16 @@ export interface ChainFork {
   hashOf(n: bigint): Promise<Uint8Array | undefined>
   /** Remote block `n` below the fork block as the Remasc contract reads it, or undefined. */
   processingBlock(n: bigint): Promise<ProcessingBlock | undefined>
+  /**
+   * Remote block `n` below the fork block as the BlockHeader native contract reads it (its header, hash and
+   * difficulties; no transactions or uncles), or undefined.
+   */
+  remoteBlock(n: bigint): Promise<BlockRecord | undefined>
+  /**
+   * The remote network's consensus rules by block (docs/reference-rules.md#rule-network-activations): local blocks
+   * are executed and their headers built with them.
+   */
+  rules: Activations
 }
 
 /** Options for Chain.create (src/chain/chain.ts). */

@@ -29,41 +29,49 @@ export abstract class ChainReads extends EventEmitter {
   /** The single writer; also used for every read that touches the VM/state. */
   readonly queue = new SerialQueue()
   /** The canonical blocks and their indexes (encoded in memory, or read back from the database). */
-  protected readonly blocks: BlockStore
+  protected blocks!: BlockStore
   /** The clock, next-block overrides and mining targets (evm_increaseTime, evm_setNextBlockTimestamp, …). */
-  protected readonly dev: DevState
-  readonly callGasCap: bigint
-  readonly gasEstimationCap: bigint
+  protected dev!: DevState
+  callGasCap!: bigint
+  gasEstimationCap!: bigint
   /** See {@link ChainOptions.executionTimeoutMs}. */
-  readonly executionTimeoutMs: number
+  executionTimeoutMs!: number
 
   /** The pool, pool submission and automine (src/chain/tx-submission.ts). */
-  protected readonly submission: TxSubmission
+  protected submission!: TxSubmission
 
   /** Transactions waiting to be mined (owned by the submission path). */
   protected get pool(): TxPool {
     return this.submission.pool
   }
   /** Building, sealing and the pending block (src/chain/block-builder.ts). */
-  protected readonly builder: BlockBuilder
+  protected builder!: BlockBuilder
   /** Calls, estimates and state reads (src/chain/state-queries.ts). */
-  protected readonly queries: StateQueries
+  protected queries!: StateQueries
   /** In-place state changes, state-file capture and import (src/chain/live-state.ts). */
-  protected readonly live: LiveState
+  protected live!: LiveState
 
   /** The chain's database, if persistent. */
   protected readonly database: ChainStorage | undefined
 
   /** Fork mode: the local root of the fork block's state (what a reset goes back to). */
-  protected readonly forkRoot: Uint8Array | undefined
+  protected forkRoot: Uint8Array | undefined
 
   protected constructor(
-    readonly executor: Executor,
-    protected readonly opts: ChainOptions,
+    /** The executor (replaced when the chain starts over on another fork: Chain.reopen). */
+    public executor: Executor,
+    protected opts: ChainOptions,
   ) {
     super()
     this.database = opts.storage
     this.setMaxListeners(0)
+    this.assemble(executor, opts)
+  }
+
+  /** Builds the parts over `executor` (at creation, and when the chain starts over: Chain.reopen). */
+  protected assemble(executor: Executor, opts: ChainOptions): void {
+    this.executor = executor
+    this.opts = opts
     const parts = assembleParts(executor, opts, {
       queue: this.queue,
       emit: (event, ...args) => this.emit(event, ...args),

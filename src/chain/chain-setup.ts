@@ -3,7 +3,8 @@
  * (below a fork block they read the remote's blocks), the parts the chain sequences, and the start — the genesis
  * or fork block, or the `--db` chain continued (src/chain/chain-restore.ts) — with the state history kept.
  */
-import { Executor, type BlockContext } from '../execution/executor.js'
+import { Executor, type BlockContext, type ExecutionRules } from '../execution/executor.js'
+import { CONSENSUS_RULES } from '../rsk/activations.js'
 import type { BlockRecord } from '../types/records.js'
 import { BlockBuilder, type BlockTx, type OnExecuted } from './block-builder.js'
 import { LevelBlockArchive, MemoryBlockArchive } from './block-archive.js'
@@ -36,10 +37,22 @@ export async function createChainExecutor(opts: ChainOptions, blocks: () => Bloc
       const b = await blocks()?.byNumber(n)
       return b && { hash: b.hash, coinbase: b.header.coinbase, paidFees: b.header.paidFees }
     },
-    canonicalBlock: async (n) => blocks()?.byNumber(n),
+    canonicalBlock: async (n) => (n < base ? fork!.remoteBlock(n) : blocks()?.byNumber(n)),
     store: opts.storage?.trieStore,
     fork: fork?.source,
+    rules: fork && forkExecutionRules(fork.rules, base),
   })
+}
+
+/**
+ * A fork's rules for the executor: those not active at `first` (the fork block, which calls at it run with) are
+ * checked per block (docs/reference-rules.md#rule-network-activations).
+ */
+function forkExecutionRules(rules: NonNullable<ChainOptions['fork']>['rules'], first: bigint): ExecutionRules {
+  return {
+    isActive: (rule, block) => rules.isActive(rule, block),
+    gated: new Set(CONSENSUS_RULES.filter((r) => !rules.isActive(r, first))),
+  }
 }
 
 /** What the parts call back into the chain for (its queue, events, head and block mining). */
@@ -96,6 +109,7 @@ export function assembleParts(executor: Executor, opts: ChainOptions, host: Chai
     persistent,
     onConsole,
     executionTimeoutMs,
+    headerFormat: opts.fork && ((n) => opts.fork!.rules.headerRulesAt(n)),
   })
   const submission = new TxSubmission({
     queue: host.queue,

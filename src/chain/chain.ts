@@ -46,18 +46,25 @@ export type { TxToSubmit } from './tx-submission.js'
  */
 export class Chain extends ChainReads {
   /** evm_snapshot, evm_revert and resets (src/chain/rewind.ts). */
-  private readonly rewinds: Rewinds
+  private rewinds!: Rewinds
   /** What a mined block is committed with (src/chain/block-commit.ts). */
-  private readonly commit: CommitParts
+  private commit!: CommitParts
+  /** The predicates of {@link wantRemovedBlocks} (kept for the rewinds of a reopened chain). */
+  private readonly removedWanted: (() => boolean)[] = []
 
   private constructor(executor: Executor, opts: ChainOptions) {
     super(executor, opts)
+    this.assembleRewinds(executor, opts)
+  }
+
+  private assembleRewinds(executor: Executor, opts: ChainOptions): void {
     const { blocks, builder, dev, database, forkRoot } = this
     this.rewinds = new Rewinds({
       ...{ executor, blocks, builder, dev, database, forkRoot },
       pool: () => this.pool,
       emitRemoved: (removed) => this.emit('removedBlocks', removed),
     })
+    for (const p of this.removedWanted) this.rewinds.wantRemovedBlocks(p)
     this.commit = {
       ...{ executor, blocks, builder, database },
       transactionBlockKeeper: opts.transactionBlockKeeper,
@@ -92,7 +99,30 @@ export class Chain extends ChainReads {
    * carries an empty list.
    */
   wantRemovedBlocks(predicate: () => boolean): void {
+    this.removedWanted.push(predicate)
     this.rewinds.wantRemovedBlocks(predicate)
+  }
+
+  /**
+   * Starts over on another fork block or remote, or without a fork (anvil_reset with or without `forking`,
+   * docs/architecture.md#forking): the local blocks are removed as by a reset (filters and subscriptions see
+   * them go), then a new executor and parts are built over `opts` — same Common and network — and its first
+   * block (fork block or genesis) is appended. Automine, console.log decoding and listeners carry over; the pool,
+   * snapshots and clock controls do not.
+   * @param opts the options of the new chain (`fork` for the new fork, none for a plain chain; no storage)
+   */
+  reopen(opts: ChainOptions): Promise<void> {
+    return this.queue.run(async () => {
+      if (opts.storage !== undefined || this.database !== undefined) throw new Error('a chain with --db cannot reopen')
+      const executor = await createChainExecutor(opts, () => this.blocks)
+      await this.rewinds.reset()
+      const automine = this.automine
+      executor.consoleLog = this.executor.consoleLog
+      this.assemble(executor, opts)
+      this.assembleRewinds(executor, opts)
+      this.setAutomine(automine)
+      await startChain(opts, executor, { blocks: this.blocks, builder: this.builder }, (first) => this.append(first))
+    })
   }
 
   /** Whether instant mining is on (transactions are mined as they arrive). */

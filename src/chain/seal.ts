@@ -62,10 +62,36 @@ function orNull(b: Uint8Array): Uint8Array | null {
 /**
  * The reference header of our header fields: block 0 is a V0 genesis header (difficulty and gasLimit as the
  * genesis file has them); later blocks are V2 with an empty ummRoot, empty edges and baseEvent, gasLimit and
- * difficulty as Java BigInteger bytes (J/co/rsk/mine/BlockToMineBuilder.java).
+ * difficulty as Java BigInteger bytes (J/co/rsk/mine/BlockToMineBuilder.java). A header with a `format` (a fork's
+ * blocks) carries the optional fields it says (docs/reference-rules.md#rule-network-activations).
  */
 export function toRskHeader(h: HeaderFields): RskHeader {
   const genesis = h.number === 0n
+  const f = h.format
+  if (f !== undefined) {
+    const empty = new Uint8Array(0)
+    return {
+      ...toRskHeaderFields(h),
+      ummRoot: f.umm ? empty : null,
+      version: f.version,
+      edges: f.edges ? (h.edges ?? []) : null,
+      baseEvent: f.version === 2 ? empty : null,
+      useRskip92Encoding: f.rskip92,
+    }
+  }
+  return {
+    ...toRskHeaderFields(h),
+    ummRoot: genesis ? null : new Uint8Array(0),
+    version: genesis ? 0 : 2,
+    edges: genesis ? null : (h.edges ?? []),
+    baseEvent: genesis ? null : new Uint8Array(0),
+    useRskip92Encoding: true,
+  }
+}
+
+function toRskHeaderFields(
+  h: HeaderFields,
+): Omit<RskHeader, 'ummRoot' | 'version' | 'edges' | 'baseEvent' | 'useRskip92Encoding'> {
   return {
     parentHash: h.parentHash,
     unclesHash: h.unclesHash,
@@ -83,14 +109,9 @@ export function toRskHeader(h: HeaderFields): RskHeader {
     paidFees: h.paidFees,
     minimumGasPrice: h.minimumGasPrice,
     uncleCount: h.uncleCount,
-    ummRoot: genesis ? null : new Uint8Array(0),
-    version: genesis ? 0 : 2,
-    edges: genesis ? null : (h.edges ?? []),
-    baseEvent: genesis ? null : new Uint8Array(0),
     bitcoinMergedMiningHeader: orNull(h.bitcoinMergedMiningHeader),
     bitcoinMergedMiningMerkleProof: orNull(h.bitcoinMergedMiningMerkleProof),
     bitcoinMergedMiningCoinbaseTransaction: orNull(h.bitcoinMergedMiningCoinbaseTransaction),
-    useRskip92Encoding: true,
   }
 }
 

@@ -15,7 +15,8 @@ export function banner(node: Node, o: CliOptions): string {
   const lines: string[] = []
   const title = chalk.bold(`node-cli v${VERSION}`)
   lines.push(
-    `${title}  ${chalk.dim('network')} ${node.network}  ${chalk.dim('chain id')} ${node.chainId} (0x${node.chainId.toString(16)})`,
+    `${title}  ${chalk.dim('network')} ${node.network}  ` +
+      `${chalk.dim('chain id')} ${node.chainId} (0x${node.chainId.toString(16)})`,
   )
   lines.push('')
   lines.push(chalk.bold('Dev accounts') + chalk.dim(' (unlocked; keys are keccak256 of "cow", "cow1" … "cow9")'))
@@ -36,27 +37,34 @@ export function banner(node: Node, o: CliOptions): string {
     `${chalk.dim('Compat')}     ${
       node.compat === 'reference'
         ? "reference node's behaviour (--compat hardhat|anvil for those tools' habits)"
-        : `${node.compat} (see README "Compatibility profiles": block lists without the Remasc tx, ${node.compat} error shapes)`
+        : `${node.compat} (see README "Compatibility profiles": block lists without the Remasc tx, ` +
+          `${node.compat} error shapes)`
     }`,
   )
   if (node.fork) {
     const f = node.fork
     lines.push(`${chalk.dim('Fork')}       ${f.remote} chain id ${f.chainId}, block #${f.blockNumber} ${f.blockHash}`)
     lines.push(
-      `${chalk.dim('Fork cache')} ${f.cacheDir ?? (f.cacheWarning ? chalk.yellow(f.cacheWarning) : 'in memory (--no-fork-cache)')}`,
+      `${chalk.dim('Fork cache')} ` +
+        (f.cacheDir ?? (f.cacheWarning ? chalk.yellow(f.cacheWarning) : 'in memory (--no-fork-cache)')),
     )
   }
   lines.push(
-    `${chalk.dim('Chain')}      ${o.db ? `${path.join(o.db, 'chain')} (head #${internals(node).chain.head.header.number})` : 'in memory (use --db <dir> to keep it)'}`,
+    `${chalk.dim('Chain')}      ` +
+      (o.db
+        ? `${path.join(o.db, 'chain')} (head #${internals(node).chain.head.header.number})`
+        : 'in memory (use --db <dir> to keep it)'),
   )
   lines.push(
     `${chalk.dim('Keystore')}   ${o.db ? path.join(o.db, 'keystore') : 'in memory (use --db <dir> to keep it)'}`,
   )
   lines.push(
-    `${chalk.dim('Origins')}    ${accessLine(o.allowOrigin, 'localhost pages and wallet extensions only (--allow-origin to open)')}`,
+    `${chalk.dim('Origins')}    ` +
+      accessLine(o.allowOrigin, 'localhost pages and wallet extensions only (--allow-origin to open)'),
   )
   lines.push(
-    `${chalk.dim('Hosts')}      ${accessLine(o.allowHost, 'loopback names and the bound address only (--allow-host to open)')}`,
+    `${chalk.dim('Hosts')}      ` +
+      accessLine(o.allowHost, 'loopback names and the bound address only (--allow-host to open)'),
   )
   const loaded = node.loadedState
   if (loaded) {
@@ -96,12 +104,14 @@ export function exposureWarnings(o: {
   const warnings: string[] = []
   if (isPublicBind(o.host)) {
     warnings.push(
-      `WARNING: listening on ${o.host}, not a loopback interface: anyone who can reach this port can send from the unlocked dev accounts and read their private keys.`,
+      `WARNING: listening on ${o.host}, not a loopback interface: anyone who can reach this port can send from ` +
+        'the unlocked dev accounts and read their private keys.',
     )
   }
   if (o.allowOrigin === '*')
     warnings.push(
-      'WARNING: --allow-origin *: any web page you open can call this node, send from its accounts and read their keys.',
+      'WARNING: --allow-origin *: any web page you open can call this node, send from its accounts ' +
+        'and read their keys.',
     )
   if (o.allowHost === '*') warnings.push('WARNING: --allow-host *: DNS-rebinding protection is off.')
   return warnings

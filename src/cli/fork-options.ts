@@ -15,6 +15,8 @@ export interface ForkCliOptions {
   forkRps?: number
   /** A directory, or false with --no-fork-cache. */
   forkCache?: string | false
+  /** `--fork-activation name=height` pairs. */
+  forkActivation?: Record<string, number>
 }
 
 function count(name: string, min: number, max: number) {
@@ -41,12 +43,23 @@ function header(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value]
 }
 
+/**
+ * `--fork-activation`: `name=height` (an upgrade like `lovell700` or a rule like `rskip144`; -1 = never), the
+ * option repeatable (docs/reference-rules.md#rule-network-activations). Names are checked when the fork opens.
+ */
+function activation(value: string, previous: Record<string, number> | undefined): Record<string, number> {
+  const m = /^\s*([A-Za-z][A-Za-z0-9]*)\s*=\s*(-1|\d+)\s*$/.exec(value)
+  if (m === null) throw new InvalidArgumentError('--fork-activation takes name=height (height -1: never)')
+  return { ...previous, [m[1]!]: Number(m[2]) }
+}
+
 /** Adds the fork options to `program`. */
 export function addForkOptions(program: Command): Command {
   return program
     .option(
       '--fork-url <url>',
-      'fork a live node of network 30, 31 or 33 (JSON-RPC URL): its state and blocks up to the fork block, lazily fetched and cached',
+      'fork a live node of network 30, 31 or 33 (JSON-RPC URL): its state and blocks up to the fork block, ' +
+        'lazily fetched and cached',
     )
     .option(
       '--fork-block-number <n>',
@@ -74,6 +87,11 @@ export function addForkOptions(program: Command): Command {
       'root of the fork cache (default ~/.cache/node-cli/fork, or $XDG_CACHE_HOME/node-cli/fork)',
     )
     .option('--no-fork-cache', 'keep what the fork fetched in memory only')
+    .option(
+      '--fork-activation <name=height...>',
+      "activation height instead of the remote network's: upgrade (lovell700) or rule (rskip144), -1 = never",
+      activation,
+    )
 }
 
 /**
@@ -82,9 +100,9 @@ export function addForkOptions(program: Command): Command {
  */
 export function forkConfig(o: ForkCliOptions): ForkConfig | undefined {
   if (o.forkUrl === undefined) {
-    const stray = (['forkBlockNumber', 'forkHeaders', 'forkRetries', 'forkTimeout', 'forkRps'] as const).find(
-      (k) => o[k] !== undefined,
-    )
+    const stray = (
+      ['forkBlockNumber', 'forkHeaders', 'forkRetries', 'forkTimeout', 'forkRps', 'forkActivation'] as const
+    ).find((k) => o[k] !== undefined)
     if (stray !== undefined || typeof o.forkCache === 'string') throw new Error('the --fork-* options need --fork-url')
     return undefined
   }
@@ -101,5 +119,6 @@ export function forkConfig(o: ForkCliOptions): ForkConfig | undefined {
     timeoutMs: o.forkTimeout,
     requestsPerSecond: o.forkRps,
     cache: o.forkCache === false ? false : o.forkCache,
+    activations: o.forkActivation,
   }
 }

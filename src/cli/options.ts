@@ -161,7 +161,9 @@ export function buildProgram(): Command {
     )
     .option(
       '--compat <tool>',
-      "behave as hardhat or anvil where that tool's clients assume it: client version, no Remasc tx in block lists, revert error shape, estimated gas for sends without gas, interval-mining unit (default: the reference node's behaviour)",
+      "behave as hardhat or anvil where that tool's clients assume it: client version, no Remasc tx in block lists, " +
+        'revert error shape, estimated gas for sends without gas, interval-mining unit ' +
+        "(default: the reference node's behaviour)",
     )
     .option('--client-version <text>', 'override web3_clientVersion')
     .option(
@@ -188,17 +190,20 @@ export function buildProgram(): Command {
     .option('--transport <name>', 'force the HTTP/WS server: uws or node (default: uws when available)')
     .option(
       '--allow-origin <list>',
-      'web origins allowed to call the node from a browser, comma-separated (e.g. https://app.example.com), or * for any (default: localhost pages and wallet extensions only)',
+      'web origins allowed to call the node from a browser, comma-separated (e.g. https://app.example.com), ' +
+        'or * for any (default: localhost pages and wallet extensions only)',
       allowList('--allow-origin'),
     )
     .option(
       '--allow-host <list>',
-      'Host header names accepted besides localhost and the bound address, comma-separated (e.g. host.docker.internal), or * for any',
+      'Host header names accepted besides localhost and the bound address, comma-separated ' +
+        '(e.g. host.docker.internal), or * for any',
       allowList('--allow-host'),
     )
     .option(
       '--rpc-timeout <seconds>',
-      'stop an eth_call / eth_estimateGas / trace / transaction execution after N seconds with -32011 (0 = never; reference: 5)',
+      'stop an eth_call / eth_estimateGas / trace / transaction execution after N seconds with -32011 ' +
+        '(0 = never; reference: 5)',
       seconds('--rpc-timeout'),
       5,
     )

@@ -88,7 +88,10 @@ export class StateNotFoundError extends DomainError {
 /** A block or transaction the tracers cannot replay (the genesis block has nothing to trace). */
 export class NotTraceableError extends DomainError {}
 
-/** A filter id that is not installed, has expired, or is not of the kind asked for (docs/reference-rules.md#rule-filters). */
+/**
+ * A filter id that is not installed, has expired, or is not of the kind asked for
+ * (docs/reference-rules.md#rule-filters).
+ */
 export class FilterNotFoundError extends DomainError {
   /** @param filterId the id asked for */
   constructor(readonly filterId: string) {
@@ -96,7 +99,9 @@ export class FilterNotFoundError extends DomainError {
   }
 }
 
-/** A log query past the reference's limits on blocks per query or logs per answer (docs/reference-rules.md#rule-limits). */
+/**
+ * A log query past the reference's limits on blocks per query or logs per answer (docs/reference-rules.md#rule-limits).
+ */
 export class LogQueryLimitError extends DomainError {}
 
 /** Hex of an address for messages (errors/ imports nothing of node-cli). */
@@ -126,7 +131,10 @@ export class WrongPassphraseError extends DomainError {
   }
 }
 
-/** Merged-mining work a miner submitted that cannot be used (bad Bitcoin data, unknown or stale work; docs/reference-rules.md#rule-mnr-methods). */
+/**
+ * Merged-mining work a miner submitted that cannot be used (bad Bitcoin data, unknown or stale work;
+ * docs/reference-rules.md#rule-mnr-methods).
+ */
 export class MergedMiningSubmitError extends DomainError {}
 
 /**

@@ -157,6 +157,21 @@ export class FilterManager {
     return queryLogs(this.chain, from, to, spec, this.opts.keccak)
   }
 
+  /**
+   * What eth_getFilterLogs of log filter `id` reads now: its criteria and inclusive block range (`from` > `to`:
+   * none), or its block hash — for a fork, whose blocks at or below the fork block are the remote's
+   * (docs/architecture.md#forking).
+   * @throws FilterNotFoundError for an unknown id or a filter that is not a log filter
+   */
+  logQuery(id: string): { spec: LogFilterSpec; from: bigint; to: bigint } {
+    const f = this.get(id)
+    if (f.kind !== 'log') throw new FilterNotFoundError(id)
+    const head = this.chain.head.header.number
+    const from = f.spec.from === 'head' ? f.installedAt : f.spec.from
+    const to = f.spec.to === 'head' || f.spec.to > head ? head : f.spec.to
+    return { spec: f.spec, from, to }
+  }
+
   private get(id: string): Filter {
     this.expire()
     const f = this.filters.get(id.toLowerCase())

@@ -1,6 +1,7 @@
 /**
  * Log matching and range queries for eth_getLogs and log filters (docs/reference-rules.md#rule-log-matching;
- * reference limits rpc.logs.maxBlocksToQuery = 5000 and maxLogsToReturn = 20 000 → {@link LogQueryLimitError}, -32012 at the RPC).
+ * reference limits rpc.logs.maxBlocksToQuery = 5000 and maxLogsToReturn = 20 000 → {@link LogQueryLimitError}, -32012
+ * at the RPC).
  */
 import type { Chain } from '../chain/chain.js'
 import { LogQueryLimitError } from '../errors/domain-errors.js'

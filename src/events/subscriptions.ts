@@ -1,8 +1,9 @@
 /**
  * WebSocket subscriptions: eth_subscribe newHeads | logs | newPendingTransactions | syncing, eth_unsubscribe,
- * notifications as docs/reference-rules.md#rule-subscriptions states (`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription",
- * "result"}}`). Ids are 16 random bytes in hex (docs/reference-rules.md#rule-subscriptions). Logs of blocks undone by a
- * snapshot revert or reorg are re-sent with `removed: true`. Closing the socket drops its subscriptions.
+ * notifications as docs/reference-rules.md#rule-subscriptions states
+ * (`{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription", "result"}}`). Ids are 16 random bytes in hex
+ * (docs/reference-rules.md#rule-subscriptions). Logs of blocks undone by a snapshot revert or reorg are re-sent with
+ * `removed: true`. Closing the socket drops its subscriptions.
  *
  * The payload formatting is injected (the RPC layer's format functions), so this module stays transport- and
  * JSON-shape-agnostic.

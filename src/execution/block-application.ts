@@ -23,6 +23,7 @@ import { logsBloom, ZERO_BLOOM } from '../rsk/receipt-rlp.js'
 import type { ConsoleCapture } from './console-log.js'
 import type { AppliedBlock, AppliedTx, BlockContext, PendingExecution } from './execution-types.js'
 import { cleanVmMessage, TxApplyError, TxTimeoutError } from './tx-errors.js'
+import type { ExecutionRules } from './rule-gates.js'
 import { REMASC_ADDRESS, REMASC_HEX, SEQUENTIAL_ONLY_CONTRACTS, unwindTo, type RunContext } from './run-context.js'
 
 /** An outcome for a transaction left out of the block (no sublist had room for it). */
@@ -52,6 +53,8 @@ export class BlockApplier {
     private readonly network: 30 | 31 | 32 | 33,
     /** Canonical block `n` for the Remasc contract (hash, coinbase, paidFees of block N − maturity). */
     private readonly processingBlock: (number: bigint) => Promise<ProcessingBlock | undefined>,
+    /** The rules by block when they are not node-cli's own (./rule-gates.ts): RSKIP144 sublists or none. */
+    private readonly rules?: ExecutionRules,
   ) {}
 
   /**
@@ -70,7 +73,8 @@ export class BlockApplier {
     txs: PendingExecution[],
     opts: { commit?: boolean; timeoutMs?: number } = {},
   ): Promise<AppliedBlock> {
-    startSlice(this.vm.evm) // a block's executions yield the thread only when they run longer than a slice (./deadline.ts)
+    // a block's executions yield the thread only when they run longer than a slice (./deadline.ts)
+    startSlice(this.vm.evm)
     const commit = opts.commit ?? true
     const timeoutMs = opts.timeoutMs ?? 0
     const sm = this.stateManager
@@ -84,7 +88,10 @@ export class BlockApplier {
     let paidFees = 0n
     // consensus: RSKIP144 sublists (placement needs the state keys each transaction touched when there are
     // several transactions; a lone one only needs its gas and the contracts it called)
-    const scheduler = new SublistScheduler(ctx.gasLimit, this.network === 33 ? 6_800_000n : 10_000_000n)
+    // (before RSKIP144 every transaction is sequential: the sequential sublist gets the whole block gas limit)
+    const parallel = this.rules === undefined || this.rules.isActive('rskip144', ctx.number)
+    const minSequential = !parallel ? ctx.gasLimit : this.network === 33 ? 6_800_000n : 10_000_000n
+    const scheduler = new SublistScheduler(ctx.gasLimit, minSequential)
     const tracker = txs.length > 1 ? (this.keyTracker ??= new KeyTracker(sm, REMASC_HEX)) : undefined
     const none = new Set<string>()
     await sm.checkpoint()

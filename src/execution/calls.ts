@@ -209,7 +209,8 @@ export class CallRunner {
    * block of eth_estimateGas, or at old blocks), least recently used first. A spare is re-pointed to the root
    * it is needed at instead of a VM being copied per root: `pending` changes with every block, and a VM copy per
    * block (EVM, opcode tables, Common) kept for a few blocks was both slow and the main source of old-generation
-   * garbage under a mixed load (V8 kept ~3.5× the live heap as fragmented old space; docs/architecture.md#performance-rules).
+   * garbage under a mixed load (V8 kept ~3.5× the live heap as fragmented old space;
+   * docs/architecture.md#performance-rules).
    */
   private readonly spareVms: { vm: VM; root: Uint8Array }[] = []
 

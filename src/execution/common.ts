@@ -4,14 +4,14 @@
  * (docs/reference-rules.md#rule-evm-fork, docs/reference-rules.md#rule-intrinsic-gas,
  * docs/reference-rules.md#rule-call-gas; rskj J/org/ethereum/vm/GasCost.java, OpCodes).
  *
- * How it is built (docs/reference-rules.md#lib-common-custom-chain): every fork from chainstart to petersburg is active at
- * block 0 (Petersburg gas: SLOAD 200, BALANCE 400, EXTCODEHASH 400, SSTORE 20 000/5 000 with 15 000 refund,
- * refunds capped at gasUsed/2, no EIP-2929/2930/2200/3529), and the `petersburg` spec is extended with the
- * opcode EIPs the reference has: PUSH0 (3855), TSTORE/TLOAD (1153), MCOPY (5656), the init-code limit and
- * its 2 gas/word (3860, RSKIP438), and the 0xEF code prefix rejection (3541). CHAINID, SELFBALANCE and
- * BASEFEE (= the block's minimumGasPrice) come as custom opcodes (see ./opcodes.ts); the Istanbul
- * 16 gas/non-zero calldata byte (RSKIP400), bn254 prices and the call depth limit 400 (RSKIP150) are set
- * through `params`; the CALL/CREATE/SELFDESTRUCT gas rules (no 63/64 rule, …) are custom gas functions too.
+ * How it is built (docs/reference-rules.md#lib-common-custom-chain): every fork from chainstart to petersburg is active
+ * at block 0 (Petersburg gas: SLOAD 200, BALANCE 400, EXTCODEHASH 400, SSTORE 20 000/5 000 with 15 000 refund, refunds
+ * capped at gasUsed/2, no EIP-2929/2930/2200/3529), and the `petersburg` spec is extended with the opcode EIPs the
+ * reference has: PUSH0 (3855), TSTORE/TLOAD (1153), MCOPY (5656), the init-code limit and its 2 gas/word (3860,
+ * RSKIP438), and the 0xEF code prefix rejection (3541). CHAINID, SELFBALANCE and BASEFEE (= the block's
+ * minimumGasPrice) come as custom opcodes (see ./opcodes.ts); the Istanbul 16 gas/non-zero calldata byte (RSKIP400),
+ * bn254 prices and the call depth limit 400 (RSKIP150) are set through `params`; the CALL/CREATE/SELFDESTRUCT gas rules
+ * (no 63/64 rule, …) are custom gas functions too.
  */
 import { paramsBlock } from '@ethereumjs/block'
 import { Common, type ChainConfig } from '@ethereumjs/common'

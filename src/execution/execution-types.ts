@@ -67,7 +67,9 @@ export interface CallRequest {
   from?: Uint8Array
   /** Undefined for a contract creation. */
   to?: Uint8Array
-  /** Gas limit; calls and estimates default to the cap, sends to 90 000 (docs/reference-rules.md#rule-send-defaults). */
+  /**
+   * Gas limit; calls and estimates default to the cap, sends to 90 000 (docs/reference-rules.md#rule-send-defaults).
+   */
   gas?: bigint
   gasPrice?: bigint
   value?: bigint

@@ -25,6 +25,7 @@ import type { ProcessingBlock } from '../rsk/remasc.js'
 import type { StateOverride } from './state-override.js'
 import { ConsoleCapture } from './console-log.js'
 import { nativePrecompiles, trackMessages } from './native/index.js'
+import { gateOpcodes, gatePrecompiles, type ExecutionRules } from './rule-gates.js'
 import type {
   AppliedBlock,
   BlockContext,
@@ -48,6 +49,7 @@ export type {
 } from './execution-types.js'
 export { cleanVmMessage, TxApplyError, TxTimeoutError } from './tx-errors.js'
 export { REMASC_ADDRESS } from './run-context.js'
+export type { ExecutionRules } from './rule-gates.js'
 
 /** Options for {@link Executor.create}. */
 export interface ExecutorOptions {
@@ -69,6 +71,11 @@ export interface ExecutorOptions {
    * and `alloc` sets those accounts' balances over the remote ones (no genesis precompile accounts).
    */
   fork?: ForkStateSource
+  /**
+   * The consensus rules by block when they are not node-cli's own (a fork of network 30 or 31,
+   * docs/reference-rules.md#rule-network-activations): gated opcodes and precompiles, RSKIP144 sublists.
+   */
+  rules?: ExecutionRules
 }
 
 /** A fork's state manager: the remote state with `alloc`'s balances set over it (the remote nonce and code stay). */
@@ -107,8 +114,9 @@ export class Executor {
     private readonly run: RunContext,
     network: 30 | 31 | 32 | 33,
     processingBlock: (number: bigint) => Promise<ProcessingBlock | undefined>,
+    rules: ExecutionRules | undefined,
   ) {
-    this.blocks = new BlockApplier(vm, stateManager, run, this.console, network, processingBlock)
+    this.blocks = new BlockApplier(vm, stateManager, run, this.console, network, processingBlock, rules)
     this.calls = new CallRunner(common, vm, run, this.console, hooks, () => this.root)
   }
 
@@ -126,24 +134,36 @@ export class Executor {
       : UnitrieStateManager.fromGenesis(opts.alloc, opts.network, { common, store: opts.store })
     const run = new RunContext()
     const hooks = new ExecutionHooks()
+    const rules = opts.rules
+    const gated = rules?.gated ?? new Set<string>()
+    const active = (rule: string): boolean => rules!.isActive(rule, run.executionNumber)
     const vm = await createVM({
       common,
       stateManager,
       blockchain: blockHashBlockchain(opts.blockHash),
       evmOpts: {
-        customOpcodes: rskOpcodes(
-          () => run.minimumGasPrice,
-          () => run.coinbase,
-          hooks,
+        customOpcodes: gateOpcodes(
+          rskOpcodes(
+            () => run.minimumGasPrice,
+            () => run.coinbase,
+            hooks,
+          ),
+          common,
+          gated,
+          active,
         ),
         // the native contracts (BlockHeader, Environment, …; reference PrecompiledContracts.java)
-        customPrecompiles: nativePrecompiles(
-          {
-            executionBlockNumber: () => run.executionNumber,
-            canonicalBlock: async (n) => opts.canonicalBlock?.(n),
-            isLocalCall: () => run.localCall,
-          },
-          common,
+        customPrecompiles: gatePrecompiles(
+          nativePrecompiles(
+            {
+              executionBlockNumber: () => run.executionNumber,
+              canonicalBlock: async (n) => opts.canonicalBlock?.(n),
+              isLocalCall: () => run.localCall,
+            },
+            common,
+          ),
+          gated,
+          active,
         ) as never,
       },
     })
@@ -168,6 +188,7 @@ export class Executor {
       run,
       opts.network,
       opts.processingBlock ?? (() => Promise.resolve(undefined)),
+      rules,
     )
     executor.console.install(vm.evm.events as never)
     vm.evm.events?.on('beforeMessage', (m: { to?: Address; codeAddress?: Address }) => {
@@ -300,7 +321,8 @@ export class Executor {
   }
 
   /**
-   * The VM for `root`, for a caller that runs its own traced execution (src/execution/tracers): inside the chain's queue.
+   * The VM for `root`, for a caller that runs its own traced execution (src/execution/tracers): inside the chain's
+   * queue.
    */
   async vmFor(root: Uint8Array): Promise<VM> {
     return this.calls.vmAt(root)

@@ -21,7 +21,10 @@ export const REMASC_ADDRESS = createAddressFromString('0x00000000000000000000000
 /** The Remasc contract's address as lowercase hex without 0x (the key trackers' form). */
 export const REMASC_HEX = '0000000000000000000000000000000001000008'
 
-/** Contracts whose callers go to the sequential sublist (RskSystemProperties.concurrentContractsDisallowed): Remasc, Bridge. */
+/**
+ * Contracts whose callers go to the sequential sublist (RskSystemProperties.concurrentContractsDisallowed): Remasc,
+ * Bridge.
+ */
 export const SEQUENTIAL_ONLY_CONTRACTS = new Set([
   '0000000000000000000000000000000001000008',
   '0000000000000000000000000000000001000006',

@@ -4,8 +4,8 @@
  * override map from release 7.2.0 behind `rpc.allowCallStateOverride`, which is off by default; this dev chain
  * always accepts it (README "State and block overrides").
  *
- * Decoding of the JSON parameters: src/rpc/override-params.ts. Overrides are applied inside the checkpoint the call runs in, so reverting that checkpoint restores the state:
- * the chain state is untouched after the call.
+ * Decoding of the JSON parameters: src/rpc/override-params.ts. Overrides are applied inside the checkpoint the call
+ * runs in, so reverting that checkpoint restores the state: the chain state is untouched after the call.
  */
 import { Account, Address } from '@ethereumjs/util'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'

@@ -6,7 +6,7 @@
  * docs/reference-rules.md#rule-block-json).
  */
 import { headerRulesFor } from '../rsk/activations.js'
-import { decodeHeader, headerHash, type RskHeader } from '../rsk/header.js'
+import { decodeHeader, headerHash, type HeaderDecodeRules, type RskHeader } from '../rsk/header.js'
 import { bytesEqual, fromHex, quantity, toHex } from '../util/bytes.js'
 import type { ForkCache } from './fork-cache.js'
 import type { ForkPoint } from './fork-point.js'
@@ -28,6 +28,12 @@ function numberField(o: RemoteJson | null, field: string): bigint | undefined {
   return typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v) ? BigInt(v) : undefined
 }
 
+/**
+ * Blocks {@link ForkHistory.blockReadingAhead} fetches in one batch: runs of this many consecutive numbers, aligned
+ * to its multiples.
+ */
+export const READ_AHEAD_BLOCKS = 16n
+
 /** History of the remote up to the fork block, cached. */
 export class ForkHistory {
   /**
@@ -47,6 +53,32 @@ export class ForkHistory {
     return this.cached('eth_getBlockByNumber', [quantity(n), fullTransactions], () =>
       this.remote.blockByNumber(n, fullTransactions),
     )
+  }
+
+  /**
+   * Block `n` with transaction hashes, as {@link blockByNumber}, for a reader that goes on to n + 1, n + 2, …: the
+   * fork's first local blocks each process the remote block at their number minus the Remasc maturity
+   * (src/rsk/remasc.ts), one round trip per mined block otherwise. When `n` is not cached, the numbers after it in
+   * its aligned run of {@link READ_AHEAD_BLOCKS} (up to the fork block) that are not cached either are asked in the
+   * same turn, so they share its batch request; their failures are ignored (a later read asks again).
+   */
+  async blockReadingAhead(n: bigint): Promise<RemoteJson | null> {
+    if (n < 0n || n > this.point.number) return null
+    const method = 'eth_getBlockByNumber'
+    const hit = await this.cache.loadHistory(method, [quantity(n), false])
+    if (hit !== undefined) return hit.json as RemoteJson | null
+    const end = (n / READ_AHEAD_BLOCKS + 1n) * READ_AHEAD_BLOCKS - 1n
+    const rest: bigint[] = []
+    for (let m = n + 1n; m <= end && m <= this.point.number; m++) rest.push(m)
+    const cached = await Promise.all(rest.map((m) => this.cache.loadHistory(method, [quantity(m), false])))
+    const fetch = (m: bigint): Promise<RemoteJson | null> =>
+      this.remote.blockByNumber(m, false).then((v) => {
+        this.cache.putHistory(method, [quantity(m), false], v)
+        return v
+      })
+    const block = fetch(n)
+    for (let i = 0; i < rest.length; i++) if (cached[i] === undefined) void fetch(rest[i]!).catch(() => undefined)
+    return block
   }
 
   /** The block of hash `hash` if the remote has it at or below the fork block, else null. */
@@ -109,12 +141,15 @@ export class ForkHistory {
    * The fork block's header, decoded with the remote network's activation rules
    * (docs/reference-rules.md#rule-network-activations) and checked against the fork block hash: the parent of
    * the first local block.
+   * @param rules the header rules by block (default: the remote network's recorded ones)
    * @throws RemoteDataError (-32000) when the remote has no such header or it does not hash to the fork block's hash
    */
-  async forkHeader(): Promise<RskHeader> {
+  async forkHeader(
+    rules: (number: bigint) => HeaderDecodeRules = headerRulesFor(Number(this.point.chainId)),
+  ): Promise<RskHeader> {
     const raw = await this.rawHeaderByNumber(this.point.number)
     if (raw === null) throw new RemoteDataError(`fork remote has no header for block ${this.point.number}`)
-    const header = decodeHeader(raw, headerRulesFor(Number(this.point.chainId)))
+    const header = decodeHeader(raw, rules)
     if (!bytesEqual(headerHash(header), this.point.hash)) {
       throw new RemoteDataError(
         `fork remote's header of block ${this.point.number} does not hash to ${toHex(this.point.hash)}`,

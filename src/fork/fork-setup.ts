@@ -6,7 +6,8 @@
 import type { ChainFork } from '../chain/chain-options.js'
 import { headerFields } from '../chain/block-codec.js'
 import { InvalidArgumentError } from '../errors/domain-errors.js'
-import { hashForMergedMining, type RskHeader } from '../rsk/header.js'
+import { activationsFor, type ActivationOverrides, type Activations } from '../rsk/activations.js'
+import { decodeHeader, hashForMergedMining, headerHash as rskHeaderHash, type RskHeader } from '../rsk/header.js'
 import type { BlockRecord, HeaderFields } from '../types/records.js'
 import { fromHex, toKey } from '../util/bytes.js'
 import { defaultForkCacheDir, ForkCache } from './fork-cache.js'
@@ -16,6 +17,7 @@ import { ForkedStateSource } from './forked-state-source.js'
 import { RemoteClient } from './remote-client.js'
 import type { RemoteJson } from './remote-node.js'
 import { RemoteNode } from './remote-node.js'
+import { remascReads } from './remasc-reads.js'
 
 /** How to fork (`--fork-*` options; `createNode({ fork })`). Times in milliseconds. */
 export interface ForkOptions {
@@ -36,6 +38,12 @@ export interface ForkOptions {
    * was fetched in memory only.
    */
   cache?: string | false
+  /**
+   * Activation heights to use instead of the remote network's recorded ones: network upgrade (`'lovell700'`) or
+   * consensus rule (`'rskip144'`) → block number, -1 = never, as the reference's configuration overrides them
+   * (docs/reference-rules.md#rule-network-activations). For trying an upgrade before the network activates it.
+   */
+  activations?: ActivationOverrides
 }
 
 /** Networks a fork runs with: their activation heights are known (src/rsk/activations.ts). */
@@ -45,6 +53,8 @@ export type ForkNetwork = 30 | 31 | 33
 export interface OpenFork {
   /** The remote's chain id, which is also the fork's chain id and network. */
   network: ForkNetwork
+  /** The network's consensus rules by block (with {@link ForkOptions.activations} applied). */
+  rules: Activations
   point: ForkPoint
   chain: ChainFork
   client: RemoteClient
@@ -84,12 +94,21 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
     const blockNumber = opts.blockNumber === undefined ? undefined : BigInt(opts.blockNumber)
     const point = await resolveForkPoint(remote, { url: opts.url, blockNumber, cacheDir })
     const network = forkNetwork(point.chainId)
+    let rules: Activations
+    try {
+      rules = activationsFor(network, opts.activations)
+    } catch (err) {
+      throw new InvalidArgumentError(`fork activations: ${(err as Error).message}`)
+    }
     const cache = await ForkCache.open({ dir: cacheDir, chainId: point.chainId, forkBlockHash: point.hash })
     const source = new ForkedStateSource(remote, cache, point.number)
     const history = new ForkHistory(remote, cache, point)
     let block: BlockRecord
     try {
-      const [header, json] = await Promise.all([history.forkHeader(), history.blockByNumber(point.number, false)])
+      const [header, json] = await Promise.all([
+        history.forkHeader((n) => rules.headerRulesAt(n)),
+        history.blockByNumber(point.number, false),
+      ])
       block = forkBlockRecord(header, point, json)
     } catch (err) {
       await cache.close()
@@ -98,18 +117,29 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
     const chain: ChainFork = {
       block,
       source,
+      rules,
       hashOf: async (n) => {
         const b = await history.blockByNumber(n, false)
         return typeof b?.hash === 'string' ? fromHex(b.hash) : undefined
       },
+      remoteBlock: async (n) => {
+        const [raw, json] = await Promise.all([history.rawHeaderByNumber(n), history.blockByNumber(n, false)])
+        if (raw === null) return undefined
+        const h = decodeHeader(raw, (k) => rules.headerRulesAt(k))
+        return forkBlockRecord(h, { ...point, number: n, hash: rskHeaderHash(h) }, json)
+      },
       processingBlock: async (n) => {
-        const b = await history.blockByNumber(n, false)
+        const b = await history.blockReadingAhead(n)
         if (b === null || typeof b.hash !== 'string' || typeof b.miner !== 'string') return undefined
         return { hash: fromHex(b.hash), coinbase: fromHex(b.miner), paidFees: quantityField(b, 'paidFees') }
       },
     }
+    // the first local block's Remasc execution reads these one by one: one batch request now instead
+    const remasc = remascReads(network)
+    void source.prefetch(remasc.accounts, remasc.cells).catch(() => undefined)
     return {
       network,
+      rules,
       point,
       chain,
       client,
@@ -136,7 +166,8 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
 export function forkNetwork(chainId: bigint): ForkNetwork {
   if (chainId === 30n || chainId === 31n || chainId === 33n) return Number(chainId) as ForkNetwork
   throw new InvalidArgumentError(
-    `cannot fork chain id ${chainId}: only networks 30 (main), 31 (test) and 33 (regtest) are supported, whose consensus rules are known`,
+    `cannot fork chain id ${chainId}: only networks 30 (main), 31 (test) and 33 (regtest) are supported, ` +
+      'whose consensus rules are known',
   )
 }
 
@@ -151,7 +182,16 @@ function quantityField(o: RemoteJson | null, field: string): bigint {
  */
 export function forkBlockRecord(h: RskHeader, point: ForkPoint, json: RemoteJson | null): BlockRecord {
   // as a stored header reads, except that absent edges stay absent (the remote's header is encoded as it is)
-  const header: HeaderFields = { ...headerFields(h), edges: h.edges ?? undefined }
+  const header: HeaderFields = {
+    ...headerFields(h),
+    edges: h.edges ?? undefined,
+    format: {
+      umm: h.ummRoot !== null,
+      version: h.version,
+      edges: h.edges !== null,
+      rskip92: h.useRskip92Encoding ?? true,
+    },
+  }
   let hfmm: Uint8Array
   try {
     hfmm = hashForMergedMining(h)

@@ -128,8 +128,9 @@ export class ForkedStateSource implements ForkStateSource {
     } catch (e) {
       if (!(e instanceof RemoteCallError)) throw e
       throw new RemoteDataError(
-        `fork remote cannot show storage cell ${toHex(slot)} of native contract ${toHex(address)}: it serves no storage-bytes ` +
-          `method (the reference node has it off by default) and eth_getStorageAt answered ${e.remoteCode}: ${e.remoteMessage}`,
+        `fork remote cannot show storage cell ${toHex(slot)} of native contract ${toHex(address)}: ` +
+          'it serves no storage-bytes method (the reference node has it off by default) ' +
+          `and eth_getStorageAt answered ${e.remoteCode}: ${e.remoteMessage}`,
       )
     }
   }

@@ -66,7 +66,8 @@ export function requireBlockGasLimit(gas: bigint): bigint {
 export function requireMineCount(count: bigint, index: number): bigint {
   if (count > MAX_MINE_BLOCKS) {
     throw invalidParams(
-      `invalid argument ${index}: blocks must be at most ${MAX_MINE_BLOCKS} per call, got ${count}; call again to mine more`,
+      `invalid argument ${index}: blocks must be at most ${MAX_MINE_BLOCKS} per call, got ${count}; ` +
+        'call again to mine more',
     )
   }
   return count

@@ -6,8 +6,8 @@
  * nulls and empty lists omitted; quantities and `output` as minimal hex ("stripped of leading zeros"); a
  * creation is type CREATE (CREATE2 too) with the init code as `input` and the created address as `output`; a
  * revert has error "execution reverted", the Error(string) reason in `revertReason` and the revert data in
- * `output`; the top frame's gas is the transaction's gas limit and its gasUsed the receipt's. SELFDESTRUCT is a child frame {type: SELFDESTRUCT, from,
- * to: beneficiary, value} as geth shows it.
+ * `output`; the top frame's gas is the transaction's gas limit and its gasUsed the receipt's. SELFDESTRUCT is a child
+ * frame {type: SELFDESTRUCT, from, to: beneficiary, value} as geth shows it.
  */
 import { decodeRevertReason } from '../chain/revert.js'
 import type { CallFrame, FrameLog } from '../execution/tracers/call-frames.js'

@@ -89,10 +89,15 @@ function hardhatRevertMessage(data: Uint8Array): string {
   if (panic !== undefined) {
     const why = PANIC_REASONS[panic]
     const hex = '0x' + panic.toString(16)
-    return `VM Exception while processing transaction: ${why ? `reverted with panic code ${hex} (${why})` : `reverted with unknown panic code ${hex}`}`
+    const detail = why ? `reverted with panic code ${hex} (${why})` : `reverted with unknown panic code ${hex}`
+    return `VM Exception while processing transaction: ${detail}`
   }
   if (data.length > 0) {
-    return `VM Exception while processing transaction: reverted with an unrecognized custom error (return data: 0x${Buffer.from(data).toString('hex')})`
+    const returned = Buffer.from(data).toString('hex')
+    return (
+      'VM Exception while processing transaction: ' +
+      `reverted with an unrecognized custom error (return data: 0x${returned})`
+    )
   }
   return 'Transaction reverted without a reason string'
 }

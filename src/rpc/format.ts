@@ -1,8 +1,8 @@
 /**
  * Domain records → the JSON shapes the reference node emits (docs/reference-rules.md#rule-block-json,
  * docs/reference-rules.md#rule-transaction-json, docs/reference-rules.md#rule-receipt-json,
- * docs/reference-rules.md#rule-log-json; rskj BlockResultDTO, TransactionResultDTO, TransactionReceiptDTO, LogFilterElement). Quantities are minimal hex,
- * data is unpadded hex, nulls are emitted.
+ * docs/reference-rules.md#rule-log-json; rskj BlockResultDTO, TransactionResultDTO, TransactionReceiptDTO,
+ * LogFilterElement). Quantities are minimal hex, data is unpadded hex, nulls are emitted.
  */
 import type { BlockRecord, LogBlock, LogRecord, LogTx, TxRecord } from '../types/records.js'
 import { quantity, toHex, ZERO_HASH } from '../util/bytes.js'
@@ -174,7 +174,8 @@ export function formatBlock(
     paidFees: quantity(h.paidFees),
     cumulativeDifficulty: quantity(block.cumulativeDifficulty),
     // RSKIP144 sublist edges (a number array from block 1 on; null for the genesis, which has none)
-    rskPteEdges: h.number === 0n ? null : (h.edges ?? []),
+    // (a fork's block without the edges field: null; docs/reference-rules.md#rule-network-activations)
+    rskPteEdges: h.number === 0n || h.format?.edges === false ? null : (h.edges ?? []),
     baseEvent: null,
   }
 }

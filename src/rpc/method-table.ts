@@ -84,9 +84,9 @@ export const LEGACY_ONLY =
 
 /**
  * Methods that are not served, with the reason given in the -32601 message: those the spec lists as not
- * available (docs/reference-rules.md#rule-unavailable-methods), and the fee-market methods of chains with EIP-1559. A Map, not a plain object: a lookup
- * by a request's method name must never reach `Object.prototype` (`constructor`, `__proto__`, `toString`…),
- * whose values would leak into the error message.
+ * available (docs/reference-rules.md#rule-unavailable-methods), and the fee-market methods of chains with EIP-1559. A
+ * Map, not a plain object: a lookup by a request's method name must never reach `Object.prototype` (`constructor`,
+ * `__proto__`, `toString`…), whose values would leak into the error message.
  */
 export const UNAVAILABLE_METHODS: ReadonlyMap<string, string> = new Map([
   ...['eth_getCompilers', 'eth_compileLLL', 'eth_compileSolidity', 'eth_compileSerpent'].map((m): [string, string] => [

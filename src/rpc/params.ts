@@ -126,7 +126,8 @@ export function decodeBlockRef(value: unknown, index: number, allowHash = true):
 
 /**
  * Decodes a call/transaction object. `data` and `input` are aliases (reference); when both are present they
- * must be equal. `to: null` means contract creation. EIP-1559 fee fields are ignored (reference TransactionArgumentsUtil).
+ * must be equal. `to: null` means contract creation. EIP-1559 fee fields are ignored (reference
+ * TransactionArgumentsUtil).
  */
 export function decodeTxObject(value: unknown, index: number): CallRequest {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(index, 'expected a transaction object')

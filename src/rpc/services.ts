@@ -35,6 +35,14 @@ export interface Services {
   compat: CompatProfile
   /** Fork mode: the remote and its history up to the fork block (src/rpc/methods/fork.ts). */
   fork?: ForkServices
+  /**
+   * A node started with a fork: starts over on another fork (URL and block number; no block number: the remote's
+   * default fork block), or with no fork (undefined: a plain local chain of the same network); sets
+   * {@link fork}. The chain is unchanged when it fails.
+   * @throws InvalidArgumentError (-32602) for a bad URL or block number, or a remote of another chain id;
+   *   ForkRemoteError (-32000) when the remote cannot answer
+   */
+  switchFork?: (target: { url: string; blockNumber?: bigint } | undefined) => Promise<void>
 }
 
 /**

@@ -219,6 +219,66 @@ function config(network: number): NetworkActivations {
   return c
 }
 
+/**
+ * Activation heights to use instead of a network's recorded ones, as the reference's configuration overrides
+ * them (`blockchain.config.hardforkActivationHeights` for an upgrade, `blockchain.config.consensusRules` for a
+ * rule): upgrade or rule name → block number, -1 = never. A rule override wins over the network's own pin of that
+ * rule; an upgrade override moves every rule the network does not pin.
+ */
+export type ActivationOverrides = Readonly<Record<string, number>>
+
+/** The consensus rules in force on one network (with overrides), by block number. */
+export interface Activations {
+  readonly network: ActivationNetwork
+  /** Whether `rule` (`'rskip144'`…) is active at block `block`; an unknown name is never active. */
+  isActive(rule: string, block: bigint): boolean
+  /** The optional header fields and hash form of a block at `block` (see {@link headerRulesFor}). */
+  headerRulesAt(block: bigint): HeaderDecodeRules
+}
+
+/**
+ * The rules of `network` with `overrides` applied (docs/reference-rules.md#rule-network-activations).
+ * @throws Error for a network other than 30, 31 or 33, an unknown upgrade or rule name, or a height that is not an
+ *   integer ≥ -1
+ */
+export function activationsFor(network: number, overrides: ActivationOverrides = {}): Activations {
+  const c = config(network)
+  const upgrades: Record<string, number> = { ...c.upgrades }
+  const pinned: Record<string, number> = { ...c.overrides }
+  for (const [name, h] of Object.entries(overrides)) {
+    if (!Number.isSafeInteger(h) || h < -1) throw new Error(`activation height of ${name} must be an integer ≥ -1`)
+    if ((NETWORK_UPGRADES as readonly string[]).includes(name)) upgrades[name] = h
+    else if (CONSENSUS_RULES.includes(name)) pinned[name] = h
+    else throw new Error(`unknown network upgrade or consensus rule ${name}`)
+  }
+  const heights = new Map<string, bigint | undefined>()
+  for (const rule of CONSENSUS_RULES) {
+    let h = pinned[rule]
+    if (h === undefined) {
+      const upgrade = NETWORK_UPGRADES.find((u) => RULES_BY_UPGRADE[u].includes(rule))
+      h = upgrade !== undefined ? upgrades[upgrade]! : RULE_DEFAULT_HEIGHTS[rule]!
+    }
+    heights.set(rule, h < 0 ? undefined : BigInt(h))
+  }
+  const isActive = (rule: string, block: bigint): boolean => {
+    const h = heights.get(rule)
+    return h !== undefined && h <= block
+  }
+  return {
+    network: network as ActivationNetwork,
+    isActive,
+    headerRulesAt(block) {
+      const version: HeaderVersion = !isActive('rskip351', block) ? 0 : isActive('rskip535', block) ? 2 : 1
+      return {
+        umm: isActive('rskipUMM', block),
+        version,
+        edges: version > 0 && isActive('rskip144', block),
+        rskip92: isActive('rskip92', block),
+      }
+    },
+  }
+}
+
 /** Whether activation height `h` (-1 = never) is reached at block `n` (ActivationConfig.isActive). */
 function reached(h: number, n: bigint): boolean {
   return h >= 0 && BigInt(h) <= n

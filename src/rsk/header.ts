@@ -123,7 +123,9 @@ export function rlpSignedCoin(value: bigint | null | undefined): Uint8Array {
 // Header model
 // ---------------------------------------------------------------------------------------------
 
-/** Header format version (ActivationConfig.getHeaderVersion): 0 before RSKIP351, 1 = RSKIP351, 2 = RSKIP351+RSKIP535. */
+/**
+ * Header format version (ActivationConfig.getHeaderVersion): 0 before RSKIP351, 1 = RSKIP351, 2 = RSKIP351+RSKIP535.
+ */
 export type HeaderVersion = 0 | 1 | 2
 
 /**
@@ -171,7 +173,10 @@ export interface RskHeader {
   useRskip92Encoding?: boolean
 }
 
-/** Options of {@link encodeHeader} = BlockHeader.getEncoded(withMergedMiningFields, withMerkleProofAndCoinbase, compressed). */
+/**
+ * Options of {@link encodeHeader} = BlockHeader.getEncoded(withMergedMiningFields, withMerkleProofAndCoinbase,
+ * compressed).
+ */
 export interface EncodeHeaderOptions {
   /** Include the merged-mining fields (only if the header has any). */
   mm: boolean
@@ -378,7 +383,10 @@ export function encodeBlock(
 /** "RSKBLOCK:" — the tag the BTC coinbase carries before the hash for merged mining (RskMiningConstants.RSK_TAG). */
 export const RSK_TAG: Uint8Array = Uint8Array.from(Buffer.from('RSKBLOCK:', 'ascii'))
 
-/** Blocks from this height on carry RSKIP110 fork detection data (MiningConfig.REQUIRED_NUMBER_OF_BLOCKS_FOR_FORK_DETECTION_CALCULATION). */
+/**
+ * Blocks from this height on carry RSKIP110 fork detection data
+ * (MiningConfig.REQUIRED_NUMBER_OF_BLOCKS_FOR_FORK_DETECTION_CALCULATION).
+ */
 export const FORK_DETECTION_MIN_HEIGHT = 449n
 
 /**

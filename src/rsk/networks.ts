@@ -2,10 +2,11 @@
  * Network presets 30 (main), 31 (test), 32 (dev), 33 (local/regtest): chain id, network id, genesis header
  * fields and allocation, dev accounts, miner defaults.
  *
- * Sources: docs/reference-rules.md#rule-network-ids (chain and network ids), docs/reference-rules.md#rule-regtest-genesis,
- * docs/reference-rules.md#rule-dev-accounts, docs/reference-rules.md#rule-derived-header-values (regtest genesis rsk-dev.json,
- * cow accounts, miner coinbase, targetgaslimit 7 500 000), genesis files from the reference node
- * (R/genesis/rsk-mainnet.json, orchid-testnet.json, devnet-genesis.json, rsk-dev.json).
+ * Sources: docs/reference-rules.md#rule-network-ids (chain and network ids),
+ * docs/reference-rules.md#rule-regtest-genesis, docs/reference-rules.md#rule-dev-accounts,
+ * docs/reference-rules.md#rule-derived-header-values (regtest genesis rsk-dev.json, cow accounts, miner coinbase,
+ * targetgaslimit 7 500 000), genesis files from the reference node (R/genesis/rsk-mainnet.json, orchid-testnet.json,
+ * devnet-genesis.json, rsk-dev.json).
  */
 import devnetGenesis from './genesis/devnet-genesis.json' with { type: 'json' }
 import testnetGenesis from './genesis/orchid-testnet.json' with { type: 'json' }
@@ -48,7 +49,9 @@ export interface NetworkPreset {
   devAccountSeeds: string[]
   /** Gas limit the miner steps toward, parent/1024 per block (reference miner.targetgaslimit). */
   targetGasLimit: bigint
-  /** Private key of the miner's coinbase account (reference: keccak of the coinbase secret), when the wallet holds it. */
+  /**
+   * Private key of the miner's coinbase account (reference: keccak of the coinbase secret), when the wallet holds it.
+   */
   minerSecret: string
 }
 

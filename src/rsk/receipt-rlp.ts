@@ -85,7 +85,8 @@ export function logsBloom(logs: readonly RskLog[]): Uint8Array {
  * OR several 256-byte blooms (block logsBloom = OR of the receipts' blooms; BlockExecutor.calculateLogsBloom).
  * Blooms are read-only values: when at most one input has a bit set, that input (or the shared
  * {@link ZERO_BLOOM}) is returned instead of a new array, so a typical block (one transaction with logs, the
- * Remasc transaction without) keeps one bloom instead of three (memory per mined block; docs/architecture.md#performance-rules).
+ * Remasc transaction without) keeps one bloom instead of three (memory per mined block;
+ * docs/architecture.md#performance-rules).
  */
 export function orBlooms(blooms: readonly Uint8Array[]): Uint8Array {
   let only: Uint8Array | undefined

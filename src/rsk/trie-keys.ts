@@ -112,6 +112,17 @@ export function storageKey(address: Uint8Array, slot: Uint8Array | bigint): Uint
   return k
 }
 
+/** The part of a storage key after the account's storage prefix: keccak256(slot32)[0..10] ‖ stripLeadingZeroes(slot32). */
+export function storageKeySuffix(slot: Uint8Array | bigint): Uint8Array {
+  const word = slotWord(slot)
+  const sec = secureKeyPrefix(word)
+  const stripped = stripLeadingZeroes(word)
+  const k = new Uint8Array(sec.length + stripped.length)
+  k.set(sec, 0)
+  k.set(stripped, sec.length)
+  return k
+}
+
 /** Extract the 20-byte address from an account key (or any key starting with one). */
 export function addressFromAccountKey(key: Uint8Array): Uint8Array {
   if (key.length < 31 || key[0] !== DOMAIN_PREFIX) throw new Error('not an account key')

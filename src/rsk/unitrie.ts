@@ -38,13 +38,14 @@ export const MAX_SHORT_VALUE_LENGTH = 32
 /** Largest value length representable (Uint24). */
 export const MAX_VALUE_LENGTH = 0xffffff
 
-const FLAG_VERSION = 0b0100_0000
-const FLAG_LONG_VALUE = 0b0010_0000
-const FLAG_SHARED_PATH = 0b0001_0000
-const FLAG_LEFT = 0b0000_1000
-const FLAG_RIGHT = 0b0000_0100
-const FLAG_LEFT_EMBEDDED = 0b0000_0010
-const FLAG_RIGHT_EMBEDDED = 0b0000_0001
+/** RSKIP107 node flags (see {@link TrieNode.message}): version, long value, shared path, children, embedded children. */
+export const FLAG_VERSION = 0b0100_0000
+export const FLAG_LONG_VALUE = 0b0010_0000
+export const FLAG_SHARED_PATH = 0b0001_0000
+export const FLAG_LEFT = 0b0000_1000
+export const FLAG_RIGHT = 0b0000_0100
+export const FLAG_LEFT_EMBEDDED = 0b0000_0010
+export const FLAG_RIGHT_EMBEDDED = 0b0000_0001
 
 const EMPTY_BITS: Uint8Array = new Uint8Array(0)
 
@@ -159,7 +160,8 @@ export function varIntSize(value: number): number {
   return 9
 }
 
-function writeVarInt(out: Uint8Array, pos: number, value: number): number {
+/** Writes a CompactSize integer at `pos`; @returns the position after it. */
+export function writeVarInt(out: Uint8Array, pos: number, value: number): number {
   if (value < 253) {
     out[pos] = value
     return pos + 1
@@ -187,7 +189,8 @@ export function encodeVarInt(value: number): Uint8Array {
   return out
 }
 
-function readVarInt(msg: Uint8Array, pos: number): [value: number, next: number] {
+/** Reads a CompactSize integer at `pos`: [value, position after it]. @throws Error when truncated */
+export function readVarInt(msg: Uint8Array, pos: number): [value: number, next: number] {
   const first = msg[pos]
   if (first === undefined) throw new Error('Unitrie: truncated VarInt')
   if (first < 253) return [first, pos + 1]
@@ -201,7 +204,8 @@ function readVarInt(msg: Uint8Array, pos: number): [value: number, next: number]
 // Shared path serialization (SharedPathSerializer.java)
 // ---------------------------------------------------------------------------------------------
 
-function sharedPathSerializedLength(bitLength: number): number {
+/** Serialized size (bytes) of a shared path of `bitLength` bits: length prefix and packed bits (0 for none). */
+export function sharedPathSerializedLength(bitLength: number): number {
   if (bitLength === 0) return 0
   const prefix =
     (bitLength >= 1 && bitLength <= 32) || (bitLength >= 160 && bitLength <= 382) ? 1 : 1 + varIntSize(bitLength)
@@ -240,15 +244,26 @@ class HashRef {
   get isLoaded(): boolean {
     return this.loaded !== undefined
   }
+  /** The store the node is read from (undefined: none given). */
+  get source(): TrieNodeStore | undefined {
+    return this.store
+  }
   get node(): TrieNode {
     if (this.loaded) return this.loaded
+    this.loaded = this.decode()
+    return this.loaded
+  }
+  /** The node, decoded anew (and not kept) when it is not in memory: a one-off walk over a stored trie. */
+  peek(): TrieNode {
+    return this.loaded ?? this.decode()
+  }
+  private decode(): TrieNode {
     if (!this.store) throw new Error(`Unitrie: node ${bytesToHex(this.hash)} is not in memory and no store was given`)
     const msg = this.store.get(this.hash)
     if (!msg) throw new Error(`Unitrie: missing node ${bytesToHex(this.hash)} in store`)
     const node = decodeNode(msg, this.store)
     node._savedIn = this.store
     node._hash = this.hash
-    this.loaded = node
     return node
   }
 }
@@ -345,6 +360,23 @@ export class TrieNode {
   child(bit: number): TrieNode | undefined {
     const c = bit === 0 ? this.left : this.right
     return c === undefined ? undefined : resolve(c)
+  }
+
+  /**
+   * The child for bit 0 (left) or 1 (right) without loading it: the node when it is in memory, else its hash and
+   * the store to read its message from (src/rsk/unitrie-walk.ts walks stored messages without decoding them).
+   */
+  childRef(bit: number): { node: TrieNode } | { hash: Uint8Array; store: TrieNodeStore | undefined } | undefined {
+    const c = bit === 0 ? this.left : this.right
+    if (c === undefined) return undefined
+    if (!(c instanceof HashRef)) return { node: c }
+    return c.isLoaded ? { node: c.node } : { hash: c.hash, store: c.source }
+  }
+
+  /** {@link child}, but a child not in memory is decoded without being kept (see HashRef.peek). */
+  peekChild(bit: number): TrieNode | undefined {
+    const c = bit === 0 ? this.left : this.right
+    return c === undefined ? undefined : c instanceof HashRef ? c.peek() : c
   }
 
   /**
@@ -871,20 +903,48 @@ export class Unitrie {
   }
 }
 
-function* walk(n: TrieNode, prefixBits: number[]): Generator<UnitrieEntry> {
-  const base = prefixBits.length
-  for (let i = 0; i < n.path.length; i++) prefixBits.push(n.path[i]!)
-  if (n.valueLength > 0 && prefixBits.length % 8 === 0) {
-    yield [bitsToBytes(Uint8Array.from(prefixBits)), n.getValue()!]
+/**
+ * The entries of the subtree `root`, whose key starts with `prefixBits`, in key order (pre-order, left first):
+ * one explicit stack (no generator per level) and the key kept packed, so an entry costs its key's copy.
+ */
+function* walk(root: TrieNode, prefixBits: number[]): Generator<UnitrieEntry> {
+  let key = new Uint8Array(64)
+  const setBit = (d: number, bit: number): void => {
+    const i = d >> 3
+    if (i >= key.length) {
+      const bigger = new Uint8Array(key.length * 2)
+      bigger.set(key)
+      key = bigger
+    }
+    if (bit) key[i]! |= 0x80 >> (d & 7)
+    else key[i]! &= ~(0x80 >> (d & 7))
   }
-  for (const bit of [0, 1]) {
-    const c = n.child(bit)
-    if (!c) continue
-    prefixBits.push(bit)
-    yield* walk(c, prefixBits)
-    prefixBits.pop()
+  for (let i = 0; i < prefixBits.length; i++) setBit(i, prefixBits[i]!)
+  const nodes: TrieNode[] = [root]
+  const depths: number[] = [prefixBits.length]
+  const bits: number[] = [-1]
+  while (nodes.length > 0) {
+    const n = nodes.pop()!
+    let d = depths.pop()!
+    const bit = bits.pop()!
+    if (bit >= 0) setBit(d++, bit)
+    const path = n.path
+    for (let i = 0; i < path.length; i++) setBit(d++, path[i]!)
+    if (n.valueLength > 0 && (d & 7) === 0) yield [key.slice(0, d >> 3), n.getValue()!]
+    // (a walk over a whole stored state, e.g. a dump, must not bring every node into memory for good: peek)
+    const right = n.peekChild(1)
+    if (right) {
+      nodes.push(right)
+      depths.push(d)
+      bits.push(1)
+    }
+    const left = n.peekChild(0)
+    if (left) {
+      nodes.push(left)
+      depths.push(d)
+      bits.push(0)
+    }
   }
-  prefixBits.length = base
 }
 
 function saveNode(n: TrieNode, store: TrieNodeStore, isRoot: boolean): void {
@@ -893,10 +953,33 @@ function saveNode(n: TrieNode, store: TrieNodeStore, isRoot: boolean): void {
     if (c === undefined) continue
     if (c instanceof HashRef) {
       if (c.isLoaded) saveNode(c.node, store, false)
+      else if (c.source !== undefined && c.source !== store) copyStored(c.hash, c.source, store)
     } else saveNode(c, store, false)
   }
   if (n.hasLongValue) store.put(n.getValueHash()!, n.getValue()!)
   if (!isRoot && n.isEmbeddable()) return
   store.put(n.hash(), n.message())
   n._savedIn = store
+}
+
+/**
+ * Copies a stored subtree (the node under `hash`, its descendants kept by hash and every long value) from one
+ * store to another without decoding it into memory for good (a state built into an arena, saved to a database).
+ */
+function copyStored(hash: Uint8Array, from: TrieNodeStore, to: TrieNodeStore): void {
+  const stack = [hash]
+  while (stack.length > 0) {
+    const h = stack.pop()!
+    if (to.get(h) !== undefined) continue
+    const msg = from.get(h)
+    if (!msg) throw new Error(`Unitrie: missing node ${bytesToHex(h)} in store`)
+    const refs = nodeReferences(msg)
+    for (const v of refs.values) {
+      const value = from.get(v)
+      if (!value) throw new Error(`Unitrie: missing long value ${bytesToHex(v)} in store`)
+      to.put(v, value)
+    }
+    to.put(h, msg)
+    stack.push(...refs.nodes)
+  }
 }

@@ -45,7 +45,8 @@ export async function startServer(handler: RequestHandler, options: ServerOption
     }
     if (options.transport === 'uws') {
       throw new Error(
-        `uWebSockets.js cannot load on Node ${process.versions.node} (${process.platform}/${process.arch}, ABI ${process.versions.modules})`,
+        `uWebSockets.js cannot load on Node ${process.versions.node} ` +
+          `(${process.platform}/${process.arch}, ABI ${process.versions.modules})`,
         { cause: uwsLoadError },
       )
     }

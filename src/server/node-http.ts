@@ -78,7 +78,9 @@ function corsHeaders(d: AccessDecision): string[] {
 const RAW_REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n'
 
 /** A raw 400 answer for a socket whose request head did not parse. */
-const RAW_BAD_REQUEST = `HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(BAD_REQUEST_TEXT)}\r\nconnection: close\r\n\r\n${BAD_REQUEST_TEXT}`
+const RAW_BAD_REQUEST =
+  'HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\n' +
+  `content-length: ${Buffer.byteLength(BAD_REQUEST_TEXT)}\r\nconnection: close\r\n\r\n${BAD_REQUEST_TEXT}`
 
 /**
  * Starts the node:http + ws transport.
@@ -254,7 +256,8 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
     const access = policy.check(req.headers.host ?? '', req.headers.origin ?? '')
     if (!access.allowed) {
       socket.end(
-        `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(access.reason)}\r\nconnection: close\r\n\r\n${access.reason}`,
+        'HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\n' +
+          `content-length: ${Buffer.byteLength(access.reason)}\r\nconnection: close\r\n\r\n${access.reason}`,
       )
       return
     }

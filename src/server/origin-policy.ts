@@ -168,7 +168,9 @@ export class OriginPolicy {
     if (host !== '' && !this.anyHost && !this.hostAllowed(host)) {
       return {
         allowed: false,
-        reason: `Forbidden: Host "${printable(host)}" is not allowed (DNS rebinding protection). Start the node with --allow-host ${printable(splitHost(host).name)} to accept it.\n`,
+        reason:
+          `Forbidden: Host "${printable(host)}" is not allowed (DNS rebinding protection). ` +
+          `Start the node with --allow-host ${printable(splitHost(host).name)} to accept it.\n`,
       }
     }
     if (origin === '') return ALLOWED_NO_CORS
@@ -198,7 +200,9 @@ export class OriginPolicy {
     if (this.origins.has(o) || isDefaultOrigin(o)) return { allowed: true, allowOrigin: origin }
     return {
       allowed: false,
-      reason: `Forbidden: Origin "${printable(origin)}" is not allowed. Start the node with --allow-origin ${printable(o)} to accept it.\n`,
+      reason:
+        `Forbidden: Origin "${printable(origin)}" is not allowed. ` +
+        `Start the node with --allow-origin ${printable(o)} to accept it.\n`,
     }
   }
 }

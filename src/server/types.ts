@@ -23,7 +23,10 @@ export interface Connection {
 
 /** What the handler answers to one request text. */
 export interface HandlerResponse {
-  /** HTTP status code for HTTP transports (the reference node uses 400 for -32700/-32600/-32602, else 200). Ignored on WS. */
+  /**
+   * HTTP status code for HTTP transports (the reference node uses 400 for -32700/-32600/-32602, else 200). Ignored on
+   * WS.
+   */
   status: number
   /** Response text (a JSON-RPC response object or array). */
   body: string
@@ -54,7 +57,10 @@ export interface ServerOptions {
    * any; other origins get 403 (see ./origin-policy.ts). Default: none.
    */
   allowOrigins?: readonly string[] | '*'
-  /** `Host` names allowed besides loopback names and the bound address, or `'*'` for any (./origin-policy.ts). Default: none. */
+  /**
+   * `Host` names allowed besides loopback names and the bound address, or `'*'` for any (./origin-policy.ts). Default:
+   * none.
+   */
   allowHosts?: readonly string[] | '*'
   /**
    * Per-WebSocket send-buffer limit in bytes: a client that stops reading and falls further behind is

@@ -2,21 +2,21 @@
  * Between the Unitrie and the accounts of a state file: grouping a state's entries into accounts (dump) and
  * turning accounts back into entries (load). Key layout: src/rsk/trie-keys.ts (rskj TrieKeyMapper).
  */
+import type { EntryBatch } from '../rsk/entry-batch.js'
 import type { Unitrie } from '../rsk/unitrie.js'
+import { unitrieEntries } from '../rsk/unitrie-walk.js'
 import {
   accountKey,
-  codeKey,
   decodeAccountState,
   encodeAccountState,
   slotFromStorageKey,
   slotWord,
   STORAGE_MARKER_VALUE,
-  storageKey,
+  storageKeySuffix,
   storagePrefixKey,
-  storageValueBytes,
   type AccountState,
 } from '../rsk/trie-keys.js'
-import { bytesEqual } from '../util/bytes.js'
+import { bytesEqual, toKey } from '../util/bytes.js'
 
 const ACCOUNT_KEY_LENGTH = 31
 const STORAGE_PREFIX = 0x00
@@ -43,12 +43,14 @@ export type RawEntry = [Uint8Array, Uint8Array]
 export type StateItem = { account: StateAccount } | { raw: RawEntry }
 
 function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
-  return key.length >= prefix.length && bytesEqual(key.subarray(0, prefix.length), prefix)
+  if (key.length < prefix.length) return false
+  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false
+  return true
 }
 
 /**
  * Walks a state's entries (in key order: an account's entry comes right before its marker, storage and code)
- * and groups them into accounts. Whatever {@link accountEntries} would not rebuild byte for byte is yielded as a
+ * and groups them into accounts. Whatever {@link addAccountEntries} would not rebuild byte for byte is yielded as a
  * raw entry instead (a non-canonical account encoding, a storage marker of an account without storage, keys
  * outside the account layout), so that accounts plus raw entries rebuild the same trie and root.
  * @param trie the state
@@ -64,7 +66,7 @@ export function* groupAccounts(trie: Unitrie): Generator<StateItem> {
     yield { account }
     current = undefined
   }
-  for (const [key, value] of trie.entries()) {
+  for (const [key, value] of unitrieEntries(trie)) {
     if (key.length === ACCOUNT_KEY_LENGTH && key[0] === 0) {
       yield* flush()
       const address = key.slice(ACCOUNT_KEY_LENGTH - 20)
@@ -125,19 +127,46 @@ export function* groupAccounts(trie: Unitrie): Generator<StateItem> {
 }
 
 /**
- * The Unitrie entries of an account as the reference writes them: the account state, the code, the storage
- * marker (when it has storage) and each non-zero cell (32-byte words stored without leading zeros; byte cells
- * as given).
+ * Adds the Unitrie entries of an account as the reference writes them to `batch`: the account state, the code,
+ * the storage marker (when it has storage) and each non-zero cell (32-byte words stored without leading zeros;
+ * byte cells as given). Keys are written straight into the batch from the account's key (one Keccak of the
+ * address, as codeKey / storagePrefixKey / storageKey make them).
  */
-export function accountEntries(a: StateAccount): RawEntry[] {
-  const out: RawEntry[] = [[accountKey(a.address), encodeAccountState({ nonce: a.nonce, balance: a.balance })]]
-  if (a.code.length > 0) out.push([codeKey(a.address), a.code])
-  const cells: RawEntry[] = []
-  for (const [slot, word] of a.storage) {
-    const stored = storageValueBytes(word)
-    if (stored !== undefined) cells.push([storageKey(a.address, slot), stored])
+export function addAccountEntries(batch: EntryBatch, a: StateAccount): void {
+  const key = accountKey(a.address)
+  batch.add(key, encodeAccountState({ nonce: a.nonce, balance: a.balance }))
+  if (a.code.length > 0) batch.addJoined(key, CODE_SUFFIX, a.code)
+  let prefix: Uint8Array | undefined
+  const cell = (slot: Uint8Array, stored: Uint8Array): void => {
+    if (prefix === undefined) {
+      prefix = new Uint8Array(key.length + 1)
+      prefix.set(key)
+      prefix[key.length] = STORAGE_PREFIX
+      batch.add(prefix, STORAGE_MARKER_VALUE)
+    }
+    batch.addJoined(prefix, slotSuffix(slot), stored)
   }
-  for (const [slot, bytes] of a.storageBytes) if (bytes.length > 0) cells.push([storageKey(a.address, slot), bytes])
-  if (cells.length > 0) out.push([storagePrefixKey(a.address), STORAGE_MARKER_VALUE], ...cells)
-  return out
+  for (const [slot, word] of a.storage) {
+    let i = 0
+    while (i < word.length && word[i] === 0) i++
+    if (i < word.length) cell(slot, word.subarray(i))
+  }
+  for (const [slot, bytes] of a.storageBytes) if (bytes.length > 0) cell(slot, bytes)
+}
+
+const CODE_SUFFIX = Uint8Array.of(CODE_PREFIX)
+
+/** Recent storage key suffixes by slot: many contracts use the same low slots (0, 1, 2 …), a Keccak each. */
+const suffixes = new Map<string, Uint8Array>()
+const MAX_SUFFIXES = 4096
+
+function slotSuffix(slot: Uint8Array): Uint8Array {
+  const id = toKey(slot)
+  let suffix = suffixes.get(id)
+  if (suffix === undefined) {
+    if (suffixes.size >= MAX_SUFFIXES) suffixes.clear()
+    suffix = storageKeySuffix(slot)
+    suffixes.set(id, suffix)
+  }
+  return suffix
 }

@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib'
 import type { EncodedBlock } from '../chain/block-codec.js'
 import type { BlockRecord } from '../types/records.js'
 import type { Unitrie } from '../rsk/unitrie.js'
-import { toHex } from '../util/bytes.js'
+import { toHex, toKey } from '../util/bytes.js'
 import { groupAccounts, type StateAccount } from './accounts.js'
 import { STATE_FILE_VERSION, type NodeCliMeta } from './format.js'
 
@@ -28,7 +28,7 @@ export interface DumpSource {
 }
 
 const hex = (n: bigint): string => '0x' + n.toString(16)
-const word = (b: Uint8Array): string => '0x' + Buffer.from(b).toString('hex').padStart(64, '0')
+const word = (b: Uint8Array): string => '0x' + toKey(b).padStart(64, '0')
 
 /** One account in Anvil's shape (nonce a JSON number, as Anvil writes it; exact as text at any size). */
 function accountJson(a: StateAccount): string {

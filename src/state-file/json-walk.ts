@@ -2,11 +2,15 @@
  * Picks values out of a JSON document as it streams by, with their paths: the document is tokenized by
  * stream-json's parser and only the sub-trees a predicate asks for are assembled (one at a time), so a file far
  * larger than memory is read in constant memory apart from the picked values. Used to load state files.
+ *
+ * The tokenizer is stream-json's raw `jsonParser` fed one decoded chunk at a time and its tokens walked
+ * synchronously: one `await` per chunk of the input, not per token (a stream of token objects cost more than
+ * the tokenizing itself on a 100 MB file).
  */
 import type { Readable } from 'node:stream'
-import { pipeline } from 'node:stream'
+import { StringDecoder } from 'node:string_decoder'
 import Assembler from 'stream-json/assembler.js'
-import parser from 'stream-json/parser.js'
+import { jsonParser } from 'stream-json/parser.js'
 
 /** A path in the document: object keys and array indexes from the root. */
 export type JsonPath = (string | number)[]
@@ -41,10 +45,9 @@ export async function* pickValues(
   pick: (path: JsonPath) => boolean,
   onTopLevelKey?: (key: string) => void,
 ): AsyncGenerator<Picked> {
-  const tokenStream = parser.asStream({ streamValues: false })
-  // pipeline: an error of the input (a read or gunzip error) destroys the token stream, ending the loop below
-  pipeline(input, tokenStream, () => undefined)
-  const tokens = tokenStream as unknown as AsyncIterable<Token>
+  const tokenize = jsonParser({ streamValues: false }) as unknown as (text: unknown) => unknown
+  const NONE = Symbol.for('object-stream.none')
+  const decoder = new StringDecoder('utf8')
   const stack: Frame[] = []
   let assembling: { asm: Assembler; path: JsonPath } | undefined
   /** The path of the value starting now (advances the enclosing array's index). */
@@ -53,39 +56,61 @@ export async function* pickValues(
     if (top?.array) top.at = (top.at as number) + 1
     return stack.map((f) => f.at)
   }
-  for await (const token of tokens) {
-    if (assembling) {
-      assembling.asm.consume(token as never)
-      if (assembling.asm.done) {
-        yield { path: assembling.path, value: assembling.asm.current }
-        assembling = undefined
-      }
-      continue
-    }
-    const name = token.name
-    if (name === 'keyValue') {
-      stack[stack.length - 1]!.at = token.value as string
-      if (stack.length === 1) onTopLevelKey?.(token.value as string)
-      continue
-    }
-    if (name === 'endObject' || name === 'endArray') {
-      stack.pop()
-      continue
-    }
-    if (name !== 'startObject' && name !== 'startArray' && !SCALARS.has(name)) continue
-    const path = valuePath()
-    if (stack.length > 0 && pick(path)) {
-      if (SCALARS.has(name)) {
-        yield { path, value: token.value === undefined ? null : token.value }
-      } else {
-        const asm = new Assembler({ numberAsString: true })
-        asm.consume(token as never)
-        assembling = { asm, path }
-      }
-      continue
-    }
-    if (name === 'startObject') stack.push({ array: false, at: '' })
-    else if (name === 'startArray') stack.push({ array: true, at: -1 })
+  /** The tokens of a chunk of text (`NONE` flushes the end of the document). */
+  const tokensOf = (text: unknown): Token[] => {
+    const r = tokenize(text) as { values?: Token[] } | symbol | undefined
+    // the parser answers stream-chain's `many(tokens)`, or its `none` marker (a symbol) when a chunk completes none
+    return typeof r === 'object' && r !== null && Array.isArray(r.values) ? r.values : []
   }
+  let first = true
+  const chunks = async function* (): AsyncGenerator<Token[]> {
+    for await (const chunk of input as AsyncIterable<Buffer | string>) {
+      let text = typeof chunk === 'string' ? chunk : decoder.write(chunk)
+      // a byte-order mark may start the document (RFC 8259 §8.1)
+      if (first && text.length > 0) {
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+        first = false
+      }
+      if (text.length > 0) yield tokensOf(text)
+    }
+    const rest = decoder.end()
+    if (rest.length > 0) yield tokensOf(rest)
+    yield tokensOf(NONE)
+  }
+  for await (const batch of chunks())
+    for (const token of batch) {
+      if (assembling) {
+        assembling.asm.consume(token as never)
+        if (assembling.asm.done) {
+          yield { path: assembling.path, value: assembling.asm.current }
+          assembling = undefined
+        }
+        continue
+      }
+      const name = token.name
+      if (name === 'keyValue') {
+        stack[stack.length - 1]!.at = token.value as string
+        if (stack.length === 1) onTopLevelKey?.(token.value as string)
+        continue
+      }
+      if (name === 'endObject' || name === 'endArray') {
+        stack.pop()
+        continue
+      }
+      if (name !== 'startObject' && name !== 'startArray' && !SCALARS.has(name)) continue
+      const path = valuePath()
+      if (stack.length > 0 && pick(path)) {
+        if (SCALARS.has(name)) {
+          yield { path, value: token.value === undefined ? null : token.value }
+        } else {
+          const asm = new Assembler({ numberAsString: true })
+          asm.consume(token as never)
+          assembling = { asm, path }
+        }
+        continue
+      }
+      if (name === 'startObject') stack.push({ array: false, at: '' })
+      else if (name === 'startArray') stack.push({ array: true, at: -1 })
+    }
   if (assembling || stack.length > 0) throw new Error('unexpected end of the document')
 }

@@ -9,7 +9,8 @@ import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { wasmKeccakReady } from '../crypto/keccak.js'
 import { Unitrie } from '../rsk/unitrie.js'
-import { unitrieFromEntries } from '../rsk/unitrie-bulk.js'
+import { EntryBatch } from '../rsk/entry-batch.js'
+import { unitrieFromBatch } from '../rsk/unitrie-bulk.js'
 import {
   accountKey,
   EMPTY_ACCOUNT_STATE,
@@ -19,14 +20,14 @@ import {
   STORAGE_MARKER_VALUE,
 } from '../rsk/trie-keys.js'
 import { fromHex, toKey } from '../util/bytes.js'
-import { accountEntries, type StateAccount } from './accounts.js'
+import { addAccountEntries, type StateAccount } from './accounts.js'
 import { STATE_FILE_VERSION, StateFileError, type NodeCliMeta } from './format.js'
 import { pickValues, type JsonPath } from './json-walk.js'
 
 /** What a state file held. */
 export interface LoadedState {
-  /** The Unitrie entries of every account, cell and raw entry of the file, in file order (later ones win). */
-  entries: [Uint8Array, Uint8Array][]
+  /** The Unitrie entries of every account, cell and raw entry of the file, in file order (later ones win), packed. */
+  entries: EntryBatch
   /**
    * Addresses that have byte cells (`storageBytes`) but no account in the file: they need an account entry
    * (an empty one) unless the state the file goes into has one.
@@ -95,7 +96,7 @@ export function stateBytes(data: Uint8Array): Readable {
 export async function loadState(input: Readable, label: string): Promise<LoadedState> {
   // every cell costs two Keccak hashes (its key, then the trie nodes): the faster implementation first
   await wasmKeccakReady()
-  const entries: [Uint8Array, Uint8Array][] = []
+  const entries = new EntryBatch()
   const listed = new Set<string>()
   const withCells = new Map<string, Uint8Array>()
   const meta: Partial<NodeCliMeta> = {}
@@ -113,7 +114,7 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
       if (top === 'accounts') {
         const account = decodeAccount(String(second), value, label)
         listed.add(toKey(account.address))
-        for (const e of accountEntries(account)) entries.push(e)
+        addAccountEntries(entries, account)
         accounts++
         cells += account.storage.length
       } else if (top === 'best_block_number') {
@@ -121,22 +122,22 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
       } else if (second === 'storageBytes') {
         const address = addressOf(String(path[2]), label)
         for (const [slot, bytes] of Object.entries(objectField(value, `${label}: storageBytes of ${path[2]}`))) {
-          entries.push([
+          entries.add(
             storageKey(address, wordOf(slot, `${label}: storageBytes of ${path[2]}`)),
             hexField(bytes, `${label}: storageBytes of ${path[2]} ${slot}`),
-          ])
+          )
           cells++
         }
-        entries.push([storagePrefixKey(address), STORAGE_MARKER_VALUE])
+        entries.add(storagePrefixKey(address), STORAGE_MARKER_VALUE)
         withCells.set(toKey(address), address)
       } else if (second === 'rawEntries') {
         const pair = value as unknown[]
         if (!Array.isArray(pair) || pair.length !== 2)
           throw new StateFileError(`${label}: rawEntries[${path[2]}] is not a [key, value] pair`)
-        entries.push([
+        entries.add(
           hexField(pair[0], `${label}: rawEntries[${path[2]}]`),
           hexField(pair[1], `${label}: rawEntries[${path[2]}]`),
-        ])
+        )
       } else if (second === 'blocks') {
         const pair = value as unknown[]
         if (!Array.isArray(pair) || pair.length !== 2)
@@ -237,14 +238,22 @@ function decodeAccount(key: string, value: unknown, label: string): StateAccount
  * entry unless `base` has one.
  * @param base the state to apply to: the empty trie to rebuild a node-cli file's state exactly, or the live state
  * @param rebuild build the result in one pass over base's and the file's entries (a small base, e.g. at
- *   start-up) instead of putting the file's entries into base one by one (a large live state, few entries)
+ *   start-up; base's entries are added to `loaded.entries`, so a loaded state is applied once) instead of putting
+ *   the file's entries into base one by one (a large live state, few entries)
  */
 export function intoState(loaded: LoadedState, base: Unitrie, rebuild: boolean): Unitrie {
   const missing = loaded.accountsNeeded
     .filter((a) => !base.has(accountKey(a)))
     .map((a): [Uint8Array, Uint8Array] => [accountKey(a), EMPTY_ACCOUNT_STATE])
-  if (rebuild) return unitrieFromEntries([...base.entries(), ...missing, ...loaded.entries], base.store)
+  if (rebuild) {
+    // base's entries and the missing accounts rank below the file's (as if put first); the batch keeps them
+    const batch = loaded.entries
+    for (const [k, v] of base.entries()) batch.add(k, v, 0)
+    for (const [k, v] of missing) batch.add(k, v, 0)
+    return unitrieFromBatch(batch)
+  }
   let state = base
-  for (const [k, v] of [...missing, ...loaded.entries]) state = state.put(k, v)
+  for (const [k, v] of missing) state = state.put(k, v)
+  for (const [k, v] of loaded.entries.entries()) state = state.put(k, v)
   return state
 }

@@ -37,7 +37,9 @@ export function remoteAccountToLoad(
   return fork.account(r.address)
 }
 
-/** Sets the record's unloaded, non-local (in `base`) fields from the remote account (as loads: nothing becomes dirty). */
+/**
+ * Sets the record's unloaded, non-local (in `base`) fields from the remote account (as loads: nothing becomes dirty).
+ */
 export function loadRemoteAccount(base: Unitrie, r: Rec, a: ForkAccount): void {
   const enclosing = [r.key]
   if (!r.accountWiped) {

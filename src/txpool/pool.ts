@@ -2,7 +2,8 @@
  * The transaction pool: transactions by sender and nonce, split into pending (executable: contiguous from the
  * account's nonce) and queued (after a nonce gap). Same-nonce replacement needs the reference price bump
  * (rskj J/co/rsk/core/bc/TransactionPoolImpl.java: a replacement must raise the gas price by at least
- * 40% (transaction.gasPriceBump) and be strictly higher; otherwise it is rejected: "gas price not enough to bump transaction").
+ * 40% (transaction.gasPriceBump) and be strictly higher; otherwise it is rejected: "gas price not enough to bump
+ * transaction").
  */
 import type { LegacyTx } from '@ethereumjs/tx'
 import { TxRejectedError } from '../errors/domain-errors.js'

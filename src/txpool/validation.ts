@@ -1,6 +1,7 @@
 /**
  * The reference pool's admission checks (rskj J/co/rsk/net/handler/TxPendingValidator.java;
- * docs/reference-rules.md#rule-pool-validation, docs/reference-rules.md#rule-error-pool), raising {@link TxRejectedError} with the reference's messages (-32010 at the RPC).
+ * docs/reference-rules.md#rule-pool-validation, docs/reference-rules.md#rule-error-pool), raising
+ * {@link TxRejectedError} with the reference's messages (-32010 at the RPC).
  */
 import type { LegacyTx } from '@ethereumjs/tx'
 import { TxRejectedError } from '../errors/domain-errors.js'

@@ -104,6 +104,21 @@ export interface HeaderFields {
   rawDifficulty?: Uint8Array
   /** Genesis only: gasLimit bytes as the reference stores them (leading zeros stripped). */
   rawGasLimit?: Uint8Array
+  /**
+   * The header's format when it is not node-cli's own (absent: block 0 is a version-0 genesis header, later
+   * blocks version 2 with ummRoot and edges, hashed the RSKIP92 way): set on a fork's blocks, from the forked
+   * network's rules at their number (docs/reference-rules.md#rule-network-activations). `umm`: an ummRoot field;
+   * `version`: 0, 1 or 2 (RSKIP351, RSKIP535); `edges`: an edges field (RSKIP144); `rskip92`: the RSKIP92 hash form.
+   */
+  format?: HeaderFormat
+}
+
+/** Which optional fields a header carries and how it is hashed (see {@link HeaderFields.format}). */
+export interface HeaderFormat {
+  umm: boolean
+  version: 0 | 1 | 2
+  edges: boolean
+  rskip92: boolean
 }
 
 /** A sealed block with everything the RPC needs to answer about it. */

@@ -1,6 +1,7 @@
 /**
  * Byte/hex helpers used across the node (Buffer-backed for speed).
- * QUANTITY = minimal `0x` hex of a non-negative integer; DATA = `0x` hex of bytes (docs/reference-rules.md#rule-encoding).
+ * QUANTITY = minimal `0x` hex of a non-negative integer; DATA = `0x` hex of bytes
+ * (docs/reference-rules.md#rule-encoding).
  */
 
 /** `0x`-prefixed lowercase hex of bytes (DATA). */
@@ -37,7 +38,12 @@ export function quantity(value: bigint | number): string {
 export function fromHex(hex: string): Uint8Array {
   const s = hex.startsWith('0x') || hex.startsWith('0X') ? hex.slice(2) : hex
   const out = new Uint8Array((s.length + 1) >>> 1)
-  Buffer.from(out.buffer).write(s.length % 2 ? '0' + s : s, 'hex')
+  const even = s.length % 2 ? '0' + s : s
+  if (out.length <= HEX_SCRATCH.length) {
+    // through the scratch Buffer: wrapping `out.buffer` would move a small array's bytes off the heap (see toKey)
+    const written = HEX_SCRATCH.write(even, 'hex')
+    for (let i = 0; i < written; i++) out[i] = HEX_SCRATCH[i]!
+  } else Buffer.from(out.buffer).write(even, 'hex')
   return out
 }
 
@@ -97,9 +103,9 @@ export const heapBytes: Allocator = (n) => new Uint8Array(n)
 /**
  * `n` bytes for a short-lived value (encoded only to be hashed, copied or written out), NOT zero-filled.
  * V8 gives every typed array over 64 bytes a backing store of its own, allocated and later swept outside the
- * JS heap: ~2.5 µs each on the 2-core bench machine, and an automined transfer made ~58 of them (docs/architecture.md#performance-rules).
- * From 65 bytes to 4 KB this returns a view on Node's shared Buffer pool instead (no allocation of its own).
- * Never keep the result: a kept view pins its 8 KB pool slab.
+ * JS heap: ~2.5 µs each on the 2-core bench machine, and an automined transfer made ~58 of them
+ * (docs/architecture.md#performance-rules). From 65 bytes to 4 KB this returns a view on Node's shared Buffer pool
+ * instead (no allocation of its own). Never keep the result: a kept view pins its 8 KB pool slab.
  */
 export const tempBytes: Allocator = (n) => {
   if (n <= 64 || n >= 4096) return new Uint8Array(n)

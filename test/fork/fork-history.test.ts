@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Interface } from 'ethers'
 import { Token } from '../../fixtures/index.js'
 import { ForkCache } from '../../src/fork/fork-cache.js'
-import { ForkHistory } from '../../src/fork/fork-history.js'
+import { ForkHistory, READ_AHEAD_BLOCKS } from '../../src/fork/fork-history.js'
 import { DEFAULT_FORK_CONFIRMATIONS, resolveForkPoint, type ForkPoint } from '../../src/fork/fork-point.js'
 import { InvalidArgumentError } from '../../src/errors/domain-errors.js'
 import { RemoteClient } from '../../src/fork/remote-client.js'
@@ -105,6 +105,32 @@ describe('ForkHistory', () => {
     expect((await h.blockByNumber(1n, true))?.number).toBe('0x1')
     expect(await h.transactionReceipt(fromHex(afterTx))).toBeNull()
     expect((await h.logs({ fromBlock: 0n, toBlock: point.number })).length).toBeGreaterThan(0)
+    expect(proxy.total()).toBe(0)
+  })
+
+  it('reads consecutive blocks ahead in aligned runs that share one batch request each', async () => {
+    await rpc(node.url, 'evm_mine', [{ blocks: '0x28' }])
+    const n = BigInt(await rpc<string>(node.url, 'eth_blockNumber'))
+    const hash = (await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x' + n.toString(16), false])).hash
+    const h = new ForkHistory(
+      new RemoteNode(new RemoteClient({ url: proxy.url, retries: 0 })),
+      await ForkCache.open({ chainId: 33n, forkBlockHash: fromHex(hash) }),
+      { chainId: 33n, number: n, hash: fromHex(hash) },
+    )
+    proxy.resetCounts()
+    const first = n - 20n
+    for (let m = first; m <= n; m++) {
+      const b = await h.blockReadingAhead(m)
+      expect(b?.number).toBe('0x' + m.toString(16))
+    }
+    // 21 consecutive numbers lie in at most 3 aligned runs of READ_AHEAD_BLOCKS: one request per run
+    expect(READ_AHEAD_BLOCKS).toBe(16n)
+    // each block asked once, none past the fork block
+    expect(proxy.counts.get('eth_getBlockByNumber')).toBe(21)
+    expect(proxy.httpRequests()).toBeLessThanOrEqual(3)
+    expect(await h.blockReadingAhead(n + 1n)).toBeNull()
+    proxy.resetCounts()
+    expect((await h.blockByNumber(first, false))?.number).toBe('0x' + first.toString(16))
     expect(proxy.total()).toBe(0)
   })
 })

@@ -27,6 +27,7 @@ const RICH = '0x00000000000000000000000000000000000a11ce'
 const STRANGER = '0x00000000000000000000000000000000deadbeef'
 const iface = new Interface(Token.abi)
 const hex = (n: bigint) => '0x' + n.toString(16)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function balanceOf(url: string, who: string, block = 'latest'): Promise<bigint> {
   const data = iface.encodeFunctionData('balanceOf', [who])
@@ -113,6 +114,10 @@ describe('a forked node at the fork block', () => {
 
 describe('local blocks over the fork', () => {
   it('runs a forked ERC-20 transfer and call (ethers); the first local block follows the fork block', async () => {
+    // the Remasc state the first block reads was asked for when the fork opened (five cells, in the background)
+    for (let i = 0; i < 500 && (proxy.counts.get('rsk_getStorageBytesAt') ?? 0) < 5; i++) await sleep(20)
+    expect(proxy.counts.get('rsk_getStorageBytesAt')).toBe(5)
+    proxy.resetCounts()
     const provider = new JsonRpcProvider(fork.url, undefined, { staticNetwork: true, cacheTimeout: -1 })
     try {
       const signer = await provider.getSigner(COW.address)
@@ -131,15 +136,21 @@ describe('local blocks over the fork', () => {
       expect(await rpc(fork.url, 'eth_getBlockByHash', [block.hash, false])).toMatchObject({ hash: block.hash })
       // the remote did not change
       expect(await balanceOf(remote.url, STRANGER)).toBe(0n)
+      // the block asked for no Remasc cell or payee again
+      expect(proxy.counts.get('rsk_getStorageBytesAt')).toBeUndefined()
+      // accounts: the coinbase (and the token when no earlier test read it), not Remasc's nor its five payees
+      expect(proxy.counts.get('eth_getTransactionCount')).toBeLessThanOrEqual(2)
     } finally {
       provider.destroy()
     }
   })
 
   it('lists logs across the fork point: the remote ones up to the fork block, then the local ones', async () => {
-    const logs = await rpc<{ blockNumber: string; address: string }[]>(fork.url, 'eth_getLogs', [
-      { fromBlock: '0x0', toBlock: 'latest', address: token },
-    ])
+    const logs = await rpc<{ blockNumber: string; address: string; transactionHash: string }[]>(
+      fork.url,
+      'eth_getLogs',
+      [{ fromBlock: '0x0', toBlock: 'latest', address: token }],
+    )
     const numbers = logs.map((l) => BigInt(l.blockNumber))
     expect(numbers.filter((n) => n <= forkNumber).length).toBeGreaterThanOrEqual(2) // mint and the transfer of 1000
     expect(numbers.filter((n) => n > forkNumber)).toEqual([forkNumber + 1n])
@@ -150,6 +161,49 @@ describe('local blocks over the fork', () => {
     expect(remoteOnly).toEqual(
       await rpc(remote.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(forkNumber), address: token }]),
     )
+    // a log filter over the same range lists the same logs
+    const id = await rpc<string>(fork.url, 'eth_newFilter', [{ fromBlock: '0x0', toBlock: 'latest', address: token }])
+    const filtered = await rpc<{ blockNumber: string; transactionHash: string }[]>(fork.url, 'eth_getFilterLogs', [id])
+    const key = (l: { blockNumber: string; transactionHash?: string }) => `${l.blockNumber}:${l.transactionHash}`
+    expect(filtered.map(key)).toEqual(logs.map(key))
+    // and one by the hash of a remote block
+    const first = (remoteOnly as { blockHash: string }[])[0]!
+    const byHash = await rpc<string>(fork.url, 'eth_newFilter', [{ blockHash: first.blockHash, address: token }])
+    expect(await rpc(fork.url, 'eth_getFilterLogs', [byHash])).toEqual(
+      await rpc(remote.url, 'eth_getLogs', [{ blockHash: first.blockHash, address: token }]),
+    )
+  })
+
+  it('the BlockHeader native contract reads remote blocks below the fork block as the remote does', async () => {
+    const header = new Interface([
+      'function getCoinbaseAddress(int256) returns (bytes)',
+      'function getBlockHash(int256) returns (bytes)',
+      'function getGasLimit(int256) returns (bytes)',
+      'function getGasUsed(int256) returns (bytes)',
+      'function getDifficulty(int256) returns (bytes)',
+      'function getMinGasPrice(int256) returns (bytes)',
+      'function getCumulativeWork(int256) returns (bytes)',
+    ])
+    const to = '0x0000000000000000000000000000000001000010'
+    for (const depth of [0, 2]) {
+      for (const name of [
+        'getCoinbaseAddress',
+        'getBlockHash',
+        'getGasLimit',
+        'getGasUsed',
+        'getDifficulty',
+        'getMinGasPrice',
+        'getCumulativeWork',
+      ]) {
+        const data = header.encodeFunctionData(name, [depth])
+        // at the fork block (local state): depth 0 is the remote's block below it
+        const local = await rpc<string>(fork.url, 'eth_call', [{ to, data }, hex(forkNumber)])
+        expect(local, `${name}(${depth})`).toBe(
+          await rpc<string>(remote.url, 'eth_call', [{ to, data }, hex(forkNumber)]),
+        )
+        expect(header.decodeFunctionResult(name, local)[0]).not.toBe('0x')
+      }
+    }
   })
 
   it('impersonates a rich remote account', async () => {
@@ -174,7 +228,8 @@ describe('local blocks over the fork', () => {
     expect(await rpc(fork.url, 'evm_revert', [id])).toBe(true)
     expect(await rpc(fork.url, 'eth_blockNumber')).toBe(head)
     expect(await balanceOf(fork.url, STRANGER)).toBe(500n)
-    await rpc(fork.url, 'anvil_reset', [])
+    // (viem's reset() sends { forking: { blockNumber: null } }: the same fork, back to its block)
+    await rpc(fork.url, 'anvil_reset', [{ forking: { blockNumber: null } }])
     expect(BigInt(await rpc<string>(fork.url, 'eth_blockNumber'))).toBe(forkNumber)
     expect(await balanceOf(fork.url, STRANGER)).toBe(0n)
     expect(await rpc(fork.url, 'eth_getBalance', [RICH, 'latest'])).toBe(hex(10n ** 21n))
@@ -230,7 +285,7 @@ describe('the remote failing, and the cache', () => {
     }
   })
 
-  it('anvil_setRpcUrl sends later requests to another endpoint; anvil_reset refuses another fork block', async () => {
+  it('anvil_setRpcUrl sends later requests to another endpoint; anvil_reset to the same fork block stays', async () => {
     const other = await startRskjProxy({ upstream: remote.url })
     try {
       expect(await rpc(fork.url, 'anvil_setRpcUrl', [other.url])).toBeNull()
@@ -241,8 +296,6 @@ describe('the remote failing, and the cache', () => {
       expect(
         (await rpc<{ forkConfig: { forkBlockNumber: number } }>(fork.url, 'anvil_nodeInfo')).forkConfig.forkBlockNumber,
       ).toBe(Number(forkNumber))
-      const err = await rpcError(fork.url, 'anvil_reset', [{ forking: { jsonRpcUrl: other.url, blockNumber: 1 } }])
-      expect(err.code).toBe(-32602)
       expect(
         await rpc(fork.url, 'hardhat_reset', [{ forking: { jsonRpcUrl: other.url, blockNumber: Number(forkNumber) } }]),
       ).toBeNull()

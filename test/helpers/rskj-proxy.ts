@@ -8,7 +8,7 @@
  *   client that sends any object is caught);
  * - `eth_getProof` answers -32601 (the reference has none);
  * - a batch of more than 50 calls is refused as a whole with -32600 and no `id`;
- * and that can add latency, fail requests on demand (HTTP 500/503/429, no answer, connection reset) and counts
+ * and that can present the upstream as another network (chain id), add latency, fail requests on demand (HTTP 500/503/429, no answer, connection reset) and counts
  * the calls it receives per method.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
@@ -27,6 +27,8 @@ export interface RskjProxyOptions {
   storageBytes?: boolean
   /** Calls allowed per batch (default 50, the reference's limit). */
   maxBatch?: number
+  /** Presents the upstream as this network: `eth_chainId` and `net_version` answer it (default: the upstream's). */
+  chainId?: number
 }
 
 /** A running proxy. */
@@ -113,6 +115,15 @@ export async function startRskjProxy(opts: RskjProxyOptions): Promise<RskjProxy>
   const maxBatch = opts.maxBatch ?? 50
   const storageBytes = opts.storageBytes ?? true
 
+  /** The upstream's answer to `call`, with the chain id rewritten when the proxy presents another network. */
+  const presented = (call: Call, answer: unknown): unknown => {
+    const id = opts.chainId
+    if (id === undefined || answer === null || typeof answer !== 'object' || !('result' in answer)) return answer
+    if (call.method === 'eth_chainId') return { ...answer, result: '0x' + id.toString(16) }
+    if (call.method === 'net_version') return { ...answer, result: String(id) }
+    return answer
+  }
+
   const forward = async (calls: Call[]): Promise<unknown[]> => {
     const renamed = calls.map((c) =>
       typeof c.method === 'string' && c.method.startsWith('rsk_') ? { ...c, method: 'ext_' + c.method.slice(4) } : c,
@@ -194,7 +205,7 @@ export async function startRskjProxy(opts: RskjProxyOptions): Promise<RskjProxy>
         res.writeHead(502, { 'content-type': 'text/plain' }).end('upstream unavailable')
         return
       }
-      passAt.forEach((at, k) => (answers[at] = got[k]))
+      passAt.forEach((at, k) => (answers[at] = presented(pass[k]!, got[k])))
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(batch ? answers : answers[0]))
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   activationSource,
+  activationsFor,
   activeRules,
   activeUpgrades,
   CONSENSUS_RULES,
@@ -83,5 +84,38 @@ describe('network activations (docs/reference-rules.md#rule-network-activations)
   it('has every rule of regtest active from block 1 except the ones regtest.conf turns off', () => {
     const off = CONSENSUS_RULES.filter((r) => !activeRules(33, 1).has(r))
     expect(off.sort()).toEqual(['areBridgeTxsPaid', 'rskip434', 'rskip97'])
+  })
+})
+
+describe('activationsFor: a network with overrides (docs/reference-rules.md#rule-network-activations)', () => {
+  it('answers as the recorded table without overrides', () => {
+    const main = activationsFor(30)
+    for (const n of [0n, 3_397n, 729_000n, 6_223_700n, 8_052_200n, 8_804_200n, 9_000_000n]) {
+      for (const rule of ['rskip92', 'rskip144', 'rskip351', 'rskip398', 'rskip516', 'rskip536']) {
+        expect(main.isActive(rule, n)).toBe(isRuleActive(30, rule, n))
+      }
+      expect(main.headerRulesAt(n)).toEqual(headerRulesFor(30)(n))
+    }
+    // mainnet near its head: version-0 headers with ummRoot, no edges (reed810 never comes on main)
+    expect(main.headerRulesAt(9_000_000n)).toEqual({ umm: true, version: 0, edges: false, rskip92: true })
+    // testnet near its head: version 2 with edges
+    expect(activationsFor(31).headerRulesAt(7_700_000n)).toEqual({ umm: true, version: 2, edges: true, rskip92: true })
+  })
+
+  it('moves an upgrade, but not the rules the network pins', () => {
+    const t = activationsFor(31, { lovell700: 5, reed810: 7 })
+    expect(t.isActive('rskip446', 4n)).toBe(false)
+    expect(t.isActive('rskip446', 5n)).toBe(true)
+    expect(t.headerRulesAt(7n)).toEqual({ umm: false, version: 1, edges: true, rskip92: true })
+    expect(t.isActive('rskip535', 7n)).toBe(false) // testnet pins RSKIP535 at 7 604 200
+    expect(activationsFor(31, { rskip535: 7, reed810: 7 }).headerRulesAt(7n).version).toBe(2)
+    expect(activationsFor(30, { reed810: -1, rskip351: 2 }).headerRulesAt(2n).version).toBe(1)
+  })
+
+  it('refuses unknown names and bad heights', () => {
+    expect(() => activationsFor(31, { lovel700: 1 })).toThrow(/unknown network upgrade or consensus rule lovel700/)
+    expect(() => activationsFor(31, { rskip144: -2 })).toThrow(/integer ≥ -1/)
+    expect(() => activationsFor(31, { rskip144: 1.5 })).toThrow(/integer ≥ -1/)
+    expect(() => activationsFor(32)).toThrow(/30, 31 or 33/)
   })
 })

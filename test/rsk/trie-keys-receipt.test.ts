@@ -10,6 +10,7 @@ import {
   encodeAccountState,
   slotFromStorageKey,
   storageKey,
+  storageKeySuffix,
   storagePrefixKey,
   storageValueBytes,
   storageValueWord,
@@ -61,6 +62,12 @@ describe('state trie keys (TrieKeyMapper)', () => {
     expect(k.length).toBe(43)
     expect(k[42]).toBe(0)
     expect(k.subarray(32, 42)).toEqual(keccak256(new Uint8Array(32)).subarray(0, 10))
+  })
+
+  it('a storage key is its account prefix joined with the slot suffix (bulk keying)', () => {
+    for (const slot of [0n, 1n, 0xdeadn, (1n << 255n) + 3n]) {
+      expect(Uint8Array.from([...storagePrefixKey(cow), ...storageKeySuffix(slot)])).toEqual(storageKey(cow, slot))
+    }
   })
 
   it('account values: RLP[nonce (0 → 80), balance (0 → raw 00, toByteArray)]', () => {

@@ -46,6 +46,7 @@ export {
   memoryGas,
   setCalleeGas,
   stockLogicOf,
+  stockOpcode,
   type EvmRunState,
   type Logic,
 } from './opcode-helpers.js'

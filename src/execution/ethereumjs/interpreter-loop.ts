@@ -18,8 +18,8 @@
  *
  * Every {@link CHECK_EVERY} units of work (a backward jump of a static-opcode loop is one unit, an opcode with
  * dynamic gas {@link DYNAMIC_OP_UNITS}) the loop asks the EVM's {@link LoopOwner} whether the execution passed
- * its deadline (it throws ExecutionTimeoutError, a non-EVM error that ends the whole call) or should yield the thread for a
- * moment (src/execution/deadline.ts). Straight-line code needs no check: it ends with the code.
+ * its deadline (it throws ExecutionTimeoutError, a non-EVM error that ends the whole call) or should yield the thread
+ * for a moment (src/execution/deadline.ts). Straight-line code needs no check: it ends with the code.
  *
  * What it relies on (checked by ./interpreter.ts at start-up, docs/architecture.md#dependency-patches): the
  * members listed in {@link InterpreterLike}, {@link RunState} and {@link OpcodeEntry}, and EVM errors carrying

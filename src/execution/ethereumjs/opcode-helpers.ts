@@ -84,6 +84,25 @@ export function stockLogicOf(): (opcode: number) => Logic {
   }
 }
 
+/** Dynamic gas as `customOpcodes` takes it: the opcode's whole charge (base fee included). */
+export type StockGas = (runState: EvmRunState, gas: bigint, common: Common) => Promise<bigint>
+
+/**
+ * An opcode as the stock table of `common` has it: name, base fee (gas), dynamic gas function (if any) and logic,
+ * from the exported `getOpcodesForHF(common)`; undefined when the table has no such opcode.
+ */
+export function stockOpcode(
+  common: Common,
+  opcode: number,
+): { name: string; fee: number; gas: StockGas | undefined; logic: Logic } | undefined {
+  const t = getOpcodesForHF(common)
+  const info = t.opcodes.get(opcode)
+  const logic = t.handlers.get(opcode)
+  if (info === undefined || typeof logic !== 'function') return undefined
+  const gas = info.dynamicGas ? t.dynamicGasHandlers.get(opcode) : undefined
+  return { name: info.name, fee: info.fee, gas: gas as StockGas | undefined, logic: logic as Logic }
+}
+
 /** The parameters the custom opcodes read from the Common. */
 const PARAMS = [
   'memoryGas',

@@ -19,8 +19,9 @@ export class EthereumjsShapeError extends Error {
     readonly problems: string[],
   ) {
     super(
-      `node-cli cannot use this @ethereumjs: the ${reach} patch relies on internals that changed (${problems.join('; ')}). ` +
-        `The patches were checked against @ethereumjs ${VERIFIED_ETHEREUMJS_VERSION}; see docs/architecture.md#dependency-patches.`,
+      `node-cli cannot use this @ethereumjs: the ${reach} patch relies on internals that changed ` +
+        `(${problems.join('; ')}). The patches were checked against @ethereumjs ${VERIFIED_ETHEREUMJS_VERSION}; ` +
+        'see docs/architecture.md#dependency-patches.',
     )
     this.name = 'EthereumjsShapeError'
   }

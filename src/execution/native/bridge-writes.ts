@@ -83,7 +83,8 @@ async function federatorOnly(call: NativeCall<unknown>, name: string): Promise<n
   await bridgeStorageIsEmpty(call.input, 'an elected federation', 'newFederation', 'oldFederation')
   if (!auth().federators.has(callerHex(call))) {
     throw new NativeContractError(
-      `The sender is not a member of the active or retiring federations and is therefore not authorized to invoke the function: '${name}'`,
+      'The sender is not a member of the active or retiring federations and is therefore not authorized to ' +
+        `invoke the function: '${name}'`,
     )
   }
   throw new NativeContractError(`${name} from a federator is not supported by node-cli`)

@@ -9,7 +9,7 @@
  * | toBase58Check(bytes hash160, int256 version) → string | 13 000 | Base58Check(version ‖ hash) |
  * | deriveExtendedPublicKey(string xpub, string path) → string | 107 000 | the xpub/tpub of the child at `path` |
  * | extractPublicKeyFromExtendedPublicKey(string xpub) → bytes | 11 300 | 33-byte compressed public key |
- * | getMultisigScriptHash(int256 m, bytes[] keys) → bytes | 20 000 + 700 per key after 2 | hash160 of the m-of-n redeem script |
+ * | getMultisigScriptHash(int256 m, bytes[] keys) → bytes | 20 000 + 700/key past 2 | hash160 of the redeem script |
  *
  * Failures (the call fails, its price charged; see ./native-contract.ts): a hash that is not 20 bytes, a version
  * outside 0-255; an xpub not starting with "xpub"/"tpub", with a bad checksum, header or length, or whose key is

@@ -1,7 +1,8 @@
 /**
  * The reference node's native contracts as @ethereumjs custom precompiles (rskj
- * J/org/ethereum/vm/PrecompiledContracts.java; all active from block 0 on regtest, docs/reference-rules.md#rule-precompiles).
- * Remasc (0x…01000008) is not here: it runs as the block's last transaction (src/rsk/remasc.ts).
+ * J/org/ethereum/vm/PrecompiledContracts.java; all active from block 0 on regtest,
+ * docs/reference-rules.md#rule-precompiles). Remasc (0x…01000008) is not here: it runs as the block's last transaction
+ * (src/rsk/remasc.ts).
  */
 import { createAddressFromString } from '@ethereumjs/util'
 import type { PrecompileInput, ExecResult } from '@ethereumjs/evm'
@@ -26,7 +27,8 @@ export interface NativePrecompile {
 }
 
 /**
- * The native contracts (and the precompiles @ethereumjs lacks on this chain's Common) for `createVM({ evmOpts: { customPrecompiles } })`.
+ * The native contracts (and the precompiles @ethereumjs lacks on this chain's Common) for
+ * `createVM({ evmOpts: { customPrecompiles } })`.
  * @param host the node's side of the contracts (block lookups, local-call flag)
  * @param common this chain's Common (for @ethereumjs' bn254 arithmetic, wrapped with the reference's rules)
  */

@@ -55,7 +55,10 @@ export function isRemascTx(tx: TxRecord): boolean {
   return tx.tx.to !== undefined && bytesEqual(tx.tx.to.bytes, REMASC_ADDRESS.bytes) && tx.from.every((b) => b === 0)
 }
 
-/** The state root a block's transactions ran on: its parent's. @throws StateNotFoundError when no longer readable; NotTraceableError for the genesis */
+/**
+ * The state root a block's transactions ran on: its parent's. @throws StateNotFoundError when no longer readable;
+ * NotTraceableError for the genesis
+ */
 async function parentRoot(chain: ReplaySource, block: BlockRecord): Promise<Uint8Array> {
   const parent = await chain.blockByNumber(block.header.number - 1n)
   const root = await chain.preStateRoot(block)

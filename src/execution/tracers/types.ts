@@ -39,5 +39,8 @@ export interface TracedOutcome {
   createdAddress?: Uint8Array
 }
 
-/** The reference's response size limit (rpc `maxResponseSize`, 10 MB; docs/reference-rules.md#rule-limits): past it, -32011. */
+/**
+ * The reference's response size limit (rpc `maxResponseSize`, 10 MB; docs/reference-rules.md#rule-limits): past it,
+ * -32011.
+ */
 export const MAX_TRACE_BYTES = 10 * 1024 * 1024

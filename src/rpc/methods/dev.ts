@@ -394,13 +394,16 @@ export function devMethods(s: Services): MethodSpec[] {
     method(
       'anvil_reset',
       'anvil',
-      'back to genesis, or to the fork block in a fork',
+      'back to genesis; in a fork: to the fork block, another fork ({ forking: { jsonRpcUrl, blockNumber } }) or none',
       [optional(P.any('options'), undefined)],
       async (_c, opts) => {
         // viem's reset() always sends { forking: { blockNumber } } (null when not given): only a fork URL is refused
+        // (a node started with a fork answers through the fork layer instead, src/rpc/methods/fork.ts)
         const forking = opts && typeof opts === 'object' ? (opts as { forking?: unknown }).forking : undefined
         if (forking && typeof forking === 'object' && (forking as { jsonRpcUrl?: unknown }).jsonRpcUrl != null) {
-          throw invalidParams('forking is not supported')
+          throw invalidParams(
+            'forking not enabled: start with --fork-url to fork (a node started without one cannot fork at run time)',
+          )
         }
         await reset()
         return null

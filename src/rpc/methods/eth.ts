@@ -1,7 +1,7 @@
 /**
  * eth_* methods: chain info, state reads, calls and gas, transactions and receipts, blocks, logs
- * (docs/reference-rules.md#rule-encoding; shapes per docs/reference-rules.md#rule-block-json … docs/reference-rules.md#rule-log-json;
- * errors per docs/reference-rules.md#rule-error-codes).
+ * (docs/reference-rules.md#rule-encoding; shapes per docs/reference-rules.md#rule-block-json …
+ * docs/reference-rules.md#rule-log-json; errors per docs/reference-rules.md#rule-error-codes).
  */
 import { createLegacyTxFromBytesArray, LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
 import { RLP } from '@ethereumjs/rlp'
@@ -43,7 +43,8 @@ export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
   if (first !== undefined && first <= 0x7f) {
     const name = TYPED_TX_NAMES[first]
     throw invalidParams(
-      `Invalid input: typed transaction (type 0x${first.toString(16).padStart(2, '0')}${name ? `, ${name}` : ''}) not supported: ${LEGACY_ONLY}`,
+      `Invalid input: typed transaction (type 0x${first.toString(16).padStart(2, '0')}${name ? `, ${name}` : ''}) ` +
+        `not supported: ${LEGACY_ONLY}`,
     )
   }
   let items: unknown

@@ -1,8 +1,8 @@
 /**
  * Chain-specific consensus-data methods (docs/reference-rules.md#rule-raw-header,
- * docs/reference-rules.md#rule-receipt-nodes, docs/reference-rules.md#rule-storage-bytes, docs/reference-rules.md#rule-mnr-methods,
- * docs/reference-rules.md#rule-get-proof; the reference's rsk_ module is named ext_ here), the
- * merged-mining methods (mnr_) and the eth_ mining/bridge/proof rows:
+ * docs/reference-rules.md#rule-receipt-nodes, docs/reference-rules.md#rule-storage-bytes,
+ * docs/reference-rules.md#rule-mnr-methods, docs/reference-rules.md#rule-get-proof; the reference's rsk_ module is
+ * named ext_ here), the merged-mining methods (mnr_) and the eth_ mining/bridge/proof rows:
  * - ext_getRawBlockHeaderByHash / ByNumber: the uncompressed header RLP (BlockHeader.getEncoded(); for
  *   V1/V2 headers keccak(raw) ≠ block hash, the hash is over the compressed form);
  * - ext_getRawTransactionReceiptByHash: the reference receipt RLP;

@@ -1,7 +1,8 @@
 /**
  * Filters (polled) and subscriptions (pushed over WebSocket): eth_newFilter, eth_newBlockFilter,
  * eth_newPendingTransactionFilter, eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter,
- * eth_subscribe, eth_unsubscribe, and eth_pendingTransactions (docs/reference-rules.md#rule-filters, docs/reference-rules.md#rule-subscriptions).
+ * eth_subscribe, eth_unsubscribe, and eth_pendingTransactions (docs/reference-rules.md#rule-filters,
+ * docs/reference-rules.md#rule-subscriptions).
  */
 import { ErrorCode, invalidParams, RpcError } from '../rpc-error.js'
 import type { BlockRecord } from '../../types/records.js'
@@ -14,7 +15,9 @@ import { method, type MethodSpec } from '../method-table.js'
 import { decodeFilter, optional, P, param, type BlockRef } from '../params.js'
 import { resolveBlock, type Services } from '../services.js'
 
-/** A log as filter polls and subscriptions deliver it: the log object with `removed` (true for a reverted block's logs). */
+/**
+ * A log as filter polls and subscriptions deliver it: the log object with `removed` (true for a reverted block's logs).
+ */
 export function formatFilterLog(m: LogMatch, removed: boolean): Record<string, unknown> {
   return { ...formatLog(m.log, m.tx, m.block), removed }
 }
@@ -78,9 +81,24 @@ export function filterMethods(s: Services, filters: FilterManager, subs: Subscri
     method('eth_getFilterChanges', 'eth', 'entries since the last poll', [filterId()], (_c, id) =>
       filters.changes(id).map((c) => (c.kind === 'log' ? formatFilterLog(c.match, c.removed) : toHex(c.hash))),
     ),
-    method('eth_getFilterLogs', 'eth', 'all logs of a log filter', [filterId()], async (_c, id) =>
-      (await filters.logs(id)).map((m) => formatFilterLog(m, false)),
-    ),
+    method('eth_getFilterLogs', 'eth', 'all logs of a log filter', [filterId()], async (_c, id) => {
+      const local: unknown[] = (await filters.logs(id)).map((m) => formatFilterLog(m, false))
+      // a fork: the remote's logs up to the fork block first, as eth_getLogs (docs/architecture.md#forking)
+      const fork = s.fork
+      if (fork === undefined) return local
+      const { spec, from, to } = filters.logQuery(id)
+      const address = spec.addresses.length === 0 ? undefined : spec.addresses.map(toHex)
+      const topics = spec.topics.map((t) => (t === null ? null : t.map(toHex)))
+      const forkN = fork.point.number
+      if (spec.blockHash !== undefined) {
+        const b = await chain.blockByHash(spec.blockHash)
+        if (b !== undefined && b.header.number > forkN) return local
+        return fork.history.logs({ blockHash: spec.blockHash, address, topics })
+      }
+      if (from > to || from > forkN) return local
+      const remote = await fork.history.logs({ fromBlock: from, toBlock: to < forkN ? to : forkN, address, topics })
+      return [...remote, ...local]
+    }),
 
     method(
       'eth_subscribe',

@@ -1,7 +1,8 @@
 /**
- * Node, peer and mining-info methods of a local node without peers (docs/reference-rules.md#rule-node-info; rskj Web3Impl.java):
- * net_peerList, eth_netHashrate (a JSON number, reference), ext_protocolVersion, debug_wireProtocolQueueSize,
- * and the sco_ (peer scoring) module — empty but correctly shaped, with the banned-address list kept.
+ * Node, peer and mining-info methods of a local node without peers (docs/reference-rules.md#rule-node-info; rskj
+ * Web3Impl.java): net_peerList, eth_netHashrate (a JSON number, reference), ext_protocolVersion,
+ * debug_wireProtocolQueueSize, and the sco_ (peer scoring) module — empty but correctly shaped, with the banned-address
+ * list kept.
  */
 import { isIP } from 'node:net'
 import { invalidParams } from '../rpc-error.js'

@@ -1,8 +1,9 @@
 /**
- * personal_* (reference co/rsk/rpc/modules/personal/PersonalModuleWalletEnabled.java; docs/reference-rules.md#rule-personal) and the
- * signing methods of the eth module: eth_sign (reference EthModuleWalletEnabled.sign), eth_signTransaction,
- * eth_signTypedData_v4 (with the aliases eth_signTypedData and eth_signTypedData_v3) and personal_sign — the
- * last three beyond the reference, for wallets and libraries (ethers' JsonRpcSigner, viem's JSON-RPC accounts).
+ * personal_* (reference co/rsk/rpc/modules/personal/PersonalModuleWalletEnabled.java;
+ * docs/reference-rules.md#rule-personal) and the signing methods of the eth module: eth_sign (reference
+ * EthModuleWalletEnabled.sign), eth_signTransaction, eth_signTypedData_v4 (with the aliases eth_signTypedData and
+ * eth_signTypedData_v3) and personal_sign — the last three beyond the reference, for wallets and libraries (ethers'
+ * JsonRpcSigner, viem's JSON-RPC accounts).
  *
  * Addresses and keys are 0x-hex. Account errors (unknown -32602, locked -32602, wrong passphrase -32000) are
  * described in ../../accounts/wallet.ts.

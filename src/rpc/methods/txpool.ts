@@ -9,7 +9,9 @@ import { quantity, toHex, toKey } from '../../util/bytes.js'
 import { method, type MethodSpec } from '../method-table.js'
 import type { Services } from '../services.js'
 
-/** Hex of Java `BigInteger.toByteArray()` for a non-negative value: "0x00" for 0, a 00 prefix when the top bit is set. */
+/**
+ * Hex of Java `BigInteger.toByteArray()` for a non-negative value: "0x00" for 0, a 00 prefix when the top bit is set.
+ */
 export function javaBigIntegerHex(value: bigint): string {
   let hex = value.toString(16)
   if (hex.length % 2) hex = '0' + hex

@@ -1,0 +1,21 @@
+/**
+ * What a fork's first local block reads of the remote state for its Remasc execution (src/rsk/remasc.ts): the
+ * Remasc contract's account and storage cells, and the payees known before any block runs (RSK Labs and the
+ * federators). The execution reads them one after another, one round trip each (some twenty on network 30); a
+ * fork asks for them together when it opens instead (src/fork/fork-setup.ts).
+ */
+import { GENESIS_FEDERATORS, REMASC_ADDRESS, REMASC_CONFIGS, REMASC_KEYS } from '../rsk/remasc.js'
+
+/**
+ * The accounts (20-byte addresses) and Remasc storage cells (address, 32-byte key) a block's Remasc execution may
+ * read on network `network`.
+ */
+export function remascReads(network: 30 | 31 | 33): {
+  accounts: Uint8Array[]
+  cells: Array<[Uint8Array, Uint8Array]>
+} {
+  return {
+    accounts: [REMASC_ADDRESS, REMASC_CONFIGS[network].rskLabsAddress, ...GENESIS_FEDERATORS[network]],
+    cells: Object.values(REMASC_KEYS).map((key): [Uint8Array, Uint8Array] => [REMASC_ADDRESS, key]),
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * A packed, in-memory {@link TrieNodeStore}: node messages and long values are appended to large byte chunks,
+ * each record as hash (32 B) ‖ uint32 length ‖ bytes, and found again through an open-addressing hash table of
+ * record locations (8 B per slot, at most half full). A trie built into it (src/rsk/unitrie-bulk.ts) costs about its
+ * serialized size plus ~50 B per stored node, instead of one object graph per node with a typed array per field;
+ * nodes are decoded into objects only when a read or a write reaches them (src/rsk/unitrie.ts HashRef).
+ *
+ * Keys are Keccak-256 hashes (node hashes, value hashes: docs/reference-rules.md#rule-unitrie-node), so their first
+ * four bytes index the table directly.
+ */
+import type { TrieNodeStore } from './unitrie.js'
+
+/** Bytes per chunk (a record larger than this gets a chunk of its own). */
+const CHUNK_SIZE = 8 * 1024 * 1024
+/** A location is chunk × LOC_SPAN + offset; records never start past 2^25 within a chunk (values ≤ 16 MiB). */
+const LOC_SPAN = 2 ** 25
+const HEADER = 36
+
+/** The table's index bits of a hash (its first four bytes). */
+function h32(hash: Uint8Array, at = 0): number {
+  return hash[at]! | (hash[at + 1]! << 8) | (hash[at + 2]! << 16) | (hash[at + 3]! << 24)
+}
+
+/** A 16-bit tag of a hash (bytes 4 and 5) kept beside its table slot: most probes need not read the record. */
+function tagOf(hash: Uint8Array, at = 0): number {
+  return hash[at + 4]! | (hash[at + 5]! << 8)
+}
+
+/** A {@link TrieNodeStore} holding its records in packed chunks (see the module comment). */
+export class ArenaTrieStore implements TrieNodeStore {
+  private readonly chunks: Uint8Array[] = []
+  private chunk: Uint8Array = new Uint8Array(0)
+  private used = 0
+  /**
+   * Open-addressing table (linear probing, at most half full), one slot in three arrays (8 bytes, integers
+   * only): the record's offset in its chunk + 1 (0 = free), its chunk, the hash's tag.
+   */
+  private offsets: Uint32Array
+  private chunkIds: Uint16Array
+  private tags: Uint16Array
+  private count = 0
+
+  /** @param expected how many records are about to be stored (sizes the table once) */
+  constructor(expected = 0) {
+    let size = 1 << 12
+    while (size < expected * 2) size *= 2
+    this.offsets = new Uint32Array(size)
+    this.chunkIds = new Uint16Array(size)
+    this.tags = new Uint16Array(size)
+  }
+
+  /** Number of records (nodes and long values). */
+  get size(): number {
+    return this.count
+  }
+
+  /** Bytes held by the chunks and the table (for measurements). */
+  get byteSize(): number {
+    let n = this.offsets.byteLength * 2
+    for (const c of this.chunks) n += c.byteLength
+    return n
+  }
+
+  get(hash: Uint8Array): Uint8Array | undefined {
+    if (hash.length !== 32) return undefined
+    const slot = this.probe(hash, 0)
+    const off = this.offsets[slot]!
+    if (off === 0) return undefined
+    const c = this.chunks[this.chunkIds[slot]!]!
+    const at = off - 1
+    const len = c[at + 32]! | (c[at + 33]! << 8) | (c[at + 34]! << 16) | (c[at + 35]! << 24)
+    return c.subarray(at + HEADER, at + HEADER + len)
+  }
+
+  put(hash: Uint8Array, data: Uint8Array): void {
+    if (hash.length !== 32) throw new Error('ArenaTrieStore: keys are 32-byte hashes')
+    if ((this.count + 1) * 2 > this.offsets.length) this.grow()
+    const slot = this.probe(hash, 0)
+    if (this.offsets[slot] !== 0) return
+    const need = HEADER + data.length
+    if (this.used + need > this.chunk.length) {
+      if (this.chunks.length >= 0xffff) throw new Error('ArenaTrieStore: full')
+      this.chunk = new Uint8Array(Math.max(CHUNK_SIZE, need))
+      this.chunks.push(this.chunk)
+      this.used = 0
+    }
+    const at = this.used
+    const c = this.chunk
+    for (let k = 0; k < 32; k++) c[at + k] = hash[k]!
+    const length = data.length
+    c[at + 32] = length & 0xff
+    c[at + 33] = (length >>> 8) & 0xff
+    c[at + 34] = (length >>> 16) & 0xff
+    c[at + 35] = (length >>> 24) & 0xff
+    // (a loop beats TypedArray#set on the short messages most records are)
+    if (length <= 128) for (let k = 0; k < length; k++) c[at + HEADER + k] = data[k]!
+    else c.set(data, at + HEADER)
+    this.used += need
+    this.offsets[slot] = at + 1
+    this.chunkIds[slot] = this.chunks.length - 1
+    this.tags[slot] = tagOf(hash)
+    this.count++
+  }
+
+  /**
+   * The location of the record whose hash is bytes [at, at + 32) of `bytes`, or −1: a lookup that makes no view
+   * (read the record with {@link chunkOf}, {@link startOf}, {@link endOf}).
+   */
+  locate(bytes: Uint8Array, at: number): number {
+    const slot = this.probe(bytes, at)
+    const off = this.offsets[slot]!
+    return off === 0 ? -1 : this.chunkIds[slot]! * LOC_SPAN + off - 1
+  }
+
+  /** The chunk holding the record at `loc` (from {@link locate}). */
+  chunkOf(loc: number): Uint8Array {
+    return this.chunks[Math.floor(loc / LOC_SPAN)]!
+  }
+
+  /** Where the record's bytes start in its chunk. */
+  startOf(loc: number): number {
+    return (loc % LOC_SPAN) + HEADER
+  }
+
+  /** Where the record's bytes end in its chunk. */
+  endOf(loc: number): number {
+    const c = this.chunkOf(loc)
+    const at = loc % LOC_SPAN
+    return at + HEADER + (c[at + 32]! | (c[at + 33]! << 8) | (c[at + 34]! << 16) | (c[at + 35]! << 24))
+  }
+
+  /** The slot holding the hash at bytes [from, from + 32) of `hash`, or the free slot where it would go. */
+  private probe(hash: Uint8Array, from: number): number {
+    const offsets = this.offsets
+    const mask = offsets.length - 1
+    const tag = tagOf(hash, from)
+    let i = h32(hash, from) & mask
+    for (;;) {
+      const off = offsets[i]!
+      if (off === 0) return i
+      if (this.tags[i] === tag) {
+        const c = this.chunks[this.chunkIds[i]!]!
+        const at = off - 1
+        let k = 0
+        while (k < 32 && c[at + k] === hash[from + k]) k++
+        if (k === 32) return i
+      }
+      i = (i + 1) & mask
+    }
+  }
+
+  private grow(): void {
+    const [offsets, chunkIds, tags] = [this.offsets, this.chunkIds, this.tags]
+    const size = offsets.length * 2
+    this.offsets = new Uint32Array(size)
+    this.chunkIds = new Uint16Array(size)
+    this.tags = new Uint16Array(size)
+    const mask = size - 1
+    for (let i = 0; i < offsets.length; i++) {
+      const off = offsets[i]!
+      if (off === 0) continue
+      let j = h32(this.chunks[chunkIds[i]!]!, off - 1) & mask
+      while (this.offsets[j] !== 0) j = (j + 1) & mask
+      this.offsets[j] = off
+      this.chunkIds[j] = chunkIds[i]!
+      this.tags[j] = tags[i]!
+    }
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Every entry of a Unitrie in key order, for walks over a whole state (a state file dump): nodes in memory are
+ * read as objects, and a subtree known only by hash is read straight from its stored messages (RSKIP107 layout,
+ * docs/reference-rules.md#rule-unitrie-node) — its shared paths copied bit for bit into the key, embedded children
+ * read in place — without decoding a node object per node, nor keeping any.
+ */
+import {
+  FLAG_LEFT,
+  FLAG_LEFT_EMBEDDED,
+  FLAG_LONG_VALUE,
+  FLAG_RIGHT,
+  FLAG_RIGHT_EMBEDDED,
+  FLAG_SHARED_PATH,
+  readVarInt,
+  type TrieNode,
+  type TrieNodeStore,
+  type Unitrie,
+  type UnitrieEntry,
+} from './unitrie.js'
+import { ArenaTrieStore } from './trie-arena.js'
+
+const NONE = new Uint8Array(0)
+const SIDES_RIGHT_FIRST = [1, 0] as const
+
+/**
+ * The (key, value) pairs of `trie` in ascending key order, as {@link Unitrie.entries} yields them (keys that
+ * are whole bytes), each key and value a fresh copy.
+ * @throws Error when a node or long value is missing from the store
+ */
+export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
+  if (!trie.root) return
+  let key = new Uint8Array(64)
+  const setBit = (d: number, bit: number): void => {
+    const i = d >> 3
+    if (i >= key.length) {
+      const bigger = new Uint8Array(key.length * 2)
+      bigger.set(key)
+      key = bigger
+    }
+    if (bit) key[i]! |= 0x80 >> (d & 7)
+    else key[i]! &= ~(0x80 >> (d & 7))
+  }
+  // the stack of nodes to visit, one array per field: an object node, or a message (bytes [start, end) of a
+  // buffer, read through a store); the key bits above it and the branch bit leading to it (−1: the root)
+  const nodes: (TrieNode | undefined)[] = []
+  const buffers: Uint8Array[] = []
+  const starts: number[] = []
+  const ends: number[] = []
+  const stores: (TrieNodeStore | undefined)[] = []
+  const depths: number[] = []
+  const bits: number[] = []
+  const push = (
+    node: TrieNode | undefined,
+    buffer: Uint8Array,
+    start: number,
+    end: number,
+    store: TrieNodeStore | undefined,
+    depth: number,
+    bit: number,
+  ): void => {
+    nodes.push(node)
+    buffers.push(buffer)
+    starts.push(start)
+    ends.push(end)
+    stores.push(store)
+    depths.push(depth)
+    bits.push(bit)
+  }
+  /** Pushes the stored node whose hash is bytes [at, at + 32) of `hashes`. */
+  const pushStored = (hashes: Uint8Array, at: number, store: TrieNodeStore | undefined, depth: number, bit: number) => {
+    if (store instanceof ArenaTrieStore) {
+      const loc = store.locate(hashes, at)
+      if (loc >= 0) return push(undefined, store.chunkOf(loc), store.startOf(loc), store.endOf(loc), store, depth, bit)
+    } else {
+      const msg = store?.get(hashes.subarray(at, at + 32))
+      if (msg) return push(undefined, msg, 0, msg.length, store, depth, bit)
+    }
+    throw new Error(`Unitrie: missing node ${Buffer.from(hashes.subarray(at, at + 32)).toString('hex')} in store`)
+  }
+  push(trie.root, NONE, 0, 0, undefined, 0, -1)
+  while (nodes.length > 0) {
+    const n = nodes.pop()
+    const m = buffers.pop()!
+    const start = starts.pop()!
+    const end = ends.pop()!
+    const store = stores.pop()
+    let d = depths.pop()!
+    const bit = bits.pop()!
+    if (bit >= 0) setBit(d++, bit)
+    if (n) {
+      const path = n.path
+      for (let i = 0; i < path.length; i++) setBit(d++, path[i]!)
+      if (n.valueLength > 0 && (d & 7) === 0) yield [key.slice(0, d >> 3), n.getValue()!.slice()]
+      for (const b of SIDES_RIGHT_FIRST) {
+        const ref = n.childRef(b)
+        if (ref === undefined) continue
+        if ('node' in ref) push(ref.node, NONE, 0, 0, undefined, d, b)
+        else pushStored(ref.hash, 0, ref.store, d, b)
+      }
+      continue
+    }
+    // a stored message: flags ‖ [shared path] ‖ [left] ‖ [right] ‖ [children size] ‖ value (TrieNode.message)
+    const flags = m[start]!
+    let pos = start + 1
+    if (flags & FLAG_SHARED_PATH) {
+      const first = m[pos++]!
+      let length: number
+      if (first <= 31) length = first + 1
+      else if (first <= 254) length = first + 128
+      else [length, pos] = readVarInt(m, pos)
+      // packed MSB-first like the key: copied a byte at a time, shifted when the key's bit offset is not whole
+      const bytes = (length + 7) >> 3
+      const at = d >> 3
+      if (at + bytes + 1 >= key.length) setBit(d + length + 8, 0) // (grows the key)
+      const shift = d & 7
+      if (shift === 0) for (let j = 0; j < bytes; j++) key[at + j] = m[pos + j]!
+      else {
+        const keep = (0xff << (8 - shift)) & 0xff
+        for (let j = 0; j < bytes; j++) {
+          const b = m[pos + j]!
+          key[at + j] = (key[at + j]! & keep) | (b >> shift)
+          key[at + j + 1] = (b << (8 - shift)) & 0xff
+        }
+      }
+      d += length
+      pos += bytes
+    }
+    // children: where each is (embedded: its message's bounds here; by hash: the hash's offset)
+    const hasLeft = (flags & FLAG_LEFT) !== 0
+    const hasRight = (flags & FLAG_RIGHT) !== 0
+    let leftAt = 0
+    let leftEnd = 0
+    let rightAt = 0
+    let rightEnd = 0
+    if (hasLeft) {
+      if (flags & FLAG_LEFT_EMBEDDED) {
+        leftAt = pos + 1
+        leftEnd = leftAt + m[pos]!
+      } else leftAt = pos
+      pos = leftEnd > 0 ? leftEnd : pos + 32
+    }
+    if (hasRight) {
+      if (flags & FLAG_RIGHT_EMBEDDED) {
+        rightAt = pos + 1
+        rightEnd = rightAt + m[pos]!
+      } else rightAt = pos
+      pos = rightEnd > 0 ? rightEnd : pos + 32
+    }
+    if (hasLeft || hasRight) pos = readVarInt(m, pos)[1]
+    let value: Uint8Array | undefined
+    if (flags & FLAG_LONG_VALUE) {
+      const long = store?.get(m.subarray(pos, pos + 32))
+      if (!long) throw new Error('Unitrie: long value not in the store')
+      value = long.slice()
+    } else if (pos < end) value = m.slice(pos, end)
+    if (value !== undefined && (d & 7) === 0) yield [key.slice(0, d >> 3), value]
+    // right first: the left child is visited next
+    if (hasRight) {
+      if (rightEnd > 0) push(undefined, m, rightAt, rightEnd, store, d, 1)
+      else pushStored(m, rightAt, store, d, 1)
+    }
+    if (hasLeft) {
+      if (leftEnd > 0) push(undefined, m, leftAt, leftEnd, store, d, 0)
+      else pushStored(m, leftAt, store, d, 0)
+    }
+  }
+}

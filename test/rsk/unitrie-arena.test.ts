@@ -1,0 +1,153 @@
+/**
+ * The packed bulk build (src/rsk/unitrie-bulk.ts into src/rsk/trie-arena.ts, entries from src/rsk/entry-batch.ts)
+ * and the stored-message walk (src/rsk/unitrie-walk.ts): roots byte-exact with one-by-one puts on random key sets
+ * (shared prefixes, keys that are prefixes of others, long values > 32 B, embedded leaves), reads, later puts and
+ * deletes on an arena-backed trie, saving it to another store, and the arena and batch themselves.
+ */
+import { describe, expect, it } from 'vitest'
+import { keccak256 } from '../../src/crypto/keccak.js'
+import { EntryBatch } from '../../src/rsk/entry-batch.js'
+import { ArenaTrieStore } from '../../src/rsk/trie-arena.js'
+import { MemoryTrieNodeStore, Unitrie } from '../../src/rsk/unitrie.js'
+import { unitrieFromBatch, unitrieFromEntries } from '../../src/rsk/unitrie-bulk.js'
+import { unitrieEntries } from '../../src/rsk/unitrie-walk.js'
+
+/** A deterministic generator (mulberry32). */
+function random(seed: number): () => number {
+  let a = seed
+  return () => {
+    a = (a + 0x6d2b79f5) | 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+function bytes(r: () => number, n: number): Uint8Array {
+  return Uint8Array.from({ length: n }, () => Math.floor(r() * 256))
+}
+
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex')
+
+/** Random entries: shared prefixes, prefix keys, values from 1 B (embedded leaves) to 100 B (long values). */
+function randomEntries(seed: number, count: number): [Uint8Array, Uint8Array][] {
+  const r = random(seed)
+  const prefix = bytes(r, 40)
+  const out: [Uint8Array, Uint8Array][] = []
+  for (let i = 0; i < count; i++) {
+    const shared = prefix.subarray(0, Math.floor(r() * 41))
+    const key = Uint8Array.from([...shared, ...bytes(r, 1 + Math.floor(r() * 12))])
+    const size = r() < 0.5 ? 1 + Math.floor(r() * 4) : 1 + Math.floor(r() * 100)
+    out.push([key, bytes(r, size)])
+    if (r() < 0.1) out.push([key.subarray(0, Math.max(1, key.length - 3)), bytes(r, 33 + Math.floor(r() * 40))])
+  }
+  return out
+}
+
+describe('the packed bulk build', () => {
+  it.each([3, 17, 2024])('gives the root and entries of one-by-one puts (seed %i)', (seed) => {
+    const entries = randomEntries(seed, 600)
+    const expected = Unitrie.fromEntries(entries)
+    const built = unitrieFromEntries(entries)
+    expect(built.store).toBeInstanceOf(ArenaTrieStore)
+    expect(hex(built.hash())).toBe(hex(expected.hash()))
+    const want = [...expected.entries()]
+    expect([...built.entries()]).toEqual(want)
+    // the stored-message walk and the object walk agree, on both tries
+    expect([...unitrieEntries(built)]).toEqual(want)
+    expect([...unitrieEntries(expected)]).toEqual(want)
+    for (const [k, v] of want) {
+      expect(built.get(k)).toEqual(v)
+      expect(built.getValueLength(k)).toBe(v.length)
+      expect(hex(built.getValueHash(k)!)).toBe(hex(keccak256(v)))
+    }
+  })
+
+  it('an arena trie takes puts and deletes like an in-memory one (same roots, walks mixed tries)', () => {
+    const entries = randomEntries(77, 500)
+    let a = unitrieFromEntries(entries)
+    let b = Unitrie.fromEntries(entries)
+    const r = random(78)
+    for (let i = 0; i < 200; i++) {
+      const [k] = entries[Math.floor(r() * entries.length)]!
+      if (r() < 0.4) {
+        a = a.delete(k)
+        b = b.delete(k)
+      } else {
+        const v = bytes(r, 1 + Math.floor(r() * 60))
+        a = a.put(k, v)
+        b = b.put(k, v)
+      }
+      if (i % 50 === 0) expect(hex(a.hash())).toBe(hex(b.hash()))
+    }
+    expect(hex(a.hash())).toBe(hex(b.hash()))
+    expect([...unitrieEntries(a)]).toEqual([...b.entries()])
+    expect([...a.entries()]).toEqual([...b.entries()])
+  })
+
+  it('saving an arena trie to another store copies every node and long value', () => {
+    const entries = randomEntries(5, 300)
+    const built = unitrieFromEntries(entries).put(entries[0]![0], bytes(random(6), 50))
+    const store = new MemoryTrieNodeStore()
+    const root = built.save(store)
+    const reread = Unitrie.fromRootHash(root, store)
+    expect(hex(reread.hash())).toBe(hex(built.hash()))
+    expect([...reread.entries()]).toEqual([...built.entries()])
+  })
+
+  it('a single entry, the empty set, a long value at the root', () => {
+    expect(hex(unitrieFromEntries([]).hash())).toBe(hex(Unitrie.empty().hash()))
+    for (const v of [Uint8Array.of(7), bytes(random(1), 33), bytes(random(2), 70_000)]) {
+      const e: [Uint8Array, Uint8Array][] = [[Uint8Array.of(1, 2, 3), v]]
+      const built = unitrieFromEntries(e)
+      expect(hex(built.hash())).toBe(hex(Unitrie.fromEntries(e).hash()))
+      expect(built.get(Uint8Array.of(1, 2, 3))).toEqual(v)
+      expect([...unitrieEntries(built)]).toEqual([[Uint8Array.of(1, 2, 3), v]])
+    }
+  })
+
+  it('a batch entry of lower rank loses to a file entry even when added later; empty values delete', () => {
+    const batch = new EntryBatch()
+    batch.add(Uint8Array.of(1), Uint8Array.of(0xaa))
+    batch.add(Uint8Array.of(2), Uint8Array.of(0xbb))
+    batch.add(Uint8Array.of(2), new Uint8Array(0))
+    batch.add(Uint8Array.of(1), Uint8Array.of(0xcc), 0)
+    batch.add(Uint8Array.of(3), Uint8Array.of(0xdd), 0)
+    expect(batch.length).toBe(5)
+    expect([...batch.entries()].map(([k, v]) => [k[0], v[0]])).toEqual([
+      [1, 0xaa],
+      [2, 0xbb],
+      [2, undefined],
+      [1, 0xcc],
+      [3, 0xdd],
+    ])
+    const t = unitrieFromBatch(batch)
+    expect([...t.entries()]).toEqual([
+      [Uint8Array.of(1), Uint8Array.of(0xaa)],
+      [Uint8Array.of(3), Uint8Array.of(0xdd)],
+    ])
+  })
+})
+
+describe('ArenaTrieStore', () => {
+  it('stores and finds many records (the table grows), once per hash, large records too', () => {
+    const store = new ArenaTrieStore()
+    const r = random(9)
+    const records: [Uint8Array, Uint8Array][] = []
+    for (let i = 0; i < 6000; i++) {
+      const data = bytes(r, 1 + Math.floor(r() * 90))
+      const h = keccak256(data)
+      records.push([h, data])
+      store.put(h, data)
+    }
+    const big = new Uint8Array(9 * 1024 * 1024).map((_, i) => i * 7)
+    const bigHash = keccak256(big)
+    store.put(bigHash, big)
+    store.put(records[0]![0], records[0]![1])
+    expect(store.size).toBe(new Set(records.map(([h]) => hex(h))).size + 1)
+    for (const [h, data] of records) expect(store.get(h)).toEqual(data)
+    expect(Buffer.from(store.get(bigHash)!).equals(Buffer.from(big))).toBe(true)
+    expect(store.get(keccak256(Uint8Array.of(1, 2, 3, 4)))).toBeUndefined()
+    expect(store.get(Uint8Array.of(1))).toBeUndefined()
+  })
+})
