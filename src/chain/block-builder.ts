@@ -278,7 +278,9 @@ export class BlockBuilder {
     )
   }
 
-  /** The in-place-changed state `block` ran on, when it was mined here and differs from its parent's; else undefined. */
+  /**
+   * The in-place-changed state `block` ran on, when it was mined here and differs from its parent's; else undefined.
+   */
   changedPreStateRoot(block: BlockRecord): Uint8Array | undefined {
     return this.preStateRoots.get(block.hashKey)
   }

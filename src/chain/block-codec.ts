@@ -219,7 +219,10 @@ function longItem(b: Uint8Array, pos: number, lengthBytes: number): { data: numb
   return { data: pos + 1 + lengthBytes, end: pos + 1 + lengthBytes + len }
 }
 
-/** Index of the logs bloom among the header's fields (parentHash, unclesHash, coinbase, stateRoot, txRoot, receiptRoot, bloom). */
+/**
+ * Index of the logs bloom among the header's fields (parentHash, unclesHash, coinbase, stateRoot, txRoot, receiptRoot,
+ * bloom).
+ */
 const BLOOM_FIELD = 6
 
 /**

@@ -257,7 +257,9 @@ export abstract class ChainReads extends EventEmitter {
     return this.queue.run(() => this.queries.storageBytes(address, key32, block))
   }
 
-  /** The Unitrie of a block's state, for proofs (inside the queue). @throws StateNotFoundError beyond the kept states */
+  /**
+   * The Unitrie of a block's state, for proofs (inside the queue). @throws StateNotFoundError beyond the kept states
+   */
   stateTrie(block: BlockRecord | 'pending'): Promise<Unitrie> {
     return this.queue.run(() => this.queries.stateTrie(block))
   }

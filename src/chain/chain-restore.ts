@@ -1,8 +1,8 @@
 /**
  * Continuing a stored chain (`--db`): checks that the database holds a chain of this storage format, genesis
  * and chain id, hands its head to the block store (which reads other blocks from the database on demand) and
- * makes its head's state the live one; or initialises an empty database with the genesis. Called once by Chain.create (src/chain/chain.ts), before anything else
- * can reach the chain.
+ * makes its head's state the live one; or initialises an empty database with the genesis. Called once by Chain.create
+ * (src/chain/chain.ts), before anything else can reach the chain.
  */
 import type { Common } from '@ethereumjs/common'
 import type { Executor } from '../execution/executor.js'

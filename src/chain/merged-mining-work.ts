@@ -9,7 +9,8 @@
  *   merged-mining fields are built (Bitcoin header, compressed coinbase, RSKIP92 proof from the block's
  *   transactions, from their ids, or from a merkle branch), checked with the proof-of-work rule, and the
  *   block is imported. The result is {blockImportedResult: hex of the ASCII ImportResult name,
- *   blockHash, blockIncludedHeight}; failures are MergedMiningSubmitError (the reference's JsonRpcSubmitBlockException).
+ *   blockHash, blockIncludedHeight}; failures are MergedMiningSubmitError (the reference's
+ *   JsonRpcSubmitBlockException).
  *
  * This node keeps no side chains: a solution for a work whose parent is no longer the best block is
  * refused (MergedMiningSubmitError) instead of being imported as IMPORTED_NOT_BEST.
@@ -180,7 +181,8 @@ export class MergedMiningWorkServer {
     if (invalid !== undefined) {
       const wouldBe = headerHash({ ...h, ...mm })
       throw submitError(
-        `Invalid block supplied by miner: ${toHex(wouldBe)} ${toHex(work.hashForMergedMining)} at height ${h.number} (${invalid})`,
+        `Invalid block supplied by miner: ${toHex(wouldBe)} ${toHex(work.hashForMergedMining)} ` +
+          `at height ${h.number} (${invalid})`,
       )
     }
     let block

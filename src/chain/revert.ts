@@ -51,10 +51,8 @@ export function executionError(
   const prefix = 'VM Exception while processing transaction: '
   if (error !== 'revert') {
     if (OUT_OF_GAS_ERRORS.has(error)) {
-      const given =
-        gasLimit === undefined
-          ? ''
-          : ` (gas limit ${gasLimit}${gasLimit === 90_000n ? ', the default of eth_sendTransaction without "gas"' : ''})`
+      const defaulted = gasLimit === 90_000n ? ', the default of eth_sendTransaction without "gas"' : ''
+      const given = gasLimit === undefined ? '' : ` (gas limit ${gasLimit}${defaulted})`
       return new VmExecutionError(prefix + 'out of gas' + given, error, returnValue, transactionHash)
     }
     return new VmExecutionError(prefix + 'transaction reverted', error, returnValue, transactionHash)

@@ -1,9 +1,9 @@
 /**
  * Sealing a block the way the reference node builds it (docs/reference-rules.md#rule-unitrie-tx-receipt-tries,
- * docs/reference-rules.md#rule-header-fields, docs/reference-rules.md#rule-block-hash, docs/reference-rules.md#rule-block-rlp-size,
- * docs/reference-rules.md#rule-hash-for-merged-mining): Unitrie
- * transaction and receipt roots keyed by RLP(index), the RSK header encoding and hash (V0 genesis, V2 from
- * block 1 as regtest), the block RLP whose length is `size`, and hashForMergedMining.
+ * docs/reference-rules.md#rule-header-fields, docs/reference-rules.md#rule-block-hash,
+ * docs/reference-rules.md#rule-block-rlp-size, docs/reference-rules.md#rule-hash-for-merged-mining): Unitrie
+ * transaction and receipt roots keyed by RLP(index), the RSK header encoding and hash (V0 genesis, V2 from block 1 as
+ * regtest), the block RLP whose length is `size`, and hashForMergedMining.
  */
 import {
   encodeBlock,

@@ -10,7 +10,8 @@
  *   'k'              the highest block whose receipts --transaction-block-keeper dropped
  *   'l'              the live state root (the head's, or the one after in-place changes such as anvil_setBalance)
  *   'b' ‖ number     the block RLP exactly as the reference node encodes it (Block.getEncoded): a byte-faithful archive
- *   'x' ‖ number     RLP[hash, hashForMergedMining, totalDifficulty, [[from, contractAddress, receipt RLP, first logIndex] per tx]]
+ *   'x' ‖ number     RLP[hash, hashForMergedMining, totalDifficulty,
+ *                        [[from, contractAddress, receipt RLP, first logIndex] per tx]]
  *   'H' ‖ hash       number of the canonical block with that hash (8 bytes)
  *   'T' ‖ tx hash    where a mined transaction is: block number (8 bytes) ‖ index in the block (4 bytes)
  *   'p' ‖ number     the state root the block ran on, when not its parent's (changed in place in between: replays)

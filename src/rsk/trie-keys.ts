@@ -112,7 +112,10 @@ export function storageKey(address: Uint8Array, slot: Uint8Array | bigint): Uint
   return k
 }
 
-/** The part of a storage key after the account's storage prefix: keccak256(slot32)[0..10] ‖ stripLeadingZeroes(slot32). */
+/**
+ * The part of a storage key after the account's storage prefix:
+ * keccak256(slot32)[0..10] ‖ stripLeadingZeroes(slot32).
+ */
 export function storageKeySuffix(slot: Uint8Array | bigint): Uint8Array {
   const word = slotWord(slot)
   const sec = secureKeyPrefix(word)
