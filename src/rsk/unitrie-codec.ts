@@ -12,14 +12,20 @@
 // Constants (Trie.java)
 // ---------------------------------------------------------------------------------------------
 
-/** A terminal child whose message is at most this many bytes is embedded in its parent (Trie.java MAX_EMBEDDED_NODE_SIZE_IN_BYTES). */
+/**
+ * A terminal child whose message is at most this many bytes is embedded in its parent (Trie.java
+ * MAX_EMBEDDED_NODE_SIZE_IN_BYTES).
+ */
 export const MAX_EMBEDDED_NODE_SIZE = 44
 /** Values longer than this are stored out of the node as keccak(value) ‖ uint24 length (Trie.hasLongValue). */
 export const MAX_SHORT_VALUE_LENGTH = 32
 /** Largest value length representable (Uint24). */
 export const MAX_VALUE_LENGTH = 0xffffff
 
-/** RSKIP107 node flags (see TrieNode.message in src/rsk/unitrie-node.ts): version, long value, shared path, children, embedded children. */
+/**
+ * RSKIP107 node flags (see TrieNode.message in src/rsk/unitrie-node.ts): version, long value, shared path, children,
+ * embedded children.
+ */
 export const FLAG_VERSION = 0b0100_0000
 export const FLAG_LONG_VALUE = 0b0010_0000
 export const FLAG_SHARED_PATH = 0b0001_0000

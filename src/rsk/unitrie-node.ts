@@ -289,7 +289,7 @@ function writeChild(out: Uint8Array, pos: number, c: Child | undefined, embedded
   return pos + 32
 }
 
-/** NodeReference.referenceSize: childrenSize + external long-value length + message length. */ /** @internal NodeReference.referenceSize: childrenSize + external long-value length + message length. */
+/** @internal NodeReference.referenceSize: childrenSize + external long-value length + message length. */
 export function refSize(c: Child | undefined): number {
   if (c === undefined) return 0
   const n = resolve(c)
