@@ -3,12 +3,12 @@
  * each record as hash (32 B) ‖ uint32 length ‖ bytes, and found again through an open-addressing hash table of
  * record locations (8 B per slot, at most half full). A trie built into it (src/rsk/unitrie-bulk.ts) costs about its
  * serialized size plus ~50 B per stored node, instead of one object graph per node with a typed array per field;
- * nodes are decoded into objects only when a read or a write reaches them (src/rsk/unitrie.ts HashRef).
+ * nodes are decoded into objects only when a read or a write reaches them (src/rsk/unitrie-node.ts HashRef).
  *
  * Keys are Keccak-256 hashes (node hashes, value hashes: docs/reference-rules.md#rule-unitrie-node), so their first
  * four bytes index the table directly.
  */
-import type { TrieNodeStore } from './unitrie.js'
+import type { TrieNodeStore } from './unitrie-store.js'
 
 /** Bytes per chunk (a record larger than this gets a chunk of its own). */
 const CHUNK_SIZE = 8 * 1024 * 1024

@@ -21,10 +21,10 @@ import {
   MAX_SHORT_VALUE_LENGTH,
   MAX_VALUE_LENGTH,
   sharedPathSerializedLength,
-  Unitrie,
   varIntSize,
   writeVarInt,
-} from './unitrie.js'
+} from './unitrie-codec.js'
+import { Unitrie } from './unitrie.js'
 
 /**
  * The trie holding `entries` (a later entry wins over an earlier one with the same key; an empty value means no

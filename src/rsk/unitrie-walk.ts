@@ -12,11 +12,10 @@ import {
   FLAG_RIGHT_EMBEDDED,
   FLAG_SHARED_PATH,
   readVarInt,
-  type TrieNode,
-  type TrieNodeStore,
-  type Unitrie,
-  type UnitrieEntry,
-} from './unitrie.js'
+} from './unitrie-codec.js'
+import type { TrieNode } from './unitrie-node.js'
+import type { TrieNodeStore } from './unitrie-store.js'
+import type { Unitrie, UnitrieEntry } from './unitrie.js'
 import { ArenaTrieStore } from './trie-arena.js'
 
 const NONE = new Uint8Array(0)

@@ -70,16 +70,17 @@ export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity,
   const genesis = toHex((await chain.blockByNumber(0n))!.hash)
   if (meta.network !== id.network || meta.chainId !== id.chainId || meta.genesisHash !== genesis) {
     throw new StateFileError(
-      `${label} holds a chain of network ${meta.network}, chain id ${meta.chainId}, genesis ${meta.genesisHash}; this node runs ` +
-        `network ${id.network}, chain id ${id.chainId}, genesis ${genesis} (start it with the --network, --chain-id, --gas-limit, ` +
-        '--mnemonic and --balance the file was dumped with)',
+      `${label} holds a chain of network ${meta.network}, chain id ${meta.chainId}, genesis ${meta.genesisHash}; ` +
+        `this node runs network ${id.network}, chain id ${id.chainId}, genesis ${genesis} (start it with the ` +
+        '--network, --chain-id, --gas-limit, --mnemonic and --balance the file was dumped with)',
     )
   }
   const state = intoState(loaded, Unitrie.empty(), true)
   const root = toHex(state.hash())
   if (root !== meta.stateRoot) {
     throw new StateFileError(
-      `${label}: its accounts rebuild the state root ${root}, not the recorded ${meta.stateRoot} (the file was changed or is damaged)`,
+      `${label}: its accounts rebuild the state root ${root}, not the recorded ${meta.stateRoot} ` +
+        '(the file was changed or is damaged)',
     )
   }
   if (BigInt(meta.head) !== BigInt(loaded.blocks.length)) {

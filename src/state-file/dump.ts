@@ -34,7 +34,10 @@ const word = (b: Uint8Array): string => '0x' + toKey(b).padStart(64, '0')
 function accountJson(a: StateAccount): string {
   let storage = ''
   for (const [slot, value] of a.storage) storage += (storage ? ',' : '') + `"${word(slot)}":"${word(value)}"`
-  return `{"nonce":${a.nonce.toString()},"balance":"${hex(a.balance)}","code":"${toHex(a.code)}","storage":{${storage}}}`
+  return (
+    `{"nonce":${a.nonce.toString()},"balance":"${hex(a.balance)}",` +
+    `"code":"${toHex(a.code)}","storage":{${storage}}}`
+  )
 }
 
 /**
