@@ -23,6 +23,7 @@ import {
   checkEthereumjs,
   gasRuleSwitch,
   installVmPatches,
+  restoreGasRules,
 } from './ethereumjs/index.js'
 import { UnitrieStateManager, type UnitrieStateManagerOpts } from '../state/unitrie-state-manager.js'
 import type { ForkStateSource } from '../state/fork-source.js'
@@ -150,7 +151,7 @@ export class Executor {
         setGasRules({ rskip400: rules.isActive('rskip400', n), rskip438: rules.isActive('rskip438', n) })
       // until the first execution: the rules of the fork block (transactions decoded before it see them)
       setGasRules({ rskip400: !gated.has('rskip400'), rskip438: !gated.has('rskip438') })
-    }
+    } else restoreGasRules(common) // the same Common may have run an older fork before a reset
     const vm = await createVM({
       common,
       stateManager,

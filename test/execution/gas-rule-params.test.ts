@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 import { createChainCommon } from '../../src/execution/common.js'
 import { EthereumjsShapeError, forgetDataGas, gasRuleSwitch } from '../../src/execution/ethereumjs/index.js'
 
-const TO = `0x${'11'.repeat(20)}`
+const TO = `0x${'11'.repeat(20)}` as const
 const INIT = new Uint8Array(64).fill(1)
 
 describe('gasRuleSwitch', () => {

@@ -83,4 +83,19 @@ describe('a fork of network 31 prices calldata and init code with the rules at e
     expect(err).toBeInstanceOf(Error)
     expect(err.message).toMatch(/init ?code size/i)
   })
+
+  it('prices with the newest rules again after a reset to a local chain, and the older ones after one to the fork', async () => {
+    await rpc(fork.url, 'anvil_reset', [])
+    const local = await send({ to: TO, data: CALLDATA, gas: '0x186a0' })
+    expect(local).toMatchObject({ status: '0x1', blockNumber: '0x1' })
+    expect(BigInt(local.gasUsed)).toBe(21_000n + 10n * 16n)
+    await rpc(fork.url, 'anvil_reset', [{ forking: { jsonRpcUrl: proxy.url, blockNumber: 0 } }])
+    const forked = await send({ to: TO, data: CALLDATA, gas: '0x186a0' })
+    expect(forked).toMatchObject({ status: '0x1', blockNumber: '0x1' })
+    expect(BigInt(forked.gasUsed)).toBe(21_000n + 10n * 68n)
+    // from a fork where every execution had the older rules (no overrides now), back to a local chain
+    await rpc(fork.url, 'anvil_reset', [])
+    const again = await send({ to: TO, data: CALLDATA, gas: '0x186a0' })
+    expect(BigInt(again.gasUsed)).toBe(21_000n + 10n * 16n)
+  })
 })

@@ -30,13 +30,36 @@ interface CommonCaches {
   _activatedEIPsCache: number[]
 }
 
+/** Sets the gas rules of the next execution on a Common and every copy of it. */
+export type GasRuleSwitch = (rules: GasRules) => void
+
+/** The switch of each Common it was built for (a node keeps its Common when anvil_reset changes the fork). */
+const switches = new WeakMap<Common, GasRuleSwitch>()
+
 /**
- * Builds the switch of `common`'s gas rules. The Common must hold the newest rules (as built by
- * src/execution/common.ts); the first call of the switch with older rules changes it and every copy of it.
+ * The switch of `common`'s gas rules, built on first use (then the Common must hold the newest rules, as
+ * src/execution/common.ts builds it); later calls answer the same switch.
  * @returns a function setting the rules of the next execution (cheap when they do not change)
  * @throws EthereumjsShapeError when Common's caches are not where this relies on them to be
  */
-export function gasRuleSwitch(common: Common): (rules: GasRules) => void {
+export function gasRuleSwitch(common: Common): GasRuleSwitch {
+  let sw = switches.get(common)
+  if (sw === undefined) {
+    sw = buildSwitch(common)
+    switches.set(common, sw)
+  }
+  return sw
+}
+
+/**
+ * Puts the newest gas rules back on `common` if a fork switched them (a node reset from a fork to a local chain,
+ * or to a fork past both heights). Nothing to do for a Common never switched.
+ */
+export function restoreGasRules(common: Common): void {
+  switches.get(common)?.({ rskip400: true, rskip438: true })
+}
+
+function buildSwitch(common: Common): GasRuleSwitch {
   const c = common as unknown as CommonCaches
   const problems: string[] = []
   if (typeof c._paramsCache !== 'object' || c._paramsCache === null) problems.push('Common._paramsCache is missing')

@@ -39,7 +39,14 @@ export {
   type ContextFields,
 } from './block-context.js'
 export { freezeParams } from './common-params.js'
-export { forgetDataGas, gasRuleSwitch, PRE_RSKIP400_NON_ZERO_BYTE_GAS, type GasRules } from './gas-rule-params.js'
+export {
+  forgetDataGas,
+  gasRuleSwitch,
+  PRE_RSKIP400_NON_ZERO_BYTE_GAS,
+  restoreGasRules,
+  type GasRules,
+  type GasRuleSwitch,
+} from './gas-rule-params.js'
 export { isAdopted, type LoopOwner } from './interpreter.js'
 export { CHECK_EVERY, DYNAMIC_OP_UNITS } from './interpreter-loop.js'
 export {
