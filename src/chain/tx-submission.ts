@@ -124,7 +124,10 @@ export class TxSubmission {
     const hash = tx.hash()
     const ctx = this.o.nextContext()
     const sender = await executor.getAccount(from, executor.stateRoot)
+    // a fork's calldata price and init code limit of the block the transaction would go in
+    const { initCodeLimit } = executor.useGasRulesOf(ctx.number)
     validateTransaction(tx, {
+      initCodeLimit,
       sender,
       expectedNonce: sender.nonce,
       blockGasLimit: ctx.gasLimit,

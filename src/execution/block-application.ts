@@ -7,7 +7,7 @@ import { Account, Address } from '@ethereumjs/util'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { LogRecord } from '../types/records.js'
 import { ExecutionTimeoutError, ForkRemoteError } from '../errors/domain-errors.js'
-import { EthereumjsShapeError, runTxFromAnySender } from './ethereumjs/index.js'
+import { EthereumjsShapeError, forgetDataGas, runTxFromAnySender } from './ethereumjs/index.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import { armDeadline, startSlice } from './deadline.js'
 // consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
@@ -112,6 +112,8 @@ export class BlockApplier {
         let result: RunTxResult
         this.console.take()
         if (timeoutMs > 0) armDeadline(evm, timeoutMs)
+        // a fork's calldata price may differ from the one the pool cached on the transaction
+        if (this.run.gasRulesAt !== undefined) forgetDataGas(tx)
         try {
           // no EIP-3607 on this chain: impersonated contracts may send
           result = await runTxFromAnySender(this.vm, sm, new Address(from), {

@@ -17,7 +17,14 @@ import { LRUCache } from 'lru-cache'
 import { rskOpcodes } from './opcodes.js'
 import { clockOf } from './deadline.js'
 import { ExecutionHooks } from './hooks.js'
-import { blockHashBlockchain, checkBlockShape, checkEthereumjs, installVmPatches } from './ethereumjs/index.js'
+import {
+  blockHashBlockchain,
+  checkBlockShape,
+  checkEthereumjs,
+  gasRuleSwitch,
+  installVmPatches,
+  restoreGasRules,
+} from './ethereumjs/index.js'
 import { UnitrieStateManager, type UnitrieStateManagerOpts } from '../state/unitrie-state-manager.js'
 import type { ForkStateSource } from '../state/fork-source.js'
 import type { TrieNodeStore } from '../rsk/unitrie.js'
@@ -114,7 +121,7 @@ export class Executor {
     private readonly run: RunContext,
     network: 30 | 31 | 32 | 33,
     processingBlock: (number: bigint) => Promise<ProcessingBlock | undefined>,
-    rules: ExecutionRules | undefined,
+    private readonly rules: ExecutionRules | undefined,
   ) {
     this.blocks = new BlockApplier(vm, stateManager, run, this.console, network, processingBlock, rules)
     this.calls = new CallRunner(common, vm, run, this.console, hooks, () => this.root)
@@ -137,6 +144,14 @@ export class Executor {
     const rules = opts.rules
     const gated = rules?.gated ?? new Set<string>()
     const active = (rule: string): boolean => rules!.isActive(rule, run.executionNumber)
+    if (rules !== undefined && (gated.has('rskip400') || gated.has('rskip438'))) {
+      // the older calldata / init code gas below their heights (docs/reference-rules.md#rule-gas-activations)
+      const setGasRules = gasRuleSwitch(common)
+      run.gasRulesAt = (n) =>
+        setGasRules({ rskip400: rules.isActive('rskip400', n), rskip438: rules.isActive('rskip438', n) })
+      // until the first execution: the rules of the fork block (transactions decoded before it see them)
+      setGasRules({ rskip400: !gated.has('rskip400'), rskip438: !gated.has('rskip438') })
+    } else restoreGasRules(common) // the same Common may have run an older fork before a reset
     const vm = await createVM({
       common,
       stateManager,
@@ -198,6 +213,18 @@ export class Executor {
         run.calledSequentialOnly = true
     })
     return executor
+  }
+
+  /**
+   * Sets a fork's calldata and init code gas (RSKIP400, RSKIP438) to those of block `n` for checks made outside an
+   * execution, such as pool admission (docs/reference-rules.md#rule-gas-activations). Without a fork nothing
+   * changes.
+   * @param n block number (the block a submitted transaction would go in)
+   * @returns whether the init code size limit (RSKIP438) applies at `n`
+   */
+  useGasRulesOf(n: bigint): { initCodeLimit: boolean } {
+    this.run.gasRulesAt?.(n)
+    return { initCodeLimit: this.rules === undefined || this.rules.isActive('rskip438', n) }
   }
 
   /** Root of the latest committed state. */

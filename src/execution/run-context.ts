@@ -45,6 +45,12 @@ export class RunContext {
   executionNumber = 0n
   /** Whether the current run is eth_call/eth_estimateGas (native methods may be restricted to local calls). */
   localCall = false
+  /**
+   * A fork's gas rules switch (./ethereumjs/gas-rule-params.ts): sets RSKIP400/RSKIP438 pricing for the block
+   * about to run (docs/reference-rules.md#rule-gas-activations); absent when no gas rule is gated (always, without
+   * a fork).
+   */
+  gasRulesAt: ((block: bigint) => void) | undefined = undefined
   /** The one real @ethereumjs block context blocks are derived from (see contextBlock); set once at creation. */
   baseContext!: Block
 
@@ -55,6 +61,7 @@ export class RunContext {
     this.minimumGasPrice = ctx.minimumGasPrice
     this.coinbase = ctx.coinbase
     this.executionNumber = ctx.number
+    this.gasRulesAt?.(ctx.number)
     // Calls and estimates at the same block reuse one context block (building it costs more than a simple call).
     const key = `${ctx.number}:${ctx.timestamp}:${ctx.gasLimit}:${ctx.difficulty}`
     if (this.lastContext?.key === key) return this.lastContext.block

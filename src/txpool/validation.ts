@@ -37,6 +37,11 @@ export interface ValidationContext {
   minimumGasPrice: bigint
   /** Whether to accept nonces ahead of `expectedNonce` (queued). Instant mining needs exact nonces. */
   allowFutureNonce: boolean
+  /**
+   * Whether the init code size limit applies (RSKIP438; absent: it does). A fork below that rule's height has none
+   * (docs/reference-rules.md#rule-gas-activations).
+   */
+  initCodeLimit?: boolean
   /** Skip the sender-exists rule (impersonated or dev senders on networks without the reference rule). */
   allowMissingSender?: boolean
 }
@@ -51,7 +56,7 @@ export function validateTransaction(tx: LegacyTx, ctx: ValidationContext): void 
     throw new TxRejectedError("the sender account doesn't exist")
   }
   const isCreate = tx.to === undefined
-  if (isCreate && tx.data.length > MAX_INIT_CODE_SIZE) {
+  if (isCreate && tx.data.length > MAX_INIT_CODE_SIZE && ctx.initCodeLimit !== false) {
     throw new TxRejectedError("transaction's init code size is invalid")
   }
   const size = tx.serialize().length

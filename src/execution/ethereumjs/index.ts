@@ -15,6 +15,7 @@
  * | transactions.ts       | LegacyTx method overrides (known sender/encoding, impersonation, …)    |
  * | block-context.ts      | derived context blocks; the BLOCKHASH-only blockchain stub             |
  * | common-params.ts      | Common.updateParams made a no-op                                       |
+ * | gas-rule-params.ts    | a fork's RSKIP400/RSKIP438 gas switched in Common's shared caches      |
  * | opcode-helpers.ts     | re-implemented `trap` / `subMemUsage`, stock opcode logic, CALL gas    |
  *
  * Rules for code outside this folder: use @ethereumjs's public API (options such as customOpcodes and
@@ -38,6 +39,14 @@ export {
   type ContextFields,
 } from './block-context.js'
 export { freezeParams } from './common-params.js'
+export {
+  forgetDataGas,
+  gasRuleSwitch,
+  PRE_RSKIP400_NON_ZERO_BYTE_GAS,
+  restoreGasRules,
+  type GasRules,
+  type GasRuleSwitch,
+} from './gas-rule-params.js'
 export { isAdopted, type LoopOwner } from './interpreter.js'
 export { CHECK_EVERY, DYNAMIC_OP_UNITS } from './interpreter-loop.js'
 export {
