@@ -156,6 +156,35 @@ export function sharedPathSerializedLength(bitLength: number): number {
   return prefix + ((bitLength + 7) >> 3)
 }
 
+/**
+ * Sets bit `d` (MSB-first) of the packed key `key` to `bit` (0 or 1), doubling the buffer while `d` lies past its
+ * end; used by the walks that build entry keys a bit at a time.
+ * @returns `key`, or the larger copy of it that now holds bit `d`
+ */
+export function setPackedBit(key: Uint8Array, d: number, bit: number): Uint8Array {
+  const i = d >> 3
+  while (i >= key.length) {
+    const bigger = new Uint8Array(key.length * 2)
+    bigger.set(key)
+    key = bigger
+  }
+  if (bit) key[i]! |= 0x80 >> (d & 7)
+  else key[i]! &= ~(0x80 >> (d & 7))
+  return key
+}
+
+/**
+ * Reads a shared path's length prefix at `pos` (the inverse of {@link writeSharedPath}'s prefix: one byte for
+ * 1-32 and 160-382 bits, else 0xff and a VarInt; docs/reference-rules.md#rule-unitrie-node).
+ * @returns the path's length in bits and the position of its packed bits
+ */
+export function readSharedPathLength(msg: Uint8Array, pos: number): [bitLength: number, next: number] {
+  const first = msg[pos++]!
+  if (first <= 31) return [first + 1, pos]
+  if (first <= 254) return [first + 128, pos]
+  return readVarInt(msg, pos)
+}
+
 /** Writes the shared path `bits` (length prefix, then packed bits) at `pos`; @returns the position after it. */
 export function writeSharedPath(out: Uint8Array, pos: number, bits: Uint8Array): number {
   const n = bits.length

@@ -21,6 +21,7 @@ import {
   MAX_EMBEDDED_NODE_SIZE,
   MAX_SHORT_VALUE_LENGTH,
   MAX_VALUE_LENGTH,
+  readSharedPathLength,
   readVarInt,
   sharedPathSerializedLength,
   unpackBits,
@@ -311,11 +312,8 @@ export function decodeNode(message: Uint8Array, store?: TrieNodeStore): TrieNode
   let pos = 1
   let path: Uint8Array = EMPTY_BITS
   if (flags & FLAG_SHARED_PATH) {
-    const first = message[pos++]!
-    let bitLength: number
-    if (first <= 31) bitLength = first + 1
-    else if (first <= 254) bitLength = first + 128
-    else [bitLength, pos] = readVarInt(message, pos)
+    const [bitLength, pathAt] = readSharedPathLength(message, pos)
+    pos = pathAt
     const byteLen = (bitLength + 7) >> 3
     if (pos + byteLen > message.length) throw new Error('Unitrie: truncated shared path')
     path = unpackBits(message, pos, bitLength)

@@ -11,7 +11,9 @@ import {
   FLAG_RIGHT,
   FLAG_RIGHT_EMBEDDED,
   FLAG_SHARED_PATH,
+  readSharedPathLength,
   readVarInt,
+  setPackedBit,
 } from './unitrie-codec.js'
 import type { TrieNode } from './unitrie-node.js'
 import type { TrieNodeStore } from './unitrie-store.js'
@@ -28,16 +30,9 @@ const SIDES_RIGHT_FIRST = [1, 0] as const
  */
 export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
   if (!trie.root) return
-  let key = new Uint8Array(64)
+  let key: Uint8Array = new Uint8Array(64)
   const setBit = (d: number, bit: number): void => {
-    const i = d >> 3
-    if (i >= key.length) {
-      const bigger = new Uint8Array(key.length * 2)
-      bigger.set(key)
-      key = bigger
-    }
-    if (bit) key[i]! |= 0x80 >> (d & 7)
-    else key[i]! &= ~(0x80 >> (d & 7))
+    key = setPackedBit(key, d, bit)
   }
   // the stack of nodes to visit, one array per field: an object node, or a message (bytes [start, end) of a
   // buffer, read through a store); the key bits above it and the branch bit leading to it (−1: the root)
@@ -102,11 +97,8 @@ export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
     const flags = m[start]!
     let pos = start + 1
     if (flags & FLAG_SHARED_PATH) {
-      const first = m[pos++]!
-      let length: number
-      if (first <= 31) length = first + 1
-      else if (first <= 254) length = first + 128
-      else [length, pos] = readVarInt(m, pos)
+      const [length, pathAt] = readSharedPathLength(m, pos)
+      pos = pathAt
       // packed MSB-first like the key: copied a byte at a time, shifted when the key's bit offset is not whole
       const bytes = (length + 7) >> 3
       const at = d >> 3

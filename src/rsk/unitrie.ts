@@ -30,7 +30,7 @@
  */
 import { EMPTY_TRIE_HASH } from '../crypto/keccak.js'
 import { bytesEqual } from '../util/bytes.js'
-import { bytesToBits, commonPrefixLength, FLAG_VERSION } from './unitrie-codec.js'
+import { bytesToBits, commonPrefixLength, FLAG_VERSION, setPackedBit } from './unitrie-codec.js'
 import { HashRef, type TrieNode } from './unitrie-node.js'
 import { find, put, putIntoEmpty } from './unitrie-put.js'
 import { saveNode } from './unitrie-save.js'
@@ -235,16 +235,9 @@ export class Unitrie {
  * one explicit stack (no generator per level) and the key kept packed, so an entry costs its key's copy.
  */
 function* walk(root: TrieNode, prefixBits: number[]): Generator<UnitrieEntry> {
-  let key = new Uint8Array(64)
+  let key: Uint8Array = new Uint8Array(64)
   const setBit = (d: number, bit: number): void => {
-    const i = d >> 3
-    if (i >= key.length) {
-      const bigger = new Uint8Array(key.length * 2)
-      bigger.set(key)
-      key = bigger
-    }
-    if (bit) key[i]! |= 0x80 >> (d & 7)
-    else key[i]! &= ~(0x80 >> (d & 7))
+    key = setPackedBit(key, d, bit)
   }
   for (let i = 0; i < prefixBits.length; i++) setBit(i, prefixBits[i]!)
   const nodes: TrieNode[] = [root]
