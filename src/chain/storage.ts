@@ -6,9 +6,9 @@
  *
  * The keys and records are laid out in ./storage-layout.ts; the reads of records are in ./storage-reads.ts.
  *
- * Blocks are read back on demand through ./level-block-archive.ts (by number, by hash, by transaction hash), so
- * opening a directory reads the meta, the head and the live root only, however long the chain is. Format 1
- * directories (no 'H'/'T' indexes) are upgraded once when opened.
+ * Blocks are read back on demand through LevelBlockArchive in ./block-archive.ts (by number, by hash, by
+ * transaction hash), so opening a directory reads the meta, the head and the live root only, however long the
+ * chain is. Format 1 directories (no 'H'/'T' indexes) are upgraded once when opened.
  *
  * The Unitrie reads its store synchronously ({@link TrieNodeStore}); the database is asynchronous, but `level`
  * and `memory-level` also read synchronously (`getSync`). So (./trie-node-stores.ts):
