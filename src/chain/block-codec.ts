@@ -125,7 +125,8 @@ function lazyTxRecord(
   return {
     get tx(): LegacyTx {
       if (tx === undefined) {
-        tx = createLegacyTxFromRLP(txRlp, { common, freeze: false })
+        // (a mined transaction was valid at its height: no init code limit of whatever rules the Common holds now)
+        tx = createLegacyTxFromRLP(txRlp, { common, freeze: false, allowUnlimitedInitCodeSize: true })
         // an impersonated send (placeholder signature) reports its recorded sender, as when it was mined
         if (hasPlaceholderSignature(tx, from)) reportSender(tx, from)
         else Object.freeze(tx)
