@@ -86,7 +86,10 @@ describe('CREATE and CREATE2 with init code over 49 152 bytes on a fork', () => 
     expect(viaCreate2).toMatchObject({ status: '0x1', blockNumber: '0x4' })
     expect(BigInt(viaCreate2.gasUsed)).toBeLessThan(GAS)
     // a call at block 4 runs with its rules too: the factory answers the new contract's address
-    const out = await rpc<string>(fork.url, 'eth_call', [{ to: createFactory, data: LARGE_INIT, gas: '0xf4240' }, '0x4'])
+    const out = await rpc<string>(fork.url, 'eth_call', [
+      { to: createFactory, data: LARGE_INIT, gas: '0xf4240' },
+      '0x4',
+    ])
     expect(BigInt(out)).not.toBe(0n)
   })
 
@@ -101,7 +104,10 @@ describe('CREATE and CREATE2 with init code over 49 152 bytes on a fork', () => 
     expect(atLimit).toMatchObject({ status: '0x1', blockNumber: '0x7' })
     expect(BigInt(atLimit.gasUsed)).toBeLessThan(GAS)
     // a call at block 4 still has the older rules
-    const out = await rpc<string>(fork.url, 'eth_call', [{ to: createFactory, data: LARGE_INIT, gas: '0xf4240' }, '0x4'])
+    const out = await rpc<string>(fork.url, 'eth_call', [
+      { to: createFactory, data: LARGE_INIT, gas: '0xf4240' },
+      '0x4',
+    ])
     expect(BigInt(out)).not.toBe(0n)
   })
 })
