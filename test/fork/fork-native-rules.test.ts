@@ -3,7 +3,7 @@
  * (docs/reference-rules.md#rule-bridge-activations): a node-cli presented as network 31 (test) by the
  * reference-like proxy, forked at its genesis, with testnet's later upgrades moved close: papyrus200 … hop400 (and
  * the rules testnet pins among them) to block 2, fingerroot500 and everything after it to block 3. So block 1 runs
- * without RSKIP134, RSKIP186, RSKIP219, RSKIP220, RSKIP271, RSKIP293; block 2 has them but not RSKIP385, RSKIP417,
+ * without RSKIP132, RSKIP134, RSKIP186, RSKIP219, RSKIP220, RSKIP271, RSKIP293; block 2 has them but not RSKIP385, RSKIP417,
  * RSKIP419, RSKIP536; block 3 on has them all.
  */
 import { Interface } from 'ethers'
@@ -162,8 +162,8 @@ describe('Bridge answers and checks that change with a rule', () => {
 
   it('accepts a DELEGATECALL before RSKIP417 and refuses it from it', async () => {
     const data = bridge.encodeFunctionData('getFeePerKb')
-    // the delegator answers whether its DELEGATECALL to the Bridge succeeded (it exists from block 3: call at 3 is
-    // the only height it has code at, so the rules of block 2 are reached by a state override instead)
+    // the delegator answers whether its DELEGATECALL to the Bridge succeeded; it was deployed in block 3, so a
+    // call at block 2 (without RSKIP417) gives it its code by a state override
     expect(BigInt(await call(delegator, data, 'latest'))).toBe(0n)
     const code = await rpc<string>(fork.url, 'eth_getCode', [delegator, 'latest'])
     const atTwo = await rpc<string>(fork.url, 'eth_call', [
