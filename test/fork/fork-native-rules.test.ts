@@ -3,8 +3,8 @@
  * (docs/reference-rules.md#rule-bridge-activations): a node-cli presented as network 31 (test) by the
  * reference-like proxy, forked at its genesis, with testnet's later upgrades moved close: papyrus200 … hop400 (and
  * the rules testnet pins among them) to block 2, fingerroot500 and everything after it to block 3. So block 1 runs
- * without RSKIP132, RSKIP134, RSKIP186, RSKIP219, RSKIP220, RSKIP271, RSKIP293; block 2 has them but not RSKIP385, RSKIP417,
- * RSKIP419, RSKIP536; block 3 on has them all.
+ * without RSKIP132, RSKIP134, RSKIP186, RSKIP219, RSKIP220, RSKIP271, RSKIP293; block 2 has them but not RSKIP385,
+ * RSKIP417, RSKIP419, RSKIP536; block 3 on has them all.
  */
 import { Interface } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
