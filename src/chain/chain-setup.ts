@@ -88,7 +88,8 @@ export interface ChainParts {
 /** Builds the parts of a chain over `executor` (no block yet: {@link startChain} adds the first). */
 export function assembleParts(executor: Executor, opts: ChainOptions, host: ChainHost): ChainParts {
   const archive = opts.storage ? new LevelBlockArchive(opts.storage) : new MemoryBlockArchive()
-  const blocks = new BlockStore(opts.common, archive, opts.fork?.block.header.number ?? 0n)
+  const headerRules = opts.fork && ((n: bigint) => opts.fork!.rules.headerRulesAt(n))
+  const blocks = new BlockStore(opts.common, archive, opts.fork?.block.header.number ?? 0n, headerRules)
   const forkRoot = opts.fork ? executor.stateRoot : undefined
   const dev = new DevState({
     clock: opts.clock ?? Date.now,
@@ -109,7 +110,7 @@ export function assembleParts(executor: Executor, opts: ChainOptions, host: Chai
     persistent,
     onConsole,
     executionTimeoutMs,
-    headerFormat: opts.fork && ((n) => opts.fork!.rules.headerRulesAt(n)),
+    headerFormat: headerRules,
   })
   const submission = new TxSubmission({
     queue: host.queue,

@@ -17,6 +17,7 @@ import {
   processMinersFees,
   REMASC_CONFIGS,
   REMASC_SENDER_KEY_BYTES,
+  remascRulesAt,
   type ProcessingBlock,
 } from '../rsk/remasc.js'
 import { logsBloom, ZERO_BLOOM } from '../rsk/receipt-rlp.js'
@@ -53,7 +54,7 @@ export class BlockApplier {
     private readonly network: 30 | 31 | 32 | 33,
     /** Canonical block `n` for the Remasc contract (hash, coinbase, paidFees of block N − maturity). */
     private readonly processingBlock: (number: bigint) => Promise<ProcessingBlock | undefined>,
-    /** The rules by block when they are not node-cli's own (./rule-gates.ts): RSKIP144 sublists or none. */
+    /** The rules by block when they are not node-cli's own (./rule-gates.ts): RSKIP144 sublists, Remasc's rules. */
     private readonly rules?: ExecutionRules,
   ) {}
 
@@ -232,6 +233,8 @@ export class BlockApplier {
         config: REMASC_CONFIGS[this.network],
         federators: GENESIS_FEDERATORS[this.network],
         processing: this.processingBlock,
+        // a fork's Remasc rules at this block (docs/reference-rules.md#rule-remasc-activations); else the newest
+        rules: this.rules && remascRulesAt((rule) => this.rules!.isActive(rule, ctx.number)),
       },
     )
     return {

@@ -174,6 +174,8 @@ export class Executor {
               executionBlockNumber: () => run.executionNumber,
               canonicalBlock: async (n) => opts.canonicalBlock?.(n),
               isLocalCall: () => run.localCall,
+              // a fork's Bridge and BlockHeader methods by height (docs/reference-rules.md#rule-bridge-activations)
+              isRuleActive: (rule) => rules === undefined || rules.isActive(rule, run.executionNumber),
             },
             common,
           ),

@@ -4,6 +4,7 @@
  * federators). The execution reads them one after another, one round trip each (some twenty on network 30); a
  * fork asks for them together when it opens instead (src/fork/fork-setup.ts).
  */
+import { bytesEqual } from '../util/bytes.js'
 import { GENESIS_FEDERATORS, REMASC_ADDRESS, REMASC_CONFIGS, REMASC_KEYS } from '../rsk/remasc.js'
 
 /**
@@ -14,8 +15,13 @@ export function remascReads(network: 30 | 31 | 33): {
   accounts: Uint8Array[]
   cells: Array<[Uint8Array, Uint8Array]>
 } {
+  const cfg = REMASC_CONFIGS[network]
+  // RSK Labs' address before RSKIP218 differs on network 30 only (docs/reference-rules.md#rule-remasc-activations)
+  const rskLabs = bytesEqual(cfg.rskLabsAddress, cfg.rskLabsAddressBeforeRskip218)
+    ? [cfg.rskLabsAddress]
+    : [cfg.rskLabsAddress, cfg.rskLabsAddressBeforeRskip218]
   return {
-    accounts: [REMASC_ADDRESS, REMASC_CONFIGS[network].rskLabsAddress, ...GENESIS_FEDERATORS[network]],
+    accounts: [REMASC_ADDRESS, ...rskLabs, ...GENESIS_FEDERATORS[network]],
     cells: Object.values(REMASC_KEYS).map((key): [Uint8Array, Uint8Array] => [REMASC_ADDRESS, key]),
   }
 }
