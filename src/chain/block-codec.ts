@@ -10,7 +10,8 @@
 import { RLP } from '@ethereumjs/rlp'
 import type { Common } from '@ethereumjs/common'
 import { createLegacyTxFromRLP, type LegacyTx } from '@ethereumjs/tx'
-import { decodeBlock, type HeaderDecodeRules, type RskHeader } from '../rsk/header.js'
+import type { RskHeader } from '../rsk/header.js'
+import { decodeBlock, type HeaderDecodeRules } from '../rsk/header-decode.js'
 import { keccak256 } from '../crypto/keccak.js'
 import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { remascTransactionRlp } from '../rsk/remasc.js'
@@ -81,7 +82,7 @@ export function encodeBlock(block: BlockRecord): EncodedBlock {
 }
 
 /**
- * Header fields of a decoded header (src/rsk/header.ts): difficulty and gas limit as bigint, absent
+ * Header fields of a decoded header (src/rsk/header-decode.ts): difficulty and gas limit as bigint, absent
  * minimumGasPrice as 0 wei, absent merged-mining fields and edges as empty.
  */
 export function headerFields(h: RskHeader): HeaderFields {

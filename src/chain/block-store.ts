@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache'
 import { bytesEqual } from '../util/bytes.js'
 import { MemoryBlockArchive, type BlockArchive } from './block-archive.js'
 import { decodeLogView } from './block-log-view.js'
-import type { HeaderDecodeRules } from '../rsk/header.js'
+import type { HeaderDecodeRules } from '../rsk/header-decode.js'
 import { blockLogsBloom, decodeStoredBlock, encodeBlock, type EncodedBlock } from './block-codec.js'
 import type { BlockRecord, LogBlock, TxRecord } from '../types/records.js'
 

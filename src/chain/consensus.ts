@@ -21,9 +21,8 @@ import {
   calculateForkDetectionData,
   FORK_DETECTION_MIN_HEIGHT,
   hashForMergedMining as rskHashForMergedMining,
-  rlpBytes,
-  rlpList,
-} from '../rsk/header.js'
+} from '../rsk/merged-mining-hash.js'
+import { rlpBytes, rlpList } from '../rsk/rlp-encoding.js'
 import { mineMergedMiningFields, type MergedMiningFields } from '../rsk/merged-mining.js'
 import { REMASC_ADDRESS, REMASC_SENDER_JSON, remascTransactionHash, remascTransactionRlp } from '../rsk/remasc.js'
 import { toRskHeader } from './seal.js'
@@ -87,7 +86,8 @@ const btcHashLastByte = new WeakMap<BlockRecord, number>()
 
 /**
  * RSKIP110 fork detection data of a block to be mined at `number` (ForkDetectionDataCalculator over the
- * parent and its 448 ancestors; see calculateForkDetectionData in src/rsk/header.ts); empty below block 449.
+ * parent and its 448 ancestors; see calculateForkDetectionData in src/rsk/merged-mining-hash.ts); empty below
+ * block 449.
  * @param block canonical block lookup
  */
 export async function forkDetectionDataFor(

@@ -14,7 +14,7 @@
  * SHA-256 output); the serialized header and transactions carry the internal (unreversed) order.
  */
 import crypto, { createHash } from 'node:crypto'
-import { RSK_TAG } from './header.js'
+import { RSK_TAG } from './merged-mining-hash.js'
 import { concat } from '../util/bytes.js'
 
 // ---------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@
  * RSK Labs' address): docs/reference-rules.md#rule-remasc-activations.
  */
 import { keccak256 } from '../crypto/keccak.js'
-import { rlpBytes, rlpList, unsignedBytes } from './header.js'
+import { rlpBytes, rlpList, unsignedBytes } from './rlp-encoding.js'
 import { fromHex, padLeft } from '../util/bytes.js'
 import type { RskLog } from './receipt-rlp.js'
 

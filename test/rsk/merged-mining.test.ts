@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { forkDetectionDataFor } from '../../src/chain/consensus.js'
 import type { BlockRecord } from '../../src/types/records.js'
-import { calculateForkDetectionData } from '../../src/rsk/header.js'
+import { calculateForkDetectionData } from '../../src/rsk/merged-mining-hash.js'
 import {
   coinbaseMerkleBranch,
   compressCoinbase,
