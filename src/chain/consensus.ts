@@ -7,7 +7,7 @@
  * - merged mining as the reference regtest miner client does it for every block it mines: the
  *   hashForMergedMining of the sealed header (RSKIP110 fork detection data from block 449 on,
  *   ForkDetectionDataCalculator), a one-transaction Bitcoin block committing to it
- *   (src/rsk/merged-mining.ts), its header, compressed coinbase and (empty) RSKIP92 merkle proof in
+ *   (src/rsk/merged-mining-miner.ts), its header, compressed coinbase and (empty) RSKIP92 merkle proof in
  *   the header, so the block hash includes the Bitcoin header.
  */
 import type { Common } from '@ethereumjs/common'
@@ -23,7 +23,8 @@ import {
   hashForMergedMining as rskHashForMergedMining,
 } from '../rsk/merged-mining-hash.js'
 import { rlpBytes, rlpList } from '../rsk/rlp-encoding.js'
-import { mineMergedMiningFields, type MergedMiningFields } from '../rsk/merged-mining.js'
+import type { MergedMiningFields } from '../rsk/merged-mining.js'
+import { mineMergedMiningFields } from '../rsk/merged-mining-miner.js'
 import { REMASC_ADDRESS, REMASC_SENDER_JSON, remascTransactionHash, remascTransactionRlp } from '../rsk/remasc.js'
 import { toRskHeader } from './seal.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
