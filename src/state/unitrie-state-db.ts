@@ -9,6 +9,12 @@ import { bytesEqual, toKey } from '../util/bytes.js'
 import type { ForkStateSource } from './fork-source.js'
 
 /**
+ * How many preview roots stay readable (the newest ones): the current `pending` block's, and the one before it for a
+ * read that began just before the head moved on.
+ */
+export const MAX_PREVIEW_ROOTS = 2
+
+/**
  * State shared by a manager and its shallow copies: every committed root produced so far (persistent
  * tries share structure, so keeping them is cheap) and an optional node store for roots that are not
  * in memory.
@@ -34,6 +40,12 @@ export class UnitrieStateDB {
   maxRoots = Number.POSITIVE_INFINITY
   /** Pinned roots (hex → pin count): never forgotten (genesis, snapshot roots). */
   private readonly pins = new Map<string, number>()
+  /**
+   * Roots of previews (the `pending` block, src/execution/block-application.ts), oldest first, at most
+   * {@link MAX_PREVIEW_ROOTS}: readable like registered roots but outside {@link maxRoots}, so that a preview per
+   * block neither halves the blocks whose states stay readable nor keeps hundreds of superseded previews' nodes.
+   */
+  private readonly previews = new Map<string, Unitrie>()
 
   /** Remember `trie` as a readable root; returns its hash. Forgets the oldest unpinned roots past {@link maxRoots}. */
   register(trie: Unitrie): Uint8Array {
@@ -48,6 +60,29 @@ export class UnitrieStateDB {
       }
     }
     return h
+  }
+
+  /**
+   * Keeps the root of a preview readable (the `pending` block's state, built inside a checkpoint that is then
+   * reverted) until {@link MAX_PREVIEW_ROOTS} newer previews replace it; it takes no place among the
+   * {@link maxRoots} block states. A root registered as a block state stays readable as such. @returns its hash
+   */
+  registerPreview(trie: Unitrie): Uint8Array {
+    const h = trie.hash()
+    const hex = toKey(h)
+    if (this.roots.has(hex)) return h
+    this.previews.delete(hex)
+    this.previews.set(hex, trie)
+    for (const key of this.previews.keys()) {
+      if (this.previews.size <= MAX_PREVIEW_ROOTS) break
+      this.previews.delete(key)
+    }
+    return h
+  }
+
+  /** How many preview roots are readable now (at most {@link MAX_PREVIEW_ROOTS}). */
+  get previewCount(): number {
+    return this.previews.size
   }
 
   /** Keeps `root` readable regardless of {@link maxRoots} until as many {@link unpin} calls. */
@@ -104,7 +139,7 @@ export class UnitrieStateDB {
   lookup(root: Uint8Array): Unitrie | undefined {
     if (root.length !== 32) return undefined
     const hex = toKey(root)
-    const t = this.roots.get(hex)
+    const t = this.roots.get(hex) ?? this.previews.get(hex)
     if (t) return t
     if (bytesEqual(root, EMPTY_TRIE_HASH)) return Unitrie.empty(this.store)
     if (this.store && this.store.get(root) !== undefined) {
