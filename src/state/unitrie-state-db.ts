@@ -7,6 +7,7 @@ import { EMPTY_TRIE_HASH } from '../crypto/keccak.js'
 import { Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 import type { ForkStateSource } from './fork-source.js'
+import { PackedStates } from './packed-states.js'
 
 /**
  * How many preview roots stay readable (the newest ones): the current `pending` block's, and the one before it for a
@@ -133,6 +134,27 @@ export class UnitrieStateDB {
       replaced++
     }
     return replaced
+  }
+
+  /**
+   * Without a node store (in memory): moves the nodes of every kept root — block states, pins and previews — into
+   * a packed arena and makes each a lazy trie over it (src/state/packed-states.ts), which keeps the state's memory
+   * near its serialized size as it grows. The caller re-reads its own tries (the live state manager:
+   * `setStateRoot`). @param live the live state @returns the packed states (their arena, rebuild count)
+   */
+  pack(live: Unitrie): PackedStates {
+    const packed = (this.packed ??= new PackedStates())
+    packed.pack((swap) => this.swapTries(swap), live)
+    return packed
+  }
+
+  /** The packed states of {@link pack} (undefined before the first one). */
+  packed: PackedStates | undefined
+
+  /** Replaces every registered and preview trie by `swap(trie)` (a trie of the same root). */
+  private swapTries(swap: (trie: Unitrie) => Unitrie): void {
+    for (const [hex, trie] of this.roots) this.roots.set(hex, swap(trie))
+    for (const [hex, trie] of this.previews) this.previews.set(hex, swap(trie))
   }
 
   /** The trie for `root`, or undefined when unknown (neither registered nor in the store). */

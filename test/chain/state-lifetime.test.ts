@@ -2,10 +2,13 @@
  * How long states stay in memory (docs/architecture.md#storage, "States"): the `pending` block's preview roots
  * take no place among the block states `--state-history` keeps (src/state/unitrie-state-db.ts `registerPreview`),
  * so a preview per block (every eth_estimateGas without a block reads at `pending`) neither halves the readable
- * history nor keeps superseded previews.
+ * history nor keeps superseded previews; in memory, the kept states are packed into an arena every
+ * UNLOAD_STATE_EVERY_BLOCKS blocks (src/state/packed-states.ts) and read, and mine, the same afterwards.
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
+import { hexToBytes } from '@ethereumjs/util'
+import { UNLOAD_STATE_EVERY_BLOCKS } from '../../src/chain/block-commit.js'
 import { MAX_PREVIEW_ROOTS } from '../../src/state/unitrie-state-db.js'
 import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import { q, sendTx } from '../rpc/shapes.js'
@@ -48,5 +51,41 @@ describe('state lifetime in memory', () => {
     expect(db.previewCount).toBeGreaterThan(0)
     expect(db.previewCount).toBeLessThanOrEqual(MAX_PREVIEW_ROOTS)
     await rpc(url, 'evm_setAutomine', [true])
+  })
+
+  it('every UNLOAD_STATE_EVERY_BLOCKS blocks the kept states are packed; reads and mining go on the same', async () => {
+    const url = node.url
+    const chain = internals(node).chain
+    const db = chain.executor.stateManager.db
+    expect(db.packed).toBeUndefined()
+    const recipient = (i: number): string => '0x' + (0x5e0000 + i).toString(16).padStart(40, '0')
+    const reads = async (block: string) => ({
+      cow: await rpc(url, 'eth_getBalance', [COW.address, block]),
+      cow1: await rpc(url, 'eth_getBalance', [COW1.address, block]),
+      nonce: await rpc(url, 'eth_getTransactionCount', [COW.address, block]),
+      fresh: await rpc(url, 'eth_getBalance', [recipient(3), block]),
+    })
+    await rpc(url, 'evm_mine') // the transaction the first test left in the pool
+    const head = Number(await rpc<string>(url, 'eth_blockNumber'))
+    const latest = await reads('latest')
+    await rpc(url, 'anvil_mine', [q(UNLOAD_STATE_EVERY_BLOCKS - head - 1)])
+    expect(db.packed).toBeUndefined()
+    await blockAndPendingRead(url, 1000) // block UNLOAD_STATE_EVERY_BLOCKS: packed after it
+    expect(Number(await rpc<string>(url, 'eth_blockNumber'))).toBe(UNLOAD_STATE_EVERY_BLOCKS)
+    const arena = db.packed?.store
+    expect(arena?.size).toBeGreaterThan(0)
+    // the live state and the kept block states are lazy tries over the arena
+    expect(chain.executor.stateManager.getTrie().store).toBe(arena)
+    expect(db.lookup(hexToBytes((await rpc(url, 'eth_getBlockByNumber', [q(990), false])).stateRoot))?.store).toBe(arena)
+    const after = await reads(q(UNLOAD_STATE_EVERY_BLOCKS - 1))
+    expect(after).toEqual({ ...latest, nonce: after.nonce })
+    expect(BigInt(after.nonce)).toBe(BigInt(latest.nonce))
+    expect(await rpc(url, 'eth_getBalance', [recipient(1000), 'latest'])).toBe(q(1001))
+    // mining on the packed state: the same balances as computed
+    const cow1 = BigInt(await rpc<string>(url, 'eth_getBalance', [COW1.address, 'latest']))
+    await sendTx(url, { to: COW1.address, value: '0x9', gas: '0x5208' })
+    expect(BigInt(await rpc<string>(url, 'eth_getBalance', [COW1.address, 'latest']))).toBe(cow1 + 9n)
+    expect(await rpc(url, 'eth_getBalance', [COW1.address, q(UNLOAD_STATE_EVERY_BLOCKS)])).toBe(q(cow1))
+    expect(await rpc(url, 'eth_getBalance', [recipient(3), 'pending'])).toBe(latest.fresh)
   })
 })
