@@ -8,7 +8,8 @@
  * exceed the live part (amortized: a rebuild copies at most as much as was appended since the last one).
  */
 import { ArenaTrieStore } from '../rsk/trie-arena.js'
-import { copyStored, Unitrie } from '../rsk/unitrie.js'
+import { copyReachable } from '../rsk/trie-arena-copy.js'
+import { Unitrie } from '../rsk/unitrie.js'
 
 /** The arena is rebuilt only once it may hold at least this many bytes of superseded nodes. */
 export const MIN_PACKED_GARBAGE_BYTES = 8 * 1024 * 1024
@@ -53,7 +54,7 @@ export class PackedStates {
     eachTrie((t) => {
       if (t.root === undefined) return t
       const root = t.hash()
-      copyStored(root, into, fresh)
+      copyReachable(into, fresh, root)
       return Unitrie.fromRootHash(root, fresh)
     })
     this.arena = fresh
