@@ -49,11 +49,9 @@ export function saveNode(n: TrieNode, store: TrieNodeStore, isRoot: boolean): vo
 
 /**
  * Copies a stored subtree (the node under `hash`, its descendants kept by hash and every long value) from one
- * store to another without decoding it into memory for good (a state built into an arena, saved to a database;
- * the live states moved into a fresh arena, src/state/packed-states.ts). Subtrees `to` holds already are skipped.
- * @throws Error when a node or long value is missing in `from`
+ * store to another without decoding it into memory for good (a state built into an arena, saved to a database).
  */
-export function copyStored(hash: Uint8Array, from: TrieNodeStore, to: TrieNodeStore): void {
+function copyStored(hash: Uint8Array, from: TrieNodeStore, to: TrieNodeStore): void {
   const stack = [hash]
   while (stack.length > 0) {
     const h = stack.pop()!

@@ -38,7 +38,7 @@ import type { TrieNodeStore } from './unitrie-store.js'
 
 export { bitsToBytes, bytesToBits, encodeVarInt } from './unitrie-codec.js'
 export { decodeNode, TrieNode } from './unitrie-node.js'
-export { copyStored, nodeReferences } from './unitrie-save.js'
+export { nodeReferences } from './unitrie-save.js'
 export { MemoryTrieNodeStore, type TrieNodeStore } from './unitrie-store.js'
 
 // ---------------------------------------------------------------------------------------------
