@@ -148,7 +148,7 @@ export async function startChain(
   append: (block: BlockRecord) => void,
 ): Promise<void> {
   const history = opts.pruneHistory ?? opts.stateHistory ?? DEFAULT_STATE_HISTORY
-  // one committed root per block, plus a few in-place changes and pending previews
+  // one committed root per block, plus a few in-place changes (pending previews are kept apart: registerPreview)
   executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
   executor.stateManager.db.pin(executor.stateRoot)
   // --db: tries read their nodes from the database as they reach them (a restart loads no whole state; the

@@ -285,6 +285,11 @@ export class Executor {
     this.root = root
   }
 
+  /** Forgets the cached historical state managers (after the state's tries were unloaded or packed). */
+  dropHistoricalStates(): void {
+    this.historical.clear()
+  }
+
   /**
    * A state manager positioned at `root` for reads; the live one when `root` is the latest.
    * Historical managers are cached per root (a few), since tools read the same old block repeatedly.

@@ -39,6 +39,7 @@ export class ArenaTrieStore implements TrieNodeStore {
   private chunkIds: Uint16Array
   private tags: Uint16Array
   private count = 0
+  private records = 0
 
   /** @param expected how many records are about to be stored (sizes the table once) */
   constructor(expected = 0) {
@@ -52,6 +53,11 @@ export class ArenaTrieStore implements TrieNodeStore {
   /** Number of records (nodes and long values). */
   get size(): number {
     return this.count
+  }
+
+  /** Bytes of the records stored (hash, length and bytes of each), not counting unused chunk space or the table. */
+  get recordBytes(): number {
+    return this.records
   }
 
   /** Bytes held by the chunks and the table (for measurements). */
@@ -96,6 +102,7 @@ export class ArenaTrieStore implements TrieNodeStore {
     if (length <= 128) for (let k = 0; k < length; k++) c[at + HEADER + k] = data[k]!
     else c.set(data, at + HEADER)
     this.used += need
+    this.records += need
     this.offsets[slot] = at + 1
     this.chunkIds[slot] = this.chunks.length - 1
     this.tags[slot] = tagOf(hash)
