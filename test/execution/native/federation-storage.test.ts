@@ -2,13 +2,25 @@
  * The Bridge's stored federations and the active one (docs/reference-rules.md#rule-bridge-federation): decoding
  * rskj's cells in each format, the scripts and addresses they give, the genesis federations of networks 30 and 31
  * (checked against the mainnet genesis federation's address in the reference's own tests,
- * co/rsk/peg/federation/StandardMultisigFederationTest.java, and against the Remasc genesis federators), the
+ * co/rsk/peg/federation/StandardMultisigFederationTest.java, and against the Remasc genesis federators), a real
+ * testnet P2SH-P2WSH federation's address (P2shP2wshErpFederationTest), the
  * activation-age choice between the new and the old federation, and the addresses Remasc pays (RSKIP415).
  */
-import { computeAddress, encodeBase58, encodeRlp, ripemd160, sha256, SigningKey, toBeHex } from 'ethers'
+import {
+  computeAddress,
+  encodeBase58,
+  encodeRlp,
+  keccak256,
+  ripemd160,
+  sha256,
+  SigningKey,
+  toBeHex,
+  toUtf8Bytes,
+} from 'ethers'
 import { describe, expect, it } from 'vitest'
 import { ForkRemoteError } from '../../../src/errors/domain-errors.js'
 import { BRIDGE_CONSTANTS, genesisFederation } from '../../../src/execution/native/bridge-constants.js'
+import { federation, singleKeyMember } from '../../../src/execution/native/bridge-federation.js'
 import {
   decodeFederation,
   FEDERATION_KEYS,
@@ -92,6 +104,22 @@ describe('stored federations', () => {
     expect(fed.members.map((m) => hex(m.rsk))).toEqual([...keys].sort())
     expect(fed.address.startsWith('3')).toBe(true)
     expect(fed.address).toBe(p2sh(5, fed.redeemScript))
+  })
+
+  it("builds a 20-member P2SH-P2WSH ERP federation's address as the reference's test of a real testnet one", () => {
+    // rskj P2shP2wshErpFederationTest (testnet transaction 3ba64656…): members and ERP keys from the seeds
+    // "fed1".."fed20" / "erp1".."erp20" (private key = keccak256 of the seed), ERP delay 30
+    const seeded = (prefix: string) =>
+      Array.from({ length: 20 }, (_, i) =>
+        bytes(SigningKey.computePublicKey(keccak256(toUtf8Bytes(`${prefix}${i + 1}`)), true)),
+      )
+    const fed = federation(seeded('fed').map(singleKeyMember), 0n, 0n, 4000, {
+      p2shVersion: 196,
+      erpKeys: seeded('erp'),
+      erpDelay: 30,
+    })
+    expect(fed.threshold).toBe(11)
+    expect(fed.address).toBe('2NFQe1xgfZutFkG25oVEiqUzH5rTaj7VpoU')
   })
 
   it('builds no address for format 2000, and refuses malformed cells', () => {
