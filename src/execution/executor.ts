@@ -171,6 +171,7 @@ export class Executor {
         customPrecompiles: gatePrecompiles(
           nativePrecompiles(
             {
+              network: opts.network,
               executionBlockNumber: () => run.executionNumber,
               canonicalBlock: async (n) => opts.canonicalBlock?.(n),
               isLocalCall: () => run.localCall,

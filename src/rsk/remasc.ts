@@ -85,9 +85,10 @@ export const REMASC_CONFIGS: Record<30 | 31 | 32 | 33, RemascConfig> = {
 
 /**
  * RSK addresses of the genesis federation members, in federation order (members sorted by their
- * compressed BTC public key; address = keccak256(uncompressed key)[12..]). A fresh chain's bridge
- * storage has no "new" federation, so the active federation is the genesis one
- * (FederationSupportImpl.getActiveFederation). Keys: BridgeRegTestConstants (regtest),
+ * compressed BTC public key; address = keccak256(uncompressed key)[12..]). While the Bridge's storage has no
+ * "new" federation, the active federation is the genesis one (FederationSupportImpl.getActiveFederation; an
+ * elected one is read from the Bridge's storage: src/execution/native/federation-storage.ts). Keys:
+ * BridgeRegTestConstants (regtest),
  * FederationTestNetConstants, FederationMainNetConstants; the devnet has no federation constants in the
  * reference and uses the testnet ones here.
  */
@@ -187,13 +188,14 @@ export interface RemascRepository {
   putStorageBytes(key: Uint8Array, value: Uint8Array): Promise<void>
   /** Repository.addBalance: creates a missing account (even for 0), then adds `delta` (may be negative). */
   addBalance(address: Uint8Array, delta: bigint): Promise<void>
+  /** Loads the accounts of payees about to be paid together (a fork's remote reads in one round trip); optional. */
+  preparePayees?(addresses: readonly Uint8Array[]): Promise<void>
 }
 
 /**
  * The consensus rules that change what Remasc does, as they stand at the executing block
  * (docs/reference-rules.md#rule-remasc-activations). RSKIP415 (federators paid at the address of their RSK key
- * instead of their BTC key) is not here: the federators node-cli pays are a genesis federation, whose members
- * have one key for both.
+ * instead of their BTC key) is not here: it decides the addresses {@link RemascExecution.federators} gives.
  */
 export interface RemascRules {
   /** RSKIP85: minimum payable amounts (the share and each federator's cut); none before it. */
@@ -219,7 +221,11 @@ export interface RemascExecution {
   /** The executing block's minimumGasPrice (RSKIP85 minimum payable fees). */
   minimumGasPrice: bigint
   config: RemascConfig
-  federators: readonly Uint8Array[]
+  /**
+   * RSK addresses of the active federation's members, in federation order, or how to read them (asked only when
+   * the federation is paid; docs/reference-rules.md#rule-remasc-activations).
+   */
+  federators: readonly Uint8Array[] | (() => Promise<readonly Uint8Array[]>)
   /** The rules at `blockNumber` (default {@link NEWEST_REMASC_RULES}). */
   rules?: RemascRules
   /** Block N − maturity (needed once N − maturity ≥ 1). */
@@ -278,7 +284,8 @@ export async function processMinersFees(repo: RemascRepository, ex: RemascExecut
     // federation share (Remasc.payToFederation)
     const federationReward = synthetic / cfg.federationDivisor
     const toFederation = (await read(REMASC_KEYS.federationBalance)) + federationReward
-    const n = BigInt(ex.federators.length)
+    const federators = typeof ex.federators === 'function' ? await ex.federators() : ex.federators
+    const n = BigInt(federators.length)
     const perFederator = toFederation / n
     const rest = toFederation % n
     if (rules.rskip85 && perFederator < ex.minimumGasPrice * FEDERATOR_MINIMUM_PAYABLE_GAS) {
@@ -286,9 +293,10 @@ export async function processMinersFees(repo: RemascRepository, ex: RemascExecut
     } else {
       // (before RSKIP85 the federation balance cell is neither used up nor written)
       if (rules.rskip85) federationBalance = 0n
-      for (let k = 0; k < ex.federators.length; k++) {
-        const last = k === ex.federators.length - 1 && rest > 0n
-        await pay(processing.hash, last ? perFederator + rest : perFederator, ex.federators[k]!)
+      await repo.preparePayees?.(federators)
+      for (let k = 0; k < federators.length; k++) {
+        const last = k === federators.length - 1 && rest > 0n
+        await pay(processing.hash, last ? perFederator + rest : perFederator, federators[k]!)
       }
     }
     synthetic -= federationReward

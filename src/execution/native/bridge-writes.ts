@@ -22,20 +22,18 @@
  * RSKIP199; addFederatorPublicKeyMultikey needs RSKIP123, the one-off/unlimited whitelist methods RSKIP87 and
  * increaseLockingCap RSKIP134.
  */
-import { keccak256 } from '../../crypto/keccak.js'
 import { encodeUint, type ArgReader } from './abi.js'
-import { regtestGenesisFederation } from './bridge-federation.js'
-import { decodeBase58check, decodePoint } from './curve.js'
+import { rskAddressOfKey } from './bridge-federation.js'
+import { bridgeFederations } from './federation-storage.js'
+import { decodeBase58check } from './curve.js'
 import { dataGas, NativeContractError, since, type NativeCall, type NativeMethod } from './native-contract.js'
 import type { MsgType } from './message-tracker.js'
 import { bridgeStorageIsEmpty } from './bridge-storage.js'
 
 const CALL_ONLY: readonly MsgType[] = ['CALL']
 
-/** RSK address of a public key (keccak of the 64-byte uncompressed key, last 20 bytes). */
-function rskAddress(pub: Uint8Array): string {
-  return Buffer.from(keccak256(decodePoint(pub).toBytes(false).subarray(1)).subarray(12)).toString('hex')
-}
+/** RSK address of a public key, lower-case hex without 0x. */
+const rskAddress = (pub: Uint8Array): string => Buffer.from(rskAddressOfKey(pub)).toString('hex')
 
 let authorizers:
   | {
@@ -43,7 +41,6 @@ let authorizers:
       feePerKb: Set<string>
       lockingCap: Set<string>
       whitelist: Set<string>
-      federators: Set<string>
     }
   | undefined
 
@@ -67,7 +64,6 @@ function auth() {
     whitelist: set([
       '04641fb250d7ca7a1cb4f530588e978013038ec4294d084d248869dd54d98873e45c61d00ceeaeeb9e35eab19fa5fbd8f07cb8a5f0ddba26b4d4b18349c09199ad',
     ]),
-    federators: new Set(regtestGenesisFederation().btcKeys.map(rskAddress)),
   }
   return authorizers
 }
@@ -84,10 +80,15 @@ function write<A>(
   return { signature, decode, gas: (_a, data) => cost + dataGas(data), callTypes: CALL_ONLY, execute: run }
 }
 
-/** Fails for callers outside the active federation (the genesis one; no retiring or proposed federation). */
+/**
+ * Fails for callers outside the active and retiring federations (Bridge.activeAndRetiringFederationOnly: a member's
+ * RSK key address), and for members too (node-cli cannot act for them).
+ */
 async function federatorOnly(call: NativeCall<unknown>, name: string): Promise<never> {
-  await bridgeStorageIsEmpty(call.input, 'an elected federation', 'newFederation', 'oldFederation')
-  if (!auth().federators.has(callerHex(call))) {
+  const { active, retiring } = await bridgeFederations(call.input, call.host)
+  const caller = callerHex(call)
+  const members = [...active.members, ...(retiring?.members ?? [])]
+  if (!members.some((m) => rskAddress(m.rsk) === caller)) {
     throw new NativeContractError(
       'The sender is not a member of the active or retiring federations and is therefore not authorized to ' +
         `invoke the function: '${name}'`,

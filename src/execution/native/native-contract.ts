@@ -23,6 +23,8 @@ import { currentMessage, msgType, type MsgType } from './message-tracker.js'
 
 /** What the native contracts may ask of the node (implemented by the executor). */
 export interface NativeHost {
+  /** The network the chain runs (its Bridge constants: src/execution/native/bridge-constants.ts). */
+  readonly network: 30 | 31 | 32 | 33
   /** Number of the block the code runs in (the block being mined, or the block a call runs "at"). */
   executionBlockNumber(): bigint
   /** Canonical block `number`, or undefined when there is none. */

@@ -22,6 +22,7 @@ import {
 function host(active: string[], local = false): NativeHost {
   const rules = new Set(active)
   return {
+    network: 33,
     executionBlockNumber: () => 10n,
     canonicalBlock: async () => undefined,
     isLocalCall: () => local,
