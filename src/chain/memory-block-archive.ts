@@ -68,7 +68,7 @@ export class MemoryBlockArchive implements BlockArchive {
   private readonly byHash = new Map<number, number | number[]>()
   private readonly byTx = new Map<number, number | number[]>()
 
-  /** @param chunks where the encodings are written (default: 1 MB chunks, 4 inflated chunks cached) */
+  /** @param chunks where the encodings are written (default: 256 KB chunks, 4 inflated chunks cached) */
   constructor(chunks = new ChunkStore()) {
     this.chunks = chunks
   }
@@ -96,24 +96,14 @@ export class MemoryBlockArchive implements BlockArchive {
     txHashes.forEach((h, i) => multiAdd(this.byTx, prefixKey(h), n * TX_INDEX_SPAN + i))
   }
 
-  async encoded(number: bigint): Promise<EncodedBlock | undefined> {
+  encoded(number: bigint): Promise<EncodedBlock | undefined> {
     const n = Number(number)
-    for (;;) {
-      if (!(n >= 0 && n < this.count)) return undefined
-      const index = this.slots[n * SLOT]!
-      const now = this.chunks.bytesNow(index)
-      if (now !== undefined) return this.unpack(now, n)
-      const version = this.chunks.version(index)
-      const bytes = await this.chunks.bytes(index)
-      // the block's chunk changed while it was inflated (pruned, truncated): read again
-      if (n < this.count && this.slots[n * SLOT] === index && this.chunks.version(index) === version)
-        return this.unpack(bytes, n)
-    }
+    return Promise.resolve(n >= 0 && n < this.count ? this.encodedNow(n) : undefined)
   }
 
-  /** {@link encoded}, synchronously (inflating its chunk on this thread when needed). */
+  /** {@link encoded}, synchronously (inflating its chunk when it is compressed and not in the cache). */
   private encodedNow(n: number): EncodedBlock {
-    return this.unpack(this.chunks.bytesSync(this.slots[n * SLOT]!), n)
+    return this.unpack(this.chunks.bytes(this.slots[n * SLOT]!), n)
   }
 
   /** Block `n`'s encodings from its chunk's bytes. */
@@ -207,25 +197,16 @@ export class MemoryBlockArchive implements BlockArchive {
   }
 
   async *encodedRange(from: bigint, to: bigint): AsyncGenerator<{ number: bigint } & EncodedBlock> {
+    // the consumer may await between blocks: the head may move, a rewind may drop blocks
     for (let n = Number(from); n <= Number(to) && n < this.count; n++) {
       const index = this.slots[n * SLOT]!
-      let chunk = this.chunks.bytesNow(index)
-      let version = this.chunks.version(index)
-      if (chunk === undefined) {
-        chunk = await this.chunks.bytes(index)
-        if (!(n < this.count && this.slots[n * SLOT] === index && this.chunks.version(index) === version)) {
-          // changed while inflating: read it as it is now
-          if (n >= this.count) return
-          chunk = this.chunks.bytesSync(this.slots[n * SLOT]!)
-          version = this.chunks.version(this.slots[n * SLOT]!)
-        }
-      }
+      const bytes = this.chunks.bytes(index)
+      const version = this.chunks.version(index)
       const s = this.slots
       const i = n * SLOT
       const rlpEnd = s[i + 1]! + s[i + 2]!
       const extraPacked = s[i + 3]!
       const extraLength = s[i + 5]!
-      const bytes = chunk
       const block = n
       // log scans read every header's bloom but few extras: the extra is unpacked only when asked, from the
       // same bytes unless they changed meanwhile (receipts pruned in place)
