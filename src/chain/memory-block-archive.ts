@@ -1,7 +1,7 @@
 /**
  * The in-memory block archive (no `--db`; docs/architecture.md#storage): each block's two encodings, zero runs
  * packed, back to back in byte chunks that are compressed once full (src/chain/block-chunks.ts); the block hashes
- * in one flat byte array; the hash and transaction indexes as maps from a 31-bit hash prefix to block numbers — a
+ * in one flat byte array; the hash and transaction indexes as maps from a 30-bit hash prefix to block numbers — a
  * few hundred bytes per block with a transfer, and no object graph per block.
  */
 import { RLP } from '@ethereumjs/rlp'
@@ -10,9 +10,12 @@ import { prunedBlockExtra, type EncodedBlock } from './block-codec.js'
 import { ChunkStore, packZeros, unpackZeros, type ChunkStats } from './block-chunks.js'
 import type { BlockArchive, TxPosition } from './block-archive.js'
 
-/** The 31-bit prefix of a hash used as a map key (a small integer: no string per entry). */
+/**
+ * The 30-bit prefix of a hash used as a map key: a small integer (V8 stores integers below 2^30 in the map's entry
+ * itself; a larger one would be a 12-byte heap number per entry), and no string per entry.
+ */
 function prefixKey(h: Uint8Array): number {
-  return ((h[0]! << 23) | (h[1]! << 15) | (h[2]! << 7) | (h[3]! >>> 1)) >>> 0
+  return (h[0]! << 22) | (h[1]! << 14) | (h[2]! << 6) | (h[3]! >>> 2)
 }
 
 /** Adds `value` under `key` in a multimap whose single values are stored unwrapped. */
@@ -40,8 +43,20 @@ function multiGet(map: Map<number, number | number[]>, key: number): readonly nu
   return cur === undefined ? [] : typeof cur === 'number' ? [cur] : cur
 }
 
-/** A transaction position packed in one number: block number × 2^20 + index (a block holds far fewer than 2^20 txs). */
-const TX_INDEX_SPAN = 2 ** 20
+/**
+ * A transaction position packed in one number: block number × 16 + index, a small integer for the first 16
+ * transactions of blocks below 2^26; any other position is −(number × 2^20 + index) − 1 (a block holds far fewer
+ * than 2^20 transactions).
+ */
+function txPositionKey(n: number, index: number): number {
+  return index < 16 && n < 2 ** 26 ? n * 16 + index : -(n * 2 ** 20 + index) - 1
+}
+
+function txPositionOf(key: number): TxPosition {
+  if (key >= 0) return { number: BigInt(Math.floor(key / 16)), index: key % 16 }
+  const wide = -key - 1
+  return { number: BigInt(Math.floor(wide / 2 ** 20)), index: wide % 2 ** 20 }
+}
 
 /** Transaction hashes of a block RLP (keccak256 of each transaction's RLP). */
 function txHashesOf(rlp: Uint8Array): Uint8Array[] {
@@ -93,7 +108,7 @@ export class MemoryBlockArchive implements BlockArchive {
     this.hashes.set(hash, n * 32)
     this.count++
     multiAdd(this.byHash, prefixKey(hash), n)
-    txHashes.forEach((h, i) => multiAdd(this.byTx, prefixKey(h), n * TX_INDEX_SPAN + i))
+    txHashes.forEach((h, i) => multiAdd(this.byTx, prefixKey(h), txPositionKey(n, i)))
   }
 
   encoded(number: bigint): Promise<EncodedBlock | undefined> {
@@ -126,12 +141,7 @@ export class MemoryBlockArchive implements BlockArchive {
   }
 
   txPositions(hash: Uint8Array): Promise<TxPosition[]> {
-    return Promise.resolve(
-      multiGet(this.byTx, prefixKey(hash)).map((p) => ({
-        number: BigInt(Math.floor(p / TX_INDEX_SPAN)),
-        index: p % TX_INDEX_SPAN,
-      })),
-    )
+    return Promise.resolve(multiGet(this.byTx, prefixKey(hash)).map(txPositionOf))
   }
 
   hashOf(number: bigint): Promise<Uint8Array | undefined> {
@@ -143,7 +153,7 @@ export class MemoryBlockArchive implements BlockArchive {
     const n = Number(number)
     if (!(n >= 0 && n < this.count)) return Promise.resolve()
     const enc = this.encodedNow(n)
-    txHashes.forEach((h, i) => multiDelete(this.byTx, prefixKey(h), n * TX_INDEX_SPAN + i))
+    txHashes.forEach((h, i) => multiDelete(this.byTx, prefixKey(h), txPositionKey(n, i)))
     const extra = prunedBlockExtra(enc.extra)
     // in place (a compressed chunk is inflated for it): the pruned extra is never longer than the one it replaces
     const s = this.slots
@@ -187,7 +197,7 @@ export class MemoryBlockArchive implements BlockArchive {
     if (keep >= this.count) return
     for (let n = this.count - 1; n >= keep; n--) {
       multiDelete(this.byHash, prefixKey(this.hashes.subarray(n * 32, n * 32 + 32)), n)
-      txHashesOf(this.encodedNow(n).rlp).forEach((h, i) => multiDelete(this.byTx, prefixKey(h), n * TX_INDEX_SPAN + i))
+      txHashesOf(this.encodedNow(n).rlp).forEach((h, i) => multiDelete(this.byTx, prefixKey(h), txPositionKey(n, i)))
     }
     this.count = keep
     // the chunk of the last kept block is written again after it (readers get unpacked copies, never views)

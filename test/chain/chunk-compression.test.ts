@@ -207,6 +207,15 @@ describe('the archive alone, on the fixture chain’s encodings', () => {
     expect(await allEncoded(a, next - 1)).toEqual(await allEncoded(reference, next - 1))
   })
 
+  it('indexes transactions past the 16th of a block (positions packed another way) and finds them', async () => {
+    const a = archiveOf(4)
+    const many = Array.from({ length: 40 }, (_, i) => keccak256(Uint8Array.of(i, 7)))
+    a.append(5n, stored[5]!.enc, stored[5]!.hash, many)
+    for (const [i, h] of many.entries()) expect(await a.txPositions(h)).toEqual([{ number: 5n, index: i }])
+    await a.pruneReceipts(5n, many)
+    for (const h of many) expect(await a.txPositions(h)).toEqual([])
+  })
+
   it('a truncation into a compressed chunk reopens it; the blocks appended again read as before', async () => {
     const a = archiveOf(36)
     await a.compressed()
