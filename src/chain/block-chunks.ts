@@ -78,8 +78,10 @@ interface Chunk {
   size: number
   /** Changes with every change of bytes already written (see the module documentation). */
   version: number
-  /** A compression of this version is running. */
+  /** A compression is running. */
   compressing: boolean
+  /** Sealed again (replaced) while a compression of an older version ran: compressed again once it ends. */
+  resealed: boolean
 }
 
 /** What {@link ChunkStore.stats} reports. */
@@ -136,6 +138,7 @@ export class ChunkStore {
         size: 0,
         version: this.nextVersion++,
         compressing: false,
+        resealed: false,
       }
       this.chunks.push(last)
     }
@@ -248,17 +251,26 @@ export class ChunkStore {
   /** Compresses chunk `index` off this thread; the compressed copy replaces the bytes if they did not change. */
   private seal(index: number): void {
     const c = this.chunks[index]!
-    if (c.raw === undefined || c.compressing) return
+    if (c.raw === undefined) return
+    if (c.compressing) {
+      c.resealed = true
+      return
+    }
     const version = c.version
     c.compressing = true
     const done = new Promise<void>((resolve) => {
       deflateRaw(c.raw!.subarray(0, c.size), { level: DEFLATE_LEVEL }, (err, out) => {
+        const again = c.resealed
         c.compressing = false
+        c.resealed = false
         this.compressions.delete(done)
         resolve()
-        // changed meanwhile (pruned in place, reopened, dropped): compressed again when replaced or sealed again
-        if (err !== null || this.chunks[index] !== c || c.version !== version || index === this.chunks.length - 1)
+        const held = this.chunks[index] === c && index !== this.chunks.length - 1
+        if (err !== null || !held || c.version !== version) {
+          // changed meanwhile: compressed when replaced or sealed again (now, if that happened meanwhile)
+          if (again && held) this.seal(index)
           return
+        }
         // an exact-size copy when the output shares a larger buffer
         c.zipped = out.byteLength === out.buffer.byteLength ? out : new Uint8Array(out)
         c.raw = undefined

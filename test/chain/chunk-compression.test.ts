@@ -5,7 +5,7 @@
  * answer as the archive is; `--transaction-block-keeper` pruning compacts compressed chunks and compresses them
  * again.
  *
- * The node's archive is swapped at start for one with 8 KB chunks (a few blocks each, instead of ~850) and two
+ * The node's archive is swapped at start for one with 4 KB chunks (a few blocks each, instead of ~210) and two
  * inflated chunks cached, so that a short chain spans many compressed chunks.
  */
 import { RLP } from '@ethereumjs/rlp'
@@ -20,7 +20,9 @@ import { buildChain, observe } from '../helpers/chain-fixture.js'
 import { internals, rpc, startNode } from '../helpers/node.js'
 import { q } from '../rpc/shapes.js'
 
-const CHUNK = 8 * 1024
+const CHUNK = 4 * 1024
+/** Blocks read through the node: the fixture's contracts, logs, multi-transaction block, impersonation, empty blocks. */
+const UP_TO = 16
 let node: Node
 let archive: MemoryBlockArchive
 let probeAddress: string
@@ -96,43 +98,50 @@ afterAll(async () => {
 
 describe('a node whose blocks are in compressed chunks', () => {
   it('answers every read as when the blocks were fresh, inflating each chunk once per scan', async () => {
-    const fresh = await observe(node.url, probeAddress, { upTo: 36, states: false })
+    const fresh = await observe(node.url, probeAddress, { upTo: UP_TO, states: false })
     expect(fresh.probeLogs).not.toEqual([])
-    // every chunk of blocks 0 … 36 sealed and compressed, and the blocks out of the decoded-block cache
+    // every chunk of blocks 0 … UP_TO sealed and compressed, and the blocks out of the decoded-block cache
     await rpc(node.url, 'anvil_mine', [q(16)])
     await archive.compressed()
     const stats = archive.chunkStats()
-    expect(chunkOf(archive, 36)).toBeLessThan(stats.chunks - 1)
+    expect(chunkOf(archive, UP_TO)).toBeLessThan(stats.chunks - 1)
     expect(stats.compressed).toBe(stats.chunks - 1)
     expect(stats.heldBytes).toBeLessThan(stats.usedBytes)
     decodedCache(node).clear()
-    // blocks 0 … 36 span more chunks than the two kept inflated: reading them all cycles the cache
-    expect(await observe(node.url, probeAddress, { upTo: 36, states: false })).toEqual(fresh)
+    // blocks 0 … UP_TO span more chunks than the two kept inflated: reading them all cycles the cache
+    expect(await observe(node.url, probeAddress, { upTo: UP_TO, states: false })).toEqual(fresh)
     // a log scan over old blocks inflates each of their chunks once
+    decodedCache(node).clear()
     const first = archive.chunkStats().inflates
-    const logs = await rpc<unknown[]>(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: q(36) }])
+    const logs = await rpc<unknown[]>(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: q(UP_TO) }])
     expect(logs).toEqual(fresh.logs)
     const chunksOfRange = new Set<number>()
-    for (let n = 1; n <= 36; n++) chunksOfRange.add((archive as unknown as { slots: Uint32Array }).slots[n * 6]!)
+    for (let n = 1; n <= UP_TO; n++) chunksOfRange.add(chunkOf(archive, n))
     expect(archive.chunkStats().inflates - first).toBeLessThanOrEqual(chunksOfRange.size)
     expect(chunksOfRange.size).toBeGreaterThan(2)
   })
 })
 
 describe('the archive alone, on the fixture chain’s encodings', () => {
-  it('a read of a block whose chunk is being compressed answers the uncompressed bytes, then the same', async () => {
+  it('reads of blocks whose chunks are being compressed answer the uncompressed bytes, then the same', async () => {
     const a = archiveOf(36)
     // the append that opened the last chunk sealed the one before: its compression has not finished
     const before = a.chunkStats()
     expect(before.chunks).toBeGreaterThan(3)
     expect(before.compressed).toBe(0)
-    const reading = allEncoded(a)
-    const scanning = rangeEncoded(a)
+    const expected = stored.map((s) => hex(s.enc))
+    // these reads wait for microtasks only: no compression can finish meanwhile
+    expect(await allEncoded(a)).toEqual(expected)
+    expect(await rangeEncoded(a)).toEqual(expected)
+    expect(a.chunkStats().compressed).toBe(0)
+    // a scan that started before the compressions ended and goes on after
+    const scan = a.encodedRange(0n, 36n)[Symbol.asyncIterator]()
+    const first = (await scan.next()).value as EncodedBlock
     await a.compressed()
     expect(a.chunkStats().compressed).toBe(before.chunks - 1)
-    const expected = stored.map((s) => hex(s.enc))
-    expect(await reading).toEqual(expected)
-    expect(await scanning).toEqual(expected)
+    const rest: string[] = []
+    for (let r = await scan.next(); !r.done; r = await scan.next()) rest.push(hex(r.value))
+    expect([hex(first), ...rest]).toEqual(expected)
     expect(await allEncoded(a)).toEqual(expected)
     expect(await rangeEncoded(a)).toEqual(expected)
     for (const [n, s] of stored.entries()) {
@@ -179,28 +188,48 @@ describe('the archive alone, on the fixture chain’s encodings', () => {
     expect(await a.txPositions(stored[3]!.txHashes[0]!)).toEqual([])
   })
 
-  it('a prune racing the compression of its chunk: kept uncompressed until compacted, reads stay right', async () => {
+  it('keeper pruning as blocks are mined (3 kept): every chunk it finished is compressed, reads as a reference', async () => {
     const a = archiveOf(0)
-    let next = 1
-    // append until a chunk opens: the full one before it is sealed and its compression starts
+    const reference = archiveOf(0, 1 << 20)
+    for (let n = 1; n <= 36; n++) {
+      for (const x of [a, reference]) {
+        x.append(BigInt(n), stored[n]!.enc, stored[n]!.hash, stored[n]!.txHashes)
+        if (n - 3 >= 1) await x.pruneReceipts(BigInt(n - 3), stored[n - 3]!.txHashes)
+      }
+    }
+    await a.compressed()
+    const stats = a.chunkStats()
+    // uncompressed: the open chunk, and the chunk of block 33 (the last pruned) when block 34 is in it too
+    const partlyPruned = chunkOf(a, 33) === chunkOf(a, 34) && chunkOf(a, 33) !== stats.chunks - 1
+    const expectedRaw = 1 + (partlyPruned ? 1 : 0)
+    expect(stats.compressed).toBe(stats.chunks - expectedRaw)
+    expect(await allEncoded(a)).toEqual(await allEncoded(reference))
+    expect(await rangeEncoded(a)).toEqual(await rangeEncoded(reference))
+  })
+
+  it('a prune racing the compression of its chunk: kept uncompressed until compacted, reads stay right', async () => {
+    const a = archiveOf(6)
+    let next = 7
+    // append (empty blocks) until a chunk opens: the full one before it is sealed and its compression starts
     const chunksBefore = a.chunkStats().chunks
     while (a.chunkStats().chunks === chunksBefore) {
       a.append(BigInt(next), stored[next]!.enc, stored[next]!.hash, stored[next]!.txHashes)
       next++
     }
-    // the sealed chunk holds the genesis and blocks 1 … sealedLast
     const sealedLast = next - 2
-    expect(chunkOf(a, sealedLast)).toBe(0)
-    expect(sealedLast).toBeGreaterThan(1)
+    const sealed = chunkOf(a, sealedLast)
+    expect(chunkOf(a, sealedLast - 1)).toBe(sealed)
     const reference = archiveOf(next - 1, 1 << 20)
     const prune = async (b: number) => {
       await a.pruneReceipts(BigInt(b), stored[b]!.txHashes)
       await reference.pruneReceipts(BigInt(b), stored[b]!.txHashes)
     }
+    // the chunks before are compacted and compressed; the sealed one changed while it was compressed
     for (let b = 1; b < sealedLast; b++) await prune(b)
     await a.compressed()
-    expect(a.chunkStats().compressed).toBe(0)
+    expect(a.chunkStats().compressed).toBe(sealed)
     expect(await allEncoded(a, next - 1)).toEqual(await allEncoded(reference, next - 1))
+    // its last block pruned: compacted and compressed
     await prune(sealedLast)
     await a.compressed()
     expect(a.chunkStats().compressed).toBe(a.chunkStats().chunks - 1)
