@@ -49,15 +49,7 @@ export class ForkedStateSource implements ForkStateSource {
    * @throws RemoteUnavailableError, RemoteCallError, RemoteProtocolError (ForkRemoteError, JSON-RPC -32000)
    */
   account(address: Uint8Array): ForkAccount | Promise<ForkAccount> {
-    const hit = this.cache.peekAccount(address)
-    if (hit !== undefined) return hit
-    const key = toKey(address)
-    let p = this.accountsInFlight.get(key)
-    if (p === undefined) {
-      p = this.fetchAccount(address).finally(() => this.accountsInFlight.delete(key))
-      this.accountsInFlight.set(key, p)
-    }
-    return p
+    return this.accountAfter(address, undefined)
   }
 
   /**
@@ -67,21 +59,15 @@ export class ForkedStateSource implements ForkStateSource {
    *   cell needs the storage-bytes method and the remote does not serve it (all ForkRemoteError, JSON-RPC -32000)
    */
   storage(address: Uint8Array, slot: Uint8Array): Uint8Array | Promise<Uint8Array> {
-    const hit = this.cache.peekCell(address, slot)
-    if (hit !== undefined) return hit
-    const key = `${toKey(address)}:${toKey(slot)}`
-    let p = this.cellsInFlight.get(key)
-    if (p === undefined) {
-      p = this.fetchCell(address, slot).finally(() => this.cellsInFlight.delete(key))
-      this.cellsInFlight.set(key, p)
-    }
-    return p
+    return this.storageAfter(address, slot, undefined)
   }
 
   /**
    * Fetches the given accounts and cells that are not at hand, all at once, so that they share batch requests
    * (for example a transaction's sender, recipient and the block's coinbase before it runs: one round trip
-   * instead of one per account).
+   * instead of one per account). The disk cache is read first for all of them; what it lacks is then asked of
+   * the remote in one turn (disk reads answer one by one, and calls made in different turns go out in different
+   * batch requests).
    * @param accounts 20-byte addresses
    * @param cells (address, 32-byte slot) pairs
    * @throws as {@link account} and {@link storage}
@@ -90,11 +76,56 @@ export class ForkedStateSource implements ForkStateSource {
     accounts: readonly Uint8Array[],
     cells: ReadonlyArray<readonly [Uint8Array, Uint8Array]> = [],
   ): Promise<void> {
-    await Promise.all([...accounts.map((a) => this.account(a)), ...cells.map(([a, s]) => this.storage(a, s))])
+    const newAccounts = accounts.filter(
+      (a) => this.cache.peekAccount(a) === undefined && !this.accountsInFlight.has(toKey(a)),
+    )
+    const newCells = cells.filter(
+      ([a, s]) => this.cache.peekCell(a, s) === undefined && !this.cellsInFlight.has(`${toKey(a)}:${toKey(s)}`),
+    )
+    const disk = new Barrier(newAccounts.length + newCells.length)
+    const started = [
+      ...newAccounts.map((a) => this.accountAfter(a, disk)),
+      ...newCells.map(([a, s]) => this.storageAfter(a, s, disk)),
+    ]
+    await Promise.all([
+      ...accounts.map((a) => this.account(a)),
+      ...cells.map(([a, s]) => this.storage(a, s)),
+      ...started,
+    ])
   }
 
-  private async fetchAccount(address: Uint8Array): Promise<ForkAccount> {
-    const cached = await this.cache.loadAccount(address)
+  /** {@link account}; a fetch it starts asks the remote once `disk` has passed (undefined: at once). */
+  private accountAfter(address: Uint8Array, disk: Barrier | undefined): ForkAccount | Promise<ForkAccount> {
+    const hit = this.cache.peekAccount(address)
+    if (hit !== undefined) return hit
+    const key = toKey(address)
+    let p = this.accountsInFlight.get(key)
+    if (p === undefined) {
+      p = this.fetchAccount(address, disk).finally(() => this.accountsInFlight.delete(key))
+      this.accountsInFlight.set(key, p)
+    }
+    return p
+  }
+
+  /** {@link storage}; a fetch it starts asks the remote once `disk` has passed (undefined: at once). */
+  private storageAfter(
+    address: Uint8Array,
+    slot: Uint8Array,
+    disk: Barrier | undefined,
+  ): Uint8Array | Promise<Uint8Array> {
+    const hit = this.cache.peekCell(address, slot)
+    if (hit !== undefined) return hit
+    const key = `${toKey(address)}:${toKey(slot)}`
+    let p = this.cellsInFlight.get(key)
+    if (p === undefined) {
+      p = this.fetchCell(address, slot, disk).finally(() => this.cellsInFlight.delete(key))
+      this.cellsInFlight.set(key, p)
+    }
+    return p
+  }
+
+  private async fetchAccount(address: Uint8Array, disk: Barrier | undefined): Promise<ForkAccount> {
+    const cached = await this.afterDisk(this.cache.loadAccount(address), disk)
     if (cached !== undefined) return cached
     const n = this.blockNumber
     const [balance, nonce, code] = await Promise.all([
@@ -108,8 +139,8 @@ export class ForkedStateSource implements ForkStateSource {
     return account
   }
 
-  private async fetchCell(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
-    const cached = await this.cache.loadCell(address, slot)
+  private async fetchCell(address: Uint8Array, slot: Uint8Array, disk: Barrier | undefined): Promise<Uint8Array> {
+    const cached = await this.afterDisk(this.cache.loadCell(address, slot), disk)
     if (cached !== undefined) return cached
     const value = isNativeContract(address)
       ? await this.nativeCell(address, slot)
@@ -117,6 +148,15 @@ export class ForkedStateSource implements ForkStateSource {
     this.stats.cellsFetched++
     this.cache.putCell(address, slot, value)
     return value
+  }
+
+  /** The disk read `load`, once `disk` has passed (it counts this read as arrived even when it failed). */
+  private async afterDisk<T>(load: Promise<T>, disk: Barrier | undefined): Promise<T> {
+    try {
+      return await load
+    } finally {
+      await disk?.arrive()
+    }
   }
 
   /** A native contract's cell: the storage-bytes method, else eth_getStorageAt for cells that fit a word. */
@@ -133,5 +173,23 @@ export class ForkedStateSource implements ForkStateSource {
           `and eth_getStorageAt answered ${e.remoteCode}: ${e.remoteMessage}`,
       )
     }
+  }
+}
+
+/** Passed once `count` fetches have arrived (read the disk cache): they then ask the remote in the same turn. */
+class Barrier {
+  private left: number
+  private open!: () => void
+  private readonly passed = new Promise<void>((resolve) => (this.open = resolve))
+
+  constructor(count: number) {
+    this.left = count
+    if (count <= 0) this.open()
+  }
+
+  /** Counts one arrival; resolves when all have arrived. */
+  arrive(): Promise<void> {
+    if (--this.left === 0) this.open()
+    return this.passed
   }
 }

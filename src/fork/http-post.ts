@@ -31,19 +31,19 @@ export class PostError extends Error {
 
 /** Keep-alive connections to one remote, at most `maxSockets` at once. */
 export class HttpPoster {
-  private readonly agent: HttpAgent
-  private readonly request: typeof http.request
+  private agent: HttpAgent | undefined
+  private readonly secure: boolean
 
   /**
    * @param url the remote's http(s) URL (credentials in it become a Basic `Authorization` header)
    * @param maxSockets connections open at once
    */
-  constructor(url: string, maxSockets: number) {
-    const secure = new URL(url).protocol === 'https:'
-    this.request = secure ? https.request : http.request
-    this.agent = secure
-      ? new https.Agent({ keepAlive: true, maxSockets })
-      : new http.Agent({ keepAlive: true, maxSockets })
+  constructor(
+    url: string,
+    private readonly maxSockets: number,
+  ) {
+    // node:http(s) is loaded by the first request, not before: a fork started from its disk cache asks nothing
+    this.secure = new URL(url).protocol === 'https:'
   }
 
   /**
@@ -63,6 +63,9 @@ export class HttpPoster {
     if (signal.aborted) return Promise.reject(new PostError('aborted', 'aborted'))
     return new Promise<PostAnswer>((resolve, reject) => {
       const payload = Buffer.from(body, 'utf8')
+      const keepAlive = { keepAlive: true, maxSockets: this.maxSockets }
+      this.agent ??= this.secure ? new https.Agent(keepAlive) : new http.Agent(keepAlive)
+      const request = this.secure ? https.request : http.request
       const opts: RequestOptions = {
         method: 'POST',
         agent: this.agent,
@@ -84,7 +87,7 @@ export class HttpPoster {
         const err = e as NodeJS.ErrnoException
         done(new PostError(err.message, err.code))
       }
-      const req = this.request(url, opts, (res: IncomingMessage) => {
+      const req = request(url, opts, (res: IncomingMessage) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
         res.on('error', fail)
@@ -117,6 +120,6 @@ export class HttpPoster {
 
   /** Closes the idle connections and those in use. */
   close(): void {
-    this.agent.destroy()
+    this.agent?.destroy()
   }
 }

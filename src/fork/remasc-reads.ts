@@ -2,9 +2,19 @@
  * What a fork's first local block reads of the remote state for its Remasc execution (src/rsk/remasc.ts): the
  * Remasc contract's account and storage cells, and the payees known before any block runs (RSK Labs and the
  * federators). The execution reads them one after another, one round trip each (some twenty on network 30); a
- * fork asks for them together when it opens instead (src/fork/fork-setup.ts).
+ * fork asks for them together when it opens instead (src/fork/fork-setup.ts), and reads ahead the remote blocks its
+ * first local blocks process.
  */
 import { GENESIS_FEDERATORS, REMASC_ADDRESS, REMASC_CONFIGS, REMASC_KEYS } from '../rsk/remasc.js'
+
+/**
+ * The remote block whose fees the Remasc execution of local block `blockNumber` processes (its number minus the
+ * network's maturity, src/rsk/remasc.ts), or undefined when it processes none (below block 1).
+ */
+export function remascProcessedBlock(network: 30 | 31 | 33, blockNumber: bigint): bigint | undefined {
+  const n = blockNumber - REMASC_CONFIGS[network].maturity
+  return n >= 1n ? n : undefined
+}
 
 /**
  * The accounts (20-byte addresses) and Remasc storage cells (address, 32-byte key) a block's Remasc execution may
