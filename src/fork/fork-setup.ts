@@ -59,6 +59,7 @@ export interface OpenFork {
   chain: ChainFork
   client: RemoteClient
   remote: RemoteNode
+  /** The cache, whose disk database may still be opening (`cache.ready`: the node awaits it before it serves). */
   cache: ForkCache
   source: ForkedStateSource
   history: ForkHistory
@@ -67,7 +68,8 @@ export interface OpenFork {
 }
 
 /**
- * Connects to the remote, resolves the fork block, opens its cache and reads the fork block's header.
+ * Connects to the remote, resolves the fork block, starts opening its cache (`cache.ready`) and reads the fork block's
+ * header.
  * @throws InvalidArgumentError (-32602) for a bad URL or block number, or a remote of a chain id other than 30,
  *   31 or 33 (docs/architecture.md#forking: only their consensus rules are known)
  * @throws ForkRemoteError (-32000) when the remote cannot answer or serves what the fork needs badly
@@ -101,7 +103,8 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
     } catch (err) {
       throw new InvalidArgumentError(`fork activations: ${(err as Error).message}`)
     }
-    const cache = await ForkCache.open({ dir: cacheDir, chainId: point.chainId, forkBlockHash: point.hash })
+    // the remote is asked what follows while the disk cache opens (a new cache's reads miss at once)
+    const cache = ForkCache.opening({ dir: cacheDir, chainId: point.chainId, forkBlockHash: point.hash })
     const source = new ForkedStateSource(remote, cache, point.number)
     const history = new ForkHistory(remote, cache, point)
     // the first local block's Remasc execution reads these one by one, and the remote block it processes: asked
