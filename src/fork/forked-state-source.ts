@@ -76,16 +76,21 @@ export class ForkedStateSource implements ForkStateSource {
     accounts: readonly Uint8Array[],
     cells: ReadonlyArray<readonly [Uint8Array, Uint8Array]> = [],
   ): Promise<void> {
-    const newAccounts = accounts.filter(
-      (a) => this.cache.peekAccount(a) === undefined && !this.accountsInFlight.has(toKey(a)),
-    )
-    const newCells = cells.filter(
-      ([a, s]) => this.cache.peekCell(a, s) === undefined && !this.cellsInFlight.has(`${toKey(a)}:${toKey(s)}`),
-    )
-    const disk = new Barrier(newAccounts.length + newCells.length)
+    // the keys this call starts fetches for, each once (a block's senders and recipients repeat)
+    const newAccounts = new Map<string, Uint8Array>()
+    for (const a of accounts) {
+      const key = toKey(a)
+      if (this.cache.peekAccount(a) === undefined && !this.accountsInFlight.has(key)) newAccounts.set(key, a)
+    }
+    const newCells = new Map<string, readonly [Uint8Array, Uint8Array]>()
+    for (const [a, slot] of cells) {
+      const key = `${toKey(a)}:${toKey(slot)}`
+      if (this.cache.peekCell(a, slot) === undefined && !this.cellsInFlight.has(key)) newCells.set(key, [a, slot])
+    }
+    const disk = new Barrier(newAccounts.size + newCells.size)
     const started = [
-      ...newAccounts.map((a) => this.accountAfter(a, disk)),
-      ...newCells.map(([a, s]) => this.storageAfter(a, s, disk)),
+      ...[...newAccounts.values()].map((a) => this.accountAfter(a, disk)),
+      ...[...newCells.values()].map(([a, s]) => this.storageAfter(a, s, disk)),
     ]
     await Promise.all([
       ...accounts.map((a) => this.account(a)),
