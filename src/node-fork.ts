@@ -43,6 +43,7 @@ export function forkSwitcher(host: ForkSwitchHost) {
     const { openFork } = await import('./fork/fork-setup.js')
     const next = await openFork({ ...host.config, url: target.url, blockNumber: target.blockNumber })
     try {
+      await next.cache.ready
       if (next.point.chainId !== host.chain.chainId) {
         throw new InvalidArgumentError(
           `cannot fork chain id ${next.point.chainId} at run time: this node runs chain id ${host.chain.chainId} ` +

@@ -151,6 +151,8 @@ async function startNode(
   let currentFork = fork
   try {
     chain = await Chain.create(chainOptions(fork))
+    // the fork's disk cache opened meanwhile (Node.fork shows its directory, or why it is not used)
+    await fork?.cache.ready
   } catch (err) {
     await storage?.close()
     throw err

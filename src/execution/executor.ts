@@ -85,15 +85,24 @@ export interface ExecutorOptions {
   rules?: ExecutionRules
 }
 
-/** A fork's state manager: the remote state with `alloc`'s balances set over it (the remote nonce and code stay). */
-async function forkedState(alloc: Record<string, bigint>, opts: UnitrieStateManagerOpts): Promise<UnitrieStateManager> {
+/**
+ * A fork's state manager: the remote state with `alloc`'s balances set over it (the remote nonce and code stay),
+ * and the promise of those balances being set: the accounts are fetched from the remote meanwhile, and the caller
+ * builds the VM before it waits (the state root is read after `ready`). `ready` never goes unhandled.
+ */
+function forkedState(
+  alloc: Record<string, bigint>,
+  opts: UnitrieStateManagerOpts,
+): { sm: UnitrieStateManager; ready: Promise<void> } {
   const sm = new UnitrieStateManager(opts)
   const entries = Object.entries(alloc)
-  // fetched together: one round trip to the remote instead of one per account
-  await Promise.all(entries.map(([a]) => sm.getAccount(createAddressFromString(a))))
-  for (const [a, balance] of entries) await sm.modifyAccountFields(createAddressFromString(a), { balance })
-  await sm.getStateRoot()
-  return sm
+  const ready = (async () => {
+    // fetched together: one round trip to the remote instead of one per account
+    await Promise.all(entries.map(([a]) => sm.getAccount(createAddressFromString(a))))
+    for (const [a, balance] of entries) await sm.modifyAccountFields(createAddressFromString(a), { balance })
+  })()
+  ready.catch(() => undefined)
+  return { sm, ready }
 }
 
 /**
@@ -136,9 +145,9 @@ export class Executor {
     // fail loudly, before anything runs, when @ethereumjs lacks what the node relies on (./ethereumjs/)
     checkEthereumjs(common)
     // The reference's state layout: genesis accounts plus the precompile accounts and storage markers
-    const stateManager = opts.fork
-      ? await forkedState(opts.alloc, { common, store: opts.store, fork: opts.fork })
-      : UnitrieStateManager.fromGenesis(opts.alloc, opts.network, { common, store: opts.store })
+    const forked = opts.fork && forkedState(opts.alloc, { common, store: opts.store, fork: opts.fork })
+    const stateManager =
+      forked?.sm ?? UnitrieStateManager.fromGenesis(opts.alloc, opts.network, { common, store: opts.store })
     const run = new RunContext()
     const hooks = new ExecutionHooks()
     const rules = opts.rules
@@ -196,6 +205,7 @@ export class Executor {
     )
     checkBlockShape(baseContext)
     run.baseContext = baseContext
+    await forked?.ready
     const root = await stateManager.getStateRoot()
     const executor = new Executor(
       common,

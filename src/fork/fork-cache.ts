@@ -13,7 +13,7 @@
  * (empty when unset); `h:<method>:<params JSON>` → the result's JSON text; `meta` → JSON of the layout version,
  * chain id and fork block hash.
  */
-import { mkdir } from 'node:fs/promises'
+import { existsSync, mkdirSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { RLP } from '@ethereumjs/rlp'
@@ -75,17 +75,21 @@ export class ForkCache {
   /** Disk reads, writes and the counts of entries served from each layer. */
   readonly stats = { memoryHits: 0, diskHits: 0, misses: 0, diskWrites: 0 }
 
-  private constructor(
-    private db: Database | undefined,
-    /** The directory of the disk cache; undefined when memory only. */
-    readonly path: string | undefined,
-    /** Why the disk cache is not used although a directory was given (locked, unwritable); else undefined. */
-    readonly warning: string | undefined,
-    opts: ForkCacheOptions,
-  ) {
+  private db: Database | undefined
+  private dir: string | undefined
+  private why: string | undefined
+  /** While the database opens: reads wait for it (unless {@link fresh}), writes wait in {@link pending}. */
+  private opening = false
+  /** The directory did not exist before this cache: the database holds nothing this cache did not write. */
+  private fresh = false
+  /** Resolves once the database is open, or given up for memory only (see {@link warning}); never rejects. */
+  readonly ready: Promise<void>
+
+  private constructor(opts: ForkCacheOptions) {
     this.accounts = growingLru(opts.memory?.accounts ?? 100_000)
     this.cells = growingLru(opts.memory?.cells ?? 1_000_000)
     this.history = growingLru(opts.memory?.history ?? 20_000)
+    this.ready = opts.dir === undefined ? Promise.resolve() : this.openDisk(opts, opts.dir)
   }
 
   /**
@@ -93,11 +97,37 @@ export class ForkCache {
    * memory only when `dir` is undefined or the database cannot be opened (see {@link warning}).
    */
   static async open(opts: ForkCacheOptions): Promise<ForkCache> {
-    if (opts.dir === undefined) return new ForkCache(undefined, undefined, undefined, opts)
-    const path = forkCachePath(opts.dir, opts.chainId, opts.forkBlockHash)
+    const cache = ForkCache.opening(opts)
+    await cache.ready
+    return cache
+  }
+
+  /**
+   * Starts opening the cache as {@link open} does and answers it at once: the memory layer serves from the start,
+   * disk reads wait for the database (those of a directory created now miss at once: it holds nothing yet), and
+   * writes are kept until it is open. A fork's start asks its remote meanwhile (src/fork/fork-setup.ts).
+   */
+  static opening(opts: ForkCacheOptions): ForkCache {
+    return new ForkCache(opts)
+  }
+
+  /** The directory of the disk cache; undefined when memory only (or not known to be usable before {@link ready}). */
+  get path(): string | undefined {
+    return this.db === undefined ? undefined : this.dir
+  }
+
+  /** Why the disk cache is not used although a directory was given (locked, unwritable); else undefined. */
+  get warning(): string | undefined {
+    return this.why
+  }
+
+  private async openDisk(opts: ForkCacheOptions, root: string): Promise<void> {
+    const path = forkCachePath(root, opts.chainId, opts.forkBlockHash)
+    this.opening = true
     let db: Database | undefined
     try {
-      await mkdir(path, { recursive: true })
+      this.fresh = !existsSync(path)
+      mkdirSync(path, { recursive: true }) // a thread-pool round trip less at a fork's start
       // loaded on demand: forks without a disk cache do not pay for the native binding
       const { Level: LevelDb } = await import('level')
       const opened: Database = new LevelDb<string, Uint8Array>(path, { keyEncoding: 'utf8', valueEncoding: 'view' })
@@ -113,13 +143,18 @@ export class ForkCache {
         await opened.clear()
         await opened.put(META, new TextEncoder().encode(meta))
       }
-      return new ForkCache(opened, path, undefined, opts)
+      this.db = opened
+      this.dir = path
     } catch (err) {
       await db?.close().catch(() => undefined)
       const cause = (err as { cause?: { code?: string } }).cause
       const why = cause?.code === 'LEVEL_LOCKED' ? 'it is in use by another process' : (err as Error).message
-      return new ForkCache(undefined, undefined, `fork cache ${path} not used (${why}); caching in memory only`, opts)
+      this.why = `fork cache ${path} not used (${why}); caching in memory only`
+      this.pending.clear()
+    } finally {
+      this.opening = false
     }
+    this.scheduleFlush()
   }
 
   /** Whether entries are written to disk. */
@@ -211,6 +246,10 @@ export class ForkCache {
   private async load(key: string): Promise<Uint8Array | undefined> {
     const p = this.pending.get(key) ?? this.inflight?.get(key)
     if (p !== undefined) return p
+    if (this.opening && !this.fresh) {
+      await this.ready
+      return this.load(key)
+    }
     if (this.db === undefined) {
       this.stats.misses++
       return undefined
@@ -224,9 +263,16 @@ export class ForkCache {
     return new Uint8Array(v) // an owned plain copy (the binding hands out Buffers)
   }
 
+  /** Queues a disk write (kept while the database opens). */
   private store(key: string, value: Uint8Array): void {
-    if (this.db === undefined) return
+    if (this.db === undefined && !this.opening) return
     this.pending.set(key, value)
+    this.scheduleFlush()
+  }
+
+  /** Flushes soon, or at once when a batch is full; nothing while there is no open database. */
+  private scheduleFlush(): void {
+    if (this.db === undefined || this.pending.size === 0) return
     if (this.pending.size >= WRITE_BATCH) void this.flush()
     else this.timer ??= setTimeout(() => void this.flush(), WRITE_DELAY_MS)
   }
@@ -255,6 +301,7 @@ export class ForkCache {
 
   /** Writes what is pending and closes the database (the memory layer stays readable). */
   async close(): Promise<void> {
+    await this.ready
     await this.flush()
     const db = this.db
     this.db = undefined

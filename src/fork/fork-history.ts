@@ -10,7 +10,7 @@ import { headerHash, type RskHeader } from '../rsk/header.js'
 import { decodeHeader, type HeaderDecodeRules } from '../rsk/header-decode.js'
 import { bytesEqual, fromHex, quantity, toHex } from '../util/bytes.js'
 import type { ForkCache } from './fork-cache.js'
-import type { ForkPoint } from './fork-point.js'
+import type { FoundForkPoint, ForkPoint } from './fork-point.js'
 import { RemoteDataError } from './remote-errors.js'
 import type { RemoteJson, RemoteNode } from './remote-node.js'
 
@@ -34,6 +34,9 @@ function numberField(o: RemoteJson | null, field: string): bigint | undefined {
  * to its multiples.
  */
 export const READ_AHEAD_BLOCKS = 16n
+
+/** The cache's name of raw headers by number (whichever module name the remote serves them under). */
+const RAW_HEADER = 'ext_getRawBlockHeaderByNumber'
 
 /** History of the remote up to the fork block, cached. */
 export class ForkHistory {
@@ -80,6 +83,18 @@ export class ForkHistory {
     const block = fetch(n)
     for (let i = 0; i < rest.length; i++) if (cached[i] === undefined) void fetch(rest[i]!).catch(() => undefined)
     return block
+  }
+
+  /**
+   * Takes what finding the fork point fetched (src/fork/fork-point.ts, {@link FoundForkPoint.fetched}) into the
+   * cache, as if this history had asked for it: the fork block's JSON and raw header are not asked again. A raw
+   * header that failed or that the remote does not serve is left out (a later read asks and reports).
+   */
+  async adopt(fetched: NonNullable<FoundForkPoint['fetched']>): Promise<void> {
+    const n = quantity(this.point.number)
+    this.cache.putHistory('eth_getBlockByNumber', [n, false], fetched.block)
+    const raw = await fetched.rawHeader.catch(() => undefined)
+    if (raw !== undefined) this.cache.putHistory(RAW_HEADER, [n], raw === null ? null : toHex(raw))
   }
 
   /** The block of hash `hash` if the remote has it at or below the fork block, else null. */
@@ -129,7 +144,7 @@ export class ForkHistory {
    */
   async rawHeaderByNumber(n: bigint): Promise<Uint8Array | null> {
     if (n < 0n || n > this.point.number) return null
-    const hex = await this.cached('ext_getRawBlockHeaderByNumber', [quantity(n)], async () => {
+    const hex = await this.cached(RAW_HEADER, [quantity(n)], async () => {
       const raw = await this.remote.rawHeaderByNumber(n)
       if (raw === undefined)
         throw new RemoteDataError('fork remote serves no raw-header method (ext_/rsk_getRawBlockHeaderByNumber)')

@@ -14,12 +14,12 @@ import type { BlockRecord, HeaderFields } from '../types/records.js'
 import { fromHex, toKey } from '../util/bytes.js'
 import { defaultForkCacheDir, ForkCache } from './fork-cache.js'
 import { ForkHistory } from './fork-history.js'
-import { resolveForkPoint, type ForkPoint } from './fork-point.js'
+import { findForkPoint, type ForkPoint } from './fork-point.js'
 import { ForkedStateSource } from './forked-state-source.js'
 import { RemoteClient } from './remote-client.js'
 import type { RemoteJson } from './remote-node.js'
 import { RemoteNode } from './remote-node.js'
-import { remascReads } from './remasc-reads.js'
+import { remascProcessedBlock, remascReads } from './remasc-reads.js'
 
 /** How to fork (`--fork-*` options; `createNode({ fork })`). Times in milliseconds. */
 export interface ForkOptions {
@@ -61,6 +61,7 @@ export interface OpenFork {
   chain: ChainFork
   client: RemoteClient
   remote: RemoteNode
+  /** The cache, whose disk database may still be opening (`cache.ready`: the node awaits it before it serves). */
   cache: ForkCache
   source: ForkedStateSource
   history: ForkHistory
@@ -69,7 +70,8 @@ export interface OpenFork {
 }
 
 /**
- * Connects to the remote, resolves the fork block, opens its cache and reads the fork block's header.
+ * Connects to the remote, resolves the fork block, starts opening its cache (`cache.ready`) and reads the fork block's
+ * header.
  * @throws InvalidArgumentError (-32602) for a bad URL or block number, or a remote of a chain id other than 30,
  *   31 or 33 (docs/architecture.md#forking: only their consensus rules are known)
  * @throws ForkRemoteError (-32000) when the remote cannot answer or serves what the fork needs badly
@@ -94,7 +96,8 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
     const remote = new RemoteNode(client)
     const cacheDir = opts.cache === false ? undefined : (opts.cache ?? defaultForkCacheDir())
     const blockNumber = opts.blockNumber === undefined ? undefined : BigInt(opts.blockNumber)
-    const point = await resolveForkPoint(remote, { url: opts.url, blockNumber, cacheDir })
+    const found = await findForkPoint(remote, { url: opts.url, blockNumber, cacheDir })
+    const { point } = found
     const network = forkNetwork(point.chainId)
     let rules: Activations
     try {
@@ -102,11 +105,19 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
     } catch (err) {
       throw new InvalidArgumentError(`fork activations: ${(err as Error).message}`)
     }
-    const cache = await ForkCache.open({ dir: cacheDir, chainId: point.chainId, forkBlockHash: point.hash })
+    // the remote is asked what follows while the disk cache opens (a new cache's reads miss at once)
+    const cache = ForkCache.opening({ dir: cacheDir, chainId: point.chainId, forkBlockHash: point.hash })
     const source = new ForkedStateSource(remote, cache, point.number)
     const history = new ForkHistory(remote, cache, point)
+    // the first local block's Remasc execution reads these one by one, and the remote block it processes: asked
+    // now instead, in the background (the fork block's checks and the chain's set-up do not wait for them)
+    const remasc = remascReads(network)
+    void source.prefetch(remasc.accounts, remasc.cells).catch(() => undefined)
+    const processed = remascProcessedBlock(network, point.number + 1n)
+    if (processed !== undefined) void history.blockReadingAhead(processed).catch(() => undefined)
     let block: BlockRecord
     try {
+      if (found.fetched !== undefined) await history.adopt(found.fetched)
       const [header, json] = await Promise.all([
         history.forkHeader((n) => rules.headerRulesAt(n)),
         history.blockByNumber(point.number, false),
@@ -136,9 +147,6 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
         return { hash: fromHex(b.hash), coinbase: fromHex(b.miner), paidFees: quantityField(b, 'paidFees') }
       },
     }
-    // the first local block's Remasc execution reads these one by one: one batch request now instead
-    const remasc = remascReads(network)
-    void source.prefetch(remasc.accounts, remasc.cells).catch(() => undefined)
     return {
       network,
       rules,

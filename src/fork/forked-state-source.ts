@@ -51,15 +51,7 @@ export class ForkedStateSource implements ForkStateSource {
    * @throws RemoteUnavailableError, RemoteCallError, RemoteProtocolError (ForkRemoteError, JSON-RPC -32000)
    */
   account(address: Uint8Array): ForkAccount | Promise<ForkAccount> {
-    const hit = this.cache.peekAccount(address)
-    if (hit !== undefined) return hit
-    const key = toKey(address)
-    let p = this.accountsInFlight.get(key)
-    if (p === undefined) {
-      p = this.fetchAccount(address).finally(() => this.accountsInFlight.delete(key))
-      this.accountsInFlight.set(key, p)
-    }
-    return p
+    return this.accountAfter(address, undefined)
   }
 
   /**
@@ -69,23 +61,15 @@ export class ForkedStateSource implements ForkStateSource {
    *   cell needs the storage-bytes method and the remote does not serve it (all ForkRemoteError, JSON-RPC -32000)
    */
   storage(address: Uint8Array, slot: Uint8Array): Uint8Array | Promise<Uint8Array> {
-    const hit = this.cache.peekCell(address, slot)
-    if (hit !== undefined) return hit
-    const key = `${toKey(address)}:${toKey(slot)}`
-    const known = this.unreadable.get(key)
-    if (known !== undefined) return Promise.reject(known)
-    let p = this.cellsInFlight.get(key)
-    if (p === undefined) {
-      p = this.fetchCell(address, slot).finally(() => this.cellsInFlight.delete(key))
-      this.cellsInFlight.set(key, p)
-    }
-    return p
+    return this.storageAfter(address, slot, undefined)
   }
 
   /**
    * Fetches the given accounts and cells that are not at hand, all at once, so that they share batch requests
    * (for example a transaction's sender, recipient and the block's coinbase before it runs: one round trip
-   * instead of one per account).
+   * instead of one per account). The disk cache is read first for all of them; what it lacks is then asked of
+   * the remote in one turn (disk reads answer one by one, and calls made in different turns go out in different
+   * batch requests).
    * @param accounts 20-byte addresses
    * @param cells (address, 32-byte slot) pairs
    * @throws as {@link account} and {@link storage}
@@ -94,11 +78,64 @@ export class ForkedStateSource implements ForkStateSource {
     accounts: readonly Uint8Array[],
     cells: ReadonlyArray<readonly [Uint8Array, Uint8Array]> = [],
   ): Promise<void> {
-    await Promise.all([...accounts.map((a) => this.account(a)), ...cells.map(([a, s]) => this.storage(a, s))])
+    // the keys this call starts fetches for, each once (a block's senders and recipients repeat)
+    const newAccounts = new Map<string, Uint8Array>()
+    for (const a of accounts) {
+      const key = toKey(a)
+      if (this.cache.peekAccount(a) === undefined && !this.accountsInFlight.has(key)) newAccounts.set(key, a)
+    }
+    const newCells = new Map<string, readonly [Uint8Array, Uint8Array]>()
+    for (const [a, slot] of cells) {
+      const key = `${toKey(a)}:${toKey(slot)}`
+      if (this.cache.peekCell(a, slot) === undefined && !this.cellsInFlight.has(key) && !this.unreadable.has(key))
+        newCells.set(key, [a, slot])
+    }
+    const disk = new Barrier(newAccounts.size + newCells.size)
+    const started = [
+      ...[...newAccounts.values()].map((a) => this.accountAfter(a, disk)),
+      ...[...newCells.values()].map(([a, s]) => this.storageAfter(a, s, disk)),
+    ]
+    await Promise.all([
+      ...accounts.map((a) => this.account(a)),
+      ...cells.map(([a, s]) => this.storage(a, s)),
+      ...started,
+    ])
   }
 
-  private async fetchAccount(address: Uint8Array): Promise<ForkAccount> {
-    const cached = await this.cache.loadAccount(address)
+  /** {@link account}; a fetch it starts asks the remote once `disk` has passed (undefined: at once). */
+  private accountAfter(address: Uint8Array, disk: Barrier | undefined): ForkAccount | Promise<ForkAccount> {
+    const hit = this.cache.peekAccount(address)
+    if (hit !== undefined) return hit
+    const key = toKey(address)
+    let p = this.accountsInFlight.get(key)
+    if (p === undefined) {
+      p = this.fetchAccount(address, disk).finally(() => this.accountsInFlight.delete(key))
+      this.accountsInFlight.set(key, p)
+    }
+    return p
+  }
+
+  /** {@link storage}; a fetch it starts asks the remote once `disk` has passed (undefined: at once). */
+  private storageAfter(
+    address: Uint8Array,
+    slot: Uint8Array,
+    disk: Barrier | undefined,
+  ): Uint8Array | Promise<Uint8Array> {
+    const hit = this.cache.peekCell(address, slot)
+    if (hit !== undefined) return hit
+    const key = `${toKey(address)}:${toKey(slot)}`
+    const known = this.unreadable.get(key)
+    if (known !== undefined) return Promise.reject(known)
+    let p = this.cellsInFlight.get(key)
+    if (p === undefined) {
+      p = this.fetchCell(address, slot, disk).finally(() => this.cellsInFlight.delete(key))
+      this.cellsInFlight.set(key, p)
+    }
+    return p
+  }
+
+  private async fetchAccount(address: Uint8Array, disk: Barrier | undefined): Promise<ForkAccount> {
+    const cached = await this.afterDisk(this.cache.loadAccount(address), disk)
     if (cached !== undefined) return cached
     const n = this.blockNumber
     const [balance, nonce, code] = await Promise.all([
@@ -112,8 +149,8 @@ export class ForkedStateSource implements ForkStateSource {
     return account
   }
 
-  private async fetchCell(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
-    const cached = await this.cache.loadCell(address, slot)
+  private async fetchCell(address: Uint8Array, slot: Uint8Array, disk: Barrier | undefined): Promise<Uint8Array> {
+    const cached = await this.afterDisk(this.cache.loadCell(address, slot), disk)
     if (cached !== undefined) return cached
     const value = isNativeContract(address)
       ? await this.nativeCell(address, slot)
@@ -121,6 +158,15 @@ export class ForkedStateSource implements ForkStateSource {
     this.stats.cellsFetched++
     this.cache.putCell(address, slot, value)
     return value
+  }
+
+  /** The disk read `load`, once `disk` has passed (it counts this read as arrived even when it failed). */
+  private async afterDisk<T>(load: Promise<T>, disk: Barrier | undefined): Promise<T> {
+    try {
+      return await load
+    } finally {
+      await disk?.arrive()
+    }
   }
 
   /** A native contract's cell: the storage-bytes method, else eth_getStorageAt for cells that fit a word. */
@@ -140,5 +186,23 @@ export class ForkedStateSource implements ForkStateSource {
       this.unreadable.set(`${toKey(address)}:${toKey(slot)}`, err)
       throw err
     }
+  }
+}
+
+/** Passed once `count` fetches have arrived (read the disk cache): they then ask the remote in the same turn. */
+class Barrier {
+  private left: number
+  private open!: () => void
+  private readonly passed = new Promise<void>((resolve) => (this.open = resolve))
+
+  constructor(count: number) {
+    this.left = count
+    if (count <= 0) this.open()
+  }
+
+  /** Counts one arrival; resolves when all have arrived. */
+  arrive(): Promise<void> {
+    if (--this.left === 0) this.open()
+    return this.passed
   }
 }

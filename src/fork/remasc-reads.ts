@@ -3,8 +3,9 @@
  * Remasc contract's account and storage cells, the Bridge's federation cells (which federation is paid,
  * docs/reference-rules.md#rule-bridge-federation), and the payees known before any block runs (RSK Labs and the
  * genesis federators). The execution reads them one after another, one round trip each (some twenty on network
- * 30); a fork asks for them together when it opens instead (src/fork/fork-setup.ts). An elected federation's
- * members are read together when they are first paid (`RemascRepository.preparePayees`).
+ * 30); a fork asks for them together when it opens instead (src/fork/fork-setup.ts), and reads ahead the remote
+ * blocks its first local blocks process. An elected federation's members are read together when they are first
+ * paid (`RemascRepository.preparePayees`).
  */
 import { bytesEqual, fromHex } from '../util/bytes.js'
 import { dataWordFromString, GENESIS_FEDERATORS, REMASC_ADDRESS, REMASC_CONFIGS, REMASC_KEYS } from '../rsk/remasc.js'
@@ -14,6 +15,15 @@ const BRIDGE = fromHex('0000000000000000000000000000000001000006')
 
 /** The Bridge's federation cells (rskj FederationStorageIndexKey; src/execution/native/federation-storage.ts). */
 const FEDERATION_CELLS = ['newFederation', 'newFederationFormatVersion', 'oldFederation', 'oldFederationFormatVersion']
+
+/**
+ * The remote block whose fees the Remasc execution of local block `blockNumber` processes (its number minus the
+ * network's maturity, src/rsk/remasc.ts), or undefined when it processes none (below block 1).
+ */
+export function remascProcessedBlock(network: 30 | 31 | 33, blockNumber: bigint): bigint | undefined {
+  const n = blockNumber - REMASC_CONFIGS[network].maturity
+  return n >= 1n ? n : undefined
+}
 
 /**
  * The accounts (20-byte addresses) and storage cells (address, 32-byte key) a block's Remasc execution may read on

@@ -6,8 +6,9 @@
  * errors, and a short cool-down after the remote was found gone, during which calls fail at once instead of
  * waiting for retries again. What the remote serves and how it is asked: docs/reference-rules.md#rule-fork-remote.
  *
- * HTTP is Node's own `fetch` (undici, keep-alive connections).
+ * HTTP is node:http / node:https with keep-alive connections (./http-post.ts).
  */
+import { HttpPoster, PostError } from './http-post.js'
 import { RateLimiter, Semaphore } from './pacing.js'
 import { RemoteCallError, remoteOrigin, RemoteProtocolError, RemoteUnavailableError } from './remote-errors.js'
 
@@ -85,6 +86,8 @@ export class RemoteClient {
   private downReason = ''
   private nextId = 1
   private readonly stop = new AbortController()
+  private poster: HttpPoster
+  private readonly concurrency: number
 
   /** @throws Error on an URL that is not http(s) or an option out of range */
   constructor(opts: RemoteClientOptions) {
@@ -99,7 +102,9 @@ export class RemoteClient {
     this.backoffMs = nonNegative('backoffMs', opts.backoffMs ?? 250)
     this.maxBackoffMs = nonNegative('maxBackoffMs', opts.maxBackoffMs ?? 10_000)
     this.cooldownMs = nonNegative('cooldownMs', opts.cooldownMs ?? 2_000)
-    this.slots = new Semaphore(opts.concurrency ?? 8)
+    this.concurrency = opts.concurrency ?? 8
+    this.slots = new Semaphore(this.concurrency)
+    this.poster = new HttpPoster(opts.url, this.concurrency)
     this.limiter = opts.requestsPerSecond === undefined ? undefined : new RateLimiter(opts.requestsPerSecond)
     const batch = opts.maxBatchSize ?? MAX_BATCH_SIZE
     if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH_SIZE)
@@ -131,6 +136,10 @@ export class RemoteClient {
     const u = new URL(url)
     if (u.protocol !== 'http:' && u.protocol !== 'https:')
       throw new Error(`fork URL must be http(s), got ${u.protocol}`)
+    if (u.protocol !== new URL(this.url).protocol) {
+      this.poster.close()
+      this.poster = new HttpPoster(url, this.concurrency)
+    }
     this.url = url
     this.origin = remoteOrigin(url)
     this.downUntil = 0
@@ -141,6 +150,7 @@ export class RemoteClient {
     if (this.closed) return
     this.closed = true
     this.stop.abort()
+    this.poster.close()
     const queued = this.queue
     this.queue = []
     for (const p of queued) p.reject(new RemoteUnavailableError(this.origin, 'the fork client is closed', 0))
@@ -196,24 +206,22 @@ export class RemoteClient {
     const envelopes = batch.map((p) => ({ jsonrpc: '2.0', id: this.nextId++, method: p.method, params: p.params }))
     const ids = envelopes.map((e) => e.id)
     this.stats.httpRequests++
-    const signal = AbortSignal.any([this.stop.signal, AbortSignal.timeout(this.timeoutMs)])
     let status: number
     let text: string
     let retryAfter: string | null
     try {
-      const res = await fetch(this.url, {
-        method: 'POST',
-        headers: this.headers,
-        body: JSON.stringify(envelopes.length === 1 ? envelopes[0] : envelopes),
-        signal,
-      })
-      status = res.status
-      retryAfter = res.headers.get('retry-after')
-      text = await res.text()
+      const body = JSON.stringify(envelopes.length === 1 ? envelopes[0] : envelopes)
+      ;({ status, text, retryAfter } = await this.poster.post(
+        this.url,
+        body,
+        this.headers,
+        this.timeoutMs,
+        this.stop.signal,
+      ))
     } catch (e) {
       if (this.closed)
         return { kind: 'fail', error: new RemoteUnavailableError(this.origin, 'the fork client is closed', 0) }
-      return { kind: 'retry', reason: describeFetchError(e, this.timeoutMs) }
+      return { kind: 'retry', reason: describePostError(e, this.timeoutMs) }
     }
     if (status === 429 || status >= 500) {
       return { kind: 'retry', reason: `HTTP ${status}`, retryAfterMs: parseRetryAfter(retryAfter) }
@@ -286,27 +294,23 @@ export class RemoteClient {
   }
 }
 
-/** Words for what a failed `fetch` saw: timeout, refused or reset connection, unknown host. */
-function describeFetchError(e: unknown, timeoutMs: number): string {
-  const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string } }
-  if (err.name === 'TimeoutError') return `no answer within ${timeoutMs} ms`
-  const code = err.cause?.code
+/** Words for what a failed request saw: timeout, refused or reset connection, unknown host. */
+function describePostError(e: unknown, timeoutMs: number): string {
+  const code = e instanceof PostError ? e.code : (e as { code?: string }).code
   switch (code) {
+    case 'timeout':
+    case 'ETIMEDOUT':
+      return `no answer within ${timeoutMs} ms`
     case 'ECONNREFUSED':
       return 'connection refused'
     case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
     case 'EPIPE':
       return 'connection reset'
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return 'host not found'
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-    case 'ETIMEDOUT':
-      return `no answer within ${timeoutMs} ms`
   }
-  return err.cause?.message ?? err.message ?? String(e)
+  return (e as Error).message ?? String(e)
 }
 
 /** `Retry-After` as milliseconds (seconds or an HTTP date), undefined when absent or unreadable. */

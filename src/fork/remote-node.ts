@@ -148,7 +148,8 @@ export class RemoteNode {
   }
 
   /**
-   * Calls a method of the chain-specific module under the first name the remote serves (found once per method).
+   * Calls a method of the chain-specific module under the first name the remote serves (found once per method, by
+   * asking all the names in one batch).
    * @returns the full method name and its result, or undefined when no name is served
    */
   private async ext(suffix: string, params: unknown[]): Promise<{ method: string; value: unknown } | undefined> {
@@ -157,16 +158,20 @@ export class RemoteNode {
     if (known !== undefined) return { method: known + suffix, value: await this.client.call(known + suffix, params) }
     let probe = this.extProbing.get(suffix)
     if (probe === undefined) {
-      // the first caller tries the names in turn; callers arriving meanwhile wait for its finding
+      // the first caller asks every name at once (one batch: a remote serving only a later name costs no extra round
+      // trip) and takes the first served, in order; callers arriving meanwhile wait for its finding
       let first: { method: string; value: unknown } | undefined
       probe = (async () => {
-        for (const prefix of this.extPrefixes) {
-          try {
-            first = { method: prefix + suffix, value: await this.client.call(prefix + suffix, params) }
-            return prefix
-          } catch (e) {
-            if (!(e instanceof RemoteCallError && e.remoteCode === METHOD_NOT_FOUND)) throw e
+        const answers = await Promise.allSettled(
+          this.extPrefixes.map((prefix) => this.client.call(prefix + suffix, params)),
+        )
+        for (const [i, a] of answers.entries()) {
+          if (a.status === 'fulfilled') {
+            first = { method: this.extPrefixes[i]! + suffix, value: a.value }
+            return this.extPrefixes[i]!
           }
+          const e: unknown = a.reason
+          if (!(e instanceof RemoteCallError && e.remoteCode === METHOD_NOT_FOUND)) throw e
         }
         return null
       })()

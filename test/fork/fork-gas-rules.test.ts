@@ -7,8 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
-import { COW, rpc, startNode } from '../helpers/node.js'
-import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
+import { COW, rpc } from '../helpers/node.js'
+import { closeForkTest, startFork, startForkRemote } from '../helpers/fork.js'
+import type { RskjProxy } from '../helpers/rskj-proxy.js'
 
 let remote: Node
 let proxy: RskjProxy
@@ -35,17 +36,12 @@ async function send(tx: Record<string, string>): Promise<Receipt> {
 }
 
 beforeAll(async () => {
-  remote = await startNode()
-  proxy = await startRskjProxy({ upstream: remote.url, chainId: 31 })
-  fork = await startNode({
-    fork: { url: proxy.url, blockNumber: 0, cache: false, retries: 0, timeoutMs: 5_000, activations: OVERRIDES },
-  })
+  ;({ node: remote, proxy } = await startForkRemote({ chainId: 31 }))
+  fork = await startFork(proxy.url, { activations: OVERRIDES })
 })
 
 afterAll(async () => {
-  await fork?.close()
-  await proxy?.close()
-  await remote?.close()
+  await closeForkTest(fork, proxy, remote)
 })
 
 describe('a fork of network 31 prices calldata and init code with the rules at each height', () => {

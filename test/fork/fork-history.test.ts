@@ -8,7 +8,12 @@ import { Interface } from 'ethers'
 import { Token } from '../../fixtures/index.js'
 import { ForkCache } from '../../src/fork/fork-cache.js'
 import { ForkHistory, READ_AHEAD_BLOCKS } from '../../src/fork/fork-history.js'
-import { DEFAULT_FORK_CONFIRMATIONS, resolveForkPoint, type ForkPoint } from '../../src/fork/fork-point.js'
+import {
+  DEFAULT_FORK_CONFIRMATIONS,
+  findForkPoint,
+  resolveForkPoint,
+  type ForkPoint,
+} from '../../src/fork/fork-point.js'
 import { InvalidArgumentError } from '../../src/errors/domain-errors.js'
 import { RemoteClient } from '../../src/fork/remote-client.js'
 import { RemoteNode } from '../../src/fork/remote-node.js'
@@ -136,6 +141,20 @@ describe('ForkHistory', () => {
 })
 
 describe('resolveForkPoint', () => {
+  it('finds an explicit fork block, its hash and raw header in one request, which the history then answers', async () => {
+    const remote = new RemoteNode(new RemoteClient({ url: proxy.url }))
+    proxy.resetCounts()
+    const found = await findForkPoint(remote, { url: proxy.url, blockNumber: point.number })
+    expect(found.point).toEqual(point)
+    expect(found.fetched?.block.hash).toBe(toHex(point.hash))
+    expect(proxy.httpRequests()).toBe(1)
+    const h = new ForkHistory(remote, await ForkCache.open({ chainId: 33n, forkBlockHash: point.hash }), point)
+    await h.adopt(found.fetched!)
+    expect((await h.forkHeader()).number).toBe(point.number)
+    expect((await h.blockByNumber(point.number, false))?.hash).toBe(toHex(point.hash))
+    expect(proxy.httpRequests()).toBe(1)
+  })
+
   it('picks the head minus the confirmations by default, counts back from the head for a negative number', async () => {
     const remote = new RemoteNode(new RemoteClient({ url: proxy.url }))
     expect((await resolveForkPoint(remote, { url: proxy.url, confirmations: 1000n })).number).toBe(0n)

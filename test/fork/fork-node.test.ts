@@ -15,6 +15,7 @@ import type { Node } from '../../src/index.js'
 import { killStartedClis, runCli } from '../helpers/cli.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
 import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
+import { closeForkTest, startFork, startForkRemote, tempCacheDir } from '../helpers/fork.js'
 
 let remote: Node
 let proxy: RskjProxy
@@ -35,8 +36,8 @@ async function balanceOf(url: string, who: string, block = 'latest'): Promise<bi
 }
 
 beforeAll(async () => {
-  remote = await startNode()
-  cacheRoot = await mkdtemp(join(tmpdir(), 'node-cli-fork-node-'))
+  ;({ node: remote, proxy } = await startForkRemote())
+  cacheRoot = await tempCacheDir('fork-node')
   const args = AbiCoder.defaultAbiCoder().encode(['string', 'string', 'uint256'], ['Test', 'TST', 1_000_000n])
   const deploy = await rpc<string>(remote.url, 'eth_sendTransaction', [
     { from: COW.address, data: Token.bytecode + args.slice(2), gas: '0x2dc6c0' },
@@ -53,18 +54,12 @@ beforeAll(async () => {
   await rpc(remote.url, 'eth_sendTransaction', [
     { from: COW.address, to: token, data: iface.encodeFunctionData('transfer', [COW1.address, 7n]), gas: '0x30d40' },
   ])
-  proxy = await startRskjProxy({ upstream: remote.url })
-  fork = await startNode({
-    fork: { url: proxy.url, blockNumber: forkNumber, cache: cacheRoot, retries: 0, timeoutMs: 5_000 },
-  })
+  fork = await startFork(proxy.url, { blockNumber: forkNumber, cache: cacheRoot })
 })
 
 afterAll(async () => {
   killStartedClis()
-  await fork?.close()
-  await proxy?.close()
-  await remote?.close()
-  if (cacheRoot) await rm(cacheRoot, { recursive: true, force: true })
+  await closeForkTest(fork, proxy, remote, cacheRoot)
 })
 
 describe('a forked node at the fork block', () => {

@@ -4,12 +4,12 @@
  * same remote, an unreachable remote (-32000, the chain stays), a remote of another chain id (-32602), no
  * `forking` (a plain local chain, as Anvil does) and back; each fork block cached under its own hash.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
-import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
+import { closeForkTest, startFork, startForkRemote, tempCacheDir } from '../helpers/fork.js'
+import { COW, COW1, rpc, rpcError } from '../helpers/node.js'
 import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
 
 let remoteA: Node
@@ -35,9 +35,9 @@ async function hashAt(url: string, n: bigint): Promise<string> {
 }
 
 beforeAll(async () => {
-  cacheRoot = await mkdtemp(join(tmpdir(), 'node-cli-fork-reset-'))
-  remoteA = await startNode()
-  remoteB = await startNode()
+  cacheRoot = await tempCacheDir('fork-reset')
+  ;({ node: remoteA, proxy: proxyA } = await startForkRemote())
+  ;({ node: remoteB, proxy: proxyB } = await startForkRemote())
   await rpc(remoteA.url, 'eth_sendTransaction', [{ from: COW.address, to: ALICE, value: hex(10n ** 18n) }])
   await rpc(remoteA.url, 'evm_mine', [{ blocks: '0x3' }])
   forkA = await head(remoteA.url)
@@ -45,20 +45,11 @@ beforeAll(async () => {
   await rpc(remoteB.url, 'eth_sendTransaction', [{ from: COW1.address, to: BOB, value: hex(7n * 10n ** 18n) }])
   await rpc(remoteB.url, 'evm_mine', [{ blocks: '0x2' }])
   forkB = await head(remoteB.url)
-  proxyA = await startRskjProxy({ upstream: remoteA.url })
-  proxyB = await startRskjProxy({ upstream: remoteB.url })
-  fork = await startNode({
-    fork: { url: proxyA.url, blockNumber: forkA, cache: cacheRoot, retries: 0, timeoutMs: 5_000 },
-  })
+  fork = await startFork(proxyA.url, { blockNumber: forkA, cache: cacheRoot })
 })
 
 afterAll(async () => {
-  await fork?.close()
-  await proxyA?.close()
-  await proxyB?.close()
-  await remoteA?.close()
-  await remoteB?.close()
-  if (cacheRoot) await rm(cacheRoot, { recursive: true, force: true })
+  await closeForkTest(fork, proxyA, proxyB, remoteA, remoteB, cacheRoot)
 })
 
 describe('anvil_reset / hardhat_reset with forking', () => {

@@ -11,8 +11,9 @@ import { activationsFor, NETWORK_UPGRADES, upgradeHeight } from '../../src/rsk/a
 import { headerHash } from '../../src/rsk/header.js'
 import { decodeHeader } from '../../src/rsk/header-decode.js'
 import { fromHex, toHex } from '../../src/util/bytes.js'
-import { COW, COW1, rpc, startNode } from '../helpers/node.js'
-import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
+import { COW, COW1, rpc } from '../helpers/node.js'
+import { closeForkTest, startFork, startForkRemote } from '../helpers/fork.js'
+import type { RskjProxy } from '../helpers/rskj-proxy.js'
 
 let remote: Node
 let proxy: RskjProxy
@@ -23,17 +24,12 @@ for (const u of NETWORK_UPGRADES) if (upgradeHeight(30, u) !== undefined) OVERRI
 const rules = activationsFor(30, OVERRIDES)
 
 beforeAll(async () => {
-  remote = await startNode()
-  proxy = await startRskjProxy({ upstream: remote.url, chainId: 30 })
-  fork = await startNode({
-    fork: { url: proxy.url, blockNumber: 0, cache: false, retries: 0, timeoutMs: 5_000, activations: OVERRIDES },
-  })
+  ;({ node: remote, proxy } = await startForkRemote({ chainId: 30 }))
+  fork = await startFork(proxy.url, { activations: OVERRIDES })
 })
 
 afterAll(async () => {
-  await fork?.close()
-  await proxy?.close()
-  await remote?.close()
+  await closeForkTest(fork, proxy, remote)
 })
 
 describe('a fork of network 30 mines as mainnet', () => {

@@ -13,8 +13,9 @@ import { decodeHeader } from '../../src/rsk/header-decode.js'
 import { fromHex, toHex } from '../../src/util/bytes.js'
 import { killStartedClis, runCli } from '../helpers/cli.js'
 import { InvalidArgumentError } from '../../src/errors/domain-errors.js'
-import { COW, rpc, startNode } from '../helpers/node.js'
-import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
+import { COW, rpc } from '../helpers/node.js'
+import { closeForkTest, startFork, startForkRemote } from '../helpers/fork.js'
+import type { RskjProxy } from '../helpers/rskj-proxy.js'
 
 let remote: Node
 let proxy: RskjProxy
@@ -44,18 +45,13 @@ async function rawHeader(n: number): Promise<Uint8Array> {
 }
 
 beforeAll(async () => {
-  remote = await startNode()
-  proxy = await startRskjProxy({ upstream: remote.url, chainId: 31 })
-  fork = await startNode({
-    fork: { url: proxy.url, blockNumber: 0, cache: false, retries: 0, timeoutMs: 5_000, activations: OVERRIDES },
-  })
+  ;({ node: remote, proxy } = await startForkRemote({ chainId: 31 }))
+  fork = await startFork(proxy.url, { activations: OVERRIDES })
 })
 
 afterAll(async () => {
   killStartedClis()
-  await fork?.close()
-  await proxy?.close()
-  await remote?.close()
+  await closeForkTest(fork, proxy, remote)
 })
 
 describe('a fork of network 31 runs testnet rules at its heights', () => {

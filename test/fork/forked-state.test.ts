@@ -203,6 +203,14 @@ describe('local writes over the remote state', () => {
     expect(source.stats).toEqual({ accountsFetched: 3, cellsFetched: 2 })
   })
 
+  it('prefetches keys named more than once (a block of several transactions from one sender) once', async () => {
+    const { source, client } = await forked()
+    const cell: [Uint8Array, Uint8Array] = [token.bytes, balanceSlot(COW_A)]
+    await source.prefetch([COW_A.bytes, token.bytes, COW_A.bytes, token.bytes], [cell, cell])
+    expect(client.stats.httpRequests).toBe(1)
+    expect(source.stats).toEqual({ accountsFetched: 2, cellsFetched: 1 })
+  })
+
   it('keeps a cell zeroed locally at zero, in its own state only', async () => {
     const { sm } = await forked()
     const slot = balanceSlot(COW1_A)
