@@ -23,7 +23,7 @@
  *   10 000 000 is 00 98 96 80; the genesis strips leading zeros).
  * - A single 0x00 byte is emitted raw (standard RLP for bytes < 0x80).
  */
-import { bytesToBigInt, concat, heapBytes, tempBytes, type Allocator } from '../util/bytes.js'
+import { bytesToBigInt, concat, fromHex, heapBytes, tempBytes, type Allocator } from '../util/bytes.js'
 import { createHash } from 'node:crypto'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from '../crypto/keccak.js'
@@ -91,9 +91,16 @@ export function unsignedBytes(value: bigint | number): Uint8Array {
   const v = BigInt(value)
   if (v < 0n) throw new Error('unsignedBytes: negative value')
   if (v === 0n) return new Uint8Array(0)
-  let hex = v.toString(16)
-  if (hex.length % 2) hex = '0' + hex
-  return Uint8Array.from(Buffer.from(hex, 'hex'))
+  if (v <= 0xffffffffffffn) {
+    // (most values: nonces, gas, small balances; byte by byte without a hex string)
+    let n = Number(v)
+    let length = 0
+    for (let m = n; m > 0; m = Math.floor(m / 256)) length++
+    const out = new Uint8Array(length)
+    for (let i = length - 1; i >= 0; i--, n = Math.floor(n / 256)) out[i] = n % 256
+    return out
+  }
+  return fromHex(v.toString(16))
 }
 
 /**
