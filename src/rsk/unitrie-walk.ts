@@ -24,12 +24,35 @@ const NONE = new Uint8Array(0)
 const SIDES_RIGHT_FIRST = [1, 0] as const
 
 /**
+ * One entry of a walk ({@link unitrieEntryViews}), as views valid until the walk goes on: the key is bytes
+ * [0, keyLength) of `key`, the value bytes [valueStart, valueEnd) of `value`. Do not mutate them.
+ */
+export interface EntryView {
+  key: Uint8Array
+  keyLength: number
+  value: Uint8Array
+  valueStart: number
+  valueEnd: number
+}
+
+/**
  * The (key, value) pairs of `trie` in ascending key order, as {@link Unitrie.entries} yields them (keys that
  * are whole bytes), each key and value a fresh copy.
  * @throws Error when a node or long value is missing from the store
  */
 export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
+  for (const e of unitrieEntryViews(trie))
+    yield [e.key.slice(0, e.keyLength), e.value.slice(e.valueStart, e.valueEnd)]
+}
+
+/**
+ * {@link unitrieEntries} without copies: one {@link EntryView} object, updated for each entry (a walk over a
+ * whole state copies nothing; the caller copies what it keeps).
+ * @throws Error when a node or long value is missing from the store
+ */
+export function* unitrieEntryViews(trie: Unitrie): Generator<EntryView> {
   if (!trie.root) return
+  const view: EntryView = { key: NONE, keyLength: 0, value: NONE, valueStart: 0, valueEnd: 0 }
   let key: Uint8Array = new Uint8Array(64)
   const setBit = (d: number, bit: number): void => {
     key = setPackedBit(key, d, bit)
@@ -84,7 +107,15 @@ export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
     if (n) {
       const path = n.path
       for (let i = 0; i < path.length; i++) setBit(d++, path[i]!)
-      if (n.valueLength > 0 && (d & 7) === 0) yield [key.slice(0, d >> 3), n.getValue()!.slice()]
+      if (n.valueLength > 0 && (d & 7) === 0) {
+        const v = n.getValue()!
+        view.key = key
+        view.keyLength = d >> 3
+        view.value = v
+        view.valueStart = 0
+        view.valueEnd = v.length
+        yield view
+      }
       for (const b of SIDES_RIGHT_FIRST) {
         const ref = n.childRef(b)
         if (ref === undefined) continue
@@ -138,13 +169,22 @@ export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
       pos = rightEnd > 0 ? rightEnd : pos + 32
     }
     if (hasLeft || hasRight) pos = readVarInt(m, pos)[1]
-    let value: Uint8Array | undefined
-    if (flags & FLAG_LONG_VALUE) {
-      const long = store?.get(m.subarray(pos, pos + 32))
-      if (!long) throw new Error('Unitrie: long value not in the store')
-      value = long.slice()
-    } else if (pos < end) value = m.slice(pos, end)
-    if (value !== undefined && (d & 7) === 0) yield [key.slice(0, d >> 3), value]
+    if ((d & 7) === 0 && (pos < end || flags & FLAG_LONG_VALUE)) {
+      view.key = key
+      view.keyLength = d >> 3
+      if (flags & FLAG_LONG_VALUE) {
+        const long = store?.get(m.subarray(pos, pos + 32))
+        if (!long) throw new Error('Unitrie: long value not in the store')
+        view.value = long
+        view.valueStart = 0
+        view.valueEnd = long.length
+      } else {
+        view.value = m
+        view.valueStart = pos
+        view.valueEnd = end
+      }
+      yield view
+    }
     // right first: the left child is visited next
     if (hasRight) {
       if (rightEnd > 0) push(undefined, m, rightAt, rightEnd, store, d, 1)
