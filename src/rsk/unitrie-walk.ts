@@ -41,8 +41,7 @@ export interface EntryView {
  * @throws Error when a node or long value is missing from the store
  */
 export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
-  for (const e of unitrieEntryViews(trie))
-    yield [e.key.slice(0, e.keyLength), e.value.slice(e.valueStart, e.valueEnd)]
+  for (const e of unitrieEntryViews(trie)) yield [e.key.slice(0, e.keyLength), e.value.slice(e.valueStart, e.valueEnd)]
 }
 
 /**

@@ -127,7 +127,10 @@ export function* writeAccounts(trie: Unitrie, out: JsonBytes, rest: DumpRest): G
       if (ve > vs && ve - vs <= 32 && v[vs] !== 0) {
         // the slot: the key's tail, its leading zeros stripped (storageKey); the word: the value, likewise
         if (cells > 0) cellsOut.char(COMMA)
-        cellsOut.quotedWord(k, ACCOUNT_KEY_LENGTH + 11, kl).char(COLON).quotedWord(v, vs, ve)
+        cellsOut
+          .quotedWord(k, ACCOUNT_KEY_LENGTH + 11, kl)
+          .char(COLON)
+          .quotedWord(v, vs, ve)
         cells++
       } else {
         byteCells.push([slotWord(k.slice(ACCOUNT_KEY_LENGTH + 11, kl)), v.slice(vs, ve)])

@@ -72,14 +72,24 @@ export function* stateFileChunks(src: DumpSource): Generator<Uint8Array> {
   out.text(`},"rawEntries":[`)
   let firstRaw = true
   for (const [k, v] of rest.raw) {
-    out.text(firstRaw ? '[' : ',[').quotedHex(k).text(',').quotedHex(v).text(']')
+    out
+      .text(firstRaw ? '[' : ',[')
+      .quotedHex(k)
+      .text(',')
+      .quotedHex(v)
+      .text(']')
     firstRaw = false
     if (out.full) yield out.take()
   }
   out.text('],"blocks":[')
   let firstBlock = true
   for (const b of src.blocks) {
-    out.text(firstBlock ? '[' : ',[').quotedHex(b.rlp).text(',').quotedHex(b.extra).text(']')
+    out
+      .text(firstBlock ? '[' : ',[')
+      .quotedHex(b.rlp)
+      .text(',')
+      .quotedHex(b.extra)
+      .text(']')
     firstBlock = false
     if (out.full) yield out.take()
   }
