@@ -1,6 +1,6 @@
 /**
- * Every entry of a Unitrie in key order, for walks over a whole state (a state file dump): nodes in memory are
- * read as objects, and a subtree known only by hash is read straight from its stored messages (RSKIP107 layout,
+ * The entries of a Unitrie (or of its subtree under a key prefix) in key order: nodes in memory are read as
+ * objects, and a subtree known only by hash is read straight from its stored messages (RSKIP107 layout,
  * docs/reference-rules.md#rule-unitrie-node) — its shared paths copied bit for bit into the key, embedded children
  * read in place — without decoding a node object per node, nor keeping any.
  */
@@ -17,7 +17,6 @@ import {
 } from './unitrie-codec.js'
 import type { TrieNode } from './unitrie-node.js'
 import type { TrieNodeStore } from './unitrie-store.js'
-import type { Unitrie, UnitrieEntry } from './unitrie.js'
 import { ArenaTrieStore } from './trie-arena.js'
 
 const NONE = new Uint8Array(0)
@@ -36,21 +35,16 @@ export interface EntryView {
 }
 
 /**
- * The (key, value) pairs of `trie` in ascending key order, as {@link Unitrie.entries} yields them (keys that
- * are whole bytes), each key and value a fresh copy.
+ * The entries of the subtree `root`, whose keys start with the bits `prefixBits`, in ascending key order (a key
+ * before its extensions), as views: one {@link EntryView} object, updated for each entry, so a walk over a whole
+ * state copies nothing (the caller copies what it keeps). Only keys that are whole bytes are yielded. Serves
+ * Unitrie.entries (with copies) and the state-file dump.
+ * @param root the subtree's node (undefined: an empty trie)
+ * @param prefixBits the key bits above `root` (0/1 each)
  * @throws Error when a node or long value is missing from the store
  */
-export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
-  for (const e of unitrieEntryViews(trie)) yield [e.key.slice(0, e.keyLength), e.value.slice(e.valueStart, e.valueEnd)]
-}
-
-/**
- * {@link unitrieEntries} without copies: one {@link EntryView} object, updated for each entry (a walk over a
- * whole state copies nothing; the caller copies what it keeps).
- * @throws Error when a node or long value is missing from the store
- */
-export function* unitrieEntryViews(trie: Unitrie): Generator<EntryView> {
-  if (!trie.root) return
+export function* unitrieEntryViews(root: TrieNode | undefined, prefixBits: ArrayLike<number> = []): Generator<EntryView> {
+  if (!root) return
   const view: EntryView = { key: NONE, keyLength: 0, value: NONE, valueStart: 0, valueEnd: 0 }
   let key: Uint8Array = new Uint8Array(64)
   const setBit = (d: number, bit: number): void => {
@@ -93,7 +87,8 @@ export function* unitrieEntryViews(trie: Unitrie): Generator<EntryView> {
     }
     throw new Error(`Unitrie: missing node ${Buffer.from(hashes.subarray(at, at + 32)).toString('hex')} in store`)
   }
-  push(trie.root, NONE, 0, 0, undefined, 0, -1)
+  for (let i = 0; i < prefixBits.length; i++) setBit(i, prefixBits[i]!)
+  push(root, NONE, 0, 0, undefined, prefixBits.length, -1)
   while (nodes.length > 0) {
     const n = nodes.pop()
     const m = buffers.pop()!

@@ -77,7 +77,7 @@ export function* writeAccounts(trie: Unitrie, out: JsonBytes, rest: DumpRest): G
     out.quotedHex(code).text(',"storage":{').append(cellsOut).text('}}')
     if (byteCells.length > 0) rest.byteCells.push({ address, cells: byteCells })
   }
-  for (const e of unitrieEntryViews(trie)) {
+  for (const e of unitrieEntryViews(trie.root)) {
     const k = e.key
     const kl = e.keyLength
     const v = e.value
