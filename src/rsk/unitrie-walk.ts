@@ -43,7 +43,10 @@ export interface EntryView {
  * @param prefixBits the key bits above `root` (0/1 each)
  * @throws Error when a node or long value is missing from the store
  */
-export function* unitrieEntryViews(root: TrieNode | undefined, prefixBits: ArrayLike<number> = []): Generator<EntryView> {
+export function* unitrieEntryViews(
+  root: TrieNode | undefined,
+  prefixBits: ArrayLike<number> = [],
+): Generator<EntryView> {
   if (!root) return
   const view: EntryView = { key: NONE, keyLength: 0, value: NONE, valueStart: 0, valueEnd: 0 }
   let key: Uint8Array = new Uint8Array(64)
