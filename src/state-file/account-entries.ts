@@ -16,6 +16,7 @@ import {
   STORAGE_PREFIX,
   storageKeySuffix,
 } from '../rsk/trie-keys.js'
+import { toKey } from '../util/bytes.js'
 import { decodeHexInto, decodeHexWordInto, hasHexPrefix } from '../util/hex-codec.js'
 import { StateFileError } from './format.js'
 import { JsonObject } from './json-walk.js'
@@ -156,6 +157,14 @@ export class AccountEntryWriter {
     }
     this.batch.add(this.key, STORAGE_MARKER_VALUE)
     return cells.length >> 1
+  }
+
+  /**
+   * The last address added, as lowercase hex without 0x (a string of its own: the member's key is a slice of the
+   * tokenizer's text, and keeping it would keep that whole piece of the file).
+   */
+  addressKey(): string {
+    return toKey(this.address)
   }
 
   /** Decodes the address and writes its account key (0x00 ‖ keccak256(address)[0..10] ‖ address). */

@@ -106,16 +106,14 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
     for await (const { path, value } of pickValues(input, wanted, topLevel)) {
       const [top, second] = path
       if (top === 'accounts') {
-        const address = second as string
-        cells += writer.addAccount(address, value)
-        listed.add(address.toLowerCase())
+        cells += writer.addAccount(second as string, value)
+        listed.add(writer.addressKey())
         accounts++
       } else if (top === 'best_block_number') {
         bestBlockNumber = bigintField(value, `${label}: best_block_number`)
       } else if (second === 'storageBytes') {
-        const address = path[2] as string
-        cells += writer.addByteCells(address, value)
-        withCells.set(address.toLowerCase(), fromHex(address))
+        cells += writer.addByteCells(path[2] as string, value)
+        withCells.set(writer.addressKey(), fromHex(writer.addressKey()))
       } else if (second === 'rawEntries') {
         const pair = value as unknown[]
         if (!Array.isArray(pair) || pair.length !== 2)
