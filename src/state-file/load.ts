@@ -106,13 +106,13 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
     for await (const { path, value } of pickValues(input, wanted, topLevel)) {
       const [top, second] = path
       if (top === 'accounts') {
-        cells += writer.addAccount(second as string, value)
+        cells += writer.addAccount(String(second), value)
         listed.add(writer.addressKey())
         accounts++
       } else if (top === 'best_block_number') {
         bestBlockNumber = bigintField(value, `${label}: best_block_number`)
       } else if (second === 'storageBytes') {
-        cells += writer.addByteCells(path[2] as string, value)
+        cells += writer.addByteCells(String(path[2]), value)
         withCells.set(writer.addressKey(), fromHex(writer.addressKey()))
       } else if (second === 'rawEntries') {
         const pair = value as unknown[]
