@@ -1,7 +1,8 @@
 /**
  * Library entry: `createNode` and its types.
  */
-export { createNode, VERSION, type Node, type Eip1193Provider } from './node.js'
+export { createNode, VERSION } from './node.js'
+export type { Node, Eip1193Provider } from './node-api.js'
 export type { MiningControls } from './miner/miner.js'
 export type { MethodInfo, ModuleName } from './rpc/method-table.js'
 export type { NodeConfig } from './config.js'

@@ -1,7 +1,8 @@
 /**
  * createNode(config): the one entry used by the CLI, the tests and library users (docs/architecture.md#request-flow).
  * Builds the chain for a network preset, the method table, and the HTTP+WS server on one port. The returned
- * {@link Node} is the library API; the CLI and the tests reach the parts behind it through src/node-internals.ts.
+ * {@link Node} (./node-api.ts) is the library API; the CLI and the tests reach the parts behind it through
+ * src/node-internals.ts.
  */
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -14,12 +15,12 @@ import { DEFAULT_CONFIG, resolveModules, type NodeConfig } from './config.js'
 import { createChainCommon } from './execution/common.js'
 import { keccak256 } from './crypto/secp256k1.js'
 import { Dispatcher } from './rpc/dispatcher.js'
-import { compatProfile, type CompatName } from './rpc/compat.js'
+import { compatProfile } from './rpc/compat.js'
 import { toRpcError } from './rpc/error-mapping.js'
-import type { MethodInfo } from './rpc/method-table.js'
 import { methodList } from './rpc/method-list.js'
 import { formatFilterLog, formatHead } from './rpc/methods/filters.js'
-import { Miner, type MiningControls } from './miner/miner.js'
+import { Miner } from './miner/miner.js'
+import type { Eip1193Provider, Node } from './node-api.js'
 import { registerInternals } from './node-internals.js'
 import { Impersonation } from './accounts/impersonation.js'
 import { randomBytes } from 'node:crypto'
@@ -46,70 +47,6 @@ export const VERSION: string = (require('../package.json') as { version: string 
 /** The request log used when logging is switched on at run time without a configured one. */
 function defaultRequestLog(method: string, ms: number, err?: { code: number; message: string }): void {
   console.log(`${method} ${ms.toFixed(1)}ms${err ? ` ${err.code} ${err.message}` : ''}`)
-}
-
-/** An EIP-1193 provider over the node's method table (no transport in between). */
-export interface Eip1193Provider {
-  /**
-   * @param args `{ method, params }`
-   * @returns the method's JSON result
-   * @throws RpcError (with `code`, `message`, `data`) as the method answers over HTTP
-   */
-  request(args: { method: string; params?: unknown[] }): Promise<unknown>
-}
-
-/**
- * A running node: what a library user needs. (The CLI and the tests reach the chain and the miner behind it
- * through src/node-internals.ts, which is not part of the library API.)
- */
-export interface Node {
-  /** HTTP JSON-RPC URL, e.g. http://127.0.0.1:4444 */
-  readonly url: string
-  /** WebSocket URL on the same port. */
-  readonly wsUrl: string
-  readonly port: number
-  readonly chainId: number
-  readonly network: number
-  /** Which transport serves: uWebSockets.js or node:http + ws. */
-  readonly transport: 'uws' | 'node'
-  /**
-   * The funded dev accounts in eth_accounts order: the seeded ones, then the --mnemonic ones. `origin` is the
-   * seed ("cow", "cow1", …) or "mnemonic".
-   */
-  readonly accounts: readonly { address: string; privateKey: string; balance: bigint; origin: string }[]
-  /** The mining mode the node started with (`blockTime` in seconds); `miner` changes it at run time. */
-  readonly mining: { mode: 'instant' } | { mode: 'interval'; blockTime: number }
-  /** The compatibility profile in force ('reference' when none was chosen; see NodeConfig.compat). */
-  readonly compat: CompatName
-  /** The mining mode at run time: automine, interval mining, stop and start (as the evm_ mining methods). */
-  readonly miner: MiningControls
-  /** The methods as served (enabled modules only): name, aliases, module, params and summary. */
-  readonly methods: readonly MethodInfo[]
-  /** In-process EIP-1193 provider (no transport in between; errors as over HTTP). */
-  readonly provider: Eip1193Provider
-  /**
-   * Fork mode (NodeConfig.fork): the remote's origin (its URL without path, which may hold an API key), chain
-   * id, and the fork block's number and hash; undefined when not forked. Follows a fork switched by anvil_reset
-   * (undefined after a reset without `forking`).
-   */
-  readonly fork?: {
-    remote: string
-    chainId: number
-    blockNumber: bigint
-    blockHash: string
-    cacheDir?: string
-    cacheWarning?: string
-  }
-  /** What `loadState` loaded at start-up (undefined without it). */
-  readonly loadedState?: { file: string; kind: 'chain' | 'merged'; accounts: number; cells: number; head: bigint }
-  /**
-   * Writes the chain's state file (format: src/state-file/format.ts) to `file`, atomically (a temporary file
-   * renamed into place).
-   * @throws (rejects) the file-system error; the previous file is then unchanged
-   */
-  dumpState(file: string): Promise<void>
-  /** Stops mining and the server, writes the `dumpState` file when configured. Idempotent. */
-  close(): Promise<void>
 }
 
 /**

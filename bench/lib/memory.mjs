@@ -13,8 +13,8 @@ import { rssMiB, spawnChild } from './proc.mjs'
 import { Rpc } from './rpc.mjs'
 
 const MiB = 2 ** 20
-/** The block's one transfer goes to a new address each time. */
-const recipient = (i) => '0x' + (0xf0000000 + i).toString(16).padStart(40, '0')
+/** The block's one transfer goes to a new address each time (`--memory-to new`) or always to the first one (`same`). */
+const recipientOf = (to) => (i) => '0x' + (0xf0000000 + (to === 'same' ? 0 : i)).toString(16).padStart(40, '0')
 
 /** The next IPC message of `h` for which `pick(message)` is not undefined, within `timeoutMs`. */
 function nextMessage(h, pick, timeoutMs) {
@@ -51,8 +51,10 @@ function nextMessage(h, pick, timeoutMs) {
  */
 export async function runMemory(peer, opts) {
   const [A, B] = opts.memoryBlocks
+  const recipient = recipientOf(opts.memoryTo)
   const out = {
     name: `${peer.name} (library API, --expose-gc)`,
+    recipient: opts.memoryTo,
     version: null,
     status: 'ok',
     error: null,
@@ -62,7 +64,9 @@ export async function runMemory(peer, opts) {
     notes: [],
   }
   if (!peerAvailable(out, peer, `--memory`)) return out
-  log(`\n== --memory: ${peer.name} in memory, one value transfer per block, memory at ${A} and ${B} blocks`)
+  log(
+    `\n== --memory: ${peer.name} in memory, one value transfer per block (to ${opts.memoryTo === 'same' ? 'the same address' : 'a new address'}), memory at ${A} and ${B} blocks`,
+  )
   const check = checkRecorder(out, `memory`)
   const h = spawnChild(process.execPath, ['--expose-gc', join(benchDir, 'lib', 'memory-node.mjs')], {
     cwd: root,
@@ -120,7 +124,8 @@ export async function runMemory(peer, opts) {
     }
     check('every transfer mined in its own block with status 1', bad === 0, `${bad} of ${B} not`)
     const last = BigInt(await rpc.call('eth_getBalance', [recipient(B - 1), 'latest']))
-    check('the last recipient holds 1 wei', last === 1n, `${last}`)
+    const expected = opts.memoryTo === 'same' ? BigInt(B) : 1n
+    check(`the last recipient holds ${expected} wei`, last === expected, `${last}`)
     const n = B - A
     const per = (f) => Math.round((f(at[B]) - f(at[A])) / n)
     out.perBlock = {
@@ -153,7 +158,7 @@ export async function runMemory(peer, opts) {
 export function printMemory(r) {
   log('')
   log(
-    `--memory (${r.name} ${r.version ?? ''}, no --db; one value transfer per block)${
+    `--memory (${r.name} ${r.version ?? ''}, no --db; one value transfer per block, to ${r.recipient === 'same' ? 'the same address' : 'a new address'})${
       r.status === 'ok'
         ? ''
         : `: ${r.status.toUpperCase()}: ${String(r.error)

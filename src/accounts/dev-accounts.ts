@@ -150,11 +150,13 @@ export class AccountStore {
 }
 
 /**
- * Builds and signs a legacy transaction (EIP-155 with the Common's chain id).
+ * Builds and signs a legacy transaction (EIP-155 with the Common's chain id). The init code size is not checked
+ * here: the pool checks it against the rules of the block the transaction would go in, while the Common holds
+ * whatever rules the last execution ran with (docs/reference-rules.md#rule-gas-activations).
  * @param privateKey 32-byte key
  */
 export function signLegacyTransaction(privateKey: Uint8Array, data: LegacyTxData, common: Common): LegacyTx {
-  return createLegacyTx(data, { common }).sign(privateKey)
+  return createLegacyTx(data, { common, allowUnlimitedInitCodeSize: true }).sign(privateKey)
 }
 
 // The addresses of the keys every start-up derives, in this order: keccak256 of "cow" … "cow9" and of the regtest

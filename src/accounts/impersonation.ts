@@ -11,12 +11,16 @@ import { impersonateSender } from '../execution/ethereumjs/transactions.js'
 import { bytesToBigInt, toKey } from '../util/bytes.js'
 
 /**
- * A legacy transaction from `from` with a placeholder signature.
+ * A legacy transaction from `from` with a placeholder signature. Its init code size is left to the pool, which
+ * checks it with the rules of the block it would go in (docs/reference-rules.md#rule-gas-activations).
  * @param from 20-byte sender
  */
 export function impersonatedTransaction(from: Uint8Array, data: LegacyTxData, common: Common): LegacyTx {
   return reportSender(
-    createLegacyTx({ ...data, v: 27n, r: bytesToBigInt(from), s: 1n }, { common, freeze: false }),
+    createLegacyTx(
+      { ...data, v: 27n, r: bytesToBigInt(from), s: 1n },
+      { common, freeze: false, allowUnlimitedInitCodeSize: true },
+    ),
     from,
   )
 }

@@ -10,7 +10,8 @@
 import { RLP } from '@ethereumjs/rlp'
 import type { Common } from '@ethereumjs/common'
 import { createLegacyTxFromRLP, type LegacyTx } from '@ethereumjs/tx'
-import { decodeBlock, type RskHeader } from '../rsk/header.js'
+import type { RskHeader } from '../rsk/header.js'
+import { decodeBlock, type HeaderDecodeRules } from '../rsk/header-decode.js'
 import { keccak256 } from '../crypto/keccak.js'
 import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { remascTransactionRlp } from '../rsk/remasc.js'
@@ -81,7 +82,7 @@ export function encodeBlock(block: BlockRecord): EncodedBlock {
 }
 
 /**
- * Header fields of a decoded header (src/rsk/header.ts): difficulty and gas limit as bigint, absent
+ * Header fields of a decoded header (src/rsk/header-decode.ts): difficulty and gas limit as bigint, absent
  * minimumGasPrice as 0 wei, absent merged-mining fields and edges as empty.
  */
 export function headerFields(h: RskHeader): HeaderFields {
@@ -125,7 +126,8 @@ function lazyTxRecord(
   return {
     get tx(): LegacyTx {
       if (tx === undefined) {
-        tx = createLegacyTxFromRLP(txRlp, { common, freeze: false })
+        // (a mined transaction was valid at its height: no init code limit of whatever rules the Common holds now)
+        tx = createLegacyTxFromRLP(txRlp, { common, freeze: false, allowUnlimitedInitCodeSize: true })
         // an impersonated send (placeholder signature) reports its recorded sender, as when it was mined
         if (hasPlaceholderSignature(tx, from)) reportSender(tx, from)
         else Object.freeze(tx)
@@ -145,13 +147,21 @@ function lazyTxRecord(
  * (the archives may reuse their buffers).
  * @param verify check that the header hashes to the stored hash (data from outside this process: a database
  *   being opened, a state file); blocks this node archived itself are read without it
+ * @param headerRules the optional header fields by block number (a fork's, of the remote network,
+ *   docs/reference-rules.md#rule-network-activations); default node-cli's own (regtest's)
  * @throws StorageCorruptError when they do not decode, or (`verify`) the header does not hash to the stored hash
  */
-export function decodeStoredBlock(rlp: Uint8Array, extra: Uint8Array, common: Common, verify = false): BlockRecord {
+export function decodeStoredBlock(
+  rlp: Uint8Array,
+  extra: Uint8Array,
+  common: Common,
+  verify = false,
+  headerRules?: (number: bigint) => HeaderDecodeRules,
+): BlockRecord {
   let decodedBlock: ReturnType<typeof decodeBlock>
   let extraFields: [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]]
   try {
-    decodedBlock = decodeBlock(rlp)
+    decodedBlock = decodeBlock(rlp, headerRules)
     extraFields = RLP.decode(extra) as unknown as typeof extraFields
   } catch (err) {
     throw new StorageCorruptError(`a stored block does not decode: ${(err as Error).message}`, { cause: err })

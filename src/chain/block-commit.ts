@@ -14,9 +14,10 @@ import type { TrieNodeStore } from '../rsk/unitrie.js'
 import type { ChainStorage } from './storage.js'
 
 /**
- * With `--db` (nodes read back on demand), the state's tries drop their nodes in memory every this many blocks
- * (src/state/unitrie-state-db.ts `unloadStored`), so the state held in memory is what the last blocks touched,
- * not the whole state: memory stays flat as the state grows (docs/architecture.md#storage).
+ * Every this many blocks the state's tries drop the nodes they hold as objects, so the state held in memory is what
+ * the last blocks touched and memory stays near flat as the state grows (docs/architecture.md#storage): with `--db`
+ * (nodes read back on demand) they become lazy tries over the database (src/state/unitrie-state-db.ts
+ * `unloadStored`); in memory their nodes move into a packed arena (`pack`, src/state/packed-states.ts).
  */
 export const UNLOAD_STATE_EVERY_BLOCKS = 1_000
 
@@ -67,21 +68,25 @@ export async function commitBlock(
     }
   }
   p.append(result.block, enc)
-  const nodeStore = database?.nodeStore
-  if (nodeStore !== undefined && result.block.header.number % BigInt(UNLOAD_STATE_EVERY_BLOCKS) === 0n)
-    await unloadState(executor, nodeStore)
+  if (result.block.header.number % BigInt(UNLOAD_STATE_EVERY_BLOCKS) === 0n)
+    await unloadState(executor, database?.nodeStore)
   const keeper = p.transactionBlockKeeper
   if (keeper !== undefined) await p.blocks.pruneReceiptsUpTo(result.block.header.number - BigInt(keeper))
   return result
 }
 
 /**
- * Drops the state's nodes held in memory (every registered root the database holds becomes a lazy trie) and
- * re-reads the live state over its lazy trie (the few cached historical states keep theirs until evicted).
+ * Drops the state's node objects: with a node store that reads the database, every registered root it holds
+ * becomes a lazy trie over it; without (in memory) every kept root is packed into the arena. Then the live state is
+ * re-read over its lazy trie and the cached historical states are dropped (they would keep the old nodes).
  * Skipped while the live state has open checkpoints: it is only a memory bound, the next turn catches up.
  */
-async function unloadState(executor: Executor, nodeStore: TrieNodeStore): Promise<void> {
-  if (executor.stateManager.checkpointDepth > 0) return
-  executor.stateManager.db.unloadStored(nodeStore)
+async function unloadState(executor: Executor, nodeStore: TrieNodeStore | undefined): Promise<void> {
+  const sm = executor.stateManager
+  if (sm.checkpointDepth > 0) return
+  if (nodeStore !== undefined) sm.db.unloadStored(nodeStore)
+  else if (sm.db.store === undefined) sm.db.pack(sm.getTrie())
+  else return
+  executor.dropHistoricalStates()
   await executor.resetTo(executor.stateRoot)
 }

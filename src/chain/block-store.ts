@@ -8,8 +8,10 @@
 import type { Common } from '@ethereumjs/common'
 import { LRUCache } from 'lru-cache'
 import { bytesEqual } from '../util/bytes.js'
-import { MemoryBlockArchive, type BlockArchive } from './block-archive.js'
+import type { BlockArchive } from './block-archive.js'
+import { MemoryBlockArchive } from './memory-block-archive.js'
 import { decodeLogView } from './block-log-view.js'
+import type { HeaderDecodeRules } from '../rsk/header-decode.js'
 import { blockLogsBloom, decodeStoredBlock, encodeBlock, type EncodedBlock } from './block-codec.js'
 import type { BlockRecord, LogBlock, TxRecord } from '../types/records.js'
 
@@ -44,11 +46,14 @@ export class BlockStore {
    * @param archive where the encodings are kept (default: in memory)
    * @param common the chain's Common (decoding transactions)
    * @param base number of the first block (0; a fork's fork block)
+   * @param headerRules a fork's header fields by block number (the remote network's,
+   *   docs/reference-rules.md#rule-network-activations) for decoding archived blocks; default node-cli's own
    */
   constructor(
     private readonly common: Common,
     private readonly archive: BlockArchive = new MemoryBlockArchive(),
     readonly base = 0n,
+    private readonly headerRules?: (number: bigint) => HeaderDecodeRules,
   ) {
     this.prunedUpTo = base
   }
@@ -83,7 +88,7 @@ export class BlockStore {
     const enc = await this.archive.encoded(n - this.base)
     // a rewind may have happened while reading
     if (enc === undefined || n >= BigInt(this.count)) return undefined
-    const block = decodeStoredBlock(enc.rlp, enc.extra, this.common)
+    const block = decodeStoredBlock(enc.rlp, enc.extra, this.common, false, this.headerRules)
     this.cache.set(key, block)
     return block
   }
@@ -237,7 +242,7 @@ export class BlockStore {
   private async decodeAt(n: bigint): Promise<BlockRecord> {
     const enc = await this.archive.encoded(n - this.base)
     if (enc === undefined) throw new Error(`block ${n} is missing from the archive`)
-    const block = decodeStoredBlock(enc.rlp, enc.extra, this.common)
+    const block = decodeStoredBlock(enc.rlp, enc.extra, this.common, false, this.headerRules)
     this.cache.set(Number(n), block)
     return block
   }

@@ -7,7 +7,8 @@ import { Executor, type BlockContext, type ExecutionRules } from '../execution/e
 import { CONSENSUS_RULES } from '../rsk/activations.js'
 import type { BlockRecord } from '../types/records.js'
 import { BlockBuilder, type BlockTx, type OnExecuted } from './block-builder.js'
-import { LevelBlockArchive, MemoryBlockArchive } from './block-archive.js'
+import { LevelBlockArchive } from './block-archive.js'
+import { MemoryBlockArchive } from './memory-block-archive.js'
 import { BlockStore } from './block-store.js'
 import { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
 import { restoreChain } from './chain-restore.js'
@@ -88,7 +89,8 @@ export interface ChainParts {
 /** Builds the parts of a chain over `executor` (no block yet: {@link startChain} adds the first). */
 export function assembleParts(executor: Executor, opts: ChainOptions, host: ChainHost): ChainParts {
   const archive = opts.storage ? new LevelBlockArchive(opts.storage) : new MemoryBlockArchive()
-  const blocks = new BlockStore(opts.common, archive, opts.fork?.block.header.number ?? 0n)
+  const headerRules = opts.fork && ((n: bigint) => opts.fork!.rules.headerRulesAt(n))
+  const blocks = new BlockStore(opts.common, archive, opts.fork?.block.header.number ?? 0n, headerRules)
   const forkRoot = opts.fork ? executor.stateRoot : undefined
   const dev = new DevState({
     clock: opts.clock ?? Date.now,
@@ -109,7 +111,7 @@ export function assembleParts(executor: Executor, opts: ChainOptions, host: Chai
     persistent,
     onConsole,
     executionTimeoutMs,
-    headerFormat: opts.fork && ((n) => opts.fork!.rules.headerRulesAt(n)),
+    headerFormat: headerRules,
   })
   const submission = new TxSubmission({
     queue: host.queue,
@@ -147,7 +149,7 @@ export async function startChain(
   append: (block: BlockRecord) => void,
 ): Promise<void> {
   const history = opts.pruneHistory ?? opts.stateHistory ?? DEFAULT_STATE_HISTORY
-  // one committed root per block, plus a few in-place changes and pending previews
+  // one committed root per block, plus a few in-place changes (pending previews are kept apart: registerPreview)
   executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
   executor.stateManager.db.pin(executor.stateRoot)
   // --db: tries read their nodes from the database as they reach them (a restart loads no whole state; the

@@ -7,7 +7,7 @@
  * - merged mining as the reference regtest miner client does it for every block it mines: the
  *   hashForMergedMining of the sealed header (RSKIP110 fork detection data from block 449 on,
  *   ForkDetectionDataCalculator), a one-transaction Bitcoin block committing to it
- *   (src/rsk/merged-mining.ts), its header, compressed coinbase and (empty) RSKIP92 merkle proof in
+ *   (src/rsk/merged-mining-miner.ts), its header, compressed coinbase and (empty) RSKIP92 merkle proof in
  *   the header, so the block hash includes the Bitcoin header.
  */
 import type { Common } from '@ethereumjs/common'
@@ -21,10 +21,10 @@ import {
   calculateForkDetectionData,
   FORK_DETECTION_MIN_HEIGHT,
   hashForMergedMining as rskHashForMergedMining,
-  rlpBytes,
-  rlpList,
-} from '../rsk/header.js'
-import { mineMergedMiningFields, type MergedMiningFields } from '../rsk/merged-mining.js'
+} from '../rsk/merged-mining-hash.js'
+import { rlpBytes, rlpList } from '../rsk/rlp-encoding.js'
+import type { MergedMiningFields } from '../rsk/merged-mining.js'
+import { mineMergedMiningFields } from '../rsk/merged-mining-miner.js'
 import { REMASC_ADDRESS, REMASC_SENDER_JSON, remascTransactionHash, remascTransactionRlp } from '../rsk/remasc.js'
 import { toRskHeader } from './seal.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
@@ -87,7 +87,8 @@ const btcHashLastByte = new WeakMap<BlockRecord, number>()
 
 /**
  * RSKIP110 fork detection data of a block to be mined at `number` (ForkDetectionDataCalculator over the
- * parent and its 448 ancestors; see calculateForkDetectionData in src/rsk/header.ts); empty below block 449.
+ * parent and its 448 ancestors; see calculateForkDetectionData in src/rsk/merged-mining-hash.ts); empty below
+ * block 449.
  * @param block canonical block lookup
  */
 export async function forkDetectionDataFor(

@@ -19,17 +19,11 @@ import type { Chain } from './chain.js'
 import { StaleWorkError, type MiningWork } from './consensus.js'
 import { MergedMiningSubmitError } from '../errors/domain-errors.js'
 import { headerHash } from './seal.js'
-import {
-  coinbaseMerkleBranch,
-  compressCoinbase,
-  extractHashForMergedMining,
-  parseBtcBlock,
-  parseBtcTransaction,
-  sha256d,
-  targetBytes,
-  validateMergedMining,
-  type MergedMiningFields,
-} from '../rsk/merged-mining.js'
+import { parseBtcBlock, parseBtcTransaction } from '../rsk/bitcoin-codec.js'
+import { coinbaseMerkleBranch } from '../rsk/bitcoin-merkle-proof.js'
+import { sha256d } from '../rsk/bitcoin-sha256.js'
+import { targetBytes, validateMergedMining, type MergedMiningFields } from '../rsk/merged-mining.js'
+import { compressCoinbase, extractHashForMergedMining } from '../rsk/merged-mining-coinbase.js'
 import { concat, fromHex, quantity, toHex, toKey } from '../util/bytes.js'
 
 /** blocksWaitingForPoW size (MinerServerImpl.CACHE_SIZE). */

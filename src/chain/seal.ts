@@ -5,13 +5,9 @@
  * transaction and receipt roots keyed by RLP(index), the RSK header encoding and hash (V0 genesis, V2 from block 1 as
  * regtest), the block RLP whose length is `size`, and hashForMergedMining.
  */
-import {
-  encodeBlock,
-  hashForMergedMining as rskHashForMergedMining,
-  headerHash as rskHeaderHash,
-  javaBigIntegerBytes,
-  type RskHeader,
-} from '../rsk/header.js'
+import { encodeBlock, headerHash as rskHeaderHash, type RskHeader } from '../rsk/header.js'
+import { hashForMergedMining as rskHashForMergedMining } from '../rsk/merged-mining-hash.js'
+import { javaBigIntegerBytes } from '../rsk/rlp-encoding.js'
 import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../crypto/keccak.js'
 import { encodeReceipt as encodeRskReceipt, receiptsRoot, transactionsRoot } from '../rsk/receipt-rlp.js'
 import type { HeaderFields, ReceiptRecord } from '../types/records.js'

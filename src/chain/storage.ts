@@ -4,22 +4,11 @@
  * ONE atomic batch, so a crash never leaves a partly written block and the head never points past what is on
  * disk.
  *
- * Layout (keys are bytes; numbers are 8-byte big-endian):
- *   'm'              JSON {format, network, chainId, genesisHash}   what the directory holds
- *   'h'              head block number
- *   'k'              the highest block whose receipts --transaction-block-keeper dropped
- *   'l'              the live state root (the head's, or the one after in-place changes such as anvil_setBalance)
- *   'b' ‖ number     the block RLP exactly as the reference node encodes it (Block.getEncoded): a byte-faithful archive
- *   'x' ‖ number     RLP[hash, hashForMergedMining, totalDifficulty,
- *                        [[from, contractAddress, receipt RLP, first logIndex] per tx]]
- *   'H' ‖ hash       number of the canonical block with that hash (8 bytes)
- *   'T' ‖ tx hash    where a mined transaction is: block number (8 bytes) ‖ index in the block (4 bytes)
- *   'p' ‖ number     the state root the block ran on, when not its parent's (changed in place in between: replays)
- *   'n' ‖ hash       Unitrie node message, or long value, under its keccak256 (rskj TrieStoreImpl's content addressing)
+ * The keys and records are laid out in ./storage-layout.ts; the reads of records are in ./storage-reads.ts.
  *
- * Blocks are read back on demand through ./level-block-archive.ts (by number, by hash, by transaction hash), so
- * opening a directory reads the meta, the head and the live root only, however long the chain is. Format 1
- * directories (no 'H'/'T' indexes) are upgraded once when opened.
+ * Blocks are read back on demand through LevelBlockArchive in ./block-archive.ts (by number, by hash, by
+ * transaction hash), so opening a directory reads the meta, the head and the live root only, however long the
+ * chain is. Format 1 directories (no 'H'/'T' indexes) are upgraded once when opened.
  *
  * The Unitrie reads its store synchronously ({@link TrieNodeStore}); the database is asynchronous, but `level`
  * and `memory-level` also read synchronously (`getSync`). So (./trie-node-stores.ts):
@@ -43,92 +32,45 @@
  * evm_revert / evm_reset are deleted with the head change in one batch; their trie nodes stay (content
  * addressed and possibly shared) as unreferenced garbage.
  */
-import type { AbstractLevel } from 'abstract-level'
 import { loadAllNodes, nodeReferences, Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
 import { toKey } from '../util/bytes.js'
 import { nodeKey, onDemandStore, WriteBackTrieStore, type PutOp } from './trie-node-stores.js'
-import { encodeBlock, StorageCorruptError, type EncodedBlock } from './block-codec.js'
+import { encodeBlock, type EncodedBlock } from './block-codec.js'
 import type { BlockRecord } from '../types/records.js'
+import {
+  BLOCK,
+  BY_HASH,
+  blockIndexOps,
+  EXTRA,
+  hashKey,
+  HEAD,
+  LIVE,
+  META,
+  numberKey,
+  PRE_STATE,
+  PRUNED,
+  TX,
+  u64,
+  type ChainDatabase,
+  type DelOp,
+  type StoredMeta,
+} from './storage-layout.js'
+import { StorageReads } from './storage-reads.js'
 
-/**
- * The database the chain is stored in: any abstract-level database with byte keys and values — `level` with
- * `--db`, or `memory-level` ({@link ChainStorage.memory}). (`abstract-level` is the base package of both.)
- */
-export type ChainDatabase = AbstractLevel<string | Buffer | Uint8Array, Uint8Array, Uint8Array>
-
-/** Version of the layout above; a directory with another version is refused. */
-export const STORAGE_FORMAT = 2
-
-/** What a chain directory holds (the 'm' record). */
-export interface StoredMeta {
-  format: number
-  network: number
-  chainId: number
-  /** Genesis block hash, lowercase hex without 0x. */
-  genesisHash: string
-}
+export {
+  blockIndexOps,
+  STORAGE_FORMAT,
+  storageKeys,
+  type ChainDatabase,
+  type PutOp,
+  type StoredMeta,
+} from './storage-layout.js'
+export type { StoredChain } from './storage-reads.js'
 
 /** The database holds a chain that this configuration cannot continue (other genesis, chain id or format). */
 export class StorageMismatchError extends Error {}
 
 export { StorageCorruptError } from './block-codec.js'
-
-const META = Uint8Array.of(0x6d) // 'm'
-const HEAD = Uint8Array.of(0x68) // 'h'
-const LIVE = Uint8Array.of(0x6c) // 'l'
-const PRUNED = Uint8Array.of(0x6b) // 'k'
-const BLOCK = 0x62 // 'b'
-const EXTRA = 0x78 // 'x'
-const BY_HASH = 0x48 // 'H'
-const TX = 0x54 // 'T'
-const PRE_STATE = 0x70 // 'p'
-
-function numberKey(prefix: number, n: bigint): Uint8Array {
-  const k = new Uint8Array(9)
-  k[0] = prefix
-  new DataView(k.buffer).setBigUint64(1, n, false)
-  return k
-}
-
-function u64(n: bigint): Uint8Array {
-  const b = new Uint8Array(8)
-  new DataView(b.buffer).setBigUint64(0, n, false)
-  return b
-}
-
-function readU64(b: Uint8Array): bigint {
-  return new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(0, false)
-}
-
-function hashKey(prefix: number, hash: Uint8Array): Uint8Array {
-  const k = new Uint8Array(1 + hash.length)
-  k[0] = prefix
-  k.set(hash, 1)
-  return k
-}
-
-/** The 'T' value: block number ‖ index. */
-function txLocationValue(number: bigint, index: number): Uint8Array {
-  const v = new Uint8Array(12)
-  const view = new DataView(v.buffer)
-  view.setBigUint64(0, number, false)
-  view.setUint32(8, index, false)
-  return v
-}
-
-/**
- * The index records of a block: its hash → number and each transaction hash → (number, index).
- * @param hash the block hash
- * @param txHashes the block's transaction hashes in block order
- */
-export function blockIndexOps(number: bigint, hash: Uint8Array, txHashes: readonly Uint8Array[]): PutOp[] {
-  const ops: PutOp[] = [{ type: 'put', key: hashKey(BY_HASH, hash), value: u64(number) }]
-  txHashes.forEach((h, i) => ops.push({ type: 'put', key: hashKey(TX, h), value: txLocationValue(number, i) }))
-  return ops
-}
-
-export type { PutOp } from './trie-node-stores.js'
-type DelOp = { type: 'del'; key: Uint8Array }
 
 /** Options of {@link ChainStorage.open}. */
 export interface ChainStorageOptions {
@@ -136,17 +78,11 @@ export interface ChainStorageOptions {
   label?: string
 }
 
-/** A stored chain as {@link ChainStorage.read} returns it. */
-export interface StoredChain {
-  meta: StoredMeta
-  head: bigint
-  liveRoot: Uint8Array
-}
-
 /**
- * The chain's database. Every method must run inside the chain's queue (one writer).
+ * The chain's database: {@link StorageReads} plus opening, the Unitrie node stores, writes and state roots. Every
+ * method must run inside the chain's queue (one writer).
  */
-export class ChainStorage {
+export class ChainStorage extends StorageReads {
   readonly trieStore = new WriteBackTrieStore()
   /** See {@link nodeStore}. */
   private onDemand: TrieNodeStore | undefined
@@ -154,10 +90,9 @@ export class ChainStorage {
   private failure: unknown
   private closed = false
 
-  private constructor(
-    readonly db: ChainDatabase,
-    readonly label: string,
-  ) {}
+  private constructor(db: ChainDatabase, label: string) {
+    super(db, label)
+  }
 
   /** Opens storage over a database (opened here if needed). */
   static async open(db: ChainDatabase, opts: ChainStorageOptions = {}): Promise<ChainStorage> {
@@ -215,67 +150,9 @@ export class ChainStorage {
     )
   }
 
-  /** The stored chain (meta, head number, live root), or undefined for an empty database. */
-  async read(): Promise<StoredChain | undefined> {
-    const [meta, head, live] = await this.db.getMany([META, HEAD, LIVE])
-    if (meta === undefined) return undefined
-    if (head === undefined || live === undefined) throw new StorageCorruptError(`${this.label} has no head`)
-    return { meta: JSON.parse(Buffer.from(meta).toString('utf8')) as StoredMeta, head: readU64(head), liveRoot: live }
-  }
-
   /** Rewrites the 'm' record (a format upgrade). */
   async writeMeta(meta: StoredMeta): Promise<void> {
     await this.write([{ type: 'put', key: META, value: Buffer.from(JSON.stringify(meta), 'utf8') }])
-  }
-
-  /**
-   * The encodings of blocks `from` … `to` in order, read with one iterator (a consistent snapshot of the database).
-   * @throws StorageCorruptError when a block in the range is missing
-   */
-  async *encodedRange(from: bigint, to: bigint): AsyncGenerator<{ number: bigint } & EncodedBlock> {
-    if (to < from) return
-    const blocks = this.db.iterator({ gte: numberKey(BLOCK, from), lte: numberKey(BLOCK, to) })
-    const extras = this.db.iterator({ gte: numberKey(EXTRA, from), lte: numberKey(EXTRA, to) })
-    try {
-      let expected = from
-      for await (const [key, rlp] of blocks) {
-        const number = readU64(key.subarray(1))
-        const x = await extras.next()
-        if (number !== expected || x === undefined || readU64(x[0].subarray(1)) !== number) {
-          throw new StorageCorruptError(`${this.label}: block ${expected} is missing`)
-        }
-        yield { number, rlp, extra: x[1] }
-        expected++
-      }
-      if (expected !== to + 1n) throw new StorageCorruptError(`${this.label}: block ${expected} is missing`)
-    } finally {
-      await Promise.all([blocks.close(), extras.close()])
-    }
-  }
-
-  /** The encodings of block `number`, or undefined when it is not stored. */
-  async encoded(number: bigint): Promise<EncodedBlock | undefined> {
-    const [rlp, extra] = await this.db.getMany([numberKey(BLOCK, number), numberKey(EXTRA, number)])
-    return rlp === undefined || extra === undefined ? undefined : { rlp, extra }
-  }
-
-  /** The state block `number` ran on when it was not its parent's (recorded with the block), or undefined. */
-  async preStateRoot(number: bigint): Promise<Uint8Array | undefined> {
-    return this.db.get(numberKey(PRE_STATE, number))
-  }
-
-  /** The number of the stored block with this hash, or undefined. */
-  async numberOfHash(hash: Uint8Array): Promise<bigint | undefined> {
-    const v = await this.db.get(hashKey(BY_HASH, hash))
-    return v === undefined ? undefined : readU64(v)
-  }
-
-  /** Block number and index of a stored transaction, or undefined. */
-  async txLocation(hash: Uint8Array): Promise<{ number: bigint; index: number } | undefined> {
-    const v = await this.db.get(hashKey(TX, hash))
-    if (v === undefined || v.length !== 12) return undefined
-    const view = new DataView(v.buffer, v.byteOffset, v.byteLength)
-    return { number: view.getBigUint64(0, false), index: view.getUint32(8, false) }
   }
 
   /**
@@ -289,12 +166,6 @@ export class ChainStorage {
     ]
     for (const h of txHashes) ops.push({ type: 'del', key: hashKey(TX, h) })
     await this.write(ops)
-  }
-
-  /** The highest block whose receipts were dropped (`--transaction-block-keeper`), or undefined. */
-  async prunedUpTo(): Promise<bigint | undefined> {
-    const v = await this.db.get(PRUNED)
-    return v === undefined ? undefined : readU64(v)
   }
 
   /**
@@ -446,16 +317,4 @@ export class ChainStorage {
       throw this.failure
     }
   }
-}
-
-/** The record keys (for tests and tools). */
-export const storageKeys = {
-  block: (n: bigint): Uint8Array => numberKey(BLOCK, n),
-  extra: (n: bigint): Uint8Array => numberKey(EXTRA, n),
-  node: nodeKey,
-  byHash: (hash: Uint8Array): Uint8Array => hashKey(BY_HASH, hash),
-  tx: (hash: Uint8Array): Uint8Array => hashKey(TX, hash),
-  head: HEAD,
-  live: LIVE,
-  meta: META,
 }

@@ -3,7 +3,7 @@
  * transport, fork, storage and access settings, exposure warnings, and the URL line.
  */
 import path from 'node:path'
-import type { Node } from '../node.js'
+import type { Node } from '../node-api.js'
 import { VERSION } from '../node.js'
 import { internals } from '../node-internals.js'
 import { isPublicBind } from '../server/origin-policy.js'

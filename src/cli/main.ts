@@ -4,7 +4,8 @@
  * (./banner.ts), terminal output (./terminal.ts), signal handling (./shutdown.ts), the heap-growth bound
  * (./heap-growth.ts).
  */
-import { createNode, type Node } from '../node.js'
+import { createNode } from '../node.js'
+import type { Node } from '../node-api.js'
 import { exposureWarnings, banner } from './banner.js'
 import { boundHeapGrowth, HEAP_FLAG_DELAY_MS } from './heap-growth.js'
 import { checkOptions, nodeConfig } from './node-config.js'

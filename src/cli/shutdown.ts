@@ -2,7 +2,7 @@
  * Clean shutdown of the CLI's node on SIGINT/SIGTERM: close the node (writing the --dump-state file), exit at
  * once on a second signal, and exit anyway after a grace period when nothing is being written.
  */
-import type { Node } from '../node.js'
+import type { Node } from '../node-api.js'
 import type { CliOptions } from './options.js'
 import { chalk } from './terminal.js'
 

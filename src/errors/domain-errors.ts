@@ -142,4 +142,10 @@ export class MergedMiningSubmitError extends DomainError {}
  * it answered with an error or with something that is not JSON-RPC, or it lacks a block, header, method or cell.
  * The subclasses (src/fork/remote-errors.ts) say which; all answer alike.
  */
-export class ForkRemoteError extends DomainError {}
+export class ForkRemoteError extends DomainError {
+  /**
+   * Set when the remote cannot show a native contract's storage cell at all (longer than 32 bytes, and no
+   * storage-bytes method): asking again cannot help (docs/reference-rules.md#rule-fork-remote).
+   */
+  unreadableCell = false
+}

@@ -17,14 +17,20 @@ import {
   processMinersFees,
   REMASC_CONFIGS,
   REMASC_SENDER_KEY_BYTES,
+  remascRulesAt,
   type ProcessingBlock,
 } from '../rsk/remasc.js'
 import { logsBloom, ZERO_BLOOM } from '../rsk/receipt-rlp.js'
+import { fromHex } from '../util/bytes.js'
+import { BRIDGE_ADDRESS } from './native/bridge-storage.js'
+import { remascFederators } from './native/federation-storage.js'
 import type { ConsoleCapture } from './console-log.js'
 import type { AppliedBlock, AppliedTx, BlockContext, PendingExecution } from './execution-types.js'
 import { cleanVmMessage, TxApplyError, TxTimeoutError } from './tx-errors.js'
 import type { ExecutionRules } from './rule-gates.js'
 import { REMASC_ADDRESS, REMASC_HEX, SEQUENTIAL_ONLY_CONTRACTS, unwindTo, type RunContext } from './run-context.js'
+
+const BRIDGE_BYTES = fromHex(BRIDGE_ADDRESS.slice(2))
 
 /** An outcome for a transaction left out of the block (no sublist had room for it). */
 function skippedTx(): AppliedTx {
@@ -53,7 +59,7 @@ export class BlockApplier {
     private readonly network: 30 | 31 | 32 | 33,
     /** Canonical block `n` for the Remasc contract (hash, coinbase, paidFees of block N − maturity). */
     private readonly processingBlock: (number: bigint) => Promise<ProcessingBlock | undefined>,
-    /** The rules by block when they are not node-cli's own (./rule-gates.ts): RSKIP144 sublists or none. */
+    /** The rules by block when they are not node-cli's own (./rule-gates.ts): RSKIP144 sublists, Remasc's rules. */
     private readonly rules?: ExecutionRules,
   ) {}
 
@@ -225,13 +231,31 @@ export class BlockApplier {
           if (cur === undefined || delta !== 0n)
             await sm.putAccount(a, new Account(cur?.nonce ?? 0n, (cur?.balance ?? 0n) + delta))
         },
+        // on a fork (this.rules set), the federators' remote accounts are read together, not one by one
+        preparePayees:
+          this.rules &&
+          (async (addresses) => {
+            await Promise.all(addresses.map((a) => sm.getAccount(new Address(a as Uint8Array))))
+          }),
       },
       {
         blockNumber: ctx.number,
         minimumGasPrice: ctx.minimumGasPrice,
         config: REMASC_CONFIGS[this.network],
-        federators: GENESIS_FEDERATORS[this.network],
+        // the active federation in the Bridge's storage at this block (an elected one on a fork of a live network)
+        federators: () =>
+          remascFederators(
+            (key) => sm.getStorageBytes(BRIDGE_BYTES, key),
+            {
+              network: this.network,
+              blockNumber: ctx.number,
+              isActive: (rule) => this.rules === undefined || this.rules.isActive(rule, ctx.number),
+            },
+            GENESIS_FEDERATORS[this.network],
+          ),
         processing: this.processingBlock,
+        // a fork's Remasc rules at this block (docs/reference-rules.md#rule-remasc-activations); else the newest
+        rules: this.rules && remascRulesAt((rule) => this.rules!.isActive(rule, ctx.number)),
       },
     )
     return {

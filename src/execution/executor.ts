@@ -171,9 +171,12 @@ export class Executor {
         customPrecompiles: gatePrecompiles(
           nativePrecompiles(
             {
+              network: opts.network,
               executionBlockNumber: () => run.executionNumber,
               canonicalBlock: async (n) => opts.canonicalBlock?.(n),
               isLocalCall: () => run.localCall,
+              // a fork's Bridge and BlockHeader methods by height (docs/reference-rules.md#rule-bridge-activations)
+              isRuleActive: (rule) => rules === undefined || rules.isActive(rule, run.executionNumber),
             },
             common,
           ),
@@ -281,6 +284,11 @@ export class Executor {
     await this.stateManager.setStateRoot(root)
     this.stateManager.clearCaches()
     this.root = root
+  }
+
+  /** Forgets the cached historical state managers (after the state's tries were unloaded or packed). */
+  dropHistoricalStates(): void {
+    this.historical.clear()
   }
 
   /**

@@ -6,7 +6,8 @@
  * docs/reference-rules.md#rule-block-json).
  */
 import { headerRulesFor } from '../rsk/activations.js'
-import { decodeHeader, headerHash, type HeaderDecodeRules, type RskHeader } from '../rsk/header.js'
+import { headerHash, type RskHeader } from '../rsk/header.js'
+import { decodeHeader, type HeaderDecodeRules } from '../rsk/header-decode.js'
 import { bytesEqual, fromHex, quantity, toHex } from '../util/bytes.js'
 import type { ForkCache } from './fork-cache.js'
 import type { ForkPoint } from './fork-point.js'

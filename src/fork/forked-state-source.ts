@@ -32,6 +32,8 @@ export class ForkedStateSource implements ForkStateSource {
   readonly stats: ForkedStateStats = { accountsFetched: 0, cellsFetched: 0 }
   private readonly accountsInFlight = new Map<string, Promise<ForkAccount>>()
   private readonly cellsInFlight = new Map<string, Promise<Uint8Array>>()
+  /** Native cells the remote cannot show (no storage-bytes method): not asked again. */
+  private readonly unreadable = new Map<string, RemoteDataError>()
 
   /**
    * @param remote typed calls to the remote node
@@ -70,6 +72,8 @@ export class ForkedStateSource implements ForkStateSource {
     const hit = this.cache.peekCell(address, slot)
     if (hit !== undefined) return hit
     const key = `${toKey(address)}:${toKey(slot)}`
+    const known = this.unreadable.get(key)
+    if (known !== undefined) return Promise.reject(known)
     let p = this.cellsInFlight.get(key)
     if (p === undefined) {
       p = this.fetchCell(address, slot).finally(() => this.cellsInFlight.delete(key))
@@ -127,11 +131,14 @@ export class ForkedStateSource implements ForkStateSource {
       return storedWord(await this.remote.storageAt(address, slot, this.blockNumber))
     } catch (e) {
       if (!(e instanceof RemoteCallError)) throw e
-      throw new RemoteDataError(
+      const err = new RemoteDataError(
         `fork remote cannot show storage cell ${toHex(slot)} of native contract ${toHex(address)}: ` +
           'it serves no storage-bytes method (the reference node has it off by default) ' +
           `and eth_getStorageAt answered ${e.remoteCode}: ${e.remoteMessage}`,
       )
+      err.unreadableCell = true
+      this.unreadable.set(`${toKey(address)}:${toKey(slot)}`, err)
+      throw err
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Range checks of the dev-chain setters: a value the chain cannot hold is refused up front
  * with -32602 naming the argument, instead of being stored and breaking later sends or blocks with undocumented
- * errors. Used by ./methods/dev.ts.
+ * errors. Used by ./methods/dev-*.ts.
  */
 import { invalidParams } from './rpc-error.js'
 

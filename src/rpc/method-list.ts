@@ -7,7 +7,10 @@ import type { FilterManager } from '../events/filters.js'
 import type { SubscriptionManager } from '../events/subscriptions.js'
 import { method, type MethodSpec, type ModuleName } from './method-table.js'
 import { debugMethods, type DefaultTracer } from './methods/debug.js'
-import { devMethods } from './methods/dev.js'
+import { devAccountMethods } from './methods/dev-accounts.js'
+import { devInfoMethods } from './methods/dev-info.js'
+import { devMiningMethods } from './methods/dev-mining.js'
+import { devTimeMethods } from './methods/dev-time.js'
 import { ethMethods } from './methods/eth.js'
 import { extMethods } from './methods/ext.js'
 import { filterMethods } from './methods/filters.js'
@@ -43,7 +46,10 @@ export function methodList(s: Services, o: MethodListOptions): MethodSpec[] {
     ...filterMethods(s, o.filters, o.subscriptions),
     ...txpoolMethods(s),
     ...nodeInfoMethods(),
-    ...devMethods(s),
+    ...devTimeMethods(s),
+    ...devMiningMethods(s),
+    ...devAccountMethods(s),
+    ...devInfoMethods(s),
     ...forkMethods(s),
     ...stateFileMethods(s),
     ...extMethods(s),

@@ -14,7 +14,8 @@
  * Devnet (32) is left out: its configuration in the reference lists no height for arrowhead631, reed810 and
  * tbd1000, which rules of reference.conf refer to.
  */
-import type { HeaderDecodeRules, HeaderVersion } from './header.js'
+import type { HeaderVersion } from './header.js'
+import type { HeaderDecodeRules } from './header-decode.js'
 
 /** The reference's network upgrades, in activation order (NetworkUpgrade.java, without `genesis`). */
 export const NETWORK_UPGRADES = [
@@ -356,7 +357,7 @@ export function headerVersionAt(network: number, block: bigint | number): Header
 
 /**
  * Which optional header fields blocks of `network` carry, by height, for decoding the uncompressed header
- * (src/rsk/header.ts `decodeHeaderFields`): ummRoot with RSKIPUMM, the version byte with RSKIP351, edges with
+ * (src/rsk/header-decode.ts `decodeHeaderFields`): ummRoot with RSKIPUMM, the version byte with RSKIP351, edges with
  * RSKIP351 and RSKIP144, the RSKIP92 hash form.
  * @throws Error for a network other than 30, 31 or 33
  */

@@ -18,9 +18,12 @@
  *
  * A single-miner chain has no uncles, so the sibling and broken-selection-rule branches never pay or
  * burn anything here; they are implemented for the no-sibling case only.
+ *
+ * Which of these rules apply depends on the block's height on a fork (RSKIP85 minimum payable amounts, RSKIP218
+ * RSK Labs' address): docs/reference-rules.md#rule-remasc-activations.
  */
 import { keccak256 } from '../crypto/keccak.js'
-import { rlpBytes, rlpList, unsignedBytes } from './header.js'
+import { rlpBytes, rlpList, unsignedBytes } from './rlp-encoding.js'
 import { fromHex, padLeft } from '../util/bytes.js'
 import type { RskLog } from './receipt-rlp.js'
 
@@ -40,8 +43,10 @@ export interface RemascConfig {
   rskLabsDivisor: bigint
   federationDivisor: bigint
   punishmentDivisor: bigint
-  /** RSK Labs' address (rskLabsAddressRskip218; RSKIP218 is active on the local networks). */
+  /** RSK Labs' address from RSKIP218 on (rskLabsAddressRskip218; node-cli's own chains always use it). */
   rskLabsAddress: Uint8Array
+  /** RSK Labs' address before RSKIP218 (rskLabsAddress; it differs from the newer one on network 30 only). */
+  rskLabsAddressBeforeRskip218: Uint8Array
 }
 
 const COMMON = { rskLabsDivisor: 5n, federationDivisor: 100n, punishmentDivisor: 10n }
@@ -53,32 +58,37 @@ export const REMASC_CONFIGS: Record<30 | 31 | 32 | 33, RemascConfig> = {
     maturity: 4000n,
     syntheticSpan: 10n,
     rskLabsAddress: fromHex('dcb12179ba4697350f66224c959bdd9c282818df'),
+    rskLabsAddressBeforeRskip218: fromHex('14d3065c8eb89895f4df12450ec6b130049f8034'),
   },
   31: {
     ...COMMON,
     maturity: 50n,
     syntheticSpan: 10n,
     rskLabsAddress: fromHex('dabadabadabadabadabadabadabadabadaba0003'),
+    rskLabsAddressBeforeRskip218: fromHex('dabadabadabadabadabadabadabadabadaba0003'),
   },
   32: {
     ...COMMON,
     maturity: 20n,
     syntheticSpan: 10n,
     rskLabsAddress: fromHex('dabadabadabadabadabadabadabadabadaba0002'),
+    rskLabsAddressBeforeRskip218: fromHex('dabadabadabadabadabadabadabadabadaba0002'),
   },
   33: {
     ...COMMON,
     maturity: 10n,
     syntheticSpan: 5n,
     rskLabsAddress: fromHex('dabadabadabadabadabadabadabadabadaba0001'),
+    rskLabsAddressBeforeRskip218: fromHex('dabadabadabadabadabadabadabadabadaba0001'),
   },
 }
 
 /**
  * RSK addresses of the genesis federation members, in federation order (members sorted by their
- * compressed BTC public key; address = keccak256(uncompressed key)[12..]). A fresh chain's bridge
- * storage has no "new" federation, so the active federation is the genesis one
- * (FederationSupportImpl.getActiveFederation). Keys: BridgeRegTestConstants (regtest),
+ * compressed BTC public key; address = keccak256(uncompressed key)[12..]). While the Bridge's storage has no
+ * "new" federation, the active federation is the genesis one (FederationSupportImpl.getActiveFederation; an
+ * elected one is read from the Bridge's storage: src/execution/native/federation-storage.ts). Keys:
+ * BridgeRegTestConstants (regtest),
  * FederationTestNetConstants, FederationMainNetConstants; the devnet has no federation constants in the
  * reference and uses the testnet ones here.
  */
@@ -178,6 +188,31 @@ export interface RemascRepository {
   putStorageBytes(key: Uint8Array, value: Uint8Array): Promise<void>
   /** Repository.addBalance: creates a missing account (even for 0), then adds `delta` (may be negative). */
   addBalance(address: Uint8Array, delta: bigint): Promise<void>
+  /** Loads the accounts of payees about to be paid together (a fork's remote reads in one round trip); optional. */
+  preparePayees?(addresses: readonly Uint8Array[]): Promise<void>
+}
+
+/**
+ * The consensus rules that change what Remasc does, as they stand at the executing block
+ * (docs/reference-rules.md#rule-remasc-activations). RSKIP415 (federators paid at the address of their RSK key
+ * instead of their BTC key) is not here: it decides the addresses {@link RemascExecution.federators} gives.
+ */
+export interface RemascRules {
+  /** RSKIP85: minimum payable amounts (the share and each federator's cut); none before it. */
+  rskip85: boolean
+  /** RSKIP218: RSK Labs is paid at {@link RemascConfig.rskLabsAddress}, before it at the older address. */
+  rskip218: boolean
+}
+
+/** Every Remasc rule on: node-cli's own chains, whatever their network. */
+export const NEWEST_REMASC_RULES: RemascRules = { rskip85: true, rskip218: true }
+
+/**
+ * The Remasc rules at a block.
+ * @param isActive whether a consensus rule (`'rskip85'`…) is active at the executing block
+ */
+export function remascRulesAt(isActive: (rule: string) => boolean): RemascRules {
+  return { rskip85: isActive('rskip85'), rskip218: isActive('rskip218') }
 }
 
 /** Input of {@link processMinersFees}. */
@@ -186,7 +221,13 @@ export interface RemascExecution {
   /** The executing block's minimumGasPrice (RSKIP85 minimum payable fees). */
   minimumGasPrice: bigint
   config: RemascConfig
-  federators: readonly Uint8Array[]
+  /**
+   * RSK addresses of the active federation's members, in federation order, or how to read them (asked only when
+   * the federation is paid; docs/reference-rules.md#rule-remasc-activations).
+   */
+  federators: readonly Uint8Array[] | (() => Promise<readonly Uint8Array[]>)
+  /** The rules at `blockNumber` (default {@link NEWEST_REMASC_RULES}). */
+  rules?: RemascRules
   /** Block N − maturity (needed once N − maturity ≥ 1). */
   processing: (number: bigint) => Promise<ProcessingBlock | undefined>
 }
@@ -201,12 +242,14 @@ function paymentData(blockHash: Uint8Array, value: bigint): Uint8Array {
 }
 
 /**
- * Remasc.processMinersFees + RemascStorageProvider.save for one block. Mutates the repository (balances,
- * payee accounts, storage) and returns the payment logs in order.
+ * Remasc.processMinersFees + RemascStorageProvider.save for one block (docs/reference-rules.md#rule-remasc-payment,
+ * with the rules of the block: docs/reference-rules.md#rule-remasc-activations). Mutates the repository
+ * (balances, payee accounts, storage) and returns the payment logs in order.
  */
 export async function processMinersFees(repo: RemascRepository, ex: RemascExecution): Promise<RskLog[]> {
   const logs: RskLog[] = []
   const cfg = ex.config
+  const rules = ex.rules ?? NEWEST_REMASC_RULES
   let rewardBalance: bigint | undefined
   let burnedBalance: bigint | undefined
   let federationBalance: bigint | undefined
@@ -233,24 +276,27 @@ export async function processMinersFees(repo: RemascRepository, ex: RemascExecut
     const previousBroken = (await repo.getStorageBytes(REMASC_KEYS.brokenSelectionRule))[0] ?? 0
     brokenSelectionRule = false
     let synthetic = rewardBalance / cfg.syntheticSpan
-    if (synthetic < ex.minimumGasPrice * MINIMUM_PAYABLE_GAS) break run
+    if (rules.rskip85 && synthetic < ex.minimumGasPrice * MINIMUM_PAYABLE_GAS) break run
     rewardBalance -= synthetic
     const toRskLabs = synthetic / cfg.rskLabsDivisor
-    await pay(processing.hash, toRskLabs, cfg.rskLabsAddress)
+    await pay(processing.hash, toRskLabs, rules.rskip218 ? cfg.rskLabsAddress : cfg.rskLabsAddressBeforeRskip218)
     synthetic -= toRskLabs
     // federation share (Remasc.payToFederation)
     const federationReward = synthetic / cfg.federationDivisor
     const toFederation = (await read(REMASC_KEYS.federationBalance)) + federationReward
-    const n = BigInt(ex.federators.length)
+    const federators = typeof ex.federators === 'function' ? await ex.federators() : ex.federators
+    const n = BigInt(federators.length)
     const perFederator = toFederation / n
     const rest = toFederation % n
-    if (perFederator < ex.minimumGasPrice * FEDERATOR_MINIMUM_PAYABLE_GAS) {
+    if (rules.rskip85 && perFederator < ex.minimumGasPrice * FEDERATOR_MINIMUM_PAYABLE_GAS) {
       federationBalance = toFederation
     } else {
-      federationBalance = 0n
-      for (let k = 0; k < ex.federators.length; k++) {
-        const last = k === ex.federators.length - 1 && rest > 0n
-        await pay(processing.hash, last ? perFederator + rest : perFederator, ex.federators[k]!)
+      // (before RSKIP85 the federation balance cell is neither used up nor written)
+      if (rules.rskip85) federationBalance = 0n
+      await repo.preparePayees?.(federators)
+      for (let k = 0; k < federators.length; k++) {
+        const last = k === federators.length - 1 && rest > 0n
+        await pay(processing.hash, last ? perFederator + rest : perFederator, federators[k]!)
       }
     }
     synthetic -= federationReward

@@ -38,6 +38,7 @@ export class ArenaTrieStore implements TrieNodeStore {
    */
   private slots: Uint32Array
   private count = 0
+  private records = 0
 
   /** @param expected how many records are about to be stored (sizes the table once) */
   constructor(expected = 0) {
@@ -49,6 +50,11 @@ export class ArenaTrieStore implements TrieNodeStore {
   /** Number of records (nodes and long values). */
   get size(): number {
     return this.count
+  }
+
+  /** Bytes of the records stored (hash, length and bytes of each), not counting unused chunk space or the table. */
+  get recordBytes(): number {
+    return this.records
   }
 
   /** Bytes held by the chunks and the table (for measurements). */
@@ -93,6 +99,7 @@ export class ArenaTrieStore implements TrieNodeStore {
     if (length <= 128) for (let k = 0; k < length; k++) c[at + HEADER + k] = data[k]!
     else c.set(data, at + HEADER)
     this.used += need
+    this.records += need
     this.slots[slot] = at + 1
     this.slots[slot + 1] = (this.chunks.length - 1) | (tagOf(hash) << 16)
     this.count++

@@ -18,7 +18,7 @@
  */
 import { keccak256 } from '../crypto/keccak.js'
 import { bytesToBigInt } from '../util/bytes.js'
-import { javaBigIntegerBytes, rlpBytes, rlpList, unsignedBytes } from './header.js'
+import { javaBigIntegerBytes, rlpBytes, rlpList, unsignedBytes } from './rlp-encoding.js'
 
 /** Bytes of keccak256 prefix used to "secure" account and storage keys (TrieKeyMapper.SECURE_KEY_SIZE). */
 export const SECURE_KEY_SIZE = 10

@@ -7,6 +7,13 @@ import { EMPTY_TRIE_HASH } from '../crypto/keccak.js'
 import { Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 import type { ForkStateSource } from './fork-source.js'
+import { PackedStates } from './packed-states.js'
+
+/**
+ * How many preview roots stay readable (the newest ones): the current `pending` block's, and the one before it for a
+ * read that began just before the head moved on.
+ */
+export const MAX_PREVIEW_ROOTS = 2
 
 /**
  * State shared by a manager and its shallow copies: every committed root produced so far (persistent
@@ -34,6 +41,12 @@ export class UnitrieStateDB {
   maxRoots = Number.POSITIVE_INFINITY
   /** Pinned roots (hex → pin count): never forgotten (genesis, snapshot roots). */
   private readonly pins = new Map<string, number>()
+  /**
+   * Roots of previews (the `pending` block, src/execution/block-application.ts), oldest first, at most
+   * {@link MAX_PREVIEW_ROOTS}: readable like registered roots but outside {@link maxRoots}, so that a preview per
+   * block neither halves the blocks whose states stay readable nor keeps hundreds of superseded previews' nodes.
+   */
+  private readonly previews = new Map<string, Unitrie>()
 
   /** Remember `trie` as a readable root; returns its hash. Forgets the oldest unpinned roots past {@link maxRoots}. */
   register(trie: Unitrie): Uint8Array {
@@ -48,6 +61,29 @@ export class UnitrieStateDB {
       }
     }
     return h
+  }
+
+  /**
+   * Keeps the root of a preview readable (the `pending` block's state, built inside a checkpoint that is then
+   * reverted) until {@link MAX_PREVIEW_ROOTS} newer previews replace it; it takes no place among the
+   * {@link maxRoots} block states. A root registered as a block state stays readable as such. @returns its hash
+   */
+  registerPreview(trie: Unitrie): Uint8Array {
+    const h = trie.hash()
+    const hex = toKey(h)
+    if (this.roots.has(hex)) return h
+    this.previews.delete(hex)
+    this.previews.set(hex, trie)
+    for (const key of this.previews.keys()) {
+      if (this.previews.size <= MAX_PREVIEW_ROOTS) break
+      this.previews.delete(key)
+    }
+    return h
+  }
+
+  /** How many preview roots are readable now (at most {@link MAX_PREVIEW_ROOTS}). */
+  get previewCount(): number {
+    return this.previews.size
   }
 
   /** Keeps `root` readable regardless of {@link maxRoots} until as many {@link unpin} calls. */
@@ -100,11 +136,32 @@ export class UnitrieStateDB {
     return replaced
   }
 
+  /**
+   * Without a node store (in memory): moves the nodes of every kept root — block states, pins and previews — into
+   * a packed arena and makes each a lazy trie over it (src/state/packed-states.ts), which keeps the state's memory
+   * near its serialized size as it grows. The caller re-reads its own tries (the live state manager:
+   * `setStateRoot`). @param live the live state @returns the packed states (their arena, rebuild count)
+   */
+  pack(live: Unitrie): PackedStates {
+    const packed = (this.packed ??= new PackedStates())
+    packed.pack((swap) => this.swapTries(swap), live)
+    return packed
+  }
+
+  /** The packed states of {@link pack} (undefined before the first one). */
+  packed: PackedStates | undefined
+
+  /** Replaces every registered and preview trie by `swap(trie)` (a trie of the same root). */
+  private swapTries(swap: (trie: Unitrie) => Unitrie): void {
+    for (const [hex, trie] of this.roots) this.roots.set(hex, swap(trie))
+    for (const [hex, trie] of this.previews) this.previews.set(hex, swap(trie))
+  }
+
   /** The trie for `root`, or undefined when unknown (neither registered nor in the store). */
   lookup(root: Uint8Array): Unitrie | undefined {
     if (root.length !== 32) return undefined
     const hex = toKey(root)
-    const t = this.roots.get(hex)
+    const t = this.roots.get(hex) ?? this.previews.get(hex)
     if (t) return t
     if (bytesEqual(root, EMPTY_TRIE_HASH)) return Unitrie.empty(this.store)
     if (this.store && this.store.get(root) !== undefined) {

@@ -317,11 +317,12 @@ export class UnitrieStateManager implements StateManagerInterface {
    * Registers the trie of the current view (committed + uncommitted levels) as a readable root without
    * flushing or committing anything, so a later revert stays exact. For previews such as the `pending`
    * block, built inside a checkpoint that is then reverted, whose root must stay readable through
-   * setStateRoot / shallow copies. @returns the root hash
+   * setStateRoot / shallow copies, among the registry's few preview roots (UnitrieStateDB.registerPreview: outside
+   * the block states `--state-history` keeps). @returns the root hash
    */
   registerCurrentView(): Uint8Array {
     if (this.view.depth === 0) this.view.flush()
-    return this.db.register(this.view.currentTrie())
+    return this.db.registerPreview(this.view.currentTrie())
   }
 
   /**

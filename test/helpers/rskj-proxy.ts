@@ -8,6 +8,7 @@
  *   client that sends any object is caught);
  * - `eth_getProof` answers -32601 (the reference has none);
  * - a batch of more than 50 calls is refused as a whole with -32600 and no `id`;
+ * - `eth_getStorageAt` of a cell longer than 32 bytes fails (-32603), as the reference's does;
  * and that can present the upstream as another network (chain id), add latency, fail requests on demand (HTTP 500/503/429, no answer, connection reset) and counts
  * the calls it receives per method.
  */
@@ -115,8 +116,15 @@ export async function startRskjProxy(opts: RskjProxyOptions): Promise<RskjProxy>
   const maxBatch = opts.maxBatch ?? 50
   const storageBytes = opts.storageBytes ?? true
 
-  /** The upstream's answer to `call`, with the chain id rewritten when the proxy presents another network. */
+  /**
+   * The upstream's answer to `call`, with the chain id rewritten when the proxy presents another network; a storage
+   * word longer than 32 bytes (a native contract's long cell) fails as on the reference (DataWord.valueOf refuses).
+   */
   const presented = (call: Call, answer: unknown): unknown => {
+    const result = answer !== null && typeof answer === 'object' ? (answer as { result?: unknown }).result : undefined
+    if (call.method === 'eth_getStorageAt' && typeof result === 'string' && result.length > 66) {
+      return errorFor(call, -32603, 'Internal server error')
+    }
     const id = opts.chainId
     if (id === undefined || answer === null || typeof answer !== 'object' || !('result' in answer)) return answer
     if (call.method === 'eth_chainId') return { ...answer, result: '0x' + id.toString(16) }

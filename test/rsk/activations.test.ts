@@ -12,7 +12,7 @@ import {
   upgradeHeight,
 } from '../../src/rsk/activations.js'
 import { CONSENSUS_PRECOMPILE_ADDRESSES, rulesActiveAtGenesis } from '../../src/rsk/genesis-state.js'
-import { regtestHeaderRules } from '../../src/rsk/header.js'
+import { regtestHeaderRules } from '../../src/rsk/header-decode.js'
 
 describe('network activations (docs/reference-rules.md#rule-network-activations)', () => {
   it('lists every consensus rule of the reference once (98 rules)', () => {

@@ -2,28 +2,21 @@ import { describe, it, expect } from 'vitest'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { EMPTY_LIST_HASH, keccak256 } from '../../src/crypto/keccak.js'
 import {
-  RSK_TAG,
-  calculateForkDetectionData,
-  decodeBlock,
   decodeEdges,
-  decodeHeader,
   encodeBlock,
   encodeEdges,
   encodedForHash,
   extensionData,
   extensionHash,
   fullEncodedHeader,
-  hashForMergedMining,
   headerHash,
-  javaBigIntegerBytes,
   rawHeader,
-  rlpBytes,
-  rlpList,
-  rlpSignedCoin,
-  rlpUnsigned,
   unclesHash,
   type RskHeader,
 } from '../../src/rsk/header.js'
+import { decodeBlock, decodeHeader } from '../../src/rsk/header-decode.js'
+import { RSK_TAG, calculateForkDetectionData, hashForMergedMining } from '../../src/rsk/merged-mining-hash.js'
+import { javaBigIntegerBytes, rlpBytes, rlpList, rlpSignedCoin, rlpUnsigned } from '../../src/rsk/rlp-encoding.js'
 
 const hex = bytesToHex
 

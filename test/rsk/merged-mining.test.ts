@@ -1,5 +1,6 @@
 /**
- * Merged-mining and Remasc primitives (src/rsk/merged-mining.ts, src/rsk/remasc.ts, src/chain/consensus.ts)
+ * Merged-mining and Remasc primitives (src/rsk/merged-mining*.ts, src/rsk/bitcoin-*.ts, src/rsk/remasc.ts,
+ * src/chain/consensus.ts)
  * against independent computations: the compressed coinbase (SHA-256 midstate + tail) resumes to the
  * coinbase's id, RSKIP92 merkle branches give the Bitcoin merkle root, the proof-of-work rule accepts what the
  * miner client builds and rejects tampering, fork detection data equals the header module's calculator, and
@@ -9,19 +10,12 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { forkDetectionDataFor } from '../../src/chain/consensus.js'
 import type { BlockRecord } from '../../src/types/records.js'
-import { calculateForkDetectionData } from '../../src/rsk/header.js'
-import {
-  coinbaseMerkleBranch,
-  compressCoinbase,
-  compressedCoinbaseTxid,
-  merkleRootFromProof,
-  mergedMiningCoinbase,
-  mineMergedMiningFields,
-  parseBtcTransaction,
-  serializeCoinbase,
-  targetBytes,
-  validateMergedMining,
-} from '../../src/rsk/merged-mining.js'
+import { calculateForkDetectionData } from '../../src/rsk/merged-mining-hash.js'
+import { parseBtcTransaction, serializeCoinbase } from '../../src/rsk/bitcoin-codec.js'
+import { coinbaseMerkleBranch, merkleRootFromProof } from '../../src/rsk/bitcoin-merkle-proof.js'
+import { targetBytes, validateMergedMining } from '../../src/rsk/merged-mining.js'
+import { compressCoinbase, compressedCoinbaseTxid } from '../../src/rsk/merged-mining-coinbase.js'
+import { mergedMiningCoinbase, mineMergedMiningFields } from '../../src/rsk/merged-mining-miner.js'
 import { dataWordFromString, remascTransactionHash, remascTransactionRlp, REMASC_KEYS } from '../../src/rsk/remasc.js'
 import { keccak256 } from '../../src/crypto/keccak.js'
 

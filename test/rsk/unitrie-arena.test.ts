@@ -10,6 +10,7 @@ import { EntryBatch } from '../../src/rsk/entry-batch.js'
 import { ArenaTrieStore } from '../../src/rsk/trie-arena.js'
 import { MemoryTrieNodeStore, Unitrie } from '../../src/rsk/unitrie.js'
 import { unitrieFromBatch, unitrieFromEntries } from '../../src/rsk/unitrie-bulk.js'
+import { copyReachable } from '../../src/rsk/trie-arena-copy.js'
 
 /** A deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -167,5 +168,30 @@ describe('ArenaTrieStore', () => {
     expect(Buffer.from(store.get(bigHash)!).equals(Buffer.from(big))).toBe(true)
     expect(store.get(keccak256(Uint8Array.of(1, 2, 3, 4)))).toBeUndefined()
     expect(store.get(Uint8Array.of(1))).toBeUndefined()
+  })
+})
+
+describe('copyReachable', () => {
+  it('copies exactly what a root reaches (nodes, long values, embedded leaves), from its stored messages', () => {
+    const entries = randomEntries(21, 400)
+    const built = unitrieFromEntries(entries)
+    const from = built.store as ArenaTrieStore
+    // a second version in the same arena: its superseded nodes must not be copied
+    const next = Unitrie.fromRootHash(built.put(entries[5]![0], new Uint8Array(50).fill(9)).save(from), from)
+    const to = new ArenaTrieStore()
+    copyReachable(from, to, built.hash())
+    // the same records as the object walk saves (Unitrie.save: root, non-embedded nodes, long values)
+    const saved = new MemoryTrieNodeStore()
+    unitrieFromEntries(entries).save(saved)
+    expect(to.size).toBe(saved.size)
+    for (const [k, v] of saved.map) expect(to.get(Uint8Array.from(Buffer.from(k, 'hex')))).toEqual(v)
+    expect(to.get(next.hash())).toBeUndefined()
+    const copied = Unitrie.fromRootHash(built.hash(), to)
+    for (const [k] of entries) expect(copied.get(k)).toEqual(built.get(k))
+    // a second root: only what is not there yet is added
+    copyReachable(from, to, next.hash())
+    expect(to.get(next.hash())).toBeDefined()
+    expect(Unitrie.fromRootHash(next.hash(), to).get(entries[5]![0])).toEqual(new Uint8Array(50).fill(9))
+    expect(() => copyReachable(from, new ArenaTrieStore(), keccak256(Uint8Array.of(1)))).toThrow(/missing node/)
   })
 })

@@ -17,7 +17,7 @@
  * reference's miner always merge-mines). The local chain has no uncles.
  */
 import type { BlockRecord } from '../../types/records.js'
-import { RSK_TAG } from '../../rsk/header.js'
+import { RSK_TAG } from '../../rsk/merged-mining-hash.js'
 import { bigIntToBytes } from '../../util/bytes.js'
 import { encodeBytes, type ArgReader } from './abi.js'
 import { dataGas, NativeContractError, type NativeCall, type NativeMethod } from './native-contract.js'
@@ -71,13 +71,13 @@ async function blockAt(call: NativeCall<DepthArgs>): Promise<BlockRecord | undef
 function getter(
   name: string,
   read: (b: BlockRecord, call: NativeCall<DepthArgs>) => Uint8Array,
-  enabled = true,
+  activation?: string,
 ): NativeMethod<DepthArgs> {
   return {
     signature: `${name}(int256)`,
     decode: decodeDepth,
     gas: headerGas,
-    enabled,
+    activation,
     execute: async (call) => {
       const b = await blockAt(call)
       return encodeBytes(b === undefined ? new Uint8Array(0) : read(b, call))
@@ -125,6 +125,7 @@ export const blockHeaderMethods: NativeMethod<any>[] = [
   getter('getDifficulty', (b) => javaBytes(b.header.difficulty)),
   getter('getBitcoinHeader', (b) => b.header.bitcoinMergedMiningHeader),
   getUncleCoinbaseAddress,
-  getter('getDifficultyWithUncles', (b) => javaBytes(b.cumulativeDifficulty)),
-  getter('getCumulativeWork', (b) => javaBytes(b.totalDifficulty)),
+  // (no such methods before RSKIP536: GetDifficultyWithUncles.isEnabled, GetCumulativeWork.isEnabled)
+  getter('getDifficultyWithUncles', (b) => javaBytes(b.cumulativeDifficulty), 'rskip536'),
+  getter('getCumulativeWork', (b) => javaBytes(b.totalDifficulty), 'rskip536'),
 ]

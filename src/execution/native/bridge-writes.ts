@@ -15,21 +15,25 @@
  * - increaseLockingCap: a value ≤ 0 fails, otherwise false (LockingCapRegTestConstants' authorizer).
  * The authorized/federator side (their keys are known, their private keys are not; only an impersonated sender
  * reaches it) fails with "not supported by node-cli".
+ *
+ * By the executing block's rules (docs/reference-rules.md#rule-bridge-activations): receiveHeaders costs 22 000
+ * before RSKIP124 and 66 000 + 1 650 per extra header before RSKIP132, and is open to anyone from RSKIP124 until
+ * RSKIP200 (node-cli cannot take headers: "not supported"); registerBtcTransaction is federator-only before
+ * RSKIP199; addFederatorPublicKeyMultikey needs RSKIP123, the one-off/unlimited whitelist methods RSKIP87 and
+ * increaseLockingCap RSKIP134.
  */
-import { keccak256 } from '../../crypto/keccak.js'
 import { encodeUint, type ArgReader } from './abi.js'
-import { regtestGenesisFederation } from './bridge-federation.js'
-import { decodeBase58check, decodePoint } from './curve.js'
-import { dataGas, NativeContractError, type NativeCall, type NativeMethod } from './native-contract.js'
+import { rskAddressOfKey } from './bridge-federation.js'
+import { bridgeFederations } from './federation-storage.js'
+import { decodeBase58check } from './curve.js'
+import { dataGas, NativeContractError, since, type NativeCall, type NativeMethod } from './native-contract.js'
 import type { MsgType } from './message-tracker.js'
 import { bridgeStorageIsEmpty } from './bridge-storage.js'
 
 const CALL_ONLY: readonly MsgType[] = ['CALL']
 
-/** RSK address of a public key (keccak of the 64-byte uncompressed key, last 20 bytes). */
-function rskAddress(pub: Uint8Array): string {
-  return Buffer.from(keccak256(decodePoint(pub).toBytes(false).subarray(1)).subarray(12)).toString('hex')
-}
+/** RSK address of a public key, lower-case hex without 0x. */
+const rskAddress = (pub: Uint8Array): string => Buffer.from(rskAddressOfKey(pub)).toString('hex')
 
 let authorizers:
   | {
@@ -37,7 +41,6 @@ let authorizers:
       feePerKb: Set<string>
       lockingCap: Set<string>
       whitelist: Set<string>
-      federators: Set<string>
     }
   | undefined
 
@@ -61,7 +64,6 @@ function auth() {
     whitelist: set([
       '04641fb250d7ca7a1cb4f530588e978013038ec4294d084d248869dd54d98873e45c61d00ceeaeeb9e35eab19fa5fbd8f07cb8a5f0ddba26b4d4b18349c09199ad',
     ]),
-    federators: new Set(regtestGenesisFederation().btcKeys.map(rskAddress)),
   }
   return authorizers
 }
@@ -78,10 +80,15 @@ function write<A>(
   return { signature, decode, gas: (_a, data) => cost + dataGas(data), callTypes: CALL_ONLY, execute: run }
 }
 
-/** Fails for callers outside the active federation (the genesis one; no retiring or proposed federation). */
+/**
+ * Fails for callers outside the active and retiring federations (Bridge.activeAndRetiringFederationOnly: a member's
+ * RSK key address), and for members too (node-cli cannot act for them).
+ */
 async function federatorOnly(call: NativeCall<unknown>, name: string): Promise<never> {
-  await bridgeStorageIsEmpty(call.input, 'an elected federation', 'newFederation', 'oldFederation')
-  if (!auth().federators.has(callerHex(call))) {
+  const { active, retiring } = await bridgeFederations(call.input, call.host)
+  const caller = callerHex(call)
+  const members = [...active.members, ...(retiring?.members ?? [])]
+  if (!members.some((m) => rskAddress(m.rsk) === caller)) {
     throw new NativeContractError(
       'The sender is not a member of the active or retiring federations and is therefore not authorized to ' +
         `invoke the function: '${name}'`,
@@ -111,11 +118,20 @@ export const bridgeWriteMethods: NativeMethod<any>[] = [
   {
     signature: 'receiveHeaders(bytes[])',
     decode: (r: ArgReader) => r.bytesArray(0),
-    // receiveHeadersGetCost with RSKIP124 and RSKIP132: 25 000 + 3 500 per header after the first
-    gas: (headers: Uint8Array[], data: Uint8Array) =>
-      25_000n + BigInt(Math.max(headers.length - 1, 0)) * 3_500n + dataGas(data),
+    // Bridge.receiveHeadersGetCost: 22 000 before RSKIP124; then 66 000 + 1 650 per header after the first, from
+    // RSKIP132 25 000 + 3 500
+    gas: (headers: Uint8Array[], data: Uint8Array, host) => {
+      if (!host.isRuleActive('rskip124')) return 22_000n + dataGas(data)
+      const [base, perHeader] = host.isRuleActive('rskip132') ? [25_000n, 3_500n] : [66_000n, 1_650n]
+      return base + BigInt(Math.max(headers.length - 1, 0)) * perHeader + dataGas(data)
+    },
     callTypes: CALL_ONLY,
-    execute: (call: NativeCall<Uint8Array[]>) => federatorOnly(call, 'receiveHeaders'),
+    execute: (call: NativeCall<Uint8Array[]>) => {
+      // Bridge.receiveHeadersIsPublic: anyone's headers are processed from RSKIP124 until RSKIP200
+      if (call.host.isRuleActive('rskip124') && !call.host.isRuleActive('rskip200'))
+        throw new NativeContractError('receiveHeaders (public before RSKIP200) is not supported by node-cli')
+      return federatorOnly(call, 'receiveHeaders')
+    },
   },
   write('updateCollections()', 48_000n, undefined, (call) => federatorOnly(call, 'updateCollections')),
   write(
@@ -129,6 +145,8 @@ export const bridgeWriteMethods: NativeMethod<any>[] = [
     22_000n,
     (r) => [r.bytes(0), r.int(1), r.bytes(2)],
     async (call) => {
+      // federator-only before RSKIP199 (Bridge.registerBtcTransactionIsPublic)
+      if (!call.host.isRuleActive('rskip199')) return federatorOnly(call, 'registerBtcTransaction')
       // needs the BTC chain to be the bare genesis (no height has 3 confirmations) and no legacy processed map
       await bridgeStorageIsEmpty(call.input, 'a received BTC header chain', 'blockStoreChainHead', 'btcTxHashesAP')
       return new Uint8Array(0)
@@ -141,11 +159,14 @@ export const bridgeWriteMethods: NativeMethod<any>[] = [
     (call) => vote(call, auth().feePerKb, 'voteFeePerKbChange'),
   ),
   write('createFederation()', 11_000n, undefined, (call) => vote(call, auth().federation, 'createFederation')),
-  write(
-    'addFederatorPublicKeyMultikey(bytes,bytes,bytes)',
-    13_000n,
-    (r) => [r.bytes(0), r.bytes(1), r.bytes(2)],
-    (call) => vote(call, auth().federation, 'addFederatorPublicKeyMultikey'),
+  since(
+    'rskip123',
+    write(
+      'addFederatorPublicKeyMultikey(bytes,bytes,bytes)',
+      13_000n,
+      (r) => [r.bytes(0), r.bytes(1), r.bytes(2)],
+      (call) => vote(call, auth().federation, 'addFederatorPublicKeyMultikey'),
+    ),
   ),
   write(
     'commitFederation(bytes)',
@@ -154,31 +175,44 @@ export const bridgeWriteMethods: NativeMethod<any>[] = [
     (call) => vote(call, auth().federation, 'commitFederation'),
   ),
   write('rollbackFederation()', 12_000n, undefined, (call) => vote(call, auth().federation, 'rollbackFederation')),
-  write(
-    'addOneOffLockWhitelistAddress(string,int256)',
-    25_000n,
-    (r) => [r.string(0), r.int(1)] as const,
-    (call) =>
-      isRegtestAddress(call.args[0]) ? vote(call, auth().whitelist, 'addOneOffLockWhitelistAddress') : encodeUint(-2n),
+  since(
+    'rskip87',
+    write(
+      'addOneOffLockWhitelistAddress(string,int256)',
+      25_000n,
+      (r) => [r.string(0), r.int(1)] as const,
+      (call) =>
+        isRegtestAddress(call.args[0])
+          ? vote(call, auth().whitelist, 'addOneOffLockWhitelistAddress')
+          : encodeUint(-2n),
+    ),
   ),
-  write(
-    'addUnlimitedLockWhitelistAddress(string)',
-    25_000n,
-    (r) => r.string(0),
-    (call) =>
-      isRegtestAddress(call.args) ? vote(call, auth().whitelist, 'addUnlimitedLockWhitelistAddress') : encodeUint(-2n),
+  since(
+    'rskip87',
+    write(
+      'addUnlimitedLockWhitelistAddress(string)',
+      25_000n,
+      (r) => r.string(0),
+      (call) =>
+        isRegtestAddress(call.args)
+          ? vote(call, auth().whitelist, 'addUnlimitedLockWhitelistAddress')
+          : encodeUint(-2n),
+    ),
   ),
   // LockingCapSupportImpl.increaseLockingCap: a value ≤ 0 fails the call, then an unauthorized caller gets false
-  write(
-    'increaseLockingCap(int256)',
-    8_000n,
-    (r) => r.int(0),
-    (call) => {
-      if (call.args <= 0n)
-        throw new NativeContractError(`Locking Cap must be greater than zero. Value attempted: ${call.args}`)
-      if (!auth().lockingCap.has(callerHex(call))) return encodeUint(0n)
-      throw new NativeContractError('increaseLockingCap from an authorized key is not supported by node-cli')
-    },
+  since(
+    'rskip134',
+    write(
+      'increaseLockingCap(int256)',
+      8_000n,
+      (r) => r.int(0),
+      (call) => {
+        if (call.args <= 0n)
+          throw new NativeContractError(`Locking Cap must be greater than zero. Value attempted: ${call.args}`)
+        if (!auth().lockingCap.has(callerHex(call))) return encodeUint(0n)
+        throw new NativeContractError('increaseLockingCap from an authorized key is not supported by node-cli')
+      },
+    ),
   ),
   write(
     'removeLockWhitelistAddress(string)',

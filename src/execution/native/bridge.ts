@@ -1,5 +1,5 @@
 /**
- * The Bridge at 0x0000000000000000000000000000000001000006, read side, on a regtest federation (rskj
+ * The Bridge at 0x0000000000000000000000000000000001000006, read side (rskj
  * J/co/rsk/peg/Bridge.java, BridgeMethods.java, BridgeSupport.java, BridgeStorageProvider.java,
  * BridgeStorageIndexKey.java, federation/FederationSupportImpl.java, whitelist/WhitelistSupportImpl.java).
  *
@@ -9,17 +9,34 @@
  * accept CALL and STATICCALL; DELEGATECALL/CALLCODE fail (RSKIP417).
  *
  * State comes from the Bridge's storage with the reference's keys (DataWord.fromString(name), or
- * keccak(name-id) for per-item keys) and encodings (RLP big integers), else from the regtest constants — a
- * fresh regtest Bridge. Where the storage holds structures node-cli does not decode (an elected federation,
- * received BTC headers, a lock whitelist, queued peg-outs, the legacy processed-hash map) the getter fails with a
- * "not supported by node-cli" message instead of answering wrongly.
+ * keccak(name-id) for per-item keys) and encodings (RLP big integers, the stored federations:
+ * ./federation-storage.ts), else from the network's constants (./bridge-constants.ts) — a fresh Bridge. On a fork
+ * that storage is the remote's at the fork block under the local writes, so an elected federation, the locking
+ * cap and the fee per KB are the remote's (docs/reference-rules.md#rule-bridge-federation). Where the storage holds
+ * structures node-cli does not decode (received BTC headers, a lock whitelist, queued peg-outs, the legacy
+ * processed-hash map, a pending federation) the getter fails with a "not supported by node-cli" message instead
+ * of answering wrongly.
+ *
+ * On a fork the methods follow the remote network's rules at the executing block
+ * (docs/reference-rules.md#rule-bridge-activations): a method whose rule is not active yet names no method (the
+ * call fails, 23 000 gas), and a few answers and checks change with their rule (RSKIP88, RSKIP219, RSKIP220,
+ * RSKIP383, RSKIP385, RSKIP417, RSKIP419).
  */
 import type { PrecompileInput } from '@ethereumjs/evm'
 import { bridgeStorageIsEmpty, compound, named, rlpNumber } from './bridge-storage.js'
 export { BRIDGE_ADDRESS } from './bridge-storage.js'
 import { encodeBytes, encodeString, encodeUint, type ArgReader } from './abi.js'
-import { regtestGenesisFederation, type FederationView } from './bridge-federation.js'
-import { dataGas, NativeContractError, type NativeCall, type NativeMethod } from './native-contract.js'
+import type { FederationView } from './bridge-federation.js'
+import { BRIDGE_CONSTANTS } from './bridge-constants.js'
+import { bridgeFederations } from './federation-storage.js'
+import {
+  dataGas,
+  NativeContractError,
+  since,
+  type NativeCall,
+  type NativeHost,
+  type NativeMethod,
+} from './native-contract.js'
 import type { MsgType } from './message-tracker.js'
 import { bridgeWriteMethods } from './bridge-writes.js'
 
@@ -41,21 +58,16 @@ export const BTC_REGTEST_GENESIS_HEADER =
   'ffff7f20' +
   '02000000'
 
-/** FeePerKbRegTestConstants.genesisFeePerKb: Coin.MILLICOIN, in satoshis. */
-export const REGTEST_GENESIS_FEE_PER_KB = 100_000n
-/** BridgeRegTestConstants.minimumPeginTxValue (RSKIP219, active from block 0 on regtest), in satoshis. */
-export const REGTEST_MINIMUM_PEGIN_VALUE = 500_000n
-/** LockingCapRegTestConstants.initialValue: 1 000 BTC, in satoshis. */
-export const REGTEST_INITIAL_LOCKING_CAP = 100_000_000_000n
-/** FederationRegTestConstants.federationActivationAge (RSKIP383 value), in RSK blocks. */
-const FEDERATION_ACTIVATION_AGE = 150n
+/** BridgeConstants.minimumPeginTxValue (RSKIP219; the same on every network), in satoshis. */
+export const MINIMUM_PEGIN_VALUE = 500_000n
+/** BridgeConstants.legacyMinimumPeginTxValue (before RSKIP219; the same on every network), in satoshis. */
+export const LEGACY_MINIMUM_PEGIN_VALUE = 1_000_000n
 
 const STATIC_OK: readonly MsgType[] = ['CALL', 'STATICCALL']
 
-/** FederationSupportImpl.getActiveFederation: the genesis federation while no "new" federation is stored. */
-async function activeFederation(input: PrecompileInput): Promise<FederationView> {
-  await bridgeStorageIsEmpty(input, 'an elected federation', 'newFederation')
-  return regtestGenesisFederation()
+/** FederationSupportImpl.getActiveFederation. */
+async function activeFederation(input: PrecompileInput, host: NativeHost): Promise<FederationView> {
+  return (await bridgeFederations(input, host)).active
 }
 
 /**
@@ -99,6 +111,12 @@ function reader<A>(
   }
 }
 
+/** Division rounding toward −∞ (Instant.getEpochSecond of a time in milliseconds). */
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b
+  return a % b !== 0n && a < 0n ? q - 1n : q
+}
+
 /** Sha256Hash.wrap(hex string): 64 hex characters. */
 function btcHash(s: string): string {
   if (!/^[0-9a-fA-F]{64}$/.test(s)) throw new NativeContractError(`Invalid BTC tx hash '${s}'`)
@@ -133,60 +151,75 @@ async function btcChainHeight(input: PrecompileInput): Promise<bigint> {
 }
 
 const FEDERATION_METHODS: NativeMethod<any>[] = [
-  getter('getFederationAddress()', 11_000n, true, async ({ input }) =>
-    encodeString((await activeFederation(input)).address),
+  getter('getFederationAddress()', 11_000n, true, async ({ input, host }) =>
+    encodeString((await activeFederation(input, host)).address),
   ),
-  getter('getFederationSize()', 10_000n, true, async ({ input }) =>
-    encodeUint(BigInt((await activeFederation(input)).btcKeys.length)),
+  getter('getFederationSize()', 10_000n, true, async ({ input, host }) =>
+    encodeUint(BigInt((await activeFederation(input, host)).btcKeys.length)),
   ),
-  getter('getFederationThreshold()', 11_000n, true, async ({ input }) =>
-    encodeUint(BigInt((await activeFederation(input)).threshold)),
+  getter('getFederationThreshold()', 11_000n, true, async ({ input, host }) =>
+    encodeUint(BigInt((await activeFederation(input, host)).threshold)),
   ),
-  getter('getFederationCreationTime()', 10_000n, true, async ({ input }) =>
-    encodeUint((await activeFederation(input)).creationTime),
-  ),
-  getter('getFederationCreationBlockNumber()', 10_000n, true, async ({ input }) =>
-    encodeUint((await activeFederation(input)).creationBlockNumber),
-  ),
-  getter('getActivePowpegRedeemScript()', 30_000n, false, async ({ input }) =>
-    encodeBytes((await activeFederation(input)).redeemScript),
-  ),
-  getter('getActiveFederationCreationBlockHeight()', 3_000n, false, async ({ input, host }) => {
-    // FederationSupportImpl.getActiveFederationCreationBlockHeight
-    const next = await named(input, 'nextFedCreationBlockHeight')
-    if (next.length > 0) {
-      const n = rlpNumber(next)
-      if (host.executionBlockNumber() >= n + FEDERATION_ACTIVATION_AGE) return encodeUint(n)
-    }
-    const active = await named(input, 'activeFedCreationBlockHeight')
-    return encodeUint(active.length > 0 ? rlpNumber(active) : 0n)
+  // seconds since the epoch from RSKIP419, milliseconds before (Bridge.getFederationCreationTimeEpochBased…)
+  getter('getFederationCreationTime()', 10_000n, true, async ({ input, host }) => {
+    // Instant.getEpochSecond / toEpochMilli
+    const ms = (await activeFederation(input, host)).creationTimeMs
+    return encodeUint(host.isRuleActive('rskip419') ? floorDiv(ms, 1000n) : ms)
   }),
-  reader(
-    'getFederatorPublicKeyOfType(int256,string)',
-    (r) => ({ index: r.int(0), type: r.string(1) }),
-    10_000n,
-    true,
-    async ({ args, input }) => {
-      // FederationMember.KeyType.byValue: "btc", "rsk", "mst" (the genesis members use one key for all three)
-      if (!['btc', 'rsk', 'mst'].includes(args.type)) throw new NativeContractError(`Invalid key type '${args.type}'`)
-      const fed = await activeFederation(input)
-      // BigInteger.intValue(): the low 32 bits, signed
-      const index = Number(BigInt.asIntN(32, args.index))
-      if (index < 0 || index >= fed.btcKeys.length) {
-        throw new NativeContractError(`Index must be between 0 and ${fed.btcKeys.length - 1}`)
+  getter('getFederationCreationBlockNumber()', 10_000n, true, async ({ input, host }) =>
+    encodeUint((await activeFederation(input, host)).creationBlockNumber),
+  ),
+  since(
+    'rskip293',
+    getter('getActivePowpegRedeemScript()', 30_000n, false, async ({ input, host }) =>
+      encodeBytes((await activeFederation(input, host)).redeemScript),
+    ),
+  ),
+  since(
+    'rskip186',
+    getter('getActiveFederationCreationBlockHeight()', 3_000n, false, async ({ input, host }) => {
+      // FederationSupportImpl.getActiveFederationCreationBlockHeight
+      const next = await named(input, 'nextFedCreationBlockHeight')
+      if (next.length > 0) {
+        const n = rlpNumber(next)
+        const age = BRIDGE_CONSTANTS[host.network].activationAge((rule) => host.isRuleActive(rule))
+        if (host.executionBlockNumber() >= n + age) return encodeUint(n)
       }
-      return encodeBytes(fed.btcKeys[index]!)
-    },
+      const active = await named(input, 'activeFedCreationBlockHeight')
+      return encodeUint(active.length > 0 ? rlpNumber(active) : 0n)
+    }),
   ),
-  // no retiring, pending or proposed federation while the storage holds none
-  getter('getRetiringFederationSize()', 3_000n, true, async ({ input }) => {
-    await bridgeStorageIsEmpty(input, 'a retiring federation', 'oldFederation')
-    return encodeUint(-1n)
+  since(
+    'rskip123',
+    reader(
+      'getFederatorPublicKeyOfType(int256,string)',
+      (r) => ({ index: r.int(0), type: r.string(1) }),
+      10_000n,
+      true,
+      async ({ args, input, host }) => {
+        // FederationMember.KeyType.byValue: "btc", "rsk", "mst" (the genesis members use one key for all three)
+        const type = args.type as 'btc' | 'rsk' | 'mst'
+        if (!['btc', 'rsk', 'mst'].includes(type)) throw new NativeContractError(`Invalid key type '${args.type}'`)
+        const fed = await activeFederation(input, host)
+        // BigInteger.intValue(): the low 32 bits, signed
+        const index = Number(BigInt.asIntN(32, args.index))
+        if (index < 0 || index >= fed.btcKeys.length) {
+          throw new NativeContractError(`Index must be between 0 and ${fed.btcKeys.length - 1}`)
+        }
+        return encodeBytes(fed.members[index]![type])
+      },
+    ),
+  ),
+  // -1 / "" while there is no retiring federation (FederationSupportImpl.getRetiringFederation)
+  getter('getRetiringFederationSize()', 3_000n, true, async ({ input, host }) => {
+    const retiring = (await bridgeFederations(input, host)).retiring
+    return encodeUint(retiring === undefined ? -1n : BigInt(retiring.members.length))
   }),
-  getter('getRetiringFederationAddress()', 3_000n, true, async ({ input }) => {
-    await bridgeStorageIsEmpty(input, 'a retiring federation', 'oldFederation')
-    return encodeString('')
+  getter('getRetiringFederationAddress()', 3_000n, true, async ({ input, host }) => {
+    const retiring = (await bridgeFederations(input, host)).retiring
+    return encodeString(retiring === undefined ? '' : retiring.address)
   }),
+  // no pending federation while the storage holds none
   getter('getPendingFederationSize()', 3_000n, true, async ({ input }) => {
     await bridgeStorageIsEmpty(input, 'a pending federation', 'pendingFederation')
     return encodeUint(-1n)
@@ -194,63 +227,85 @@ const FEDERATION_METHODS: NativeMethod<any>[] = [
 ]
 
 const PEGIN_METHODS: NativeMethod<any>[] = [
-  getter('getFeePerKb()', 2_000n, true, async ({ input }) => {
+  getter('getFeePerKb()', 2_000n, true, async ({ input, host }) => {
     const v = await named(input, 'feePerKb')
-    return encodeUint(v.length > 0 ? rlpNumber(v) : REGTEST_GENESIS_FEE_PER_KB)
+    return encodeUint(v.length > 0 ? rlpNumber(v) : BRIDGE_CONSTANTS[host.network].genesisFeePerKb)
   }),
-  getter('getMinimumLockTxValue()', 2_000n, true, async () => encodeUint(REGTEST_MINIMUM_PEGIN_VALUE)),
+  // BridgeConstants.getMinimumPeginTxValue: the legacy value before RSKIP219
+  getter('getMinimumLockTxValue()', 2_000n, true, async ({ host }) =>
+    encodeUint(host.isRuleActive('rskip219') ? MINIMUM_PEGIN_VALUE : LEGACY_MINIMUM_PEGIN_VALUE),
+  ),
   // RSKIP220 header reads (Bridge.getBtcBlockchainBlockHeaderBy…: any failure answers empty bytes)
-  reader(
-    'getBtcBlockchainBlockHeaderByHeight(uint256)',
-    (r) => r.uint(0),
-    5_000n,
-    false,
-    async ({ args, input }) => {
+  since(
+    'rskip220',
+    reader(
+      'getBtcBlockchainBlockHeaderByHeight(uint256)',
+      (r) => r.uint(0),
+      5_000n,
+      false,
+      async ({ args, input }) => {
+        await btcChainHeight(input)
+        // BigInteger.intValue(), then the main chain at that height: only the genesis at 0
+        return encodeBytes(BigInt.asIntN(32, args) === 0n ? genesisHeader() : new Uint8Array(0))
+      },
+    ),
+  ),
+  since(
+    'rskip220',
+    reader(
+      'getBtcBlockchainBlockHeaderByHash(bytes32)',
+      (r) => r.word(0),
+      4_600n,
+      false,
+      async ({ args, input }) => {
+        await btcChainHeight(input)
+        return encodeBytes(
+          Buffer.from(args).toString('hex') === BTC_REGTEST_GENESIS_HASH ? genesisHeader() : new Uint8Array(0),
+        )
+      },
+    ),
+  ),
+  since(
+    'rskip220',
+    reader(
+      'getBtcBlockchainParentBlockHeaderByHash(bytes32)',
+      (r) => r.word(0),
+      4_900n,
+      false,
+      async ({ input }) => {
+        await btcChainHeight(input)
+        return encodeBytes(new Uint8Array(0)) // the genesis has no stored parent; other hashes are unknown
+      },
+    ),
+  ),
+  // local calls only before RSKIP220 (Bridge.getBtcBlockchainBestChainHeightOnlyAllowsLocalCalls)
+  {
+    ...getter('getBtcBlockchainBestChainHeight()', 19_000n, false, async ({ input }) =>
+      encodeUint(await btcChainHeight(input)),
+    ),
+    localCallsOnly: (host) => !host.isRuleActive('rskip220'),
+  },
+  since(
+    'rskip89',
+    getter('getBtcBlockchainInitialBlockHeight()', 20_000n, true, async ({ input }) => {
       await btcChainHeight(input)
-      // BigInteger.intValue(), then the main chain at that height: only the genesis at 0
-      return encodeBytes(BigInt.asIntN(32, args) === 0n ? genesisHeader() : new Uint8Array(0))
-    },
+      return encodeUint(0n)
+    }),
   ),
-  reader(
-    'getBtcBlockchainBlockHeaderByHash(bytes32)',
-    (r) => r.word(0),
-    4_600n,
-    false,
-    async ({ args, input }) => {
-      await btcChainHeight(input)
-      return encodeBytes(
-        Buffer.from(args).toString('hex') === BTC_REGTEST_GENESIS_HASH ? genesisHeader() : new Uint8Array(0),
-      )
-    },
-  ),
-  reader(
-    'getBtcBlockchainParentBlockHeaderByHash(bytes32)',
-    (r) => r.word(0),
-    4_900n,
-    false,
-    async ({ input }) => {
-      await btcChainHeight(input)
-      return encodeBytes(new Uint8Array(0)) // the genesis has no stored parent; other hashes are unknown
-    },
-  ),
-  getter('getBtcBlockchainBestChainHeight()', 19_000n, false, async ({ input }) =>
-    encodeUint(await btcChainHeight(input)),
-  ),
-  getter('getBtcBlockchainInitialBlockHeight()', 20_000n, true, async ({ input }) => {
-    await btcChainHeight(input)
-    return encodeUint(0n)
-  }),
-  reader(
-    'getBtcBlockchainBlockHashAtDepth(int256)',
-    (r) => r.int(0),
-    20_000n,
-    true,
-    async ({ args, input }) => {
-      const best = await btcChainHeight(input)
-      const depth = BigInt.asIntN(32, args)
-      if (depth < 0n || depth > best) throw new NativeContractError(`Height must be between 0 and ${best}`)
-      return encodeBytes(Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HASH, 'hex')))
-    },
+  since(
+    'rskip89',
+    reader(
+      'getBtcBlockchainBlockHashAtDepth(int256)',
+      (r) => r.int(0),
+      20_000n,
+      true,
+      async ({ args, input }) => {
+        const best = await btcChainHeight(input)
+        const depth = BigInt.asIntN(32, args)
+        if (depth < 0n || depth > best) throw new NativeContractError(`Height must be between 0 and ${best}`)
+        return encodeBytes(Uint8Array.from(Buffer.from(BTC_REGTEST_GENESIS_HASH, 'hex')))
+      },
+    ),
   ),
   reader(
     'getBtcTxHashProcessedHeight(string)',
@@ -280,42 +335,55 @@ const PEGIN_METHODS: NativeMethod<any>[] = [
       return encodeString('') // no entry at any index: ""
     },
   ),
-  reader(
-    'getLockWhitelistEntryByAddress(string)',
-    (r) => r.string(0),
-    16_000n,
-    true,
-    async ({ input }) => {
-      await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
-      return encodeUint(-1n) // WhitelistResponseCode.ADDRESS_NOT_EXIST (also for an unparsable address)
-    },
+  since(
+    'rskip87',
+    reader(
+      'getLockWhitelistEntryByAddress(string)',
+      (r) => r.string(0),
+      16_000n,
+      true,
+      async ({ input }) => {
+        await bridgeStorageIsEmpty(input, 'a lock whitelist', 'lockWhitelist', 'unlimitedLockWhitelist')
+        return encodeUint(-1n) // WhitelistResponseCode.ADDRESS_NOT_EXIST (also for an unparsable address)
+      },
+    ),
   ),
 ]
 
-const PEGOUT_METHODS: NativeMethod<any>[] = [
-  // LockingCapSupportImpl.getLockingCap: the stored cap, else LockingCapRegTestConstants.initialValue (1 000 BTC)
-  getter('getLockingCap()', 3_000n, true, async ({ input }) => {
-    const v = await named(input, 'lockingCap')
-    return encodeUint(v.length > 0 ? rlpNumber(v) : REGTEST_INITIAL_LOCKING_CAP)
-  }),
+/** Peg-out state reads that do not exist before RSKIP271. */
+const RSKIP271_METHODS: NativeMethod<any>[] = [
   getter('getQueuedPegoutsCount()', 3_000n, false, async ({ input }) => {
     await bridgeStorageIsEmpty(input, 'queued peg-out requests', 'releaseRequestQueue', 'releaseRequestQueueWithTxHash')
     return encodeUint(0n)
   }),
-  getter('getEstimatedFeesForNextPegOutEvent()', 10_000n, false, async ({ input }) => {
+  getter('getEstimatedFeesForNextPegOutEvent()', 10_000n, false, async ({ input, host }) => {
     // BridgeSupport.getEstimatedFeesForNextPegOutEvent (RSKIP385, RSKIP305): the simulated peg-out cannot be built
     // from a federation wallet without UTXOs, so the reference falls back to feePerKb × the size of a 2-input,
     // (queued + 2)-output peg-out (BridgeUtils.calculatePegoutTxSize) / 1 000
     await bridgeStorageIsEmpty(input, 'queued peg-out requests', 'releaseRequestQueue', 'releaseRequestQueueWithTxHash')
+    // before RSKIP385, no fee while no peg-out is queued
+    if (!host.isRuleActive('rskip385')) return encodeUint(0n)
     await bridgeStorageIsEmpty(input, 'federation UTXOs', 'newFederationBtcUTXOs')
     const fee = await named(input, 'feePerKb')
-    const feePerKb = fee.length > 0 ? rlpNumber(fee) : REGTEST_GENESIS_FEE_PER_KB
-    return encodeUint((feePerKb * BigInt(segwitPegoutSize(await activeFederation(input), 2, 2))) / 1000n)
+    const feePerKb = fee.length > 0 ? rlpNumber(fee) : BRIDGE_CONSTANTS[host.network].genesisFeePerKb
+    return encodeUint((feePerKb * BigInt(segwitPegoutSize(await activeFederation(input, host), 2, 2))) / 1000n)
   }),
   getter('getNextPegoutCreationBlockNumber()', 3_000n, false, async ({ input }) => {
     const v = await named(input, 'nextPegoutHeight')
     return encodeUint(v.length > 0 ? rlpNumber(v) : 0n)
   }),
+].map((m) => since('rskip271', m))
+
+const PEGOUT_METHODS: NativeMethod<any>[] = [
+  // LockingCapSupportImpl.getLockingCap: the stored cap, else the network's initial value
+  since(
+    'rskip134',
+    getter('getLockingCap()', 3_000n, true, async ({ input, host }) => {
+      const v = await named(input, 'lockingCap')
+      return encodeUint(v.length > 0 ? rlpNumber(v) : BRIDGE_CONSTANTS[host.network].initialLockingCap)
+    }),
+  ),
+  ...RSKIP271_METHODS,
 ]
 
 /**

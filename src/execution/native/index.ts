@@ -43,6 +43,8 @@ export function nativePrecompiles(host: NativeHost, common: Common): NativePreco
       function: nativeContract(bridgeMethods, host, {
         noMethodGas: BRIDGE_NO_METHOD_GAS,
         defaultMethod: bridgeReleaseBtc,
+        // Bridge.validateLocalCall, validateCallMessageType, execute (docs/reference-rules.md#rule-bridge-activations)
+        rules: { localCalls: 'rskip88', callTypes: 'rskip417', noMethodFails: 'rskip88' },
       }),
     },
     { address: createAddressFromString(HD_WALLET_UTILS_ADDRESS), function: nativeContract(hdWalletUtilsMethods, host) },

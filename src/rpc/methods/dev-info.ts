@@ -1,0 +1,77 @@
+/**
+ * Dev-chain node information for test tools: anvil_metadata (hardhat_metadata refused), anvil_nodeInfo, and the
+ * request log switch (anvil_setLoggingEnabled / hardhat_setLoggingEnabled).
+ */
+import { ErrorCode, RpcError } from '../rpc-error.js'
+import { quantity, toHex } from '../../util/bytes.js'
+import { method, type MethodSpec } from '../method-table.js'
+import { P } from '../params.js'
+import type { Services } from '../services.js'
+
+/**
+ * Why hardhat_metadata is refused. hardhat-ethers (signers.js) takes any answer to it, on a network named
+ * `localhost` without a `gas` setting, as "this is a Hardhat node" and then sends every transaction with a fixed
+ * gas limit of min(2^24, the project's Hardhat block gas limit) instead of estimating — above this chain's block
+ * gas limit (6.8 M), so every transaction would be rejected. Refusing it keeps hardhat-ethers estimating.
+ */
+const HARDHAT_METADATA_REFUSAL =
+  'the method hardhat_metadata is not available: answering it makes hardhat-ethers send every transaction with ' +
+  "16777216 gas, above this chain's block gas limit; anvil_metadata answers the same fields"
+
+/** The node information methods. */
+export function devInfoMethods(s: Services): MethodSpec[] {
+  const { chain, miner } = s
+
+  const metadata = () => ({
+    clientVersion: s.clientVersion,
+    chainId: Number(chain.chainId),
+    instanceId: s.instanceId,
+    latestBlockNumber: Number(chain.head.header.number),
+    latestBlockHash: toHex(chain.head.hash),
+    snapshots: {},
+    compat: s.compat.name,
+  })
+
+  return [
+    method(
+      'anvil_setLoggingEnabled',
+      'anvil',
+      'request log on/off',
+      [P.bool('enabled')],
+      (_c, on) => {
+        s.setLogging(on)
+        return null
+      },
+      ['hardhat_setLoggingEnabled'],
+    ),
+    method(
+      'anvil_metadata',
+      'anvil',
+      'client version, chain id, instance id, latest block, compat profile',
+      [],
+      metadata,
+    ),
+    method('hardhat_metadata', 'hardhat', 'not served (-32601): see "Using it from Hardhat"', [], () => {
+      throw new RpcError(ErrorCode.MethodNotFound, HARDHAT_METADATA_REFUSAL)
+    }),
+    method('anvil_nodeInfo', 'anvil', 'node configuration summary', [], () => ({
+      currentBlockNumber: quantity(chain.head.header.number),
+      currentBlockTimestamp: Number(chain.head.header.timestamp),
+      currentBlockHash: toHex(chain.head.hash),
+      hardFork: 'rsk',
+      compat: s.compat.name,
+      transactionOrder: 'fees',
+      miningMode: miner.describe(),
+      environment: {
+        baseFee: '0x0',
+        chainId: Number(chain.chainId),
+        gasLimit: quantity(chain.nextContext().gasLimit),
+        gasPrice: quantity(chain.nextContext().minimumGasPrice),
+      },
+      // (the origin only: a hosted service's URL may hold its API key)
+      forkConfig: s.fork
+        ? { forkUrl: s.fork.remote.client.origin, forkBlockNumber: Number(s.fork.point.number), forkRetryBackoff: null }
+        : { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+    })),
+  ]
+}
