@@ -7,10 +7,11 @@
 // Both nodes start from the same generated Anvil-format file (`--load-state`), answer a read of the last account,
 // and are stopped with SIGINT while `--dump-state` writes their state. node-cli then also starts from its own dump
 // (the exact path: blocks, state root). Figures: start → first answer (load), SIGINT → exit (dump), file size, and
-// the process's peak RSS (VmHWM) during load and during dump. Results: bench/results-state-files.json.
+// the process's peak RSS (VmHWM) during load and during dump. Results: bench/results-state-files.json (with the
+// machine's 1-minute load average before and after: figures from a busy machine are not comparable).
 import { spawnSync } from 'node:child_process'
 import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
@@ -102,6 +103,8 @@ async function measure(name, cmd, argsFor) {
 }
 
 const work = mkdtempSync(join(tmpdir(), 'node-cli-bench-state-'))
+// the machine's 1-minute load average before and after: figures taken on a busy machine are not comparable
+const loadBefore = loadavg()[0]
 try {
   const source = join(work, 'anvil-format.json')
   console.log(`generating ${ACCOUNTS} accounts × ${SLOTS} slots …`)
@@ -150,6 +153,7 @@ try {
         date: new Date().toISOString(),
         accounts: ACCOUNTS,
         slots: ACCOUNTS * SLOTS,
+        loadAverage: { before: loadBefore, after: loadavg()[0] },
         results: results.map(({ dump, ...r }) => r),
       },
       null,

@@ -49,8 +49,14 @@ export class EntryBatch {
 
   /** {@link add} of the key `head ‖ tail` (without making it first). */
   addJoined(head: Uint8Array, tail: Uint8Array, value: Uint8Array, rank = 1): void {
+    this.addSlice(head, tail, value, 0, value.length, rank)
+  }
+
+  /** {@link addJoined} of the value bytes [from, to) of `source` (without making a view of them). */
+  addSlice(head: Uint8Array, tail: Uint8Array, source: Uint8Array, from: number, to: number, rank = 1): void {
     const keyLength = head.length + tail.length
-    const need = keyLength + value.length
+    const valueLength = to - from
+    const need = keyLength + valueLength
     if (this.used + need > this.chunk.length) {
       this.chunk = new Uint8Array(Math.max(CHUNK_SIZE, need))
       this.chunks.push(this.chunk)
@@ -63,14 +69,14 @@ export class EntryBatch {
     let p = at
     for (let k = 0; k < head.length; k++) c[p++] = head[k]!
     for (let k = 0; k < tail.length; k++) c[p++] = tail[k]!
-    if (value.length > 64) c.set(value, p)
-    else for (let k = 0; k < value.length; k++) c[p++] = value[k]!
+    if (valueLength > 64) c.set(source.subarray(from, to), p)
+    else for (let k = from; k < to; k++) c[p++] = source[k]!
     this.used += need
     const i = this.n++
     this.chunkOf[i] = this.chunks.length - 1
     this.keyAt[i] = at
     this.keyLength[i] = keyLength
-    this.valueLength[i] = value.length
+    this.valueLength[i] = valueLength
     this.rank[i] = rank
   }
 

@@ -3,7 +3,7 @@
  * encodings), shared by the header, receipt, Remasc and trie-key codecs. The header's use of each number encoding is
  * described in src/rsk/header.ts.
  */
-import { concat, heapBytes, type Allocator } from '../util/bytes.js'
+import { concat, fromHex, heapBytes, type Allocator } from '../util/bytes.js'
 
 // ---------------------------------------------------------------------------------------------
 // RLP primitives (org/ethereum/util/RLP.java encodeElement / encodeList)
@@ -68,9 +68,16 @@ export function unsignedBytes(value: bigint | number): Uint8Array {
   const v = BigInt(value)
   if (v < 0n) throw new Error('unsignedBytes: negative value')
   if (v === 0n) return new Uint8Array(0)
-  let hex = v.toString(16)
-  if (hex.length % 2) hex = '0' + hex
-  return Uint8Array.from(Buffer.from(hex, 'hex'))
+  if (v <= 0xffffffffffffn) {
+    // (most values: nonces, gas, small balances; byte by byte without a hex string)
+    let n = Number(v)
+    let length = 0
+    for (let m = n; m > 0; m = Math.floor(m / 256)) length++
+    const out = new Uint8Array(length)
+    for (let i = length - 1; i >= 0; i--, n = Math.floor(n / 256)) out[i] = n % 256
+    return out
+  }
+  return fromHex(v.toString(16))
 }
 
 /**

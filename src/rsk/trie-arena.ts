@@ -32,12 +32,11 @@ export class ArenaTrieStore implements TrieNodeStore {
   private chunk: Uint8Array = new Uint8Array(0)
   private used = 0
   /**
-   * Open-addressing table (linear probing, at most half full), one slot in three arrays (8 bytes, integers
-   * only): the record's offset in its chunk + 1 (0 = free), its chunk, the hash's tag.
+   * Open-addressing table (linear probing, at most half full), a slot being two adjacent integers (8 bytes, one
+   * cache line read per probe): the record's offset in its chunk + 1 (0 = free), then its chunk (low 16 bits)
+   * and the hash's tag (high 16 bits).
    */
-  private offsets: Uint32Array
-  private chunkIds: Uint16Array
-  private tags: Uint16Array
+  private slots: Uint32Array
   private count = 0
   private records = 0
 
@@ -45,9 +44,7 @@ export class ArenaTrieStore implements TrieNodeStore {
   constructor(expected = 0) {
     let size = 1 << 12
     while (size < expected * 2) size *= 2
-    this.offsets = new Uint32Array(size)
-    this.chunkIds = new Uint16Array(size)
-    this.tags = new Uint16Array(size)
+    this.slots = new Uint32Array(size * 2)
   }
 
   /** Number of records (nodes and long values). */
@@ -62,7 +59,7 @@ export class ArenaTrieStore implements TrieNodeStore {
 
   /** Bytes held by the chunks and the table (for measurements). */
   get byteSize(): number {
-    let n = this.offsets.byteLength * 2
+    let n = this.slots.byteLength
     for (const c of this.chunks) n += c.byteLength
     return n
   }
@@ -70,9 +67,9 @@ export class ArenaTrieStore implements TrieNodeStore {
   get(hash: Uint8Array): Uint8Array | undefined {
     if (hash.length !== 32) return undefined
     const slot = this.probe(hash, 0)
-    const off = this.offsets[slot]!
+    const off = this.slots[slot]!
     if (off === 0) return undefined
-    const c = this.chunks[this.chunkIds[slot]!]!
+    const c = this.chunks[this.slots[slot + 1]! & 0xffff]!
     const at = off - 1
     const len = c[at + 32]! | (c[at + 33]! << 8) | (c[at + 34]! << 16) | (c[at + 35]! << 24)
     return c.subarray(at + HEADER, at + HEADER + len)
@@ -80,9 +77,9 @@ export class ArenaTrieStore implements TrieNodeStore {
 
   put(hash: Uint8Array, data: Uint8Array): void {
     if (hash.length !== 32) throw new Error('ArenaTrieStore: keys are 32-byte hashes')
-    if ((this.count + 1) * 2 > this.offsets.length) this.grow()
+    if ((this.count + 1) * 4 > this.slots.length) this.grow()
     const slot = this.probe(hash, 0)
-    if (this.offsets[slot] !== 0) return
+    if (this.slots[slot] !== 0) return
     const need = HEADER + data.length
     if (this.used + need > this.chunk.length) {
       if (this.chunks.length >= 0xffff) throw new Error('ArenaTrieStore: full')
@@ -103,9 +100,8 @@ export class ArenaTrieStore implements TrieNodeStore {
     else c.set(data, at + HEADER)
     this.used += need
     this.records += need
-    this.offsets[slot] = at + 1
-    this.chunkIds[slot] = this.chunks.length - 1
-    this.tags[slot] = tagOf(hash)
+    this.slots[slot] = at + 1
+    this.slots[slot + 1] = (this.chunks.length - 1) | (tagOf(hash) << 16)
     this.count++
   }
 
@@ -115,8 +111,8 @@ export class ArenaTrieStore implements TrieNodeStore {
    */
   locate(bytes: Uint8Array, at: number): number {
     const slot = this.probe(bytes, at)
-    const off = this.offsets[slot]!
-    return off === 0 ? -1 : this.chunkIds[slot]! * LOC_SPAN + off - 1
+    const off = this.slots[slot]!
+    return off === 0 ? -1 : (this.slots[slot + 1]! & 0xffff) * LOC_SPAN + off - 1
   }
 
   /** The chunk holding the record at `loc` (from {@link locate}). */
@@ -136,41 +132,41 @@ export class ArenaTrieStore implements TrieNodeStore {
     return at + HEADER + (c[at + 32]! | (c[at + 33]! << 8) | (c[at + 34]! << 16) | (c[at + 35]! << 24))
   }
 
-  /** The slot holding the hash at bytes [from, from + 32) of `hash`, or the free slot where it would go. */
+  /**
+   * The slot (the index of its first integer) holding the hash at bytes [from, from + 32) of `hash`, or the
+   * free slot where it would go.
+   */
   private probe(hash: Uint8Array, from: number): number {
-    const offsets = this.offsets
-    const mask = offsets.length - 1
+    const slots = this.slots
+    const mask = slots.length - 2
     const tag = tagOf(hash, from)
-    let i = h32(hash, from) & mask
+    let i = (h32(hash, from) << 1) & mask
     for (;;) {
-      const off = offsets[i]!
+      const off = slots[i]!
       if (off === 0) return i
-      if (this.tags[i] === tag) {
-        const c = this.chunks[this.chunkIds[i]!]!
+      const info = slots[i + 1]!
+      if (info >>> 16 === tag) {
+        const c = this.chunks[info & 0xffff]!
         const at = off - 1
         let k = 0
         while (k < 32 && c[at + k] === hash[from + k]) k++
         if (k === 32) return i
       }
-      i = (i + 1) & mask
+      i = (i + 2) & mask
     }
   }
 
   private grow(): void {
-    const [offsets, chunkIds, tags] = [this.offsets, this.chunkIds, this.tags]
-    const size = offsets.length * 2
-    this.offsets = new Uint32Array(size)
-    this.chunkIds = new Uint16Array(size)
-    this.tags = new Uint16Array(size)
-    const mask = size - 1
-    for (let i = 0; i < offsets.length; i++) {
-      const off = offsets[i]!
+    const old = this.slots
+    const slots = (this.slots = new Uint32Array(old.length * 2))
+    const mask = slots.length - 2
+    for (let i = 0; i < old.length; i += 2) {
+      const off = old[i]!
       if (off === 0) continue
-      let j = h32(this.chunks[chunkIds[i]!]!, off - 1) & mask
-      while (this.offsets[j] !== 0) j = (j + 1) & mask
-      this.offsets[j] = off
-      this.chunkIds[j] = chunkIds[i]!
-      this.tags[j] = tags[i]!
+      let j = (h32(this.chunks[old[i + 1]! & 0xffff]!, off - 1) << 1) & mask
+      while (slots[j] !== 0) j = (j + 2) & mask
+      slots[j] = off
+      slots[j + 1] = old[i + 1]!
     }
   }
 }

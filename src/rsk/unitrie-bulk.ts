@@ -68,7 +68,8 @@ class Builder {
 
   /** Bit `d` of entry `e`'s key (0 = most significant bit of its first byte). */
   private bit(e: number, d: number): number {
-    return (this.s.chunks[this.s.chunkOf[e]!]![this.s.keyAt[e]! + (d >> 3)]! >> (7 - (d & 7))) & 1
+    const s = this.s
+    return (s.chunks[s.chunkOf[e]!]![s.keyAt[e]! + (d >> 3)]! >> (7 - (d & 7))) & 1
   }
 
   /** The first bit at or after `d` (below `end`) where the keys of entries e and f differ, or `end`. */
@@ -153,8 +154,8 @@ class Builder {
     if (!terminal) pos = writeVarInt(out, pos, childrenSize)
     const chunk = s.chunks[s.chunkOf[e]!]!
     const valueAt = s.keyAt[e]! + s.keyLength[e]!
-    const value = chunk.subarray(valueAt, valueAt + valueLength)
     if (long) {
+      const value = chunk.subarray(valueAt, valueAt + valueLength)
       const valueHash = keccak256(value)
       this.arena.put(valueHash, value)
       out.set(valueHash, pos)
@@ -162,9 +163,9 @@ class Builder {
       out[pos + 33] = (valueLength >>> 8) & 0xff
       out[pos + 34] = valueLength & 0xff
       pos += 35
-    } else if (valueLength > 0) {
-      out.set(value, pos)
-      pos += valueLength
+    } else {
+      // (a loop, not a view and TypedArray#set: values here are at most 32 bytes)
+      for (let k = valueAt; k < valueAt + valueLength; k++) out[pos++] = chunk[k]!
     }
     if (pos !== length) throw new Error('Unitrie: internal size mismatch')
     const message = out.subarray(0, length)

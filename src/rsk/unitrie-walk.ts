@@ -1,6 +1,6 @@
 /**
- * Every entry of a Unitrie in key order, for walks over a whole state (a state file dump): nodes in memory are
- * read as objects, and a subtree known only by hash is read straight from its stored messages (RSKIP107 layout,
+ * The entries of a Unitrie (or of its subtree under a key prefix) in key order: nodes in memory are read as
+ * objects, and a subtree known only by hash is read straight from its stored messages (RSKIP107 layout,
  * docs/reference-rules.md#rule-unitrie-node) — its shared paths copied bit for bit into the key, embedded children
  * read in place — without decoding a node object per node, nor keeping any.
  */
@@ -17,19 +17,38 @@ import {
 } from './unitrie-codec.js'
 import type { TrieNode } from './unitrie-node.js'
 import type { TrieNodeStore } from './unitrie-store.js'
-import type { Unitrie, UnitrieEntry } from './unitrie.js'
 import { ArenaTrieStore } from './trie-arena.js'
 
 const NONE = new Uint8Array(0)
 const SIDES_RIGHT_FIRST = [1, 0] as const
 
 /**
- * The (key, value) pairs of `trie` in ascending key order, as {@link Unitrie.entries} yields them (keys that
- * are whole bytes), each key and value a fresh copy.
+ * One entry of a walk ({@link unitrieEntryViews}), as views valid until the walk goes on: the key is bytes
+ * [0, keyLength) of `key`, the value bytes [valueStart, valueEnd) of `value`. Do not mutate them.
+ */
+export interface EntryView {
+  key: Uint8Array
+  keyLength: number
+  value: Uint8Array
+  valueStart: number
+  valueEnd: number
+}
+
+/**
+ * The entries of the subtree `root`, whose keys start with the bits `prefixBits`, in ascending key order (a key
+ * before its extensions), as views: one {@link EntryView} object, updated for each entry, so a walk over a whole
+ * state copies nothing (the caller copies what it keeps). Only keys that are whole bytes are yielded. Serves
+ * Unitrie.entries (with copies) and the state-file dump.
+ * @param root the subtree's node (undefined: an empty trie)
+ * @param prefixBits the key bits above `root` (0/1 each)
  * @throws Error when a node or long value is missing from the store
  */
-export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
-  if (!trie.root) return
+export function* unitrieEntryViews(
+  root: TrieNode | undefined,
+  prefixBits: ArrayLike<number> = [],
+): Generator<EntryView> {
+  if (!root) return
+  const view: EntryView = { key: NONE, keyLength: 0, value: NONE, valueStart: 0, valueEnd: 0 }
   let key: Uint8Array = new Uint8Array(64)
   const setBit = (d: number, bit: number): void => {
     key = setPackedBit(key, d, bit)
@@ -71,7 +90,8 @@ export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
     }
     throw new Error(`Unitrie: missing node ${Buffer.from(hashes.subarray(at, at + 32)).toString('hex')} in store`)
   }
-  push(trie.root, NONE, 0, 0, undefined, 0, -1)
+  for (let i = 0; i < prefixBits.length; i++) setBit(i, prefixBits[i]!)
+  push(root, NONE, 0, 0, undefined, prefixBits.length, -1)
   while (nodes.length > 0) {
     const n = nodes.pop()
     const m = buffers.pop()!
@@ -84,7 +104,15 @@ export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
     if (n) {
       const path = n.path
       for (let i = 0; i < path.length; i++) setBit(d++, path[i]!)
-      if (n.valueLength > 0 && (d & 7) === 0) yield [key.slice(0, d >> 3), n.getValue()!.slice()]
+      if (n.valueLength > 0 && (d & 7) === 0) {
+        const v = n.getValue()!
+        view.key = key
+        view.keyLength = d >> 3
+        view.value = v
+        view.valueStart = 0
+        view.valueEnd = v.length
+        yield view
+      }
       for (const b of SIDES_RIGHT_FIRST) {
         const ref = n.childRef(b)
         if (ref === undefined) continue
@@ -138,13 +166,22 @@ export function* unitrieEntries(trie: Unitrie): Generator<UnitrieEntry> {
       pos = rightEnd > 0 ? rightEnd : pos + 32
     }
     if (hasLeft || hasRight) pos = readVarInt(m, pos)[1]
-    let value: Uint8Array | undefined
-    if (flags & FLAG_LONG_VALUE) {
-      const long = store?.get(m.subarray(pos, pos + 32))
-      if (!long) throw new Error('Unitrie: long value not in the store')
-      value = long.slice()
-    } else if (pos < end) value = m.slice(pos, end)
-    if (value !== undefined && (d & 7) === 0) yield [key.slice(0, d >> 3), value]
+    if ((d & 7) === 0 && (pos < end || flags & FLAG_LONG_VALUE)) {
+      view.key = key
+      view.keyLength = d >> 3
+      if (flags & FLAG_LONG_VALUE) {
+        const long = store?.get(m.subarray(pos, pos + 32))
+        if (!long) throw new Error('Unitrie: long value not in the store')
+        view.value = long
+        view.valueStart = 0
+        view.valueEnd = long.length
+      } else {
+        view.value = m
+        view.valueStart = pos
+        view.valueEnd = end
+      }
+      yield view
+    }
     // right first: the left child is visited next
     if (hasRight) {
       if (rightEnd > 0) push(undefined, m, rightAt, rightEnd, store, d, 1)

@@ -17,8 +17,8 @@
  *
  * Its parts: byte-level codec pieces (src/rsk/unitrie-codec.ts), the node and its message codec
  * (src/rsk/unitrie-node.ts), put/delete/find on nodes (src/rsk/unitrie-put.ts), the store interface
- * (src/rsk/unitrie-store.ts) and saving into it (src/rsk/unitrie-save.ts); this file holds the {@link Unitrie} root
- * and its in-memory walk, and re-exports what importers use.
+ * (src/rsk/unitrie-store.ts), saving into it (src/rsk/unitrie-save.ts) and the entry walk (src/rsk/unitrie-walk.ts);
+ * this file holds the {@link Unitrie} root and re-exports what importers use.
  *
  * Reference sources (rskj master, paths under rskj-core/src/main/java/):
  * - co/rsk/trie/Trie.java            node model, put/split/delete-coalesce, toMessage, getNodes
@@ -30,10 +30,11 @@
  */
 import { EMPTY_TRIE_HASH } from '../crypto/keccak.js'
 import { bytesEqual } from '../util/bytes.js'
-import { bytesToBits, commonPrefixLength, FLAG_VERSION, setPackedBit } from './unitrie-codec.js'
+import { bytesToBits, commonPrefixLength, FLAG_VERSION } from './unitrie-codec.js'
 import { HashRef, type TrieNode } from './unitrie-node.js'
 import { find, put, putIntoEmpty } from './unitrie-put.js'
 import { saveNode } from './unitrie-save.js'
+import { unitrieEntryViews } from './unitrie-walk.js'
 import type { TrieNodeStore } from './unitrie-store.js'
 
 export { bitsToBytes, bytesToBits, encodeVarInt } from './unitrie-codec.js'
@@ -187,8 +188,9 @@ export class Unitrie {
 
   /**
    * Iterate the (key, value) pairs in ascending key order (a key before its extensions), optionally
-   * only those whose key starts with `prefix`. Only keys that are whole bytes are yielded (all keys
-   * written through this API are). Lazily loads nodes from the store.
+   * only those whose key starts with `prefix`, each key and value a fresh copy. Only keys that are whole bytes
+   * are yielded (all keys written through this API are). Subtrees known only by hash are read from their stored
+   * messages without decoding node objects (src/rsk/unitrie-walk.ts).
    */
   *entries(prefix: Uint8Array = new Uint8Array(0)): Generator<UnitrieEntry> {
     const want = bytesToBits(prefix)
@@ -207,7 +209,8 @@ export class Unitrie {
       n = n.child(bit)
     }
     if (!n) return
-    yield* walk(n, consumed)
+    for (const e of unitrieEntryViews(n, consumed))
+      yield [e.key.slice(0, e.keyLength), e.value.slice(e.valueStart, e.valueEnd)]
   }
 
   /** All keys (see {@link entries}). */
@@ -227,43 +230,6 @@ export class Unitrie {
     if (!store) throw new Error('Unitrie.save: no store')
     if (this.root) saveNode(this.root, store, true)
     return this.hash()
-  }
-}
-
-/**
- * The entries of the subtree `root`, whose key starts with `prefixBits`, in key order (pre-order, left first):
- * one explicit stack (no generator per level) and the key kept packed, so an entry costs its key's copy.
- */
-function* walk(root: TrieNode, prefixBits: number[]): Generator<UnitrieEntry> {
-  let key: Uint8Array = new Uint8Array(64)
-  const setBit = (d: number, bit: number): void => {
-    key = setPackedBit(key, d, bit)
-  }
-  for (let i = 0; i < prefixBits.length; i++) setBit(i, prefixBits[i]!)
-  const nodes: TrieNode[] = [root]
-  const depths: number[] = [prefixBits.length]
-  const bits: number[] = [-1]
-  while (nodes.length > 0) {
-    const n = nodes.pop()!
-    let d = depths.pop()!
-    const bit = bits.pop()!
-    if (bit >= 0) setBit(d++, bit)
-    const path = n.path
-    for (let i = 0; i < path.length; i++) setBit(d++, path[i]!)
-    if (n.valueLength > 0 && (d & 7) === 0) yield [key.slice(0, d >> 3), n.getValue()!]
-    // (a walk over a whole stored state, e.g. a dump, must not bring every node into memory for good: peek)
-    const right = n.peekChild(1)
-    if (right) {
-      nodes.push(right)
-      depths.push(d)
-      bits.push(1)
-    }
-    const left = n.peekChild(0)
-    if (left) {
-      nodes.push(left)
-      depths.push(d)
-      bits.push(0)
-    }
   }
 }
 

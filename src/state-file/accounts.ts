@@ -1,172 +1,143 @@
 /**
- * Between the Unitrie and the accounts of a state file: grouping a state's entries into accounts (dump) and
- * turning accounts back into entries (load). Key layout: src/rsk/trie-keys.ts (rskj TrieKeyMapper).
+ * Dumping: a state's entries grouped into the accounts of a state file's `accounts` member, written as JSON bytes
+ * as the walk goes (an account's storage cells straight from the trie's bytes to hex, no array or string per
+ * cell). What the accounts cannot express is set aside for the node_cli member. Key layout:
+ * src/rsk/trie-keys.ts (rskj TrieKeyMapper); the loading direction is ./account-entries.ts.
  */
-import type { EntryBatch } from '../rsk/entry-batch.js'
 import type { Unitrie } from '../rsk/unitrie.js'
-import { unitrieEntries } from '../rsk/unitrie-walk.js'
+import { unitrieEntryViews } from '../rsk/unitrie-walk.js'
 import {
   accountKey,
   decodeAccountState,
   encodeAccountState,
-  slotFromStorageKey,
   slotWord,
   STORAGE_MARKER_VALUE,
-  storageKeySuffix,
   storagePrefixKey,
   type AccountState,
 } from '../rsk/trie-keys.js'
-import { bytesEqual, toKey } from '../util/bytes.js'
+import { JsonBytes } from './json-bytes.js'
 
 const ACCOUNT_KEY_LENGTH = 31
 const STORAGE_PREFIX = 0x00
 const CODE_PREFIX = 0x80
-
-/** An account of a state: what Anvil's format holds, plus the cells and entries it cannot hold. */
-export interface StateAccount {
-  /** 20 bytes. */
-  address: Uint8Array
-  nonce: bigint
-  /** wei */
-  balance: bigint
-  code: Uint8Array
-  /** Cells storable as 32-byte words: [slot (32 B), word (32 B)]. */
-  storage: [Uint8Array, Uint8Array][]
-  /** Cells that are not 32-byte words (longer, or stored with leading zeros): [slot (32 B), stored bytes]. */
-  storageBytes: [Uint8Array, Uint8Array][]
-}
+const COMMA = 0x2c
+const COLON = 0x3a
 
 /** A Unitrie entry [key, value]. */
 export type RawEntry = [Uint8Array, Uint8Array]
 
-/** What {@link groupAccounts} yields: an account, or an entry the accounts cannot express. */
-export type StateItem = { account: StateAccount } | { raw: RawEntry }
+/** What the accounts of a dump leave for the node_cli member. */
+export interface DumpRest {
+  /** Entries the accounts cannot express, in key order (node_cli.rawEntries). */
+  raw: RawEntry[]
+  /** Per address, cells that are not 32-byte words: [slot (32 B), stored bytes] (node_cli.storageBytes). */
+  byteCells: { address: Uint8Array; cells: RawEntry[] }[]
+}
 
-function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
-  if (key.length < prefix.length) return false
-  for (let i = 0; i < prefix.length; i++) if (key[i] !== prefix[i]) return false
+/** Whether bytes [from, to) of `a` equal `b`. */
+function equalRange(a: Uint8Array, from: number, to: number, b: Uint8Array): boolean {
+  if (to - from !== b.length) return false
+  for (let i = 0; i < b.length; i++) if (a[from + i] !== b[i]) return false
   return true
 }
 
 /**
- * Walks a state's entries (in key order: an account's entry comes right before its marker, storage and code)
- * and groups them into accounts. Whatever {@link addAccountEntries} would not rebuild byte for byte is yielded as a
- * raw entry instead (a non-canonical account encoding, a storage marker of an account without storage, keys
- * outside the account layout), so that accounts plus raw entries rebuild the same trie and root.
+ * Walks a state's entries (in key order: an account's entry comes right before its storage marker, cells and
+ * code) and writes its accounts as the members of `accounts` to `out` (`"0x<address>":{"nonce":…,"balance":…,
+ * "code":…,"storage":{…}}`, comma-separated). Whatever the loader (./account-entries.ts) would not rebuild byte
+ * for byte goes to `rest` instead (a non-canonical account encoding, a storage marker of an account without
+ * storage, cells that are not words, keys outside the account layout), so that accounts plus `rest` rebuild the
+ * same trie and root.
  * @param trie the state
+ * @param out where the JSON goes
+ * @param rest filled with what the accounts cannot hold
+ * @returns a generator that pauses after each account (take {@link JsonBytes.full} chunks of `out` then)
  */
-export function* groupAccounts(trie: Unitrie): Generator<StateItem> {
-  let current: { account: StateAccount; key: Uint8Array; marker: Uint8Array | undefined } | undefined
-  const flush = function* (): Generator<StateItem> {
-    if (!current) return
-    const { account, marker } = current
-    if (marker !== undefined && account.storage.length === 0 && account.storageBytes.length === 0) {
-      yield { raw: [storagePrefixKey(account.address), marker] }
-    }
-    yield { account }
-    current = undefined
+export function* writeAccounts(trie: Unitrie, out: JsonBytes, rest: DumpRest): Generator<void> {
+  const raw = rest.raw
+  const cellsOut = new JsonBytes()
+  let first = true
+  // the account being grouped
+  let open = false
+  const key = new Uint8Array(ACCOUNT_KEY_LENGTH)
+  let address = new Uint8Array(0)
+  let state: AccountState = { nonce: 0n, balance: 0n }
+  let code: Uint8Array = new Uint8Array(0)
+  let marker = false
+  let cells = 0
+  let byteCells: RawEntry[] = []
+  const flush = (): void => {
+    if (!open) return
+    open = false
+    if (marker && cells === 0 && byteCells.length === 0) raw.push([storagePrefixKey(address), STORAGE_MARKER_VALUE])
+    if (!first) out.char(COMMA)
+    first = false
+    out.quotedHex(address).char(COLON)
+    out.text(`{"nonce":${state.nonce.toString()},"balance":"0x${state.balance.toString(16)}","code":`)
+    out.quotedHex(code).text(',"storage":{').append(cellsOut).text('}}')
+    if (byteCells.length > 0) rest.byteCells.push({ address, cells: byteCells })
   }
-  for (const [key, value] of unitrieEntries(trie)) {
-    if (key.length === ACCOUNT_KEY_LENGTH && key[0] === 0) {
-      yield* flush()
-      const address = key.slice(ACCOUNT_KEY_LENGTH - 20)
-      let state: AccountState | undefined
+  for (const e of unitrieEntryViews(trie.root)) {
+    const k = e.key
+    const kl = e.keyLength
+    const v = e.value
+    const vs = e.valueStart
+    const ve = e.valueEnd
+    if (kl === ACCOUNT_KEY_LENGTH && k[0] === 0) {
+      flush()
+      yield
+      address = k.slice(ACCOUNT_KEY_LENGTH - 20, ACCOUNT_KEY_LENGTH)
+      let decoded: AccountState | undefined
       try {
-        state = decodeAccountState(value)
+        decoded = decodeAccountState(v.subarray(vs, ve))
       } catch {
-        state = undefined
+        decoded = undefined
       }
-      if (!bytesEqual(accountKey(address), key) || state === undefined) {
-        yield { raw: [key, value] }
+      if (decoded === undefined || !equalRange(k, 0, kl, accountKey(address))) {
+        raw.push([k.slice(0, kl), v.slice(vs, ve)])
         continue
       }
-      const account: StateAccount = {
-        address,
-        nonce: state.nonce,
-        balance: state.balance,
-        code: new Uint8Array(0),
-        storage: [],
-        storageBytes: [],
-      }
+      state = decoded
       // hibernation flags and other encodings are kept as the raw entry (it overrides the rebuilt one)
-      if (!bytesEqual(encodeAccountState({ nonce: state.nonce, balance: state.balance }), value))
-        yield { raw: [key, value] }
-      current = { account, key, marker: undefined }
+      if (!equalRange(v, vs, ve, encodeAccountState({ nonce: state.nonce, balance: state.balance })))
+        raw.push([k.slice(0, kl), v.slice(vs, ve)])
+      key.set(k.subarray(0, ACCOUNT_KEY_LENGTH))
+      open = true
+      code = new Uint8Array(0)
+      marker = false
+      cells = 0
+      byteCells = []
+      cellsOut.clear()
       continue
     }
-    if (!current || !startsWith(key, current.key)) {
-      yield { raw: [key, value] }
+    if (!open || kl < ACCOUNT_KEY_LENGTH || !equalRange(k, 0, ACCOUNT_KEY_LENGTH, key)) {
+      raw.push([k.slice(0, kl), v.slice(vs, ve)])
       continue
     }
-    const { account } = current
-    const kind = key[ACCOUNT_KEY_LENGTH]
-    if (key.length === ACCOUNT_KEY_LENGTH + 1 && kind === CODE_PREFIX) {
-      account.code = value
-    } else if (key.length === ACCOUNT_KEY_LENGTH + 1 && kind === STORAGE_PREFIX) {
-      if (bytesEqual(value, STORAGE_MARKER_VALUE)) current.marker = value
-      else yield { raw: [key, value] }
-    } else if (
-      key.length >= ACCOUNT_KEY_LENGTH + 12 &&
-      key.length <= ACCOUNT_KEY_LENGTH + 43 &&
-      kind === STORAGE_PREFIX
-    ) {
+    const kind = k[ACCOUNT_KEY_LENGTH]
+    if (kl === ACCOUNT_KEY_LENGTH + 1 && kind === CODE_PREFIX) {
+      code = v.slice(vs, ve)
+    } else if (kl === ACCOUNT_KEY_LENGTH + 1 && kind === STORAGE_PREFIX) {
+      if (equalRange(v, vs, ve, STORAGE_MARKER_VALUE)) marker = true
+      else raw.push([k.slice(0, kl), v.slice(vs, ve)])
+    } else if (kl >= ACCOUNT_KEY_LENGTH + 12 && kl <= ACCOUNT_KEY_LENGTH + 43 && kind === STORAGE_PREFIX) {
       // (the key's hashed part is not re-derived here: one Keccak per cell was most of a dump's time, and the
       // state manager only writes keys as storageKey makes them; a file whose keys differ fails the root check
       // when it is loaded, never silently)
-      const slot = slotFromStorageKey(key)
-      if (value.length > 0 && value.length <= 32 && value[0] !== 0) {
-        account.storage.push([slot, slotWord(value)])
+      if (ve > vs && ve - vs <= 32 && v[vs] !== 0) {
+        // the slot: the key's tail, its leading zeros stripped (storageKey); the word: the value, likewise
+        if (cells > 0) cellsOut.char(COMMA)
+        cellsOut
+          .quotedWord(k, ACCOUNT_KEY_LENGTH + 11, kl)
+          .char(COLON)
+          .quotedWord(v, vs, ve)
+        cells++
       } else {
-        account.storageBytes.push([slot, value])
+        byteCells.push([slotWord(k.slice(ACCOUNT_KEY_LENGTH + 11, kl)), v.slice(vs, ve)])
       }
     } else {
-      yield { raw: [key, value] }
+      raw.push([k.slice(0, kl), v.slice(vs, ve)])
     }
   }
-  yield* flush()
-}
-
-/**
- * Adds the Unitrie entries of an account as the reference writes them to `batch`: the account state, the code,
- * the storage marker (when it has storage) and each non-zero cell (32-byte words stored without leading zeros;
- * byte cells as given). Keys are written straight into the batch from the account's key (one Keccak of the
- * address, as codeKey / storagePrefixKey / storageKey make them).
- */
-export function addAccountEntries(batch: EntryBatch, a: StateAccount): void {
-  const key = accountKey(a.address)
-  batch.add(key, encodeAccountState({ nonce: a.nonce, balance: a.balance }))
-  if (a.code.length > 0) batch.addJoined(key, CODE_SUFFIX, a.code)
-  let prefix: Uint8Array | undefined
-  const cell = (slot: Uint8Array, stored: Uint8Array): void => {
-    if (prefix === undefined) {
-      prefix = new Uint8Array(key.length + 1)
-      prefix.set(key)
-      prefix[key.length] = STORAGE_PREFIX
-      batch.add(prefix, STORAGE_MARKER_VALUE)
-    }
-    batch.addJoined(prefix, slotSuffix(slot), stored)
-  }
-  for (const [slot, word] of a.storage) {
-    let i = 0
-    while (i < word.length && word[i] === 0) i++
-    if (i < word.length) cell(slot, word.subarray(i))
-  }
-  for (const [slot, bytes] of a.storageBytes) if (bytes.length > 0) cell(slot, bytes)
-}
-
-const CODE_SUFFIX = Uint8Array.of(CODE_PREFIX)
-
-/** Recent storage key suffixes by slot: many contracts use the same low slots (0, 1, 2 …), a Keccak each. */
-const suffixes = new Map<string, Uint8Array>()
-const MAX_SUFFIXES = 4096
-
-function slotSuffix(slot: Uint8Array): Uint8Array {
-  const id = toKey(slot)
-  let suffix = suffixes.get(id)
-  if (suffix === undefined) {
-    if (suffixes.size >= MAX_SUFFIXES) suffixes.clear()
-    suffix = storageKeySuffix(slot)
-    suffixes.set(id, suffix)
-  }
-  return suffix
+  flush()
 }

@@ -11,8 +11,9 @@ import type { EncodedBlock } from '../chain/block-codec.js'
 import type { BlockRecord } from '../types/records.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import { toHex, toKey } from '../util/bytes.js'
-import { groupAccounts, type StateAccount } from './accounts.js'
+import { writeAccounts, type DumpRest } from './accounts.js'
 import { STATE_FILE_VERSION, type NodeCliMeta } from './format.js'
+import { JsonBytes } from './json-bytes.js'
 
 /** What a dump is made of, captured at one moment (see Chain.captureState). */
 export interface DumpSource {
@@ -30,21 +31,11 @@ export interface DumpSource {
 const hex = (n: bigint): string => '0x' + n.toString(16)
 const word = (b: Uint8Array): string => '0x' + toKey(b).padStart(64, '0')
 
-/** One account in Anvil's shape (nonce a JSON number, as Anvil writes it; exact as text at any size). */
-function accountJson(a: StateAccount): string {
-  let storage = ''
-  for (const [slot, value] of a.storage) storage += (storage ? ',' : '') + `"${word(slot)}":"${word(value)}"`
-  return (
-    `{"nonce":${a.nonce.toString()},"balance":"${hex(a.balance)}",` +
-    `"code":"${toHex(a.code)}","storage":{${storage}}}`
-  )
-}
-
 /**
- * The state file's JSON text, in pieces (an account, a block, … at a time).
+ * The state file's JSON text, as UTF-8 chunks of about a MiB (see ./json-bytes.ts).
  * @param src the captured chain
  */
-export function* stateFileText(src: DumpSource): Generator<string> {
+export function* stateFileChunks(src: DumpSource): Generator<Uint8Array> {
   const h = src.head.header
   const block = {
     number: hex(h.number),
@@ -55,20 +46,10 @@ export function* stateFileText(src: DumpSource): Generator<string> {
     difficulty: hex(h.difficulty),
     prevrandao: '0x' + '00'.repeat(32),
   }
-  yield `{"block":${JSON.stringify(block)},"accounts":{`
-  const raw: [Uint8Array, Uint8Array][] = []
-  const storageBytes: StateAccount[] = []
-  let first = true
-  for (const item of groupAccounts(src.state)) {
-    if ('raw' in item) {
-      raw.push(item.raw)
-      continue
-    }
-    const a = item.account
-    if (a.storageBytes.length > 0) storageBytes.push({ ...a, storage: [], code: new Uint8Array(0) })
-    yield `${first ? '' : ','}"${toHex(a.address)}":${accountJson(a)}`
-    first = false
-  }
+  const out = new JsonBytes()
+  out.text(`{"block":${JSON.stringify(block)},"accounts":{`)
+  const rest: DumpRest = { raw: [], byteCells: [] }
+  for (const _ of writeAccounts(src.state, out, rest)) if (out.full) yield out.take()
   const meta: NodeCliMeta = {
     version: STATE_FILE_VERSION,
     network: src.network,
@@ -80,21 +61,40 @@ export function* stateFileText(src: DumpSource): Generator<string> {
   }
   // Anvil requires best_block_number to name one of its `blocks`, which this file leaves empty: 0 (the head is
   // node_cli.head)
-  yield `},"best_block_number":0,"blocks":[],"transactions":[],"historical_states":null,`
-  yield `"node_cli":${JSON.stringify(meta).slice(0, -1)},"storageBytes":{`
+  out.text(`},"best_block_number":0,"blocks":[],"transactions":[],"historical_states":null,`)
+  out.text(`"node_cli":${JSON.stringify(meta).slice(0, -1)},"storageBytes":{`)
   let firstCells = true
-  for (const a of storageBytes) {
-    const cells = a.storageBytes.map(([slot, bytes]) => `"${word(slot)}":"${toHex(bytes)}"`).join(',')
-    yield `${firstCells ? '' : ','}"${toHex(a.address)}":{${cells}}`
+  for (const { address, cells } of rest.byteCells) {
+    const text = cells.map(([slot, bytes]) => `"${word(slot)}":"${toHex(bytes)}"`).join(',')
+    out.text(`${firstCells ? '' : ','}"${toHex(address)}":{${text}}`)
     firstCells = false
   }
-  yield `},"rawEntries":[${raw.map(([k, v]) => `["${toHex(k)}","${toHex(v)}"]`).join(',')}],"blocks":[`
+  out.text(`},"rawEntries":[`)
+  let firstRaw = true
+  for (const [k, v] of rest.raw) {
+    out
+      .text(firstRaw ? '[' : ',[')
+      .quotedHex(k)
+      .text(',')
+      .quotedHex(v)
+      .text(']')
+    firstRaw = false
+    if (out.full) yield out.take()
+  }
+  out.text('],"blocks":[')
   let firstBlock = true
   for (const b of src.blocks) {
-    yield `${firstBlock ? '' : ','}["${toHex(b.rlp)}","${toHex(b.extra)}"]`
+    out
+      .text(firstBlock ? '[' : ',[')
+      .quotedHex(b.rlp)
+      .text(',')
+      .quotedHex(b.extra)
+      .text(']')
     firstBlock = false
+    if (out.full) yield out.take()
   }
-  yield ']}}\n'
+  out.text(']}}\n')
+  yield out.take()
 }
 
 /**
@@ -107,15 +107,7 @@ export async function writeStateFile(file: string, src: DumpSource): Promise<voi
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   const handle = await open(tmp, 'w', 0o600)
   try {
-    let buffered = ''
-    for (const piece of stateFileText(src)) {
-      buffered += piece
-      if (buffered.length >= 1 << 20) {
-        await handle.write(buffered)
-        buffered = ''
-      }
-    }
-    await handle.write(buffered)
+    for (const chunk of stateFileChunks(src)) await handle.write(chunk)
     await handle.sync()
     await handle.close()
     await rename(tmp, file)
@@ -131,5 +123,5 @@ export async function writeStateFile(file: string, src: DumpSource): Promise<voi
  * @param src the captured chain
  */
 export function stateFileGzipHex(src: DumpSource): string {
-  return '0x' + gzipSync(Buffer.from([...stateFileText(src)].join(''), 'utf8')).toString('hex')
+  return '0x' + gzipSync(Buffer.concat([...stateFileChunks(src)])).toString('hex')
 }

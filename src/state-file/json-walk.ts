@@ -3,17 +3,40 @@
  * stream-json's parser and only the sub-trees a predicate asks for are assembled (one at a time), so a file far
  * larger than memory is read in constant memory apart from the picked values. Used to load state files.
  *
+ * Objects are assembled as {@link JsonObject}s (their members in a flat array), not as plain objects: a state
+ * file's storage objects are keyed by slot hashes, and plain objects with data-dependent keys cost V8 a hidden
+ * class per new key set (and stream-json's Assembler a property store per member).
+ *
  * The tokenizer is stream-json's raw `jsonParser` fed one decoded chunk at a time and its tokens walked
  * synchronously: one `await` per chunk of the input, not per token (a stream of token objects cost more than
  * the tokenizing itself on a 100 MB file).
  */
 import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
-import Assembler from 'stream-json/assembler.js'
 import { jsonParser } from 'stream-json/parser.js'
 
 /** A path in the document: object keys and array indexes from the root. */
 export type JsonPath = (string | number)[]
+
+/**
+ * A JSON object as its members in document order: `items` holds key, value, key, value … (a repeated key stays
+ * repeated; {@link JsonObject.get} answers the last one, as JSON.parse would).
+ */
+export class JsonObject {
+  readonly items: unknown[] = []
+
+  /** The value of member `name` (the last one of that name), or undefined. */
+  get(name: string): unknown {
+    const items = this.items
+    for (let i = items.length - 2; i >= 0; i -= 2) if (items[i] === name) return items[i + 1]
+    return undefined
+  }
+
+  /** Number of members. */
+  get size(): number {
+    return this.items.length >> 1
+  }
+}
 
 /** A picked value and where it was. */
 export interface Picked {
@@ -33,8 +56,9 @@ type Token = { name: string; value?: unknown }
 const SCALARS = new Set(['stringValue', 'numberValue', 'nullValue', 'trueValue', 'falseValue'])
 
 /**
- * Streams `input` (JSON text) and yields each value whose path `pick` accepts, assembled (numbers stay strings,
- * so that large integers keep every digit). Values inside a picked value are not offered again.
+ * Streams `input` (JSON text) and yields each value whose path `pick` accepts, assembled: objects as
+ * {@link JsonObject}s, arrays as arrays, numbers as their text (large integers keep every digit), strings, true,
+ * false and null. Values inside a picked value are not offered again.
  * @param input the document's bytes (already decompressed)
  * @param pick decides for a path whether its value is wanted
  * @param onTopLevelKey told each key of the top-level object as the parser reaches it
@@ -49,7 +73,11 @@ export async function* pickValues(
   const NONE = Symbol.for('object-stream.none')
   const decoder = new StringDecoder('utf8')
   const stack: Frame[] = []
-  let assembling: { asm: Assembler; path: JsonPath } | undefined
+  // the picked value being assembled: its path and open containers (an array, or a JsonObject's items)
+  let assembling: JsonPath | undefined
+  let result: unknown
+  const open: unknown[][] = []
+  let top: unknown[] | undefined
   /** The path of the value starting now (advances the enclosing array's index). */
   const valuePath = (): JsonPath => {
     const top = stack[stack.length - 1]
@@ -80,11 +108,42 @@ export async function* pickValues(
   for await (const batch of chunks())
     for (const token of batch) {
       if (assembling) {
-        assembling.asm.consume(token as never)
-        if (assembling.asm.done) {
-          yield { path: assembling.path, value: assembling.asm.current }
-          assembling = undefined
+        let value: unknown
+        switch (token.name) {
+          case 'keyValue':
+          case 'stringValue':
+          case 'numberValue':
+            top!.push(token.value)
+            continue
+          case 'startObject': {
+            const o = new JsonObject()
+            top!.push(o)
+            open.push((top = o.items))
+            continue
+          }
+          case 'startArray': {
+            const a: unknown[] = []
+            top!.push(a)
+            open.push((top = a))
+            continue
+          }
+          case 'endObject':
+          case 'endArray':
+            open.pop()
+            top = open[open.length - 1]
+            if (top !== undefined) continue
+            value = result
+            break
+          case 'nullValue':
+          case 'trueValue':
+          case 'falseValue':
+            top!.push(token.value)
+            continue
+          default:
+            continue
         }
+        yield { path: assembling, value }
+        assembling = undefined
         continue
       }
       const name = token.name
@@ -103,9 +162,11 @@ export async function* pickValues(
         if (SCALARS.has(name)) {
           yield { path, value: token.value === undefined ? null : token.value }
         } else {
-          const asm = new Assembler({ numberAsString: true })
-          asm.consume(token as never)
-          assembling = { asm, path }
+          const container = name === 'startObject' ? new JsonObject() : []
+          result = container
+          top = container instanceof JsonObject ? container.items : container
+          open.push(top)
+          assembling = path
         }
         continue
       }

@@ -11,16 +11,9 @@ import { wasmKeccakReady } from '../crypto/keccak.js'
 import { Unitrie } from '../rsk/unitrie.js'
 import { EntryBatch } from '../rsk/entry-batch.js'
 import { unitrieFromBatch } from '../rsk/unitrie-bulk.js'
-import {
-  accountKey,
-  EMPTY_ACCOUNT_STATE,
-  slotWord,
-  storageKey,
-  storagePrefixKey,
-  STORAGE_MARKER_VALUE,
-} from '../rsk/trie-keys.js'
-import { fromHex, toKey } from '../util/bytes.js'
-import { addAccountEntries, type StateAccount } from './accounts.js'
+import { accountKey, EMPTY_ACCOUNT_STATE } from '../rsk/trie-keys.js'
+import { fromHex } from '../util/bytes.js'
+import { AccountEntryWriter, bigintField, shown } from './account-entries.js'
 import { STATE_FILE_VERSION, StateFileError, type NodeCliMeta } from './format.js'
 import { pickValues, type JsonPath } from './json-walk.js'
 
@@ -97,6 +90,7 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
   // every cell costs two Keccak hashes (its key, then the trie nodes): the faster implementation first
   await wasmKeccakReady()
   const entries = new EntryBatch()
+  const writer = new AccountEntryWriter(entries, label)
   const listed = new Set<string>()
   const withCells = new Map<string, Uint8Array>()
   const meta: Partial<NodeCliMeta> = {}
@@ -112,24 +106,14 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
     for await (const { path, value } of pickValues(input, wanted, topLevel)) {
       const [top, second] = path
       if (top === 'accounts') {
-        const account = decodeAccount(String(second), value, label)
-        listed.add(toKey(account.address))
-        addAccountEntries(entries, account)
+        cells += writer.addAccount(String(second), value)
+        listed.add(writer.addressKey())
         accounts++
-        cells += account.storage.length
       } else if (top === 'best_block_number') {
         bestBlockNumber = bigintField(value, `${label}: best_block_number`)
       } else if (second === 'storageBytes') {
-        const address = addressOf(String(path[2]), label)
-        for (const [slot, bytes] of Object.entries(objectField(value, `${label}: storageBytes of ${path[2]}`))) {
-          entries.add(
-            storageKey(address, wordOf(slot, `${label}: storageBytes of ${path[2]}`)),
-            hexField(bytes, `${label}: storageBytes of ${path[2]} ${slot}`),
-          )
-          cells++
-        }
-        entries.add(storagePrefixKey(address), STORAGE_MARKER_VALUE)
-        withCells.set(toKey(address), address)
+        cells += writer.addByteCells(String(path[2]), value)
+        withCells.set(writer.addressKey(), fromHex(writer.addressKey()))
       } else if (second === 'rawEntries') {
         const pair = value as unknown[]
         if (!Array.isArray(pair) || pair.length !== 2)
@@ -177,59 +161,10 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
   }
 }
 
-function objectField(v: unknown, what: string): Record<string, unknown> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new StateFileError(`${what}: expected an object`)
-  return v as Record<string, unknown>
-}
-
 function hexField(v: unknown, what: string): Uint8Array {
   if (typeof v !== 'string' || !HEX.test(v) || v.length % 2 !== 0)
-    throw new StateFileError(`${what}: expected 0x-hex bytes, got ${JSON.stringify(v)?.slice(0, 80)}`)
+    throw new StateFileError(`${what}: expected 0x-hex bytes, got ${shown(v)}`)
   return fromHex(v)
-}
-
-/** A quantity as Anvil writes them: a JSON number (kept as text), a decimal or a 0x-hex string. */
-function bigintField(v: unknown, what: string): bigint {
-  if (typeof v === 'string' && (/^\d+$/.test(v) || /^0x[0-9a-fA-F]+$/.test(v))) return BigInt(v)
-  throw new StateFileError(`${what}: expected a non-negative integer, got ${JSON.stringify(v)?.slice(0, 80)}`)
-}
-
-function addressOf(text: string, label: string): Uint8Array {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(text)) throw new StateFileError(`${label}: "${text.slice(0, 80)}" is not an address`)
-  return fromHex(text)
-}
-
-/** A storage slot or value: at most 32 bytes of hex, as a 32-byte word. */
-function wordOf(v: unknown, what: string): Uint8Array {
-  const bytes =
-    typeof v === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(v)
-      ? fromHex(v.length % 2 ? '0x0' + v.slice(2) : v)
-      : undefined
-  if (bytes === undefined)
-    throw new StateFileError(`${what}: expected a 32-byte hex word, got ${JSON.stringify(v)?.slice(0, 80)}`)
-  return slotWord(bytes)
-}
-
-const MAX_NONCE = (1n << 64n) - 1n
-const MAX_BALANCE = (1n << 256n) - 1n
-
-/** One account of `accounts`, checked. */
-function decodeAccount(key: string, value: unknown, label: string): StateAccount {
-  const address = addressOf(key, label)
-  const what = `${label}: account ${key}`
-  const o = objectField(value, what)
-  const nonce = o.nonce === undefined ? 0n : bigintField(o.nonce, `${what}: nonce`)
-  if (nonce > MAX_NONCE) throw new StateFileError(`${what}: nonce is 2^64 or more`)
-  const balance = o.balance === undefined ? 0n : bigintField(o.balance, `${what}: balance`)
-  if (balance > MAX_BALANCE) throw new StateFileError(`${what}: balance is 2^256 or more`)
-  const code = o.code === undefined || o.code === null ? new Uint8Array(0) : hexField(o.code, `${what}: code`)
-  const storage: [Uint8Array, Uint8Array][] = []
-  if (o.storage !== undefined && o.storage !== null) {
-    for (const [slot, v] of Object.entries(objectField(o.storage, `${what}: storage`))) {
-      storage.push([wordOf(slot, `${what}: storage slot`), wordOf(v, `${what}: storage ${slot}`)])
-    }
-  }
-  return { address, nonce, balance, code, storage, storageBytes: [] }
 }
 
 /**
