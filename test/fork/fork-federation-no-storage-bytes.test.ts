@@ -15,6 +15,7 @@ import { NETWORK_UPGRADES, upgradeHeight } from '../../src/rsk/activations.js'
 import { GENESIS_FEDERATORS } from '../../src/rsk/remasc.js'
 import { toHex } from '../../src/util/bytes.js'
 import { COW, rpc, rpcRaw, startNode } from '../helpers/node.js'
+import { closeForkTest, startFork } from '../helpers/fork.js'
 import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
 
 let remote: Node
@@ -41,18 +42,12 @@ beforeAll(async () => {
   const doc = JSON.stringify({ accounts: {}, node_cli: { storageBytes: { [BRIDGE]: cells } } })
   expect(await rpc(remote.url, 'anvil_loadState', ['0x' + Buffer.from(doc).toString('hex')])).toBe(true)
   proxy = await startRskjProxy({ upstream: remote.url, chainId: 31, storageBytes: false })
-  fork = await startNode({
-    fork: { url: proxy.url, blockNumber: 0, cache: false, retries: 0, timeoutMs: 5_000, activations: OVERRIDES },
-  })
+  fork = await startFork(proxy.url, { activations: OVERRIDES })
   await rpc(fork.url, 'anvil_setMinGasPrice', ['0x0'])
   await rpc(fork.url, 'anvil_mine', [toBeHex(61)])
 }, 120_000)
 
-afterAll(async () => {
-  await fork?.close()
-  await proxy?.close()
-  await remote?.close()
-})
+afterAll(() => closeForkTest(fork, proxy, remote))
 
 describe('a fork of a remote without the storage-bytes method', () => {
   it('answers the federation getters with the remote error (-32000)', async () => {

@@ -17,6 +17,7 @@ import { NETWORK_UPGRADES, upgradeHeight } from '../../src/rsk/activations.js'
 import { GENESIS_FEDERATORS } from '../../src/rsk/remasc.js'
 import { toHex } from '../../src/util/bytes.js'
 import { COW, COW1, rpc, startNode } from '../helpers/node.js'
+import { closeForkTest, startFork } from '../helpers/fork.js'
 import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
 
 let remote: Node
@@ -111,9 +112,7 @@ beforeAll(async () => {
   const doc = JSON.stringify({ accounts: {}, node_cli: { storageBytes: { [BRIDGE]: cells } } })
   expect(await rpc(remote.url, 'anvil_loadState', ['0x' + Buffer.from(doc).toString('hex')])).toBe(true)
   proxy = await startRskjProxy({ upstream: remote.url, chainId: 31 })
-  fork = await startNode({
-    fork: { url: proxy.url, blockNumber: 0, cache: false, retries: 0, timeoutMs: 5_000, activations: OVERRIDES },
-  })
+  fork = await startFork(proxy.url, { activations: OVERRIDES })
   await rpc(fork.url, 'anvil_setMinGasPrice', ['0x0'])
   const hash = await rpc<string>(fork.url, 'eth_sendTransaction', [
     { from: COW.address, to: COW1.address, value: '0x1', gas: '0x5208', gasPrice: '0x3e8' },
@@ -125,11 +124,7 @@ beforeAll(async () => {
   expect(await rpc(fork.url, 'eth_blockNumber')).toBe(toBeHex(70))
 }, 120_000)
 
-afterAll(async () => {
-  await fork?.close()
-  await proxy?.close()
-  await remote?.close()
-})
+afterAll(() => closeForkTest(fork, proxy, remote))
 
 describe("a fork's Bridge answers from the remote's storage", () => {
   it('answers what the remote answers (block 1: the old federation is still the active one)', async () => {

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
 import { COW, rpc, rpcError, startNode } from '../helpers/node.js'
+import { closeForkTest, startFork } from '../helpers/fork.js'
 import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
 
 let remote: Node
@@ -61,9 +62,7 @@ async function createVia(factory: string, init: string): Promise<Receipt> {
 beforeAll(async () => {
   remote = await startNode()
   proxy = await startRskjProxy({ upstream: remote.url, chainId: 31 })
-  fork = await startNode({
-    fork: { url: proxy.url, blockNumber: 0, cache: false, retries: 0, timeoutMs: 5_000, activations: { rskip438: 5 } },
-  })
+  fork = await startFork(proxy.url, { activations: { rskip438: 5 } })
   const a = await send({ data: deployCode(CREATE_RUNTIME), gas: '0x30d40' })
   const b = await send({ data: deployCode(CREATE2_RUNTIME), gas: '0x30d40' })
   expect([a.status, b.status, b.blockNumber]).toEqual(['0x1', '0x1', '0x2'])
@@ -72,11 +71,7 @@ beforeAll(async () => {
   snapshot = await rpc<string>(fork.url, 'evm_snapshot')
 })
 
-afterAll(async () => {
-  await fork?.close()
-  await proxy?.close()
-  await remote?.close()
-})
+afterAll(() => closeForkTest(fork, proxy, remote))
 
 describe('CREATE and CREATE2 with init code over 49 152 bytes on a fork', () => {
   it('create the contract below RSKIP438', async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
 import { NETWORK_UPGRADES, upgradeHeight } from '../../src/rsk/activations.js'
 import { COW, rpc, startNode } from '../helpers/node.js'
+import { closeForkTest, startFork } from '../helpers/fork.js'
 import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
 
 let remote: Node
@@ -77,9 +78,7 @@ async function mineBridgeTxs() {
 beforeAll(async () => {
   remote = await startNode()
   proxy = await startRskjProxy({ upstream: remote.url, chainId: 31 })
-  fork = await startNode({
-    fork: { url: proxy.url, blockNumber: 0, cache: false, retries: 0, timeoutMs: 5_000, activations: OVERRIDES },
-  })
+  fork = await startFork(proxy.url, { activations: OVERRIDES })
   receipts.push(await mineBridgeTxs(), await mineBridgeTxs())
   const len = (DELEGATOR_RUNTIME.length / 2).toString(16).padStart(2, '0')
   const hash = await rpc<string>(fork.url, 'eth_sendTransaction', [
@@ -92,11 +91,7 @@ beforeAll(async () => {
   delegator = deployed.contractAddress
 })
 
-afterAll(async () => {
-  await fork?.close()
-  await proxy?.close()
-  await remote?.close()
-})
+afterAll(() => closeForkTest(fork, proxy, remote))
 
 describe('Bridge methods exist from their rule on', () => {
   it('answers a call before the rule as data naming no method: "0x" (RSKIP134, RSKIP220, RSKIP271, RSKIP293, RSKIP186)', async () => {

@@ -11,6 +11,7 @@ import { NETWORK_UPGRADES, upgradeHeight } from '../../src/rsk/activations.js'
 import { GENESIS_FEDERATORS } from '../../src/rsk/remasc.js'
 import { toHex } from '../../src/util/bytes.js'
 import { COW, COW1, rpc, startNode } from '../helpers/node.js'
+import { closeForkTest, startFork } from '../helpers/fork.js'
 import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
 
 let remote: Node
@@ -38,9 +39,7 @@ async function payees(n: number): Promise<string[]> {
 beforeAll(async () => {
   remote = await startNode()
   proxy = await startRskjProxy({ upstream: remote.url, chainId: 30 })
-  fork = await startNode({
-    fork: { url: proxy.url, blockNumber: 0, cache: false, retries: 0, timeoutMs: 5_000, activations: OVERRIDES },
-  })
+  fork = await startFork(proxy.url, { activations: OVERRIDES })
   await rpc(fork.url, 'anvil_setMinGasPrice', ['0x1'])
   const hash = await rpc<string>(fork.url, 'eth_sendTransaction', [
     { from: COW.address, to: COW1.address, value: '0x1', gas: '0x5208', gasPrice: '0x3e8' },
@@ -53,11 +52,7 @@ beforeAll(async () => {
   expect(await rpc(fork.url, 'eth_blockNumber')).toBe('0xfb0')
 }, 120_000)
 
-afterAll(async () => {
-  await fork?.close()
-  await proxy?.close()
-  await remote?.close()
-})
+afterAll(() => closeForkTest(fork, proxy, remote))
 
 describe('a fork of network 30 runs Remasc with the rules of each height', () => {
   it('reads its blocks back past the decoded-block cache with the remote header format (version 0, ummRoot)', async () => {
