@@ -32,6 +32,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN
                      transfer, cold and on the disk cache
   --fork-latency MS  delay the proxy adds to every HTTP request to the upstream (default 20)
   --fork-transfers N transfers measured after the first one in --fork (default 20; 5 with --quick)
+  --cpu-prof DIR     run every node-cli process with node --cpu-prof --cpu-prof-dir DIR (one .cpuprofile per
+                     process, written when it stops; open in Chrome DevTools)
   --no-main          skip the main run (the peers table): only the rows asked for (--long, --sustain, --restart,
                      --memory); --restart, --memory and --fork imply it. Results then default to
                      bench/results-storage.json (bench/results-fork.json for --fork)`
@@ -47,7 +49,7 @@ export function die(msg) {
  * sustain (minutes or null), sustainPeers, sustainTps (tx/s), sustainDb ('both' | 'off' | 'only'), only (peer
  * names or null), n (transfers), duration (s per load test), warmup (s), settleMs, connections, out (absolute
  * path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), fork, forkLatencyMs (ms),
- * forkTransfers, main (false: skip the main run).
+ * forkTransfers, main (false: skip the main run), cpuProf (a directory for node-cli's CPU profiles, or null).
  * Exits (status 2, usage on stderr) on an unknown option or a bad value; prints the usage and exits 0 on --help.
  */
 export function parseArgs(argv) {
@@ -72,6 +74,7 @@ export function parseArgs(argv) {
     forkLatencyMs: 20,
     forkTransfers: null,
     main: true,
+    cpuProf: null,
   }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
@@ -127,6 +130,7 @@ export function parseArgs(argv) {
     else if (flag === '--fork-latency') o.forkLatencyMs = num(val(), 0)
     else if (flag === '--fork-transfers') o.forkTransfers = Math.floor(num(val(), 1))
     else if (flag === '--no-main') o.main = false
+    else if (flag === '--cpu-prof') o.cpuProf = resolve(val())
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE)
       process.exit(0)

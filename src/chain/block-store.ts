@@ -200,10 +200,13 @@ export class BlockStore {
   }
 
   /**
-   * The logs of blocks `from` … `to` (clamped to the head) whose header bloom passes `mayMatch`, in order. The
-   * bloom is read from the encoded header, so blocks ruled out are never decoded; a block in the decoded cache is
-   * given as it is, any other as a log view of its encodings (src/chain/block-log-view.ts), in which receipts
-   * whose bloom `receiptMayMatch` rules out are not decoded (their logs read as empty).
+   * The logs of blocks `from` … `to` (clamped to the head) whose header bloom passes `mayMatch`, in order. A block
+   * in the decoded cache (the recent ones, which log polls mostly ask for) is given as it is, its bloom read from
+   * the record, without touching the archive; each run of other blocks is read with one range read of the archive
+   * (one iterator with `--db`), their blooms read from the encoded headers, so blocks ruled out are never decoded,
+   * and any other block given as a log view of its encodings (src/chain/block-log-view.ts), in which receipts
+   * whose bloom `receiptMayMatch` rules out are not decoded (their logs read as empty). The scan does not change
+   * the cache's recency order.
    */
   async *blocksWithBloom(
     from: bigint,
@@ -218,12 +221,22 @@ export class BlockStore {
       from = base + 1n
     }
     const head = this.headBlock!
-    for await (const { number, rlp, extra } of this.archive.encodedRange(from - base, last - base)) {
-      if (!mayMatch(blockLogsBloom(rlp))) continue
-      const n = number + base
-      yield (
-        (n === head.header.number ? head : this.cache.get(Number(n))) ?? decodeLogView(n, rlp, extra, receiptMayMatch)
-      )
+    const decoded = (n: bigint): BlockRecord | undefined =>
+      n === head.header.number ? head : this.cache.peek(Number(n))
+    for (let n = from; n <= last;) {
+      const known = decoded(n)
+      if (known !== undefined) {
+        if (mayMatch(known.header.logsBloom)) yield known
+        n++
+        continue
+      }
+      let end = n
+      while (end < last && decoded(end + 1n) === undefined) end++
+      for await (const { number, rlp, extra } of this.archive.encodedRange(n - base, end - base)) {
+        if (!mayMatch(blockLogsBloom(rlp))) continue
+        yield decoded(number + base) ?? decodeLogView(number + base, rlp, extra, receiptMayMatch)
+      }
+      n = end + 1n
     }
   }
 
