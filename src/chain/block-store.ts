@@ -10,6 +10,7 @@ import { LRUCache } from 'lru-cache'
 import { bytesEqual } from '../util/bytes.js'
 import { MemoryBlockArchive, type BlockArchive } from './block-archive.js'
 import { decodeLogView } from './block-log-view.js'
+import { CachedTxIndex } from './cached-tx-index.js'
 import type { HeaderDecodeRules } from '../rsk/header-decode.js'
 import { blockLogsBloom, decodeStoredBlock, encodeBlock, type EncodedBlock } from './block-codec.js'
 import type { BlockRecord, LogBlock, TxRecord } from '../types/records.js'
@@ -37,7 +38,20 @@ export class BlockStore {
   private count = 0
   private genesisBlock: BlockRecord | undefined
   private headBlock: BlockRecord | undefined
-  private readonly cache = new LRUCache<number, BlockRecord>({ max: DECODED_BLOCK_CACHE })
+  private readonly cache = new LRUCache<number, BlockRecord>({
+    max: DECODED_BLOCK_CACHE,
+    dispose: (block, n) =>
+      this.cachedTxs?.remove(
+        n,
+        block.transactions.map((t) => t.hash),
+      ),
+  })
+  /**
+   * Where the cached blocks' transactions are, when the archive is not in memory (src/chain/cached-tx-index.ts):
+   * a lookup by hash then reads the database only for a block not in the cache. (The memory archive's own index
+   * is as fast.)
+   */
+  private readonly cachedTxs: CachedTxIndex | undefined
   /** Receipts of blocks 1 … this were dropped (`--transaction-block-keeper`). */
   private prunedUpTo: bigint
 
@@ -55,6 +69,7 @@ export class BlockStore {
     private readonly headerRules?: (number: bigint) => HeaderDecodeRules,
   ) {
     this.prunedUpTo = base
+    this.cachedTxs = archive instanceof MemoryBlockArchive ? undefined : new CachedTxIndex()
   }
 
   /** Number of blocks, genesis included (the head's number + 1 − base). */
@@ -88,7 +103,7 @@ export class BlockStore {
     // a rewind may have happened while reading
     if (enc === undefined || n >= BigInt(this.count)) return undefined
     const block = decodeStoredBlock(enc.rlp, enc.extra, this.common, false, this.headerRules)
-    this.cache.set(key, block)
+    this.cacheBlock(n, block)
     return block
   }
 
@@ -104,6 +119,13 @@ export class BlockStore {
 
   /** A mined transaction by 32-byte hash, or undefined. */
   async transaction(hash: Uint8Array): Promise<TxLocation | undefined> {
+    if (this.cachedTxs !== undefined) {
+      for (const p of this.cachedTxs.candidates(hash)) {
+        const block = this.cache.get(p.number)
+        const tx = block?.transactions[p.index]
+        if (block !== undefined && tx !== undefined && bytesEqual(tx.hash, hash)) return { block, tx }
+      }
+    }
     for (const p of await this.archive.txPositions(hash)) {
       const block = await this.byNumber(p.number + this.base)
       const tx = block?.transactions[p.index]
@@ -128,7 +150,7 @@ export class BlockStore {
     if (n === this.base) {
       this.genesisBlock = block
     } else {
-      this.cache.set(Number(n), block)
+      this.cacheBlock(n, block)
     }
     this.archive.append(
       n - this.base,
@@ -255,7 +277,17 @@ export class BlockStore {
     const enc = await this.archive.encoded(n - this.base)
     if (enc === undefined) throw new Error(`block ${n} is missing from the archive`)
     const block = decodeStoredBlock(enc.rlp, enc.extra, this.common, false, this.headerRules)
-    this.cache.set(Number(n), block)
+    this.cacheBlock(n, block)
     return block
+  }
+
+  /** Puts block `n` into the decoded cache and indexes its transactions unless their receipts were dropped. */
+  private cacheBlock(n: bigint, block: BlockRecord): void {
+    this.cache.set(Number(n), block)
+    if (this.cachedTxs !== undefined && n > this.prunedUpTo)
+      this.cachedTxs.add(
+        Number(n),
+        block.transactions.map((t) => t.hash),
+      )
   }
 }
