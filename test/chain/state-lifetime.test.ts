@@ -74,7 +74,7 @@ describe('state lifetime in memory', () => {
     expect(live().store).toBeUndefined()
     // the states of the last blocks were saved into the arena ahead of the pack, the others were not
     const stateRoot = async (n: number) =>
-      hexToBytes((await rpc<{ stateRoot: string }>(url, 'eth_getBlockByNumber', [q(n), false])).stateRoot)
+      hexToBytes((await rpc<{ stateRoot: `0x${string}` }>(url, 'eth_getBlockByNumber', [q(n), false])).stateRoot)
     expect(db.packed?.store?.get(await stateRoot(UNLOAD_STATE_EVERY_BLOCKS - 2))).toBeDefined()
     expect(db.packed?.store?.get(await stateRoot(head + 1))).toBeUndefined()
     await blockAndPendingRead(url, 1000) // block UNLOAD_STATE_EVERY_BLOCKS: packed after it
