@@ -10,8 +10,9 @@
  * Neither step stops the mining path for long (measured on 2 loaded cores, 30k nodes: a pack took 75-260 ms and a
  * rebuild 300-590 ms when each ran at once): every block's new nodes are saved into the arena as the block is
  * committed ({@link PackedStates.afterBlock}, a few dozen records for a transfer; only the blocks whose states
- * the pack will still find kept), so a pack only turns the kept tries into lazy ones; and a rebuild copies {@link REBUILD_NODES_PER_BLOCK} nodes per block, the tries moving to
- * the fresh arena once everything they reach is in it.
+ * the pack will still find kept), so a pack only turns the kept tries into lazy ones; and a rebuild copies
+ * {@link REBUILD_NODES_PER_BLOCK} nodes per block, the tries moving to the fresh arena once everything they reach
+ * is in it.
  */
 import { ArenaTrieStore } from '../rsk/trie-arena.js'
 import { ReachableCopy } from '../rsk/trie-arena-copy.js'
