@@ -47,7 +47,7 @@ const { HDNodeWallet } = rootRequire('ethers')
 const junkKey = HDNodeWallet.fromPhrase(JUNK_MNEMONIC, undefined, "m/44'/60'/0'/0/0").privateKey
 
 // ---------------------------------------------------------------- which peers
-const PEERS = definePeers({ root, benchDir, benchRequire, junkKey })
+const PEERS = definePeers({ root, benchDir, benchRequire, junkKey, cpuProf: opts.cpuProf })
 const NAMES = PEERS.map((p) => p.name)
 if (opts.only) {
   const bad = opts.only.filter((n) => !NAMES.includes(n))

@@ -33,6 +33,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN
                      transfer, cold and on the disk cache
   --fork-latency MS  delay the proxy adds to every HTTP request to the upstream (default 20)
   --fork-transfers N transfers measured after the first one in --fork (default 20; 5 with --quick)
+  --cpu-prof DIR     run every node-cli process with node --cpu-prof --cpu-prof-dir DIR (one .cpuprofile per
+                     process, written when it stops; open in Chrome DevTools)
   --no-main          skip the main run (the peers table): only the rows asked for (--long, --sustain, --restart,
                      --memory); --restart, --memory and --fork imply it. Results then default to
                      bench/results-storage.json (bench/results-fork.json for --fork)`
@@ -47,9 +49,9 @@ export function die(msg) {
  * The options from `argv` (process.argv without node and the script), defaults filled in: quick, long, longN,
  * sustain (minutes or null), sustainPeers, sustainTps (tx/s), sustainDb ('both' | 'off' | 'only'), only (peer
  * names or null), n (transfers), duration (s per load test), warmup (s), settleMs, connections, out (absolute
- * path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), memoryTo
- * ('new' | 'same'), fork, forkLatencyMs (ms),
- * forkTransfers, main (false: skip the main run).
+ * path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), memoryTo ('new' | 'same'), fork,
+ * forkLatencyMs (ms), forkTransfers, main (false: skip the main run), cpuProf (a directory for node-cli's CPU
+ * profiles, or null).
  * Exits (status 2, usage on stderr) on an unknown option or a bad value; prints the usage and exits 0 on --help.
  */
 export function parseArgs(argv) {
@@ -75,6 +77,7 @@ export function parseArgs(argv) {
     forkLatencyMs: 20,
     forkTransfers: null,
     main: true,
+    cpuProf: null,
   }
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
@@ -133,6 +136,7 @@ export function parseArgs(argv) {
     else if (flag === '--fork-latency') o.forkLatencyMs = num(val(), 0)
     else if (flag === '--fork-transfers') o.forkTransfers = Math.floor(num(val(), 1))
     else if (flag === '--no-main') o.main = false
+    else if (flag === '--cpu-prof') o.cpuProf = resolve(val())
     else if (flag === '--help' || flag === '-h') {
       console.log(USAGE)
       process.exit(0)

@@ -21,13 +21,14 @@ const ANVIL_PLATFORM = {
 }
 
 /**
- * @param {{ root: string, benchDir: string, benchRequire: NodeRequire, junkKey: string }} env
+ * @param {{ root: string, benchDir: string, benchRequire: NodeRequire, junkKey: string, cpuProf?: string | null }} env
+ *   cpuProf: a directory: node-cli runs with node --cpu-prof there
  * @returns {Array<Record<string, any>>}
  *
  * Peer: { name, version(), unavailable(): string|null, chainId: bigint, key, gasPrice: 'zero'|'query',
  *         maxEvm, command(port) → { cmd, args, cwd?, env? }, mine(rpc, n) }
  */
-export function definePeers({ root, benchDir, benchRequire, junkKey }) {
+export function definePeers({ root, benchDir, benchRequire, junkKey, cpuProf = null }) {
   const pkgVersion = (name) => {
     try {
       return readJson(benchRequire.resolve(`${name}/package.json`)).version
@@ -81,7 +82,15 @@ export function definePeers({ root, benchDir, benchRequire, junkKey }) {
       maxEvm: 'cancun',
       command: (port) => ({
         cmd: process.execPath,
-        args: [join(root, 'bin', 'node-cli.js'), '--host', '127.0.0.1', '--port', String(port), '--silent'],
+        args: [
+          ...(cpuProf ? ['--cpu-prof', '--cpu-prof-dir', cpuProf] : []),
+          join(root, 'bin', 'node-cli.js'),
+          '--host',
+          '127.0.0.1',
+          '--port',
+          String(port),
+          '--silent',
+        ],
         cwd: root,
       }),
       mine: (rpc, n) => rpc.call('anvil_mine', [hex(n)], { timeoutMs: 120000 }),

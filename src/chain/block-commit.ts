@@ -70,9 +70,27 @@ export async function commitBlock(
   p.append(result.block, enc)
   if (result.block.header.number % BigInt(UNLOAD_STATE_EVERY_BLOCKS) === 0n)
     await unloadState(executor, database?.nodeStore)
+  else if (database === undefined && packBlockState(executor, result.block.header.number)) {
+    // a rebuild of the packed arena completed: re-read the live state over it, as after an unload
+    executor.dropHistoricalStates()
+    await executor.resetTo(executor.stateRoot)
+  }
   const keeper = p.transactionBlockKeeper
   if (keeper !== undefined) await p.blocks.pruneReceiptsUpTo(result.block.header.number - BigInt(keeper))
   return result
+}
+
+/**
+ * In memory, after block `number` when it does not unload: its new state nodes go into the packed arena (when its
+ * state is still kept at the next unload) and a rebuild of the arena advances a slice (src/state/packed-states.ts).
+ * Skipped while the live state has open checkpoints (the next pack saves what was skipped).
+ * @returns true when a rebuild completed: the caller re-reads the live state and drops the cached historical ones
+ */
+function packBlockState(executor: Executor, number: bigint): boolean {
+  const sm = executor.stateManager
+  if (sm.checkpointDepth > 0 || sm.db.store !== undefined) return false
+  const blocksToPack = UNLOAD_STATE_EVERY_BLOCKS - Number(number % BigInt(UNLOAD_STATE_EVERY_BLOCKS))
+  return sm.db.packBlock(sm.getTrie(), blocksToPack)
 }
 
 /**

@@ -11,6 +11,7 @@ import { bytesEqual } from '../util/bytes.js'
 import type { BlockArchive } from './block-archive.js'
 import { MemoryBlockArchive } from './memory-block-archive.js'
 import { decodeLogView } from './block-log-view.js'
+import { CachedTxIndex } from './cached-tx-index.js'
 import type { HeaderDecodeRules } from '../rsk/header-decode.js'
 import { blockLogsBloom, decodeStoredBlock, encodeBlock, type EncodedBlock } from './block-codec.js'
 import type { BlockRecord, LogBlock, TxRecord } from '../types/records.js'
@@ -38,7 +39,20 @@ export class BlockStore {
   private count = 0
   private genesisBlock: BlockRecord | undefined
   private headBlock: BlockRecord | undefined
-  private readonly cache = new LRUCache<number, BlockRecord>({ max: DECODED_BLOCK_CACHE })
+  private readonly cache = new LRUCache<number, BlockRecord>({
+    max: DECODED_BLOCK_CACHE,
+    dispose: (block, n) =>
+      this.cachedTxs?.remove(
+        n,
+        block.transactions.map((t) => t.hash),
+      ),
+  })
+  /**
+   * Where the cached blocks' transactions are, when the archive is not in memory (src/chain/cached-tx-index.ts):
+   * a lookup by hash then reads the database only for a block not in the cache. (The memory archive's own index
+   * is as fast.)
+   */
+  private readonly cachedTxs: CachedTxIndex | undefined
   /** Receipts of blocks 1 … this were dropped (`--transaction-block-keeper`). */
   private prunedUpTo: bigint
 
@@ -56,6 +70,7 @@ export class BlockStore {
     private readonly headerRules?: (number: bigint) => HeaderDecodeRules,
   ) {
     this.prunedUpTo = base
+    this.cachedTxs = archive instanceof MemoryBlockArchive ? undefined : new CachedTxIndex()
   }
 
   /** Number of blocks, genesis included (the head's number + 1 − base). */
@@ -89,7 +104,7 @@ export class BlockStore {
     // a rewind may have happened while reading
     if (enc === undefined || n >= BigInt(this.count)) return undefined
     const block = decodeStoredBlock(enc.rlp, enc.extra, this.common, false, this.headerRules)
-    this.cache.set(key, block)
+    this.cacheBlock(n, block)
     return block
   }
 
@@ -105,6 +120,13 @@ export class BlockStore {
 
   /** A mined transaction by 32-byte hash, or undefined. */
   async transaction(hash: Uint8Array): Promise<TxLocation | undefined> {
+    if (this.cachedTxs !== undefined) {
+      for (const p of this.cachedTxs.candidates(hash)) {
+        const block = this.cache.get(p.number)
+        const tx = block?.transactions[p.index]
+        if (block !== undefined && tx !== undefined && bytesEqual(tx.hash, hash)) return { block, tx }
+      }
+    }
     for (const p of await this.archive.txPositions(hash)) {
       const block = await this.byNumber(p.number + this.base)
       const tx = block?.transactions[p.index]
@@ -129,7 +151,7 @@ export class BlockStore {
     if (n === this.base) {
       this.genesisBlock = block
     } else {
-      this.cache.set(Number(n), block)
+      this.cacheBlock(n, block)
     }
     this.archive.append(
       n - this.base,
@@ -201,10 +223,13 @@ export class BlockStore {
   }
 
   /**
-   * The logs of blocks `from` … `to` (clamped to the head) whose header bloom passes `mayMatch`, in order. The
-   * bloom is read from the encoded header, so blocks ruled out are never decoded; a block in the decoded cache is
-   * given as it is, any other as a log view of its encodings (src/chain/block-log-view.ts), in which receipts
-   * whose bloom `receiptMayMatch` rules out are not decoded (their logs read as empty).
+   * The logs of blocks `from` … `to` (clamped to the head) whose header bloom passes `mayMatch`, in order. A block
+   * in the decoded cache (the recent ones, which log polls mostly ask for) is given as it is, its bloom read from
+   * the record, without touching the archive; each run of other blocks is read with one range read of the archive
+   * (one iterator with `--db`), their blooms read from the encoded headers, so blocks ruled out are never decoded,
+   * and any other block given as a log view of its encodings (src/chain/block-log-view.ts), in which receipts
+   * whose bloom `receiptMayMatch` rules out are not decoded (their logs read as empty). The scan does not change
+   * the cache's recency order.
    */
   async *blocksWithBloom(
     from: bigint,
@@ -219,12 +244,22 @@ export class BlockStore {
       from = base + 1n
     }
     const head = this.headBlock!
-    for await (const { number, rlp, extra } of this.archive.encodedRange(from - base, last - base)) {
-      if (!mayMatch(blockLogsBloom(rlp))) continue
-      const n = number + base
-      yield (
-        (n === head.header.number ? head : this.cache.get(Number(n))) ?? decodeLogView(n, rlp, extra, receiptMayMatch)
-      )
+    const decoded = (n: bigint): BlockRecord | undefined =>
+      n === head.header.number ? head : this.cache.peek(Number(n))
+    for (let n = from; n <= last;) {
+      const known = decoded(n)
+      if (known !== undefined) {
+        if (mayMatch(known.header.logsBloom)) yield known
+        n++
+        continue
+      }
+      let end = n
+      while (end < last && decoded(end + 1n) === undefined) end++
+      for await (const { number, rlp, extra } of this.archive.encodedRange(n - base, end - base)) {
+        if (!mayMatch(blockLogsBloom(rlp))) continue
+        yield decoded(number + base) ?? decodeLogView(number + base, rlp, extra, receiptMayMatch)
+      }
+      n = end + 1n
     }
   }
 
@@ -243,7 +278,17 @@ export class BlockStore {
     const enc = await this.archive.encoded(n - this.base)
     if (enc === undefined) throw new Error(`block ${n} is missing from the archive`)
     const block = decodeStoredBlock(enc.rlp, enc.extra, this.common, false, this.headerRules)
-    this.cache.set(Number(n), block)
+    this.cacheBlock(n, block)
     return block
+  }
+
+  /** Puts block `n` into the decoded cache and indexes its transactions unless their receipts were dropped. */
+  private cacheBlock(n: bigint, block: BlockRecord): void {
+    this.cache.set(Number(n), block)
+    if (this.cachedTxs !== undefined && n > this.prunedUpTo)
+      this.cachedTxs.add(
+        Number(n),
+        block.transactions.map((t) => t.hash),
+      )
   }
 }

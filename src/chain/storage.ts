@@ -127,8 +127,7 @@ export class ChainStorage extends StorageReads {
    * @returns false when the database has no synchronous reads (roots are then loaded whole, {@link loadRoot})
    */
   readNodesOnDemand(): boolean {
-    // (abstract-level's manifest type does not declare the getSync flag its databases set)
-    if ((this.db.supports as { getSync?: boolean }).getSync !== true) return false
+    if (!this.syncReads) return false
     this.onDemand = onDemandStore(this.trieStore, (key) => (this.closed ? undefined : this.db.getSync(key)))
     return true
   }
@@ -246,7 +245,8 @@ export class ChainStorage extends StorageReads {
     if (this.closed) return undefined
     if (this.onDemand !== undefined) {
       // a lazy trie: its nodes are read as they are reached
-      if ((await this.db.get(nodeKey(root))) === undefined && this.trieStore.get(root) === undefined) return undefined
+      if ((await this.getRecord(nodeKey(root))) === undefined && this.trieStore.get(root) === undefined)
+        return undefined
       return Unitrie.fromRootHash(root, this.onDemand)
     }
     const nodes = new Map<string, Uint8Array>()

@@ -148,7 +148,22 @@ export class UnitrieStateDB {
     return packed
   }
 
-  /** The packed states of {@link pack} (undefined before the first one). */
+  /**
+   * Without a node store (in memory), after each committed block: saves the live state's new nodes into the packed
+   * arena and advances a rebuild of it (src/state/packed-states.ts `afterBlock`), so that {@link pack} never has
+   * much to do at once.
+   * @param live the state after the block
+   * @param blocksToPack how many blocks until the next {@link pack}: a state {@link maxRoots} forgets before then is
+   *   not saved
+   * @returns true when the kept tries were moved to a rebuilt arena: the caller re-reads its own tries (as after
+   *   {@link pack})
+   */
+  packBlock(live: Unitrie, blocksToPack: number): boolean {
+    const packed = (this.packed ??= new PackedStates())
+    return packed.afterBlock((swap) => this.swapTries(swap), live, blocksToPack < this.maxRoots)
+  }
+
+  /** The packed states of {@link pack} and {@link packBlock} (undefined before the first one). */
   packed: PackedStates | undefined
 
   /** Replaces every registered and preview trie by `swap(trie)` (a trie of the same root). */

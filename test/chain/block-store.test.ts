@@ -45,6 +45,37 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true })
 })
 
+/** The log queries of {@link logRanges}, as [fromBlock, toBlock, address?]. */
+type LogQuery = [number, number | 'latest', string?]
+
+/** eth_getLogs answers over ranges that cover the fixture chain's logs (blocks 2, 3 and 5) in several ways. */
+async function logRanges(url: string, probeAddress: string): Promise<unknown[]> {
+  const queries: LogQuery[] = [
+    [0, 36],
+    [0, 36, probeAddress],
+    [3, 5],
+    [4, 4],
+    [2, 'latest', probeAddress],
+  ]
+  const out: unknown[] = []
+  for (const [from, to, address] of queries)
+    out.push(
+      await rpc(url, 'eth_getLogs', [
+        { fromBlock: q(from), toBlock: to === 'latest' ? to : q(to), ...(address ? { address } : {}) },
+      ]),
+    )
+  return out
+}
+
+/**
+ * Evicts the fixture's blocks from the decoded cache, then decodes blocks 3 and 5 again, so that a log scan over
+ * blocks 0-36 meets runs of cached and of encoded-only blocks.
+ */
+async function evictThenReadSome(url: string): Promise<void> {
+  await rpc(url, 'anvil_mine', [q(EVICT)])
+  for (const n of [3, 5]) expect(await rpc(url, 'eth_getBlockByNumber', [q(n), false])).not.toBeNull()
+}
+
 describe('zero-run packing', () => {
   it('round-trips any bytes, including long zero runs and zeros at both ends', () => {
     const cases = [
@@ -82,6 +113,15 @@ describe('in memory: blocks that left the decoded cache answer as before', () =>
     expect(await rpc(node.url, 'eth_getTransactionReceipt', [unknown])).toBeNull()
   })
 
+  it('eth_getLogs over runs of cached and evicted blocks answers as when the blocks were fresh', async () => {
+    const node = await open({})
+    const { probeAddress } = await buildChain(node.url)
+    const fresh = await logRanges(node.url, probeAddress)
+    expect((fresh[0] as unknown[]).length).toBeGreaterThan(4)
+    await evictThenReadSome(node.url)
+    expect(await logRanges(node.url, probeAddress)).toEqual(fresh)
+  })
+
   it('a revert across evicted blocks: the kept blocks still answer, removed ones are gone, mining continues', async () => {
     const node = await open({ stateHistory: 0 })
     const { probeAddress } = await buildChain(node.url)
@@ -115,6 +155,24 @@ describe('--db: blocks read back from the database', () => {
     const b = await open({ db: dir, stateHistory: 3 })
     expect(await rpc(b.url, 'eth_getBlockByNumber', ['latest', false])).toEqual(head)
     expect(await observe(b.url, probeAddress, { upTo: 36, states: false })).toEqual(fresh)
+    await close(b)
+  })
+
+  it('eth_getLogs over runs of cached blocks and blocks read from the database, and after a restart', async () => {
+    const dir = tempDir()
+    const a = await open({ db: dir })
+    const { probeAddress } = await buildChain(a.url)
+    const fresh = await logRanges(a.url, probeAddress)
+    expect((fresh[0] as unknown[]).length).toBeGreaterThan(4)
+    await evictThenReadSome(a.url)
+    expect(await logRanges(a.url, probeAddress)).toEqual(fresh)
+    await close(a)
+
+    // after a restart only the head is decoded: every other block is read from the database
+    const b = await open({ db: dir })
+    expect(await logRanges(b.url, probeAddress)).toEqual(fresh)
+    await evictThenReadSome(b.url)
+    expect(await logRanges(b.url, probeAddress)).toEqual(fresh)
     await close(b)
   })
 

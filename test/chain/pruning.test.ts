@@ -60,6 +60,9 @@ describe.each([
     expect(await rpc(node.url, 'eth_getTransactionReceipt', [old])).toBeNull()
     expect(await rpc(node.url, 'eth_getTransactionByHash', [recent])).toBeNull()
     expect(await rpc(node.url, 'eth_getBlockByNumber', [q(2), true])).toEqual(block2)
+    // block 2 is decoded again (cached): its transaction stays dropped
+    expect(await rpc(node.url, 'eth_getTransactionByHash', [old])).toBeNull()
+    expect(await rpc(node.url, 'eth_getTransactionReceipt', [old])).toBeNull()
     expect(
       await rpc(node.url, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: probeAddress }]),
     ).toEqual([])

@@ -10,7 +10,7 @@ import { EntryBatch } from '../../src/rsk/entry-batch.js'
 import { ArenaTrieStore } from '../../src/rsk/trie-arena.js'
 import { MemoryTrieNodeStore, Unitrie } from '../../src/rsk/unitrie.js'
 import { unitrieFromBatch, unitrieFromEntries } from '../../src/rsk/unitrie-bulk.js'
-import { copyReachable } from '../../src/rsk/trie-arena-copy.js'
+import { copyReachable, ReachableCopy } from '../../src/rsk/trie-arena-copy.js'
 
 /** A deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -193,5 +193,30 @@ describe('copyReachable', () => {
     expect(to.get(next.hash())).toBeDefined()
     expect(Unitrie.fromRootHash(next.hash(), to).get(entries[5]![0])).toEqual(new Uint8Array(50).fill(9))
     expect(() => copyReachable(from, new ArenaTrieStore(), keccak256(Uint8Array.of(1)))).toThrow(/missing node/)
+  })
+})
+
+describe('ReachableCopy', () => {
+  it('copies in slices, roots added on the way (also after `from` grew), the same records as at once', () => {
+    const entries = randomEntries(33, 400)
+    const built = unitrieFromEntries(entries)
+    const from = built.store as ArenaTrieStore
+    const copy = new ReachableCopy(from, new ArenaTrieStore())
+    const to = (copy as unknown as { to: ArenaTrieStore }).to
+    copy.add(built.hash())
+    let steps = 0
+    expect(copy.step(5)).toBe(false)
+    // a later version saved into `from` after the copy began, queued midway
+    const next = Unitrie.fromRootHash(built.put(entries[9]![0], new Uint8Array(60).fill(3)).save(from), from)
+    copy.add(next.hash())
+    while (!copy.step(5)) steps++
+    expect(steps).toBeGreaterThan(10)
+    const atOnce = new ArenaTrieStore()
+    copyReachable(from, atOnce, built.hash())
+    copyReachable(from, atOnce, next.hash())
+    expect(to.size).toBe(atOnce.size)
+    expect(to.recordBytes).toBe(atOnce.recordBytes)
+    for (const [k] of entries) expect(Unitrie.fromRootHash(built.hash(), to).get(k)).toEqual(built.get(k))
+    expect(Unitrie.fromRootHash(next.hash(), to).get(entries[9]![0])).toEqual(new Uint8Array(60).fill(3))
   })
 })
