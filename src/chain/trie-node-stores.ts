@@ -51,22 +51,23 @@ export class WriteBackTrieStore implements TrieNodeStore {
 }
 
 /**
- * Record bytes of the stored nodes {@link onDemandStore} keeps at hand (one arena chunk, with its table about
- * 9 MiB; ~60k nodes of a token's storage): enough to hold every node a load reads back between two unloads of the
- * tries (src/chain/block-commit.ts), however long the chain is, until the state itself outgrows it.
+ * Record bytes of each of the two generations of stored nodes {@link onDemandStore} keeps at hand (with their
+ * tables about 9 MiB in all; ~35k nodes of a token's storage per generation).
  */
-export const STORED_NODE_CACHE_BYTES = 8 * 1024 * 1024 - 64 * 1024
+export const STORED_NODE_CACHE_BYTES = 4 * 1024 * 1024
 
 /**
- * The store of tries read on demand: `get` answers from `pending` (nodes not written yet), then from the nodes
- * read before, then reads the database synchronously; `put` collects into `pending`.
+ * The store of tries read on demand: `get` answers from `pending` (nodes not written yet), then from the nodes at
+ * hand, then reads the database synchronously; `put` collects into `pending`.
  *
- * The nodes read are kept, as bytes, in a packed arena of at most `cacheBytes` record bytes, emptied whenever it
- * is full. The tries drop their decoded nodes every UNLOAD_STATE_EVERY_BLOCKS blocks and then read back what the
- * next requests reach, which for random reads of a growing state (a token's balances) is most of its upper nodes:
- * from the database that cost grew with the state (measured: ~50 µs a read on a loaded machine, 0.6 → 1.5 s of CPU
- * per minute over a 10-minute load), from the arena about a microsecond. Content-addressed records never change,
- * so the cache is never stale.
+ * The nodes read and the nodes written are kept at hand, as bytes, in two generations of packed arenas of at most
+ * `cacheBytes` record bytes each: when the current one is full it becomes the old one (the previous old one is
+ * dropped), and a node found in the old one is copied into the current one, so the nodes in use stay. The tries
+ * drop their decoded nodes every UNLOAD_STATE_EVERY_BLOCKS blocks and then read back what the next requests reach,
+ * which for random reads of a growing state (a token's balances) is most of its upper nodes, those written since
+ * the last unload included: from the database that cost grew with the state (measured: ~50 µs a read on a loaded
+ * machine, 0.6 → 1.5 s of CPU per minute over a 10-minute load); from the arenas a read costs about a microsecond.
+ * Content-addressed records never change, so nothing kept is ever stale.
  * @param readStored the database's synchronous read of a key (undefined when absent or the database is closed)
  */
 export function onDemandStore(
@@ -74,21 +75,36 @@ export function onDemandStore(
   readStored: (key: Uint8Array) => Uint8Array | undefined,
   cacheBytes = STORED_NODE_CACHE_BYTES,
 ): TrieNodeStore {
-  let cache = new ArenaTrieStore()
+  let current = new ArenaTrieStore(0, cacheBytes)
+  let old: ArenaTrieStore | undefined
+  const keep = (hash: Uint8Array, bytes: Uint8Array): void => {
+    if (hash.length !== 32) return
+    if (current.recordBytes + 36 + bytes.length > cacheBytes) {
+      old = current
+      current = new ArenaTrieStore(0, cacheBytes)
+    }
+    current.put(hash, bytes)
+  }
   return {
     get: (hash) => {
       const fresh = pending.get(hash)
       if (fresh !== undefined) return fresh
-      // a copy: a view would keep the whole chunk alive once the cache is emptied
-      const cached = cache.get(hash)
-      if (cached !== undefined) return cached.slice()
-      const stored = readStored(nodeKey(hash))
-      if (stored !== undefined && hash.length === 32) {
-        if (cache.recordBytes + 36 + stored.length > cacheBytes) cache = new ArenaTrieStore()
-        cache.put(hash, stored)
+      // copies: a view would keep a whole arena alive once it is dropped
+      const kept = current.get(hash)
+      if (kept !== undefined) return kept.slice()
+      const older = old?.get(hash)
+      if (older !== undefined) {
+        const bytes = older.slice()
+        keep(hash, bytes)
+        return bytes
       }
+      const stored = readStored(nodeKey(hash))
+      if (stored !== undefined) keep(hash, stored)
       return stored
     },
-    put: (hash, data) => pending.put(hash, data),
+    put: (hash, data) => {
+      pending.put(hash, data)
+      keep(hash, data)
+    },
   }
 }

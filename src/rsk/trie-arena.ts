@@ -40,8 +40,14 @@ export class ArenaTrieStore implements TrieNodeStore {
   private count = 0
   private records = 0
 
-  /** @param expected how many records are about to be stored (sizes the table once) */
-  constructor(expected = 0) {
+  /**
+   * @param expected how many records are about to be stored (sizes the table once)
+   * @param chunkBytes bytes per chunk (default 8 MiB; a record larger than this gets a chunk of its own)
+   */
+  constructor(
+    expected = 0,
+    private readonly chunkBytes = CHUNK_SIZE,
+  ) {
     let size = 1 << 12
     while (size < expected * 2) size *= 2
     this.slots = new Uint32Array(size * 2)
@@ -83,7 +89,7 @@ export class ArenaTrieStore implements TrieNodeStore {
     const need = HEADER + data.length
     if (this.used + need > this.chunk.length) {
       if (this.chunks.length >= 0xffff) throw new Error('ArenaTrieStore: full')
-      this.chunk = new Uint8Array(Math.max(CHUNK_SIZE, need))
+      this.chunk = new Uint8Array(Math.max(this.chunkBytes, need))
       this.chunks.push(this.chunk)
       this.used = 0
     }

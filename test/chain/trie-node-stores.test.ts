@@ -1,7 +1,7 @@
 /**
  * The on-demand store of tries read from the chain's database (src/chain/trie-node-stores.ts): nodes not written
- * yet come from the pending writes, stored ones are read once and then kept at hand (a bounded packed cache,
- * emptied when full), and every answer is the stored bytes.
+ * yet come from the pending writes, stored ones are read once and then kept at hand, written ones too (a bounded
+ * packed cache of two generations), and every answer is the stored bytes.
  */
 import { describe, expect, it } from 'vitest'
 import { keccak256 } from '../../src/crypto/keccak.js'
@@ -50,6 +50,26 @@ describe('onDemandStore', () => {
     const before = reads.length
     expect(store.get(freshHash)).toEqual(fresh)
     expect(reads.length).toBe(before)
+    // once written to the database (taken from the pending writes) it is still at hand
+    expect(pending.take().length).toBe(1)
+    stored.set(hex(nodeKey(freshHash)), fresh)
+    expect(store.get(freshHash)).toEqual(fresh)
+    expect(reads.length).toBe(before)
+  })
+
+  it('nodes in use survive the turnover of the generations', () => {
+    const values = Array.from({ length: 200 }, (_, i) => Uint8Array.from({ length: 60 }, (_, k) => (i + k) & 0xff))
+    const stored = new Map(values.map((v) => [hex(nodeKey(keccak256(v))), v]))
+    let reads = 0
+    // a generation holds about 10 records of ~100 bytes
+    const store = onDemandStore(new WriteBackTrieStore(), (key) => (reads++, stored.get(hex(key))), 1000)
+    const hot = keccak256(values[0]!)
+    for (const v of values) {
+      // the hot node is read between every other read: it is never read from the database again
+      expect(store.get(hot)).toEqual(values[0])
+      expect(store.get(keccak256(v))).toEqual(v)
+    }
+    expect(reads).toBe(200)
   })
 
   it('a node read twice in a row is read from the database once', () => {
