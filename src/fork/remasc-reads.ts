@@ -8,13 +8,12 @@
  * paid (`RemascRepository.preparePayees`).
  */
 import { bytesEqual, fromHex } from '../util/bytes.js'
-import { dataWordFromString, GENESIS_FEDERATORS, REMASC_ADDRESS, REMASC_CONFIGS, REMASC_KEYS } from '../rsk/remasc.js'
+import { BRIDGE_ADDRESS } from '../execution/native/bridge-storage.js'
+import { FEDERATION_KEYS } from '../execution/native/federation-storage.js'
+import { GENESIS_FEDERATORS, REMASC_ADDRESS, REMASC_CONFIGS, REMASC_KEYS } from '../rsk/remasc.js'
 
 /** The Bridge (0x…01000006). */
-const BRIDGE = fromHex('0000000000000000000000000000000001000006')
-
-/** The Bridge's federation cells (rskj FederationStorageIndexKey; src/execution/native/federation-storage.ts). */
-const FEDERATION_CELLS = ['newFederation', 'newFederationFormatVersion', 'oldFederation', 'oldFederationFormatVersion']
+const BRIDGE = fromHex(BRIDGE_ADDRESS)
 
 /**
  * The remote block whose fees the Remasc execution of local block `blockNumber` processes (its number minus the
@@ -42,7 +41,7 @@ export function remascReads(network: 30 | 31 | 33): {
     accounts: [REMASC_ADDRESS, ...rskLabs, ...GENESIS_FEDERATORS[network]],
     cells: [
       ...Object.values(REMASC_KEYS).map((key): [Uint8Array, Uint8Array] => [REMASC_ADDRESS, key]),
-      ...FEDERATION_CELLS.map((name): [Uint8Array, Uint8Array] => [BRIDGE, dataWordFromString(name)]),
+      ...Object.values(FEDERATION_KEYS).map((key): [Uint8Array, Uint8Array] => [BRIDGE, key]),
     ],
   }
 }
