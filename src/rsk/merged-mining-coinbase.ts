@@ -6,6 +6,7 @@
  */
 import { finishSha256, midstateOf, reversed, sha256, type Midstate } from './bitcoin-sha256.js'
 import { RSK_TAG } from './merged-mining-hash.js'
+import { lastIndexOf } from '../util/bytes.js'
 
 /** Size of the midstate part of a compressed coinbase (RskMiningConstants.MIDSTATE_SIZE_TRIMMED). */
 export const MIDSTATE_SIZE_TRIMMED = 40
@@ -22,15 +23,6 @@ function cachedMidstate(data: Uint8Array, len: number): Midstate {
     midstateCache.set(key, st)
   }
   return st
-}
-
-/** Position of the last occurrence of `needle` in `hay`, or -1. */
-export function lastIndexOf(hay: Uint8Array, needle: Uint8Array): number {
-  outer: for (let i = hay.length - needle.length; i >= 0; i--) {
-    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer
-    return i
-  }
-  return -1
 }
 
 function firstIndexOf(hay: Uint8Array, needle: Uint8Array): number {

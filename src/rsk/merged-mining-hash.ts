@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto'
 import { keccak256 } from '../crypto/keccak.js'
+import { lastIndexOf } from '../util/bytes.js'
 import { encodeHeader, hasMiningFields, type RskHeader } from './header.js'
 
 /** "RSKBLOCK:" — the tag the BTC coinbase carries before the hash for merged mining (RskMiningConstants.RSK_TAG). */
@@ -34,14 +35,6 @@ export function baseHashForMergedMining(h: RskHeader): Uint8Array {
     return keccak256(lr)
   }
   return base
-}
-
-function lastIndexOf(hay: Uint8Array, needle: Uint8Array): number {
-  outer: for (let i = hay.length - needle.length; i >= 0; i--) {
-    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer
-    return i
-  }
-  return -1
 }
 
 /**

@@ -14,7 +14,8 @@ import { concat } from '../util/bytes.js'
 import { btcHeaderHash, parseBtcHeader } from './bitcoin-codec.js'
 import { merkleRootFromProof } from './bitcoin-merkle-proof.js'
 import { reversed } from './bitcoin-sha256.js'
-import { compressedCoinbaseTxid, lastIndexOf, MIDSTATE_SIZE_TRIMMED } from './merged-mining-coinbase.js'
+import { compressedCoinbaseTxid, MIDSTATE_SIZE_TRIMMED } from './merged-mining-coinbase.js'
+import { lastIndexOf } from '../util/bytes.js'
 import { RSK_TAG } from './merged-mining-hash.js'
 
 /** 2^256. */

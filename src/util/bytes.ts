@@ -112,3 +112,15 @@ export const tempBytes: Allocator = (n) => {
   const b = Buffer.allocUnsafe(n)
   return new Uint8Array(b.buffer, b.byteOffset, n)
 }
+
+/**
+ * Position of the last occurrence of the byte string `needle` in `hay`, or -1 when it does not occur (used to find
+ * the `RSKBLOCK:` tag in a merged-mining coinbase, docs/reference-rules.md#rule-hash-for-merged-mining).
+ */
+export function lastIndexOf(hay: Uint8Array, needle: Uint8Array): number {
+  outer: for (let i = hay.length - needle.length; i >= 0; i--) {
+    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer
+    return i
+  }
+  return -1
+}
