@@ -85,6 +85,17 @@ export class StateNotFoundError extends DomainError {
   }
 }
 
+/**
+ * A storage cell longer than the 32-byte word `eth_getStorageAt` answers (only native contracts write such
+ * cells; `ext_getStorageBytesAt` reads them). The reference fails there with its generic internal error, worded
+ * as it words it (docs/reference-rules.md#rule-json-numbers).
+ */
+export class StorageCellTooLongError extends DomainError {
+  constructor() {
+    super('Internal server error')
+  }
+}
+
 /** A block or transaction the tracers cannot replay (the genesis block has nothing to trace). */
 export class NotTraceableError extends DomainError {}
 

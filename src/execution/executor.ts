@@ -13,6 +13,7 @@ import { Address, createAddressFromString } from '@ethereumjs/util'
 import { createVM, type VM } from '@ethereumjs/vm'
 import type { BlockRecord } from '../types/records.js'
 import { bytesEqual, padLeft, toKey } from '../util/bytes.js'
+import { StorageCellTooLongError } from '../errors/domain-errors.js'
 import { LRUCache } from 'lru-cache'
 import { rskOpcodes } from './opcodes.js'
 import { clockOf } from './deadline.js'
@@ -335,12 +336,18 @@ export class Executor {
     return sm.getCode(new Address(address))
   }
 
-  /** Storage word (32 bytes, zero-padded) at `slot` (32 bytes) of `address` at `root`. */
+  /**
+   * Storage word (32 bytes, zero-padded) at `slot` (32 bytes) of `address` at `root`.
+   * @throws StorageCellTooLongError (-32603) for a native contract's cell longer than 32 bytes, as the reference
+   *   (docs/reference-rules.md#rule-json-numbers)
+   */
   async getStorage(address: Uint8Array, slot: Uint8Array, root: Uint8Array): Promise<Uint8Array> {
     const sm = await this.stateAt(root)
     const addr = new Address(address)
     if ((await sm.getAccount(addr)) === undefined) return new Uint8Array(32)
-    return padLeft(await sm.getStorage(addr, slot), 32)
+    const value = await sm.getStorage(addr, slot)
+    if (value.length > 32) throw new StorageCellTooLongError()
+    return padLeft(value, 32)
   }
 
   /**

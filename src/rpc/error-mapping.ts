@@ -17,6 +17,7 @@ import {
   NotTraceableError,
   ResponseTooLargeError,
   StateNotFoundError,
+  StorageCellTooLongError,
   TxRejectedError,
   UnknownAccountError,
   VmExecutionError,
@@ -48,6 +49,7 @@ export const DOMAIN_ERROR_CODES: ReadonlyMap<DomainErrorClass, number> = new Map
   [WrongPassphraseError, ErrorCode.Server],
   [ForkRemoteError, ErrorCode.Server],
   [LogQueryLimitError, ErrorCode.LogsLimit],
+  [StorageCellTooLongError, ErrorCode.Internal],
   [MergedMiningSubmitError, ErrorCode.SubmitBlock],
 ])
 

@@ -172,6 +172,21 @@ describe('eth_getStorageAt', () => {
     expect(await rpc(url, 'eth_getStorageAt', [Wallet.createRandom().address, '0x0', 'latest'])).toBe(ZERO_WORD)
   })
 
+  it('a cell longer than 32 bytes (only native contracts write them) is -32603, as on the reference', async () => {
+    const holder = '0x' + 'f3'.repeat(20)
+    const long = '0x' + 'cd'.repeat(40)
+    const short = '0x' + 'ab'.repeat(32)
+    const cells = { [word(7)]: long, [word(8)]: short }
+    const state = { accounts: {}, node_cli: { storageBytes: { [holder]: cells } } }
+    expect(await rpc(url, 'anvil_loadState', ['0x' + Buffer.from(JSON.stringify(state)).toString('hex')])).toBe(true)
+    const e = await rpcError(url, 'eth_getStorageAt', [holder, '0x7', 'latest'])
+    expect([e.code, e.message]).toEqual([-32603, 'Internal server error'])
+    expect(await rpc(url, 'ext_getStorageBytesAt', [holder, word(7), 'latest'])).toBe(long)
+    expect(await rpc(url, 'eth_getStorageAt', [holder, '0x8', 'latest'])).toBe(short)
+    // the node keeps serving
+    expect(await rpc(url, 'eth_getStorageAt', [probeAddress, '0x0', 'latest'])).toBe(word(42))
+  })
+
   it('an unknown block is -32600', async () => {
     const e = await rpcError(url, 'eth_getStorageAt', [probeAddress, '0x0', '0x1000'])
     expect(e.code).toBe(-32600)
