@@ -2,7 +2,8 @@
 // 127.0.0.1, a free port), so that the bench can force a full GC and read the V8 heap — the CLI exposes neither.
 // Run as `node --expose-gc bench/lib/memory-node.mjs` with an IPC channel (lib/memory.mjs spawns it). Messages:
 //   → { url }                                    once the node serves
-//   { measure: blocks } → { memory: process.memoryUsage() } after two full GCs (bytes); with the environment's
+//   { measure: blocks } → { memory: process.memoryUsage(), resident } after two full GCs (bytes; resident: with
+//                         MEMORY_SMAPS=1, the resident memory by kind of mapping, else undefined); with the environment's
 //                         MEMORY_HEAP_SNAPSHOT=<dir>, also a V8 heap snapshot <dir>/memory-<blocks>.heapsnapshot
 //                         (written after the figures are taken: it takes seconds and memory of its own)
 //   'close'   → closes the node and exits 0
@@ -47,14 +48,15 @@ function residentByKind() {
   return out
 }
 process.on('message', (m) => {
-  if (m?.measure !== undefined) {
+  const measure = /** @type {{ measure?: number } | null} */ (m)?.measure
+  if (measure !== undefined) {
     globalThis.gc()
     globalThis.gc()
     const memory = process.memoryUsage()
-    if (process.env.MEMORY_SMAPS) memory.resident = residentByKind()
+    const resident = process.env.MEMORY_SMAPS ? residentByKind() : undefined
     const dir = process.env.MEMORY_HEAP_SNAPSHOT
-    if (dir) writeHeapSnapshot(join(dir, `memory-${m.measure}.heapsnapshot`))
-    process.send({ memory })
+    if (dir) writeHeapSnapshot(join(dir, `memory-${measure}.heapsnapshot`))
+    process.send({ memory, resident })
   } else if (m === 'close') {
     node.close().then(
       () => process.exit(0),

@@ -96,7 +96,7 @@ export async function runMemory(peer, opts) {
     const measure = async (blocks, txPerSec) => {
       const running = rssMiB(h.pid)
       h.child.send({ measure: blocks })
-      const m = await nextMessage(h, (x) => x?.memory, 300_000)
+      const { memory: m, resident } = await nextMessage(h, (x) => (x?.memory ? x : undefined), 300_000)
       const p = {
         blocks,
         rssMiB: running == null ? null : +running.toFixed(1),
@@ -107,12 +107,12 @@ export async function runMemory(peer, opts) {
         arrayBuffersMiB: +(m.arrayBuffers / MiB).toFixed(2),
         txPerSec,
       }
-      if (m.resident) p.resident = m.resident
+      if (resident) p.resident = resident
       out.points.push(p)
       log(
         `   ${blocks} blocks: RSS ${p.rssMiB} MiB, after GC: RSS ${p.rssAfterGcMiB} MiB, heapUsed ${p.heapUsedMiB} MiB (heapTotal ${p.heapTotalMiB} MiB), external ${p.externalMiB} MiB (arrayBuffers ${p.arrayBuffersMiB} MiB)${txPerSec ? `; ${txPerSec} tx/s` : ''}`,
       )
-      if (m.resident) log(`      resident by mapping: ${JSON.stringify(m.resident)}`)
+      if (resident) log(`      resident by mapping: ${JSON.stringify(resident)}`)
       return { p, m }
     }
     await measure(0, null)
