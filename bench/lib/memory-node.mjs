@@ -2,13 +2,17 @@
 // 127.0.0.1, a free port), so that the bench can force a full GC and read the V8 heap — the CLI exposes neither.
 // Run as `node --expose-gc bench/lib/memory-node.mjs` with an IPC channel (lib/memory.mjs spawns it). Messages:
 //   → { url }                                    once the node serves
-//   'measure' → { memory: process.memoryUsage() } after two full GCs (bytes)
+//   { measure: blocks } → { memory: process.memoryUsage(), resident } after two full GCs (bytes; resident: with
+//                         MEMORY_SMAPS=1, the resident memory by kind of mapping, else undefined); with the environment's
+//                         MEMORY_HEAP_SNAPSHOT=<dir>, also a V8 heap snapshot <dir>/memory-<blocks>.heapsnapshot
+//                         (written after the figures are taken: it takes seconds and memory of its own)
 //   'close'   → closes the node and exits 0
 // As the CLI does after start-up, V8's old-generation growth is capped at --heap-growing-percent=100, so RSS
 // behaves as the CLI's.
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { setFlagsFromString } from 'node:v8'
+import { setFlagsFromString, writeHeapSnapshot } from 'node:v8'
 import { root } from './paths.mjs'
 
 if (typeof globalThis.gc !== 'function' || typeof process.send !== 'function') {
@@ -18,11 +22,41 @@ if (typeof globalThis.gc !== 'function' || typeof process.send !== 'function') {
 const { createNode } = await import(pathToFileURL(join(root, 'dist', 'index.js')).href)
 const node = await createNode({ host: '127.0.0.1', port: 0 })
 setFlagsFromString('--heap-growing-percent=100')
+/**
+ * Resident memory by kind of mapping (/proc/self/smaps), in bytes: `brk` (the main malloc heap), `arenas` (anonymous
+ * mappings of 1 MiB or more whose size is a multiple of 1 MiB: malloc's thread arenas, large malloc blocks, V8's
+ * reservations), `anon` (the other anonymous mappings: V8 pages), `file` (mapped files), with the mapping counts.
+ */
+function residentByKind() {
+  const out = { brk: 0, arenas: 0, anon: 0, file: 0, arenaMaps: 0, anonMaps: 0 }
+  let kind = 'anon'
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ /.exec(line)
+    if (head) {
+      const [range, , , , inode, ...rest] = line.split(/\s+/)
+      const [a, b] = range.split('-').map((x) => parseInt(x, 16))
+      const name = rest.join(' ')
+      if (name === '[heap]') kind = 'brk'
+      else if (inode !== '0' || name.startsWith('/')) kind = 'file'
+      else if (name !== '') kind = 'file'
+      else if (b - a >= 2 ** 20 && (b - a) % 2 ** 20 === 0) kind = 'arenas'
+      else kind = 'anon'
+      if (kind === 'arenas') out.arenaMaps++
+      else if (kind === 'anon') out.anonMaps++
+    } else if (line.startsWith('Rss:')) out[kind] += parseInt(line.slice(4)) * 1024
+  }
+  return out
+}
 process.on('message', (m) => {
-  if (m === 'measure') {
+  const measure = /** @type {{ measure?: number } | null} */ (m)?.measure
+  if (measure !== undefined) {
     globalThis.gc()
     globalThis.gc()
-    process.send({ memory: process.memoryUsage() })
+    const memory = process.memoryUsage()
+    const resident = process.env.MEMORY_SMAPS ? residentByKind() : undefined
+    const dir = process.env.MEMORY_HEAP_SNAPSHOT
+    if (dir) writeHeapSnapshot(join(dir, `memory-${measure}.heapsnapshot`))
+    process.send({ memory, resident })
   } else if (m === 'close') {
     node.close().then(
       () => process.exit(0),

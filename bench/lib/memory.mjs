@@ -1,5 +1,6 @@
 // --memory (node-cli without --db): memory per block. The node runs in a child process through the library API
-// (memory-node.mjs, node --expose-gc); one value transfer to a new address per block (automine), and at each of
+// (memory-node.mjs, node --expose-gc); one value transfer to a new address per block (automine; --memory-to same:
+// always to one address; --memory-to token: an ERC-20 transfer to a new holder, as the --sustain load), and at each of
 // the --memory-blocks points (5 000 and 25 000 by default): RSS as it runs, then after two full GCs RSS, V8's
 // heapUsed, and the memory outside the heap (external, arrayBuffers: Uint8Array backing stores). The growth
 // between the two points, per block, is the figure.
@@ -7,13 +8,23 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { log } from './log.mjs'
 import { checkRecorder, peerAvailable } from './section.mjs'
-import { devAccount, sendAndWait } from './peer-client.mjs'
+import { TRANSFER_GAS, balanceOfData, transferData } from './erc20.mjs'
+import { deployToken, devAccount, sendAndWait } from './peer-client.mjs'
 import { benchDir, root } from './paths.mjs'
 import { rssMiB, spawnChild } from './proc.mjs'
 import { Rpc } from './rpc.mjs'
 
 const MiB = 2 ** 20
-/** The block's one transfer goes to a new address each time (`--memory-to new`) or always to the first one (`same`). */
+/** What one block's transfer is, by --memory-to. */
+const LOADS = {
+  new: 'one value transfer per block, to a new address',
+  same: 'one value transfer per block, to the same address',
+  token: 'one ERC-20 transfer per block, to a new holder',
+}
+/**
+ * The block's one transfer goes to a new address each time (`--memory-to new`, and the token's new holder with
+ * `token`) or always to the first one (`same`).
+ */
 const recipientOf = (to) => (i) => '0x' + (0xf0000000 + (to === 'same' ? 0 : i)).toString(16).padStart(40, '0')
 
 /** The next IPC message of `h` for which `pick(message)` is not undefined, within `timeoutMs`. */
@@ -64,9 +75,7 @@ export async function runMemory(peer, opts) {
     notes: [],
   }
   if (!peerAvailable(out, peer, `--memory`)) return out
-  log(
-    `\n== --memory: ${peer.name} in memory, one value transfer per block (to ${opts.memoryTo === 'same' ? 'the same address' : 'a new address'}), memory at ${A} and ${B} blocks`,
-  )
+  log(`\n== --memory: ${peer.name} in memory, ${LOADS[opts.memoryTo]}, memory at ${A} and ${B} blocks`)
   const check = checkRecorder(out, `memory`)
   const h = spawnChild(process.execPath, ['--expose-gc', join(benchDir, 'lib', 'memory-node.mjs')], {
     cwd: root,
@@ -77,27 +86,33 @@ export async function runMemory(peer, opts) {
     const url = await nextMessage(h, (m) => m?.url, 60_000)
     rpc = new Rpc(url)
     const { wallet, sender, chainId, gasPrice } = await devAccount(peer, rpc)
-    let nonce = Number(BigInt(await rpc.call('eth_getTransactionCount', [sender, 'latest'])))
     let head = Number(BigInt(await rpc.call('eth_blockNumber')))
     const start = head
+    // token: the deploy is the first block, so the points stay at the same heights (just after a state pack)
+    const token = opts.memoryTo === 'token' ? (await deployToken(peer, rpc, { wallet, chainId, gasPrice })).token : null
+    if (token) head = Number(BigInt(await rpc.call('eth_blockNumber')))
+    let nonce = Number(BigInt(await rpc.call('eth_getTransactionCount', [sender, 'latest'])))
     let bad = 0
     const measure = async (blocks, txPerSec) => {
       const running = rssMiB(h.pid)
-      h.child.send('measure')
-      const m = await nextMessage(h, (x) => x?.memory, 60_000)
+      h.child.send({ measure: blocks })
+      const { memory: m, resident } = await nextMessage(h, (x) => (x?.memory ? x : undefined), 300_000)
       const p = {
         blocks,
         rssMiB: running == null ? null : +running.toFixed(1),
         rssAfterGcMiB: +(m.rss / MiB).toFixed(1),
         heapUsedMiB: +(m.heapUsed / MiB).toFixed(2),
+        heapTotalMiB: +(m.heapTotal / MiB).toFixed(2),
         externalMiB: +(m.external / MiB).toFixed(2),
         arrayBuffersMiB: +(m.arrayBuffers / MiB).toFixed(2),
         txPerSec,
       }
+      if (resident) p.resident = resident
       out.points.push(p)
       log(
-        `   ${blocks} blocks: RSS ${p.rssMiB} MiB, after GC: RSS ${p.rssAfterGcMiB} MiB, heapUsed ${p.heapUsedMiB} MiB, external ${p.externalMiB} MiB (arrayBuffers ${p.arrayBuffersMiB} MiB)${txPerSec ? `; ${txPerSec} tx/s` : ''}`,
+        `   ${blocks} blocks: RSS ${p.rssMiB} MiB, after GC: RSS ${p.rssAfterGcMiB} MiB, heapUsed ${p.heapUsedMiB} MiB (heapTotal ${p.heapTotalMiB} MiB), external ${p.externalMiB} MiB (arrayBuffers ${p.arrayBuffersMiB} MiB)${txPerSec ? `; ${txPerSec} tx/s` : ''}`,
       )
+      if (resident) log(`      resident by mapping: ${JSON.stringify(resident)}`)
       return { p, m }
     }
     await measure(0, null)
@@ -106,15 +121,20 @@ export async function runMemory(peer, opts) {
       const t0 = performance.now()
       const from = head - start
       for (let i = from; i < target; i++) {
-        const raw = await wallet.signTransaction({
-          type: 0,
-          chainId,
-          nonce: nonce++,
-          gasPrice,
-          gasLimit: 21_000n,
-          to: recipient(i),
-          value: 1n,
-        })
+        const raw = await wallet.signTransaction(
+          token
+            ? {
+                type: 0,
+                chainId,
+                nonce: nonce++,
+                gasPrice,
+                gasLimit: TRANSFER_GAS,
+                to: token,
+                data: transferData(recipient(i), 1n),
+                value: 0n,
+              }
+            : { type: 0, chainId, nonce: nonce++, gasPrice, gasLimit: 21_000n, to: recipient(i), value: 1n },
+        )
         const { receipt } = await sendAndWait(rpc, raw)
         const block = Number(BigInt(receipt.blockNumber))
         if (receipt.status !== '0x1' || block !== head + 1) bad++
@@ -123,9 +143,13 @@ export async function runMemory(peer, opts) {
       at[target] = await measure(target, +((target - from) / ((performance.now() - t0) / 1000)).toFixed(1))
     }
     check('every transfer mined in its own block with status 1', bad === 0, `${bad} of ${B} not`)
-    const last = BigInt(await rpc.call('eth_getBalance', [recipient(B - 1), 'latest']))
+    const last = BigInt(
+      token
+        ? await rpc.call('eth_call', [{ to: token, data: balanceOfData(recipient(B - 1)) }, 'latest'])
+        : await rpc.call('eth_getBalance', [recipient(B - 1), 'latest']),
+    )
     const expected = opts.memoryTo === 'same' ? BigInt(B) : 1n
-    check(`the last recipient holds ${expected} wei`, last === expected, `${last}`)
+    check(`the last recipient holds ${expected} ${token ? 'token units' : 'wei'}`, last === expected, `${last}`)
     const n = B - A
     const per = (f) => Math.round((f(at[B]) - f(at[A])) / n)
     out.perBlock = {
@@ -158,7 +182,7 @@ export async function runMemory(peer, opts) {
 export function printMemory(r) {
   log('')
   log(
-    `--memory (${r.name} ${r.version ?? ''}, no --db; one value transfer per block, to ${r.recipient === 'same' ? 'the same address' : 'a new address'})${
+    `--memory (${r.name} ${r.version ?? ''}, no --db; ${LOADS[r.recipient]})${
       r.status === 'ok'
         ? ''
         : `: ${r.status.toUpperCase()}: ${String(r.error)

@@ -27,7 +27,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN
   --memory           only the memory-per-block row (node-cli in memory, library API, --expose-gc): RSS, heap and
                      external memory after A and B blocks of one value transfer each, bytes per block between
   --memory-blocks A,B  the two points of --memory (default 5000,25000)
-  --memory-to WHO    recipient of --memory's transfers: new (default: a new address each block) or same
+  --memory-to WHO    --memory's transfers: new (default: a value transfer to a new address each block), same (to
+                     one address) or token (an ERC-20 transfer to a new holder each block, as --sustain's)
   --fork             only the forking row: node-cli and anvil (as --only allows) fork a node-cli upstream through
                      a counting proxy; start time, first and repeated eth_call, remote requests per ERC-20
                      transfer, cold and on the disk cache
@@ -49,7 +50,7 @@ export function die(msg) {
  * The options from `argv` (process.argv without node and the script), defaults filled in: quick, long, longN,
  * sustain (minutes or null), sustainPeers, sustainTps (tx/s), sustainDb ('both' | 'off' | 'only'), only (peer
  * names or null), n (transfers), duration (s per load test), warmup (s), settleMs, connections, out (absolute
- * path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), memoryTo ('new' | 'same'), fork,
+ * path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), memoryTo ('new' | 'same' | 'token'), fork,
  * forkLatencyMs (ms), forkTransfers, main (false: skip the main run), cpuProf (a directory for node-cli's CPU
  * profiles, or null).
  * Exits (status 2, usage on stderr) on an unknown option or a bad value; prints the usage and exits 0 on --help.
@@ -131,7 +132,7 @@ export function parseArgs(argv) {
         die('--memory-blocks: expected A,B with A < B')
     } else if (flag === '--memory-to') {
       o.memoryTo = val()
-      if (!['new', 'same'].includes(o.memoryTo)) die('--memory-to: expected new or same')
+      if (!['new', 'same', 'token'].includes(o.memoryTo)) die('--memory-to: expected new, same or token')
     } else if (flag === '--fork') o.fork = true
     else if (flag === '--fork-latency') o.forkLatencyMs = num(val(), 0)
     else if (flag === '--fork-transfers') o.forkTransfers = Math.floor(num(val(), 1))

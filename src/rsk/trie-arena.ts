@@ -12,8 +12,11 @@ import type { TrieNodeStore } from './unitrie-store.js'
 
 /** Bytes per chunk (a record larger than this gets a chunk of its own). */
 const CHUNK_SIZE = 8 * 1024 * 1024
-/** A location is chunk × LOC_SPAN + offset; records never start past 2^25 within a chunk (values ≤ 16 MiB). */
-const LOC_SPAN = 2 ** 25
+/**
+ * A location is chunk × LOC_SPAN + offset; records never start past 2^26 within a chunk (chunks are at most that
+ * large; a record larger than a chunk gets a chunk of its own, starting at 0).
+ */
+const LOC_SPAN = 2 ** 26
 const HEADER = 36
 
 /** The table's index bits of a hash (its first four bytes). */
@@ -42,12 +45,14 @@ export class ArenaTrieStore implements TrieNodeStore {
 
   /**
    * @param expected how many records are about to be stored (sizes the table once)
-   * @param chunkBytes bytes per chunk (default 8 MiB; a record larger than this gets a chunk of its own)
+   * @param chunkBytes bytes per chunk, at most 64 MiB (default 8 MiB; a record larger than this gets a chunk of its
+   *   own)
    */
   constructor(
     expected = 0,
     private readonly chunkBytes = CHUNK_SIZE,
   ) {
+    if (!(chunkBytes > 0 && chunkBytes <= LOC_SPAN)) throw new RangeError(`ArenaTrieStore: chunk size ${chunkBytes}`)
     let size = 1 << 12
     while (size < expected * 2) size *= 2
     this.slots = new Uint32Array(size * 2)

@@ -19,6 +19,18 @@ import { ReachableCopy } from '../rsk/trie-arena-copy.js'
 import { Unitrie } from '../rsk/unitrie.js'
 import { toKey } from '../util/bytes.js'
 
+/**
+ * Bytes per chunk of the packed arenas: just over 32 MiB. A chunk is one large malloc block; glibc serves blocks
+ * that large by mmap and, when one of at most 32 MiB (its DEFAULT_MMAP_THRESHOLD_MAX on 64-bit systems) is freed,
+ * raises its mmap threshold above it — from then on every chunk of the same size came from the main malloc heap,
+ * the holes dropped arenas left there were split by the small allocations made meanwhile, and the process's
+ * resident memory grew by kilobytes per block with a few hundred bytes of live data per block (measured with
+ * `npm run bench -- --memory`, `MEMORY_SMAPS=1`: bench/README.md). Larger chunks stay mapped on their own and go
+ * back to the system when their arena is dropped. Pages of a chunk become resident only as records are written
+ * into them, so a small state does not cost the whole chunk (V8's `external` memory counts it, though).
+ */
+export const PACKED_CHUNK_BYTES = 33 * 1024 * 1024
+
 /** The arena is rebuilt only once it may hold at least this many bytes of superseded nodes. */
 export const MIN_PACKED_GARBAGE_BYTES = 8 * 1024 * 1024
 
@@ -70,7 +82,7 @@ export class PackedStates {
     const into = this.arenaFor(live)
     eachTrie((t) => (t.root === undefined ? t : Unitrie.fromRootHash(t.save(into), into)))
     if (into.recordBytes - this.liveBytes < Math.max(this.liveBytes, this.minGarbageBytes)) return
-    const fresh = new ArenaTrieStore()
+    const fresh = new ArenaTrieStore(0, PACKED_CHUNK_BYTES)
     const rebuild: Rebuild = { fresh, copy: new ReachableCopy(into, fresh), roots: new Set() }
     eachTrie((t) => {
       if (t.root !== undefined) this.queue(rebuild, t.hash())
@@ -106,7 +118,7 @@ export class PackedStates {
   /** The arena, created at the first use (adopting the live state's own arena when it has one). */
   private arenaFor(live: Unitrie): ArenaTrieStore {
     if (this.arena === undefined) {
-      this.arena = live.store instanceof ArenaTrieStore ? live.store : new ArenaTrieStore()
+      this.arena = live.store instanceof ArenaTrieStore ? live.store : new ArenaTrieStore(0, PACKED_CHUNK_BYTES)
       this.liveBytes = this.arena.recordBytes
     }
     return this.arena

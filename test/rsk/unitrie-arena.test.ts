@@ -2,12 +2,14 @@
  * The packed bulk build (src/rsk/unitrie-bulk.ts into src/rsk/trie-arena.ts, entries from src/rsk/entry-batch.ts)
  * and the entry walk (src/rsk/unitrie-walk.ts, behind Unitrie.entries): roots byte-exact with one-by-one puts on random key sets
  * (shared prefixes, keys that are prefixes of others, long values > 32 B, embedded leaves), reads, later puts and
- * deletes on an arena-backed trie, saving it to another store, and the arena and batch themselves.
+ * deletes on an arena-backed trie, saving it to another store, and the arena (also with the packed states' chunks
+ * of over 32 MiB) and batch themselves.
  */
 import { describe, expect, it } from 'vitest'
 import { keccak256 } from '../../src/crypto/keccak.js'
 import { EntryBatch } from '../../src/rsk/entry-batch.js'
 import { ArenaTrieStore } from '../../src/rsk/trie-arena.js'
+import { PACKED_CHUNK_BYTES } from '../../src/state/packed-states.js'
 import { MemoryTrieNodeStore, Unitrie } from '../../src/rsk/unitrie.js'
 import { unitrieFromBatch, unitrieFromEntries } from '../../src/rsk/unitrie-bulk.js'
 import { copyReachable, ReachableCopy } from '../../src/rsk/trie-arena-copy.js'
@@ -168,6 +170,28 @@ describe('ArenaTrieStore', () => {
     expect(Buffer.from(store.get(bigHash)!).equals(Buffer.from(big))).toBe(true)
     expect(store.get(keccak256(Uint8Array.of(1, 2, 3, 4)))).toBeUndefined()
     expect(store.get(Uint8Array.of(1))).toBeUndefined()
+  })
+
+  it("chunks of the packed states' size (over 32 MiB): records past 32 MiB into a chunk and in later chunks", () => {
+    const store = new ArenaTrieStore(0, PACKED_CHUNK_BYTES)
+    expect(PACKED_CHUNK_BYTES).toBeGreaterThan(32 * 1024 * 1024)
+    const records: [Uint8Array, Uint8Array][] = []
+    // 100 KB records: ~340 in the first chunk, the last ones starting past 32 MiB, then a second chunk
+    for (let i = 0; store.byteSize < 2 * PACKED_CHUNK_BYTES; i++) {
+      const data = new Uint8Array(100_000).fill(i & 0xff)
+      data[0] = i >> 8
+      const h = keccak256(data)
+      records.push([h, data])
+      store.put(h, data)
+    }
+    expect(records.length * 100_036).toBeGreaterThan(PACKED_CHUNK_BYTES)
+    for (const [h, data] of records) expect(Buffer.from(store.get(h)!).equals(Buffer.from(data))).toBe(true)
+    for (const [h, data] of records.slice(320, 350)) {
+      const loc = store.locate(h, 0)
+      expect(store.endOf(loc) - store.startOf(loc)).toBe(data.length)
+      expect(store.chunkOf(loc)[store.startOf(loc)]).toBe(data[0])
+    }
+    expect(() => new ArenaTrieStore(0, 2 ** 26 + 1)).toThrow(RangeError)
   })
 })
 
