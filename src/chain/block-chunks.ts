@@ -12,12 +12,6 @@
  * Each chunk has a version, which changes whenever bytes already written change (receipts pruned in place, a
  * compaction, a truncation that reopens it): a compression of an older version is dropped, and a reader holding
  * the bytes of an older version reads again.
- *
- * The uncompressed buffer of a compressed chunk is kept for the next chunk instead of being freed (one spare), unless
- * a reader may be holding it ({@link ChunkStore.hold}): a chunk is a large malloc block (256 KB), and one freed per
- * chunk while the compressed copies and the node's small allocations fill the holes it leaves made the process's
- * malloc heap — its resident memory — grow by several KB per block with a few hundred bytes of live data per block
- * (measured with `npm run bench -- --memory`, bench/README.md).
  */
 import { deflateRaw, inflateRawSync } from 'node:zlib'
 
@@ -114,12 +108,6 @@ export class ChunkStore {
   private readonly inflatedCache = new Map<Uint8Array, Uint8Array>()
   private readonly compressions = new Set<Promise<void>>()
   private inflates = 0
-  /** An uncompressed buffer of {@link chunkBytes} no chunk uses any more, for the next chunk. */
-  private spare: Uint8Array | undefined
-  /** Readers that may hold uncompressed bytes across an await ({@link hold}). */
-  private holders = 0
-  /** Buffers reused from {@link spare} so far (tests, measurements). */
-  reused = 0
 
   /**
    * @param chunkBytes size of a new chunk, bytes (a write larger than that gets a chunk of its own size)
@@ -145,7 +133,7 @@ export class ChunkStore {
     if (last === undefined || last.raw === undefined || last.size + bound > last.raw.length) {
       if (last !== undefined) this.seal(this.chunks.length - 1)
       last = {
-        raw: this.newBuffer(bound),
+        raw: new Uint8Array(Math.max(this.chunkBytes, bound)),
         zipped: undefined,
         size: 0,
         version: this.nextVersion++,
@@ -155,31 +143,6 @@ export class ChunkStore {
       this.chunks.push(last)
     }
     return { index: this.chunks.length - 1, bytes: last.raw!, at: last.size }
-  }
-
-  /** A zeroed buffer for a new chunk of up to `bound` bytes: the spare one when it is large enough. */
-  private newBuffer(bound: number): Uint8Array {
-    const spare = this.spare
-    if (spare === undefined || bound > spare.length) return new Uint8Array(Math.max(this.chunkBytes, bound))
-    this.spare = undefined
-    this.reused++
-    return spare.fill(0)
-  }
-
-  /**
-   * Marks a reader that may keep bytes from {@link bytes} across an await (a range scan) until the returned
-   * function is called: meanwhile no uncompressed buffer is kept for reuse (it is left to the garbage collector),
-   * so the bytes it holds never change under it except as its chunk's {@link version} says.
-   * @returns the release function (call it once)
-   */
-  hold(): () => void {
-    this.holders++
-    let released = false
-    return () => {
-      if (released) return
-      released = true
-      this.holders--
-    }
   }
 
   /** Takes `length` bytes written after {@link reserve} into the open chunk. */
@@ -310,9 +273,7 @@ export class ChunkStore {
         }
         // an exact-size copy when the output shares a larger buffer
         c.zipped = out.byteLength === out.buffer.byteLength ? out : new Uint8Array(out)
-        const raw = c.raw!
         c.raw = undefined
-        if (this.spare === undefined && this.holders === 0 && raw.length === this.chunkBytes) this.spare = raw
       })
     })
     this.compressions.add(done)

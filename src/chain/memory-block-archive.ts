@@ -207,17 +207,7 @@ export class MemoryBlockArchive implements BlockArchive {
   }
 
   async *encodedRange(from: bigint, to: bigint): AsyncGenerator<{ number: bigint } & EncodedBlock> {
-    // the consumer may await between blocks: the head may move, a rewind may drop blocks; the chunk bytes held
-    // meanwhile are not reused for another chunk (ChunkStore.hold)
-    const release = this.chunks.hold()
-    try {
-      yield* this.encodedRangeHeld(from, to)
-    } finally {
-      release()
-    }
-  }
-
-  private *encodedRangeHeld(from: bigint, to: bigint): Generator<{ number: bigint } & EncodedBlock> {
+    // the consumer may await between blocks: the head may move, a rewind may drop blocks
     for (let n = Number(from); n <= Number(to) && n < this.count; n++) {
       const index = this.slots[n * SLOT]!
       const bytes = this.chunks.bytes(index)

@@ -3,7 +3,7 @@
  * memory-block-archive.ts): every read answers the same before a block's chunk is sealed, after it is compressed
  * and after its inflated copy left the read cache; reads racing a compression, a receipt pruning or a truncation
  * answer as the archive is; `--transaction-block-keeper` pruning compacts compressed chunks and compresses them
- * again; the buffer of a compressed chunk is reused for a later one unless a scan may hold it.
+ * again.
  *
  * The node's archive is swapped at start for one with 4 KB chunks (a few blocks each, instead of ~210) and two
  * inflated chunks cached, so that a short chain spans many compressed chunks.
@@ -149,37 +149,6 @@ describe('the archive alone, on the fixture chain’s encodings', () => {
       for (const [i, h] of s.txHashes.entries())
         expect(await a.txPositions(h)).toContainEqual({ number: BigInt(n), index: i })
     }
-  })
-
-  it('reuses the buffer of a compressed chunk for a later chunk, never while a scan may hold it', async () => {
-    const chunks = new ChunkStore(CHUNK / 2, 2)
-    const a = new MemoryBlockArchive(chunks)
-    const append = (n: number): void => a.append(BigInt(n), stored[n]!.enc, stored[n]!.hash, stored[n]!.txHashes)
-    const expected = stored.map((s) => hex(s.enc))
-    for (let n = 0; n <= 12; n++) append(n)
-    // a scan holding bytes of the first chunks while later ones are sealed and compressed: nothing is reused
-    const scan = a.encodedRange(0n, 12n)[Symbol.asyncIterator]()
-    const first = (await scan.next()).value as EncodedBlock
-    for (let n = 13; n <= 24; n++) {
-      append(n)
-      await a.compressed()
-    }
-    expect(a.chunkStats().compressed).toBeGreaterThan(2)
-    expect(chunks.reused).toBe(0)
-    const rest: string[] = []
-    for (let r = await scan.next(); !r.done; r = await scan.next()) rest.push(hex(r.value))
-    expect([hex(first), ...rest]).toEqual(expected.slice(0, 13))
-    // the scan ended: buffers of compressed chunks go to the next chunks
-    for (let n = 25; n <= 36; n++) {
-      append(n)
-      await a.compressed()
-    }
-    expect(chunks.reused).toBeGreaterThan(0)
-    expect(await allEncoded(a)).toEqual(expected)
-    expect(await rangeEncoded(a)).toEqual(expected)
-    // a scan left early releases its hold too
-    for await (const b of a.encodedRange(0n, 36n)) if (b.number === 2n) break
-    expect((chunks as unknown as { holders: number }).holders).toBe(0)
   })
 
   it('a scan holding a block of a compressed chunk while its receipts are pruned reads the pruned block', async () => {
