@@ -48,6 +48,22 @@ export function analyze(samples, { totalS, flatPct = 10, chainBytesPerTx = null 
   out.maxDeviationPct = +Math.max(...rss.map((r) => (Math.abs(r - med) / med) * 100)).toFixed(1)
   // one sample is no trend: a verdict needs at least two after the warm-up
   out.flat = post.length >= 2 ? rss.every((r) => Math.abs(r - med) <= (med * flatPct) / 100) : null
+  // the same spread for each part of RSS: private memory (RssAnon) and mapped files (RssFile: the binaries and,
+  // with --db, LevelDB's mapped tables, which the node bounds) — which part moved
+  for (const [part, field] of [
+    ['anon', 'rssAnonMiB'],
+    ['file', 'rssFileMiB'],
+  ]) {
+    const v = post.map((s) => s[field]).filter((x) => x != null)
+    if (v.length === 0) continue
+    const m = median(v)
+    out[part] = {
+      medianMiB: +m.toFixed(1),
+      minMiB: +Math.min(...v).toFixed(1),
+      maxMiB: +Math.max(...v).toFixed(1),
+      maxDeviationPct: +Math.max(...v.map((x) => (Math.abs(x - m) / m) * 100)).toFixed(1),
+    }
+  }
 
   const first = post[0]
   const last = post[post.length - 1]
@@ -93,6 +109,11 @@ export function report(r) {
   lines.push(
     `  RSS after the ${fmtMin(a.warmupS / 60)} warm-up: median ${a.medianMiB} MiB, ${a.minMiB}–${a.maxMiB} MiB, max deviation ${a.maxDeviationPct}% (${a.postWarmupSamples} samples)`,
   )
+  if (a.anon != null && a.file != null) {
+    lines.push(
+      `    of which private (RssAnon): median ${a.anon.medianMiB} MiB, ${a.anon.minMiB}–${a.anon.maxMiB} MiB, max deviation ${a.anon.maxDeviationPct}%; mapped files (RssFile): median ${a.file.medianMiB} MiB, ${a.file.minMiB}–${a.file.maxMiB} MiB`,
+    )
+  }
   if (a.slopeMiBPerMin != null) {
     let growth = `  RSS slope ${a.slopeMiBPerMin >= 0 ? '+' : ''}${a.slopeMiBPerMin} MiB/min (least squares, ${a.fittedGrowthMiB >= 0 ? '+' : ''}${a.fittedGrowthMiB} MiB over ${a.windowMin} min) while ${a.txsInWindow} transfers were mined (${a.blocksInWindow} blocks)`
     if (a.kibPerTx != null) growth += `: ${a.kibPerTx} KiB per mined tx`

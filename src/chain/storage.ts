@@ -36,6 +36,7 @@ import { loadAllNodes, nodeReferences, Unitrie, type TrieNodeStore } from '../rs
 import { toKey } from '../util/bytes.js'
 import { nodeKey, onDemandStore, WriteBackTrieStore, type PutOp } from './trie-node-stores.js'
 import { encodeBlock, type EncodedBlock } from './block-codec.js'
+import { LEVEL_OPEN_OPTIONS } from './level-options.js'
 import type { BlockRecord } from '../types/records.js'
 import {
   BLOCK,
@@ -101,13 +102,17 @@ export class ChainStorage extends StorageReads {
   }
 
   /**
-   * Opens (creating if needed) a LevelDB directory.
+   * Opens (creating if needed) a LevelDB directory, with the memory bounds of ./level-options.ts.
    * @throws Error naming the directory when it cannot be opened (e.g. another node holds its lock)
    */
   static async openDirectory(dir: string, opts: ChainStorageOptions = {}): Promise<ChainStorage> {
     // loaded on demand: runs without --db do not pay for the native binding
     const { Level } = await import('level')
-    const db = new Level<Uint8Array, Uint8Array>(dir, { keyEncoding: 'view', valueEncoding: 'view' })
+    const db = new Level<Uint8Array, Uint8Array>(dir, {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+      ...LEVEL_OPEN_OPTIONS,
+    })
     try {
       return await ChainStorage.open(db, opts)
     } catch (err) {
