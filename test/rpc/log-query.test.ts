@@ -1,12 +1,18 @@
 /**
  * The eth_getLogs fast path at unit level: the block walk with block- and receipt-bloom pre-checks (a
  * receipt whose bloom rules the criteria out is skipped, everything else still goes through logMatches),
- * the log limit, and RawJson's single-join envelope.
+ * the log limit, the query letting other work run every QUERY_SLICE_MS, and RawJson's single-join envelope.
  */
 import { describe, expect, it } from 'vitest'
 import type { Chain } from '../../src/chain/chain.js'
 import type { BlockRecord, LogRecord, TxRecord } from '../../src/types/records.js'
-import { blockLogs, MAX_LOGS_TO_RETURN, queryLogs, type LogCriteria } from '../../src/events/log-query.js'
+import {
+  blockLogs,
+  MAX_LOGS_TO_RETURN,
+  QUERY_SLICE_MS,
+  queryLogs,
+  type LogCriteria,
+} from '../../src/events/log-query.js'
 import { RawJson } from '../../src/rpc/format.js'
 import { keccak256 } from '../../src/crypto/keccak.js'
 import { logsBloom, orBlooms } from '../../src/rsk/receipt-rlp.js'
@@ -101,6 +107,29 @@ describe('queryLogs', () => {
     await expect(queryLogs(many, 0n, 0n, where([A]), keccak256)).rejects.toThrow(
       `Filter returned more than ${MAX_LOGS_TO_RETURN} logs.`,
     )
+  })
+})
+
+describe('queryLogs slices', () => {
+  it('a query that keeps the thread longer than QUERY_SLICE_MS lets work queued meanwhile run before it ends', async () => {
+    // blocks that are all at hand (a decoded cache, a batch read): the walk itself never waits for I/O
+    const blocks = Array.from({ length: 12 }, (_, n) => block(n, [[log(A, [T1], 0)]]))
+    const busyPerBlock = Math.ceil(QUERY_SLICE_MS / 4)
+    const slow = {
+      async *blocksWithBloom(from: bigint, to: bigint) {
+        for (let n = from; n <= to; n++) {
+          const until = Date.now() + busyPerBlock
+          while (Date.now() < until); // decoding a block, stood in for by a busy wait
+          yield blocks[Number(n)]!
+        }
+      },
+    } as unknown as Chain
+    const order: string[] = []
+    setImmediate(() => order.push('other request'))
+    const matches = await queryLogs(slow, 0n, 11n, where([A]), keccak256)
+    order.push('query done')
+    expect(matches).toHaveLength(12)
+    expect(order).toEqual(['other request', 'query done'])
   })
 })
 
