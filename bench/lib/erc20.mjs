@@ -32,6 +32,18 @@ export const topicAddr = (a) => zeroPadValue(a, 32).toLowerCase()
 export const balanceOfData = (a) => iface.encodeFunctionData('balanceOf', [a])
 /** Calldata of transfer(to, amount). */
 export const transferData = (to, amount) => iface.encodeFunctionData('transfer', [to, amount])
+
+/** The fields of a legacy (type 0) ERC-20 `transfer` of `amount` to `to` on `token`, for wallet.signTransaction. */
+export const tokenTransferTx = ({ chainId, nonce, gasPrice, token, to, amount }) => ({
+  type: 0,
+  chainId,
+  nonce,
+  gasPrice,
+  gasLimit: TRANSFER_GAS,
+  to: token,
+  data: transferData(to, amount),
+  value: 0n,
+})
 /** A distinct, never-funded address per i (the varied eth_call balanceOf). */
 export const someAddress = (i) => '0x' + (0xb0000000 + i).toString(16).padStart(40, '0')
 /**

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { log } from './log.mjs'
 import { checkRecorder, peerAvailable } from './section.mjs'
-import { TRANSFER_GAS, balanceOfData, transferData } from './erc20.mjs'
+import { balanceOfData, tokenTransferTx } from './erc20.mjs'
 import { deployToken, devAccount, sendAndWait } from './peer-client.mjs'
 import { benchDir, root } from './paths.mjs'
 import { rssMiB, spawnChild } from './proc.mjs'
@@ -123,16 +123,7 @@ export async function runMemory(peer, opts) {
       for (let i = from; i < target; i++) {
         const raw = await wallet.signTransaction(
           token
-            ? {
-                type: 0,
-                chainId,
-                nonce: nonce++,
-                gasPrice,
-                gasLimit: TRANSFER_GAS,
-                to: token,
-                data: transferData(recipient(i), 1n),
-                value: 0n,
-              }
+            ? tokenTransferTx({ chainId, nonce: nonce++, gasPrice, token, to: recipient(i), amount: 1n })
             : { type: 0, chainId, nonce: nonce++, gasPrice, gasLimit: 21_000n, to: recipient(i), value: 1n },
         )
         const { receipt } = await sendAndWait(rpc, raw)

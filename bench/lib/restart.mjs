@@ -5,7 +5,7 @@
 // rounds: SIGKILL while an anvil_mine runs (once another connection has seen the head move), restart, head ≥
 // the last block acknowledged (the last one eth_blockNumber answered before the kill).
 import { performance } from 'node:perf_hooks'
-import { SUPPLY, TRANSFER_GAS, balanceOfData, transferData } from './erc20.mjs'
+import { SUPPLY, balanceOfData, tokenTransferTx } from './erc20.mjs'
 import { fmtMs, log } from './log.mjs'
 import { checkRecorder, peerAvailable } from './section.mjs'
 import { deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
@@ -98,16 +98,16 @@ export async function runRestart(peer, opts) {
     const sendOne = async (tx) => {
       const raw =
         tx.kind === 'token'
-          ? await wallet.signTransaction({
-              type: 0,
-              chainId,
-              nonce: nonce++,
-              gasPrice,
-              gasLimit: TRANSFER_GAS,
-              to: token,
-              data: transferData(tokenRecipient(tx.i), BigInt(tx.i + 1)),
-              value: 0n,
-            })
+          ? await wallet.signTransaction(
+              tokenTransferTx({
+                chainId,
+                nonce: nonce++,
+                gasPrice,
+                token,
+                to: tokenRecipient(tx.i),
+                amount: BigInt(tx.i + 1),
+              }),
+            )
           : await wallet.signTransaction({
               type: 0,
               chainId,

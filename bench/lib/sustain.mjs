@@ -12,6 +12,7 @@ import {
   TRANSFER_TOPIC,
   balanceOfData,
   someAddress,
+  tokenTransferTx,
   topicAddr,
   transferData,
   variedAmount,
@@ -131,16 +132,9 @@ export async function runSustain(peer, opts, { db = false } = {}) {
       const i = transfers.length
       const to = sustainRecipient(i)
       const amount = sustainAmount(i)
-      const raw = await wallet.signTransaction({
-        type: 0,
-        chainId,
-        nonce: nonce++,
-        gasPrice,
-        gasLimit: TRANSFER_GAS,
-        to: token,
-        data: transferData(to, amount),
-        value: 0n,
-      })
+      const raw = await wallet.signTransaction(
+        tokenTransferTx({ chainId, nonce: nonce++, gasPrice, token, to, amount }),
+      )
       const tSend = performance.now()
       const { receipt: r, polls } = await sendAndWait(txRpc, raw) // checks the returned hash = keccak256(raw)
       onTransfer(performance.now() - tSend)

@@ -3,7 +3,7 @@
 // struct logger), median latency of TRACE_RUNS sequential requests on a fresh instance started with the
 // peer's `traceArgs` (Anvil: --steps-tracing, without which it records no opcode steps).
 import { performance } from 'node:perf_hooks'
-import { RECIPIENT, TRANSFER_GAS, transferData } from './erc20.mjs'
+import { RECIPIENT, tokenTransferTx } from './erc20.mjs'
 import { log } from './log.mjs'
 import { deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
 import { median } from './proc.mjs'
@@ -29,16 +29,9 @@ export async function traceRow(peer, res, ctx) {
     const { wallet, chainId, gasPrice } = await devAccount(peer, rpc)
     const { token } = await deployToken(peer, rpc, { wallet, chainId, gasPrice })
     const nonce = Number(BigInt(await rpc.call('eth_getTransactionCount', [wallet.address, 'latest'])))
-    const raw = await wallet.signTransaction({
-      type: 0,
-      chainId,
-      nonce,
-      gasPrice,
-      gasLimit: TRANSFER_GAS,
-      to: token,
-      data: transferData(RECIPIENT, 1234n),
-      value: 0n,
-    })
+    const raw = await wallet.signTransaction(
+      tokenTransferTx({ chainId, nonce, gasPrice, token, to: RECIPIENT, amount: 1234n }),
+    )
     const { receipt } = await sendAndWait(rpc, raw)
     const hash = receipt.transactionHash
     const measure = async (metric, label, params, ok) => {
