@@ -37,8 +37,8 @@ function residentByKind() {
       const [a, b] = range.split('-').map((x) => parseInt(x, 16))
       const name = rest.join(' ')
       if (name === '[heap]') kind = 'brk'
-      else if (inode !== '0' || name.startsWith('/')) kind = 'file'
-      else if (name !== '') kind = 'file'
+      else if (inode !== '0' || name !== '')
+        kind = 'file' // a file, or a named mapping ([stack], [vdso]…)
       else if (b - a >= 2 ** 20 && (b - a) % 2 ** 20 === 0) kind = 'arenas'
       else kind = 'anon'
       if (kind === 'arenas') out.arenaMaps++

@@ -22,6 +22,20 @@ export function slope(xs, ys) {
 }
 
 /**
+ * The spread of `values` (MiB): { medianMiB, minMiB, maxMiB, maxDeviationPct (the largest distance from the median,
+ * in % of it) }, rounded to 0.1.
+ */
+function spread(values) {
+  const m = median(values)
+  return {
+    medianMiB: +m.toFixed(1),
+    minMiB: +Math.min(...values).toFixed(1),
+    maxMiB: +Math.max(...values).toFixed(1),
+    maxDeviationPct: +Math.max(...values.map((x) => (Math.abs(x - m) / m) * 100)).toFixed(1),
+  }
+}
+
+/**
  * samples: [{ t (s), rssMiB, txs (transfers mined so far), height }]; chainBytesPerTx: the JSON size of one
  * transfer's block (full) + receipt, a rough floor for the data an in-memory chain must keep per transfer.
  * Returns the verdict and the growth figures (all plain numbers, for results.json).
@@ -42,10 +56,7 @@ export function analyze(samples, { totalS, flatPct = 10, chainBytesPerTx = null 
   if (post.length === 0) return out
   const rss = post.map((s) => s.rssMiB)
   const med = median(rss)
-  out.medianMiB = +med.toFixed(1)
-  out.minMiB = +Math.min(...rss).toFixed(1)
-  out.maxMiB = +Math.max(...rss).toFixed(1)
-  out.maxDeviationPct = +Math.max(...rss.map((r) => (Math.abs(r - med) / med) * 100)).toFixed(1)
+  Object.assign(out, spread(rss))
   // one sample is no trend: a verdict needs at least two after the warm-up
   out.flat = post.length >= 2 ? rss.every((r) => Math.abs(r - med) <= (med * flatPct) / 100) : null
   // the same spread for each part of RSS: private memory (RssAnon) and mapped files (RssFile: the binaries and,
@@ -56,13 +67,7 @@ export function analyze(samples, { totalS, flatPct = 10, chainBytesPerTx = null 
   ]) {
     const v = post.map((s) => s[field]).filter((x) => x != null)
     if (v.length === 0) continue
-    const m = median(v)
-    out[part] = {
-      medianMiB: +m.toFixed(1),
-      minMiB: +Math.min(...v).toFixed(1),
-      maxMiB: +Math.max(...v).toFixed(1),
-      maxDeviationPct: +Math.max(...v.map((x) => (Math.abs(x - m) / m) * 100)).toFixed(1),
-    }
+    out[part] = spread(v)
   }
 
   const first = post[0]
