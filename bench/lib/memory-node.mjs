@@ -7,53 +7,29 @@
 //                         MEMORY_HEAP_SNAPSHOT=<dir>, also a V8 heap snapshot <dir>/memory-<blocks>.heapsnapshot
 //                         (written after the figures are taken: it takes seconds and memory of its own)
 //   'close'   → closes the node and exits 0
+// With the environment's MEMORY_DB=<dir>, the node keeps its chain in <dir> (the CLI's --db) instead of in memory.
 // As the CLI does after start-up, V8's old-generation growth is capped at --heap-growing-percent=100, so RSS
 // behaves as the CLI's.
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { setFlagsFromString, writeHeapSnapshot } from 'node:v8'
 import { root } from './paths.mjs'
+import { residentByKind } from './proc.mjs'
 
 if (typeof globalThis.gc !== 'function' || typeof process.send !== 'function') {
   console.error('memory-node.mjs: run with node --expose-gc and an IPC channel (bench/lib/memory.mjs does)')
   process.exit(2)
 }
 const { createNode } = await import(pathToFileURL(join(root, 'dist', 'index.js')).href)
-const node = await createNode({ host: '127.0.0.1', port: 0 })
+const node = await createNode({ host: '127.0.0.1', port: 0, db: process.env.MEMORY_DB || undefined })
 setFlagsFromString('--heap-growing-percent=100')
-/**
- * Resident memory by kind of mapping (/proc/self/smaps), in bytes: `brk` (the main malloc heap), `arenas` (anonymous
- * mappings of 1 MiB or more whose size is a multiple of 1 MiB: malloc's thread arenas, large malloc blocks, V8's
- * reservations), `anon` (the other anonymous mappings: V8 pages), `file` (mapped files), with the mapping counts.
- */
-function residentByKind() {
-  const out = { brk: 0, arenas: 0, anon: 0, file: 0, arenaMaps: 0, anonMaps: 0 }
-  let kind = 'anon'
-  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
-    const head = /^[0-9a-f]+-[0-9a-f]+ /.exec(line)
-    if (head) {
-      const [range, , , , inode, ...rest] = line.split(/\s+/)
-      const [a, b] = range.split('-').map((x) => parseInt(x, 16))
-      const name = rest.join(' ')
-      if (name === '[heap]') kind = 'brk'
-      else if (inode !== '0' || name !== '')
-        kind = 'file' // a file, or a named mapping ([stack], [vdso]…)
-      else if (b - a >= 2 ** 20 && (b - a) % 2 ** 20 === 0) kind = 'arenas'
-      else kind = 'anon'
-      if (kind === 'arenas') out.arenaMaps++
-      else if (kind === 'anon') out.anonMaps++
-    } else if (line.startsWith('Rss:')) out[kind] += parseInt(line.slice(4)) * 1024
-  }
-  return out
-}
 process.on('message', (m) => {
   const measure = /** @type {{ measure?: number } | null} */ (m)?.measure
   if (measure !== undefined) {
     globalThis.gc()
     globalThis.gc()
     const memory = process.memoryUsage()
-    const resident = process.env.MEMORY_SMAPS ? residentByKind() : undefined
+    const resident = process.env.MEMORY_SMAPS ? residentByKind('self') : undefined
     const dir = process.env.MEMORY_HEAP_SNAPSHOT
     if (dir) writeHeapSnapshot(join(dir, `memory-${measure}.heapsnapshot`))
     process.send({ memory, resident })

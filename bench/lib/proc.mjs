@@ -186,6 +186,31 @@ function statusMiB(pid, field) {
   }
 }
 
+/**
+ * Resident memory of process `pid` (a number or 'self') by kind of mapping (/proc/<pid>/smaps), in bytes: `brk` (the main malloc heap), `arenas` (anonymous
+ * mappings of 1 MiB or more whose size is a multiple of 1 MiB: malloc's thread arenas, large malloc blocks, V8's
+ * reservations), `anon` (the other anonymous mappings: V8 pages), `file` (mapped files), with the mapping counts.
+ */
+export function residentByKind(pid) {
+  const out = { brk: 0, arenas: 0, anon: 0, file: 0, arenaMaps: 0, anonMaps: 0 }
+  let kind = 'anon'
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ /.exec(line)
+    if (head) {
+      const [range, , , , inode, ...rest] = line.split(/\s+/)
+      const [a, b] = range.split('-').map((x) => parseInt(x, 16))
+      const name = rest.join(' ')
+      if (name === '[heap]') kind = 'brk'
+      else if (inode !== '0' || name !== '')
+        kind = 'file' // a file, or a named mapping ([stack], [vdso]…)
+      else if (b - a >= 2 ** 20 && (b - a) % 2 ** 20 === 0) kind = 'arenas'
+      else kind = 'anon'
+      if (kind === 'arenas') out.arenaMaps++
+      else if (kind === 'anon') out.anonMaps++
+    } else if (line.startsWith('Rss:')) out[kind] += parseInt(line.slice(4)) * 1024
+  }
+  return out
+}
 /** Direct children of a process (Linux), to notice a peer that forks its real server. */
 export function childPids(pid) {
   try {

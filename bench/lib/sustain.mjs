@@ -21,7 +21,17 @@ import { CLIENT_BOUND_PCT, autocannon, preflight } from './load.mjs'
 import { fmtMin, fmtMs, log } from './log.mjs'
 import { checkRecorder, peerAvailable } from './section.mjs'
 import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
-import { cpuSeconds, dirBytes, median, peakRssMiB, rssMiB, rssPartsMiB, sleep, tempDir } from './proc.mjs'
+import {
+  cpuSeconds,
+  dirBytes,
+  median,
+  peakRssMiB,
+  residentByKind,
+  rssMiB,
+  rssPartsMiB,
+  sleep,
+  tempDir,
+} from './proc.mjs'
 import { Rpc, body } from './rpc.mjs'
 import { analyze as analyzeSustain, verdict as sustainVerdict } from './sustain-analysis.mjs'
 import { logsLoop, readMix, sleepUntil } from './sustain-load.mjs'
@@ -287,6 +297,7 @@ export async function runSustain(peer, opts, { db = false } = {}) {
         height: head,
         txs: transfers.length,
         nodeCpuPct: prev && cpu != null && prev.cpu != null ? Math.round(((cpu - prev.cpu) / dt) * 100) : null,
+        ...(process.env.SUSTAIN_SMAPS ? { resident: residentByKind(inst.pid) } : {}),
       }
       out.samples.push(sample)
       prev = cur
