@@ -80,8 +80,12 @@ export function onDemandStore(
   const keep = (hash: Uint8Array, bytes: Uint8Array): void => {
     if (hash.length !== 32) return
     if (current.recordBytes + 36 + bytes.length > cacheBytes) {
+      // the dropped generation's memory becomes the new one's: no allocation once both exist (churned large
+      // blocks grew the malloc heap: bench/README.md, "--memory")
+      const spare = old
       old = current
-      current = new ArenaTrieStore(0, cacheBytes)
+      current = spare ?? new ArenaTrieStore(0, cacheBytes)
+      current.clear()
     }
     current.put(hash, bytes)
   }

@@ -117,6 +117,22 @@ export class ArenaTrieStore implements TrieNodeStore {
   }
 
   /**
+   * Forgets every record and keeps the memory for the next ones: the table at its grown size and the first chunk
+   * (when it is of the regular size), so a store emptied and refilled over and over allocates nothing after its
+   * first fill. Views returned by {@link get} before the call must no longer be read (their bytes get overwritten).
+   */
+  clear(): void {
+    this.slots.fill(0)
+    const first = this.chunks[0]
+    this.chunks.length = 0
+    this.chunk = new Uint8Array(0)
+    if (first !== undefined && first.length === this.chunkBytes) this.chunks.push((this.chunk = first))
+    this.used = 0
+    this.count = 0
+    this.records = 0
+  }
+
+  /**
    * The location of the record whose hash is bytes [at, at + 32) of `bytes`, or −1: a lookup that makes no view
    * (read the record with {@link chunkOf}, {@link startOf}, {@link endOf}).
    */

@@ -195,6 +195,43 @@ describe('ArenaTrieStore', () => {
   })
 })
 
+describe('ArenaTrieStore.clear', () => {
+  it('forgets every record, then refills into the memory it kept (no growth over many rounds)', () => {
+    const store = new ArenaTrieStore(0, 64 * 1024)
+    const r = random(5)
+    const fill = (n: number): [Uint8Array, Uint8Array][] =>
+      Array.from({ length: n }, () => {
+        const data = bytes(r, 20 + Math.floor(r() * 100))
+        const h = keccak256(data)
+        store.put(h, data)
+        return [h, data]
+      })
+    // ~6 000 records: several 64 KiB chunks, the table grown past its first size
+    const first = fill(6000)
+    const filled = store.byteSize
+    expect(filled).toBeGreaterThan(4 * 64 * 1024)
+    store.clear()
+    expect(store.size).toBe(0)
+    expect(store.recordBytes).toBe(0)
+    for (const [h] of first.slice(0, 200)) expect(store.get(h)).toBeUndefined()
+    let kept = 0
+    for (let round = 0; round < 5; round++) {
+      store.clear()
+      // what fits in the kept chunk and table takes no new memory
+      const some = fill(300)
+      kept = store.byteSize
+      expect(store.size).toBe(300)
+      for (const [h, data] of some) expect(store.get(h)).toEqual(data)
+    }
+    expect(kept).toBeLessThan(filled)
+    // a refill as large as the first takes about what the first took, not more
+    store.clear()
+    const again = fill(6000)
+    for (const [h, data] of again) expect(store.get(h)).toEqual(data)
+    expect(store.byteSize).toBeLessThanOrEqual(filled + 64 * 1024)
+  })
+})
+
 describe('copyReachable', () => {
   it('copies exactly what a root reaches (nodes, long values, embedded leaves), from its stored messages', () => {
     const entries = randomEntries(21, 400)
