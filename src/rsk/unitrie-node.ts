@@ -43,6 +43,8 @@ import type { TrieNodeStore } from './unitrie-store.js'
  */
 export class HashRef {
   private loaded: TrieNode | undefined
+  /** Loads through {@link nodeAfter} so far. */
+  private visits = 0
   constructor(
     readonly hash: Uint8Array,
     private readonly store: TrieNodeStore | undefined,
@@ -58,6 +60,15 @@ export class HashRef {
     if (this.loaded) return this.loaded
     this.loaded = this.decode()
     return this.loaded
+  }
+  /**
+   * The node, kept from the `keepAt`-th call on: the calls before decode it anew each time and keep nothing, so a
+   * node reached once (a lookup of a random key) is left to the garbage collector while one reached again and
+   * again (a hot account, a holder read in a loop) ends up kept as with {@link node}.
+   */
+  nodeAfter(keepAt: number): TrieNode {
+    if (this.loaded) return this.loaded
+    return ++this.visits >= keepAt ? this.node : this.decode()
   }
   /** The node, decoded anew (and not kept) when it is not in memory: a one-off walk over a stored trie. */
   peek(): TrieNode {

@@ -7,7 +7,25 @@
  */
 import { bytesEqual } from '../util/bytes.js'
 import { commonPrefixLength, concatBits } from './unitrie-codec.js'
-import { refSize, resolve, TrieNode } from './unitrie-node.js'
+import { HashRef, refSize, resolve, TrieNode, type Child } from './unitrie-node.js'
+
+/**
+ * How deep a lookup or a write keeps what it loads: a child known only by hash that sits less than this many nodes
+ * below the root is decoded into the trie and stays there (the top levels every path crosses); a deeper one is kept
+ * only once operations have reached it {@link KEEP_AT_VISIT} times, and decoded for the operation alone before
+ * (HashRef.nodeAfter). Reads of random keys otherwise kept most of a large state decoded until the next periodic
+ * unload — ~1.4 KB of objects per node, growing with the state instead of staying bounded
+ * (docs/architecture.md#storage); a path read again and again is kept level by level as before. A write still
+ * returns new nodes along its path, which the new trie version holds.
+ */
+export const KEPT_DEPTH = 12
+/** The visit of a node below {@link KEPT_DEPTH} from which it is kept (see there). */
+export const KEEP_AT_VISIT = 8
+
+/** The node of child `c` at depth `depth` (the root is at 0), kept as {@link KEPT_DEPTH} says. */
+function load(c: Child, depth: number): TrieNode {
+  return c instanceof HashRef ? (depth < KEPT_DEPTH ? c.node : c.nodeAfter(KEEP_AT_VISIT)) : c
+}
 
 /** Equal values, where undefined (no value) equals only undefined. */
 function sameValue(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
@@ -55,9 +73,10 @@ export function put(
   key: Uint8Array,
   value: Uint8Array | undefined,
   recursiveDelete: boolean,
+  depth = 0,
 ): TrieNode | undefined {
   if (value !== undefined && value.length === 0) value = undefined
-  const t = internalPut(n, key, value, recursiveDelete)
+  const t = internalPut(n, key, value, recursiveDelete, depth)
   if (t === undefined || value !== undefined) return t
   // delete: coalesce a value-less node with a single child into that child
   if (t.isEmpty) return undefined
@@ -73,12 +92,13 @@ function internalPut(
   key: Uint8Array,
   value: Uint8Array | undefined,
   recursiveDelete: boolean,
+  depth: number,
 ): TrieNode | undefined {
   const common = commonPrefixLength(key, n.path)
   if (common < n.path.length) {
     // the key leaves this node's shared path: nothing to delete, otherwise split here
     if (value === undefined) return n
-    return put(split(n, common), key, value, recursiveDelete)
+    return put(split(n, common), key, value, recursiveDelete, depth)
   }
   if (n.path.length >= key.length) {
     // the key ends exactly at this node
@@ -92,9 +112,10 @@ function internalPut(
   if (n.isEmpty) return putIntoEmpty(key, value)
   const bit = key[n.path.length]!
   const oldRef = bit === 0 ? n.left : n.right
-  const oldChild = oldRef === undefined ? undefined : resolve(oldRef)
+  const oldChild = oldRef === undefined ? undefined : load(oldRef, depth + 1)
   const subKey = key.subarray(n.path.length + 1)
-  const newChild = oldChild === undefined ? putIntoEmpty(subKey, value) : put(oldChild, subKey, value, recursiveDelete)
+  const newChild =
+    oldChild === undefined ? putIntoEmpty(subKey, value) : put(oldChild, subKey, value, recursiveDelete, depth + 1)
   if (newChild === oldChild) return n
   const newLeft = bit === 0 ? newChild : n.left
   const newRight = bit === 0 ? n.right : newChild
@@ -121,12 +142,14 @@ function internalPut(
 export function find(root: TrieNode | undefined, key: Uint8Array): TrieNode | undefined {
   let n = root
   let k = key
+  let depth = 0
   while (n) {
     if (n.path.length > k.length) return undefined
     const common = commonPrefixLength(k, n.path)
     if (common < n.path.length) return undefined
     if (common === k.length) return n
-    n = n.child(k[common]!)
+    const c = k[common] === 0 ? n.left : n.right
+    n = c === undefined ? undefined : load(c, ++depth)
     k = k.subarray(common + 1)
   }
   return undefined
