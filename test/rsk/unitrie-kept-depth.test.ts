@@ -6,21 +6,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { keccak256 } from '../../src/crypto/keccak.js'
-import { MemoryTrieNodeStore, Unitrie, type TrieNodeStore } from '../../src/rsk/unitrie.js'
+import { MemoryTrieNodeStore, Unitrie } from '../../src/rsk/unitrie.js'
+import { countingStore } from '../helpers/counting-store.js'
 import { KEEP_AT_VISIT, KEPT_DEPTH } from '../../src/rsk/unitrie-put.js'
-
-/** A store that counts its reads. */
-function counting(store: TrieNodeStore): TrieNodeStore & { gets: number } {
-  const c = {
-    gets: 0,
-    get: (h: Uint8Array) => {
-      c.gets++
-      return store.get(h)
-    },
-    put: (h: Uint8Array, d: Uint8Array) => store.put(h, d),
-  }
-  return c
-}
 
 /** 32-byte keys spread like hashed storage keys, with 40-byte values (stored apart from their node). */
 const keyOf = (i: number): Uint8Array => keccak256(Uint8Array.of(i >> 16, i >> 8, i))
@@ -36,7 +24,7 @@ describe('KEPT_DEPTH', () => {
     let deep = 0
     for (let i = 0; i < 64; i++) {
       // a fresh lazy trie each time: the first lookup reads the whole path below the root, and the long value
-      const reads = counting(store)
+      const reads = countingStore(store)
       const trie = Unitrie.fromRootHash(root, reads)
       const before = reads.gets
       expect(trie.get(keyOf(i))).toEqual(valueOf(i))
@@ -56,7 +44,7 @@ describe('KEPT_DEPTH', () => {
 
   it('lookups of random keys keep the top levels decoded and hardly anything below', () => {
     const keys = Array.from({ length: N / 16 }, (_, j) => keyOf(j * 16 + 5))
-    const reads = counting(store)
+    const reads = countingStore(store)
     const trie = Unitrie.fromRootHash(root, reads)
     for (const k of keys) trie.get(k)
     const cold = reads.gets
@@ -71,7 +59,7 @@ describe('KEPT_DEPTH', () => {
   })
 
   it('a key read over and over ends up kept whole, level by level', () => {
-    const reads = counting(store)
+    const reads = countingStore(store)
     const trie = Unitrie.fromRootHash(root, reads)
     const key = keyOf(12345)
     const perLookup: number[] = []

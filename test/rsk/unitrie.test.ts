@@ -8,22 +8,9 @@ import {
   bytesToBits,
   decodeNode,
   encodeVarInt,
-  type TrieNodeStore,
 } from '../../src/rsk/unitrie.js'
 import { unitrieFromEntries } from '../../src/rsk/unitrie-bulk.js'
-
-/** A node store that counts reads of `store`. */
-function countingStore(store: TrieNodeStore): TrieNodeStore & { gets: number } {
-  const counting = {
-    gets: 0,
-    get: (h: Uint8Array) => {
-      counting.gets++
-      return store.get(h)
-    },
-    put: (h: Uint8Array, d: Uint8Array) => store.put(h, d),
-  }
-  return counting
-}
+import { countingStore } from '../helpers/counting-store.js'
 
 /** Small deterministic PRNG (mulberry32) so failures are reproducible. */
 function rng(seed: number): () => number {
