@@ -67,6 +67,7 @@ function split(n: TrieNode, commonLength: number): TrieNode {
  * The subtree `n` with `key` (bit string, relative to `n`) set to `value` (undefined or empty: deleted), or with the
  * node at `key` and its whole subtree removed when `recursiveDelete`; undefined when nothing is left. Returns `n`
  * itself when nothing changes (Trie.put / delete / deleteRecursive).
+ * @param depth how many nodes `n` is below the trie's root (0: `n` is the root), for {@link KEPT_DEPTH}
  */
 export function put(
   n: TrieNode,
