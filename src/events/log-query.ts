@@ -7,6 +7,7 @@ import type { Chain } from '../chain/chain.js'
 import { LogQueryLimitError } from '../errors/domain-errors.js'
 import type { LogBlock, LogRecord, LogTx } from '../types/records.js'
 import { bytesEqual } from '../util/bytes.js'
+import { sliceYielder } from '../util/time-slices.js'
 
 /** Address/topic criteria of a log filter. */
 export interface LogCriteria {
@@ -136,16 +137,13 @@ export async function queryLogs(
   const out: LogMatch[] = []
   // the header blooms are read from the encoded blocks: blocks they rule out are never decoded
   const mayMatch = (bloom: Uint8Array): boolean => bloomMayMatch(bloom, bits)
-  let sliceStart = Date.now()
+  // blocks read in one batch are handed over without a turn of the event loop: let other requests in meanwhile
+  const yieldPoint = sliceYielder(QUERY_SLICE_MS)
   for await (const block of chain.blocksWithBloom(from, to, mayMatch, mayMatch)) {
     if (block.transactions.length === 0) continue
     walkBlock(block, c, bits, out)
     if (out.length > MAX_LOGS_TO_RETURN) throw logLimitError()
-    if (Date.now() - sliceStart >= QUERY_SLICE_MS) {
-      // blocks read in one batch are handed over without a turn of the event loop: let other requests in
-      await new Promise<void>((resolve) => setImmediate(resolve))
-      sliceStart = Date.now()
-    }
+    await yieldPoint()
   }
   return out
 }

@@ -21,6 +21,7 @@
  * static opcode (did it jump backwards?); the clock is read once per {@link CHECK_EVERY} units.
  */
 import { ExecutionTimeoutError } from '../errors/domain-errors.js'
+import { sliceYielder } from '../util/time-slices.js'
 import type { LoopOwner } from './ethereumjs/index.js'
 
 export { CHECK_EVERY, DYNAMIC_OP_UNITS } from './ethereumjs/index.js'
@@ -123,10 +124,5 @@ export function executionCheckpoint(evm: DeadlineHolder): Promise<void> | undefi
  *   since the previous yield (or since the loop started)
  */
 export function loopYielder(): () => Promise<void> {
-  let last = Date.now()
-  return async () => {
-    if (Date.now() - last < SLICE_MS) return
-    await new Promise<void>((resolve) => setImmediate(resolve))
-    last = Date.now()
-  }
+  return sliceYielder(SLICE_MS)
 }
