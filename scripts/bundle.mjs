@@ -291,7 +291,7 @@ const patchName = (entry) => `${entry[0]} (${String(entry[1][0][0]).slice(0, 50)
 
 /** esbuild plugin applying {@link PATCHES}; fails the build when one no longer fits (see there). */
 const patchPlugin = {
-  name: 'startup-patches',
+  name: 'dependency-patches',
   setup(build) {
     const byFile = new Map()
     for (const entry of PATCHES) byFile.set(entry[0], [...(byFile.get(entry[0]) ?? []), entry])

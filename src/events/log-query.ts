@@ -7,7 +7,7 @@ import type { Chain } from '../chain/chain.js'
 import { LogQueryLimitError } from '../errors/domain-errors.js'
 import type { LogBlock, LogRecord, LogTx } from '../types/records.js'
 import { bytesEqual } from '../util/bytes.js'
-import { sliceYielder } from '../util/time-slices.js'
+import { SLICE_MS, sliceYielder } from '../util/time-slices.js'
 
 /** Address/topic criteria of a log filter. */
 export interface LogCriteria {
@@ -112,11 +112,12 @@ function bloomMayMatch(bloom: Uint8Array, bits: BloomBits): boolean {
 }
 
 /**
- * Longest stretch, in ms, a log query keeps the thread before it lets other requests run once: a 1000-block query
- * is decoded from batches of blocks read at once (or from the decoded cache), which would otherwise hold every
- * request that arrives meanwhile for the whole query (tens of ms under load, with `--db` about a hundred).
+ * Longest stretch, in ms, a log query keeps the thread before it lets other requests run once (the node's time
+ * slice): a 1000-block query is decoded from batches of blocks read at once (or from the decoded cache), which would
+ * otherwise hold every request that arrives meanwhile for the whole query (tens of ms under load, with `--db` about
+ * a hundred).
  */
-export const QUERY_SLICE_MS = 20
+export const QUERY_SLICE_MS = SLICE_MS
 
 /**
  * All logs matching `c` in canonical blocks `from..to` (inclusive), in chain order; yields the thread every

@@ -21,13 +21,13 @@
  * static opcode (did it jump backwards?); the clock is read once per {@link CHECK_EVERY} units.
  */
 import { ExecutionTimeoutError } from '../errors/domain-errors.js'
-import { sliceYielder } from '../util/time-slices.js'
+import { SLICE_MS, sliceYielder } from '../util/time-slices.js'
 import type { LoopOwner } from './ethereumjs/index.js'
 
 export { CHECK_EVERY, DYNAMIC_OP_UNITS } from './ethereumjs/index.js'
 
-/** Longest run of the EVM, in ms, before it yields the thread to other work once. */
-export const SLICE_MS = 20
+/** Longest run of the EVM, in ms, before it yields the thread to other work once: the node's time slice. */
+export { SLICE_MS }
 
 /** An EVM as seen by this module. */
 export type DeadlineHolder = object

@@ -5,8 +5,15 @@
  */
 
 /**
+ * The node's time slice, in ms: the longest stretch an execution (src/execution/deadline.ts) or a long loop (mining
+ * N blocks, a log query) keeps the thread before it lets other work run once.
+ */
+export const SLICE_MS = 20
+
+/**
  * A yield point for a loop.
- * @param sliceMs the longest stretch, in ms, the loop keeps the thread between two yields
+ * @param sliceMs the longest stretch, in ms, the loop keeps the thread between two yields ({@link SLICE_MS} for
+ *   the node's loops)
  * @returns a function to await between two iterations: it yields the thread once `sliceMs` have passed since the
  *   previous yield (or since this call), and otherwise returns at once
  */
