@@ -8,11 +8,11 @@
 //                         (written after the figures are taken: it takes seconds and memory of its own)
 //   'close'   → closes the node and exits 0
 // With the environment's MEMORY_DB=<dir>, the node keeps its chain in <dir> (the CLI's --db) instead of in memory.
-// As the CLI does after start-up, V8's old-generation growth is capped at --heap-growing-percent=100, so RSS
-// behaves as the CLI's.
+// As the CLI does after start-up, V8's old-generation growth is capped by the CLI's own boundHeapGrowth
+// (dist/cli/heap-growth.js: --heap-growing-percent=50, or NODE_CLI_HEAP_GROWING_PERCENT), so RSS behaves as the CLI's.
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { setFlagsFromString, writeHeapSnapshot } from 'node:v8'
+import { writeHeapSnapshot } from 'node:v8'
 import { root } from './paths.mjs'
 import { residentByKind } from './proc.mjs'
 
@@ -21,8 +21,9 @@ if (typeof globalThis.gc !== 'function' || typeof process.send !== 'function') {
   process.exit(2)
 }
 const { createNode } = await import(pathToFileURL(join(root, 'dist', 'index.js')).href)
+const { boundHeapGrowth } = await import(pathToFileURL(join(root, 'dist', 'cli', 'heap-growth.js')).href)
 const node = await createNode({ host: '127.0.0.1', port: 0, db: process.env.MEMORY_DB || undefined })
-setFlagsFromString('--heap-growing-percent=100')
+boundHeapGrowth()
 process.on('message', (m) => {
   const measure = /** @type {{ measure?: number } | null} */ (m)?.measure
   if (measure !== undefined) {

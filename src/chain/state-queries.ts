@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache'
 import { type BlockContext, type CallRequest, type CallResult, type Executor } from '../execution/executor.js'
 import { overrideContext, overrideKey, type CallOverrides } from '../execution/state-override.js'
 import { toKey } from '../util/bytes.js'
+import { Doorkeeper } from '../util/doorkeeper.js'
 import { StateNotFoundError } from '../errors/domain-errors.js'
 import { executionError } from './revert.js'
 import type { BlockRecord } from '../types/records.js'
@@ -88,9 +89,16 @@ export class StateQueries {
   /**
    * Results of eth_call and eth_estimateGas by (state root, block context, request): both are pure functions
    * of those, so an identical request against unchanged state (a UI or test polling `balanceOf`) is answered
-   * without running the EVM again. Bounded; entries of old roots simply age out.
+   * without running the EVM again. Bounded; entries of old roots simply age out. A result enters it on its
+   * request's second arrival ({@link memoDoorkeeper}).
    */
   private readonly executionMemo = new LRUCache<string, object>({ max: 2048 })
+  /**
+   * The memo's admission filter: requests that never repeat (a new address or amount each time, a new state
+   * root each block) do not enter the memo, so its entries are not garbage the old generation has to collect
+   * (docs/architecture.md#performance-rules). 8 192 keys remembered (32 KB).
+   */
+  private readonly memoDoorkeeper = new Doorkeeper(8192)
 
   constructor(private readonly o: StateQueriesOptions) {}
 
@@ -111,7 +119,7 @@ export class StateQueries {
     }
     const { callGasCap, executionTimeoutMs } = this.o
     const result = await this.o.executor.call(req, ctx, root, callGasCap, executionTimeoutMs, over.state)
-    this.executionMemo.set(key, result)
+    if (this.memoDoorkeeper.seen(key)) this.executionMemo.set(key, result)
     if (result.consoleLogs !== undefined) this.o.onConsole({ source: 'call', lines: result.consoleLogs })
     return result
   }
@@ -129,7 +137,7 @@ export class StateQueries {
     if (outcome === undefined) {
       const { gasEstimationCap, executionTimeoutMs } = this.o
       outcome = await this.o.executor.estimateGas(req, ctx, root, gasEstimationCap, executionTimeoutMs, over.state)
-      this.executionMemo.set(key, outcome)
+      if (this.memoDoorkeeper.seen(key)) this.executionMemo.set(key, outcome)
     }
     const lines = 'failure' in outcome ? outcome.failure.consoleLogs : outcome.consoleLogs
     if (lines !== undefined) this.o.onConsole({ source: 'estimateGas', lines })

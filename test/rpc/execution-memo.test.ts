@@ -79,6 +79,28 @@ describe('execution memo', () => {
     expect(fromNonZero).toBeLessThan(fromZero)
   })
 
+  it('admits a result on the second arrival of its request: requests that never repeat leave the memo as it was', async () => {
+    const memo = (internals(node).chain as unknown as { queries: { executionMemo: { size: number } } }).queries
+      .executionMemo
+    const fresh = (i: number) => '0x' + (0xc0000000 + i).toString(16).padStart(40, '0')
+    const before = memo.size
+    for (let i = 0; i < 20; i++) expect(await balanceOf(fresh(i))).toBe(0n)
+    expect(memo.size).toBe(before)
+    // the same request again: admitted now, then answered from the memo with the same result
+    expect(await balanceOf(fresh(3))).toBe(0n)
+    expect(memo.size).toBe(before + 1)
+    expect(await balanceOf(fresh(3))).toBe(0n)
+    expect(memo.size).toBe(before + 1)
+    // estimates too
+    const req = { from: COW.address, to: tokenAddress, data: token.encodeFunctionData('transfer', [COW1.address, 1n]) }
+    const first = await rpc<string>(url, 'eth_estimateGas', [req])
+    expect(memo.size).toBe(before + 1)
+    expect(await rpc<string>(url, 'eth_estimateGas', [req])).toBe(first)
+    expect(memo.size).toBe(before + 2)
+    expect(await rpc<string>(url, 'eth_estimateGas', [req])).toBe(first)
+    expect(memo.size).toBe(before + 2)
+  })
+
   it('sees a snapshot revert', async () => {
     const id = await rpc<string>(url, 'evm_snapshot')
     const start = await balanceOf(COW1.address)
