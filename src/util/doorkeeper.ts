@@ -4,9 +4,10 @@
  * never repeat (a new address or amount each time) then never enter the cache: no entry to build and evict, nothing
  * for the garbage collector to promote and sweep (docs/architecture.md#performance-rules).
  *
- * The table is direct-mapped: a key's hash sits in the slot its low bits pick until a later key takes that slot.
- * A collision of two keys' hashes admits a key on its first request (harmless: the cache is then as it would be
- * without a doorkeeper); a slot taken over forgets a key, whose next request is again a first one.
+ * The table is direct-mapped: a key's hash sits in the slot it picks (its low bits, folded with its high half) until
+ * a later key takes that slot. A collision of two keys' hashes admits a key on its first request (harmless: the
+ * cache is then as it would be without a doorkeeper); a slot taken over forgets a key, whose next request is again
+ * a first one. (lru-cache, the node's cache library, has no admission policy.)
  */
 export class Doorkeeper {
   private readonly slots: Int32Array
@@ -37,10 +38,5 @@ export class Doorkeeper {
     if (this.slots[slot] === h) return true
     this.slots[slot] = h
     return false
-  }
-
-  /** Forgets every key. */
-  clear(): void {
-    this.slots.fill(0)
   }
 }
