@@ -9,7 +9,8 @@
 //   'close'   → closes the node and exits 0
 // With the environment's MEMORY_DB=<dir>, the node keeps its chain in <dir> (the CLI's --db) instead of in memory.
 // As the CLI does after start-up, V8's old-generation growth is capped by the CLI's own boundHeapGrowth
-// (dist/cli/heap-growth.js: --heap-growing-percent=50, or NODE_CLI_HEAP_GROWING_PERCENT), so RSS behaves as the CLI's.
+// (dist/cli/heap-growth.js: --heap-growing-percent=50, or NODE_CLI_HEAP_GROWING_PERCENT), so RSS behaves as the
+// CLI's.
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { writeHeapSnapshot } from 'node:v8'

@@ -90,7 +90,7 @@ export class StateQueries {
    * Results of eth_call and eth_estimateGas by (state root, block context, request): both are pure functions
    * of those, so an identical request against unchanged state (a UI or test polling `balanceOf`) is answered
    * without running the EVM again. Bounded; entries of old roots simply age out. A result enters it on its
-   * request's second arrival ({@link memoDoorkeeper}).
+   * request's second arrival ({@link memoize}).
    */
   private readonly executionMemo = new LRUCache<string, object>({ max: 2048 })
   /**
@@ -119,7 +119,7 @@ export class StateQueries {
     }
     const { callGasCap, executionTimeoutMs } = this.o
     const result = await this.o.executor.call(req, ctx, root, callGasCap, executionTimeoutMs, over.state)
-    if (this.memoDoorkeeper.seen(key)) this.executionMemo.set(key, result)
+    this.memoize(key, result)
     if (result.consoleLogs !== undefined) this.o.onConsole({ source: 'call', lines: result.consoleLogs })
     return result
   }
@@ -137,7 +137,7 @@ export class StateQueries {
     if (outcome === undefined) {
       const { gasEstimationCap, executionTimeoutMs } = this.o
       outcome = await this.o.executor.estimateGas(req, ctx, root, gasEstimationCap, executionTimeoutMs, over.state)
-      if (this.memoDoorkeeper.seen(key)) this.executionMemo.set(key, outcome)
+      this.memoize(key, outcome)
     }
     const lines = 'failure' in outcome ? outcome.failure.consoleLogs : outcome.consoleLogs
     if (lines !== undefined) this.o.onConsole({ source: 'estimateGas', lines })
@@ -201,6 +201,11 @@ export class StateQueries {
       throw new StateNotFoundError(block.hashKey)
     }
     return { ctx: contextOf(block), root }
+  }
+
+  /** Stores an execution's result under its memo key, when the doorkeeper has seen that key before. */
+  private memoize(key: string, result: object): void {
+    if (this.memoDoorkeeper.seen(key)) this.executionMemo.set(key, result)
   }
 
   /** The hash key that opens a memo key: the head's for `pending`. */
