@@ -64,6 +64,7 @@ export function analyze(samples, { totalS, flatPct = 10, chainBytesPerTx = null 
   for (const [part, field] of [
     ['anon', 'rssAnonMiB'],
     ['file', 'rssFileMiB'],
+    ['malloc', 'mallocHeapMiB'],
   ]) {
     const v = post.map((s) => s[field]).filter((x) => x != null)
     if (v.length === 0) continue
@@ -101,12 +102,12 @@ export function report(r) {
   const lines = []
   const warm = r.analysis?.warmupS ?? 0
   lines.push(
-    `  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'anon'.padStart(6)}  ${'file'.padStart(6)}  ${'req/s'.padStart(7)}  ${'tx/s'.padStart(5)}  ${'height'.padStart(7)}  ${'node CPU'.padStart(8)}`,
+    `  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'anon'.padStart(6)}  ${'malloc'.padStart(6)}  ${'file'.padStart(6)}  ${'req/s'.padStart(7)}  ${'tx/s'.padStart(5)}  ${'height'.padStart(7)}  ${'node CPU'.padStart(8)}`,
   )
   for (const s of r.samples) {
     const mark = s.t < warm - 1e-6 ? '  (warm-up)' : ''
     lines.push(
-      `  ${pad((s.t / 60).toFixed(2), 5)}  ${pad(s.rssMiB == null ? '—' : s.rssMiB.toFixed(1), 8)}  ${pad(s.rssAnonMiB ?? '—', 6)}  ${pad(s.rssFileMiB ?? '—', 6)}  ${pad(s.reqPerSec == null ? '—' : s.reqPerSec.toFixed(0), 7)}  ${pad(s.txPerSec == null ? '—' : s.txPerSec.toFixed(1), 5)}  ${pad(s.height, 7)}  ${pad(s.nodeCpuPct == null ? '—' : `${s.nodeCpuPct}%`, 8)}${mark}`,
+      `  ${pad((s.t / 60).toFixed(2), 5)}  ${pad(s.rssMiB == null ? '—' : s.rssMiB.toFixed(1), 8)}  ${pad(s.rssAnonMiB ?? '—', 6)}  ${pad(s.mallocHeapMiB ?? '—', 6)}  ${pad(s.rssFileMiB ?? '—', 6)}  ${pad(s.reqPerSec == null ? '—' : s.reqPerSec.toFixed(0), 7)}  ${pad(s.txPerSec == null ? '—' : s.txPerSec.toFixed(1), 5)}  ${pad(s.height, 7)}  ${pad(s.nodeCpuPct == null ? '—' : `${s.nodeCpuPct}%`, 8)}${mark}`,
     )
   }
   const a = r.analysis
@@ -117,6 +118,11 @@ export function report(r) {
   if (a.anon != null && a.file != null) {
     lines.push(
       `    of which private (RssAnon): median ${a.anon.medianMiB} MiB, ${a.anon.minMiB}–${a.anon.maxMiB} MiB, max deviation ${a.anon.maxDeviationPct}%; mapped files (RssFile): median ${a.file.medianMiB} MiB, ${a.file.minMiB}–${a.file.maxMiB} MiB`,
+    )
+  }
+  if (a.malloc != null) {
+    lines.push(
+      `    malloc's main heap ([heap], part of RssAnon): median ${a.malloc.medianMiB} MiB, ${a.malloc.minMiB}–${a.malloc.maxMiB} MiB`,
     )
   }
   if (a.slopeMiBPerMin != null) {

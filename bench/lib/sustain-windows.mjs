@@ -96,7 +96,8 @@ const pct = (a, b) => (a == null || b == null || a === 0 ? null : +(((b - a) / a
  * rssBytesPerBlock — RSS growth from the end of the first window to the last sample ÷ the blocks mined meanwhile;
  * rssBytesPerBlockFit — the least-squares slope of RSS (bytes) over the height across those samples;
  * rssAnonBytesPerBlock, rssFileBytesPerBlock — the same end-point growth of its two parts (RssAnon: private memory;
- * RssFile: mapped files such as LevelDB's tables, which the kernel can drop);
+ * RssFile: mapped files such as LevelDB's tables, which the kernel can drop) and mallocHeapBytesPerBlock, that of
+ * malloc's main heap (`[heap]`, part of RssAnon);
  * firstVsLast — the last window against the first in % (txPerSec, reqPerSec, read and transfer p50/p99).
  */
 export function windowGrowth(windows, samples, totalS) {
@@ -109,6 +110,7 @@ export function windowGrowth(windows, samples, totalS) {
     rssBytesPerBlockFit: null,
     rssAnonBytesPerBlock: null,
     rssFileBytesPerBlock: null,
+    mallocHeapBytesPerBlock: null,
     firstVsLast: null,
   }
   if (post.length >= 2) {
@@ -120,6 +122,7 @@ export function windowGrowth(windows, samples, totalS) {
       out.rssBytesPerBlock = per(first.rssMiB, last.rssMiB)
       out.rssAnonBytesPerBlock = per(first.rssAnonMiB, last.rssAnonMiB)
       out.rssFileBytesPerBlock = per(first.rssFileMiB, last.rssFileMiB)
+      out.mallocHeapBytesPerBlock = per(first.mallocHeapMiB, last.mallocHeapMiB)
     }
     const k = slope(
       post.map((s) => s.height),
@@ -163,7 +166,7 @@ export function windowReport(r) {
   const g = r.growth
   if (g) {
     lines.push(
-      `  RSS growth after the first ${unit}: ${g.rssBytesPerBlock ?? '—'} bytes/block (end points; least squares ${g.rssBytesPerBlockFit ?? '—'} bytes/block) over ${g.blocks ?? '—'} blocks (RssAnon ${g.rssAnonBytesPerBlock ?? '—'}, RssFile ${g.rssFileBytesPerBlock ?? '—'} bytes/block); heap used: not exposed by the CLI (see --memory)`,
+      `  RSS growth after the first ${unit}: ${g.rssBytesPerBlock ?? '—'} bytes/block (end points; least squares ${g.rssBytesPerBlockFit ?? '—'} bytes/block) over ${g.blocks ?? '—'} blocks (RssAnon ${g.rssAnonBytesPerBlock ?? '—'} of which malloc heap ${g.mallocHeapBytesPerBlock ?? '—'}, RssFile ${g.rssFileBytesPerBlock ?? '—'} bytes/block); heap used: not exposed by the CLI (see --memory)`,
     )
     const f = g.firstVsLast
     if (f)

@@ -24,6 +24,7 @@ import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, start } from './
 import {
   cpuSeconds,
   dirBytes,
+  mallocHeapMiB,
   median,
   peakRssMiB,
   residentByKind,
@@ -46,12 +47,14 @@ export const SUSTAIN_FLAT_PCT = 10
 const sustainRecipient = (i) => '0x' + (0xc0000000 + i).toString(16).padStart(40, '0')
 const sustainAmount = (i) => BigInt((i % 1000) + 1)
 
-/** RssAnon and RssFile of `pid` in MiB, rounded (see rssPartsMiB). */
+/** RssAnon, RssFile and the malloc heap of `pid` in MiB, rounded (see rssPartsMiB, mallocHeapMiB). */
 function rssParts(pid) {
   const p = rssPartsMiB(pid)
+  const brk = mallocHeapMiB(pid)
   return {
     rssAnonMiB: p.anon == null ? null : +p.anon.toFixed(1),
     rssFileMiB: p.file == null ? null : +p.file.toFixed(1),
+    mallocHeapMiB: brk == null ? null : +brk.toFixed(1),
   }
 }
 
@@ -315,7 +318,7 @@ export async function runSustain(peer, opts, { db = false } = {}) {
       if (k >= 0 && windowStart) out.windows.push(windows.close(k, windowStart, mark))
       if (s === 0 || k >= 0) windowStart = mark
       step(
-        `${(s / 60).toFixed(2).padStart(5)} min: RSS ${sample.rssMiB?.toFixed(1)} MiB (anon ${sample.rssAnonMiB}, file ${sample.rssFileMiB})` +
+        `${(s / 60).toFixed(2).padStart(5)} min: RSS ${sample.rssMiB?.toFixed(1)} MiB (anon ${sample.rssAnonMiB} of which malloc ${sample.mallocHeapMiB}, file ${sample.rssFileMiB})` +
           (s > 0
             ? `, ${sample.reqPerSec.toFixed(0)} req/s, ${sample.txPerSec.toFixed(1)} tx/s, node CPU ${sample.nodeCpuPct}%`
             : '') +
