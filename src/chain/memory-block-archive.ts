@@ -1,46 +1,20 @@
 /**
  * The in-memory block archive (no `--db`; docs/architecture.md#storage): each block's two encodings, zero runs
  * packed, back to back in byte chunks that are compressed once full (src/chain/block-chunks.ts); the block hashes
- * in one flat byte array; the hash and transaction indexes as maps from a 30-bit hash prefix to block numbers — a
- * few hundred bytes per block with a transfer, and no object graph per block.
+ * in one flat byte array; the hash and transaction indexes as typed-array multimaps from a 30-bit hash prefix to
+ * block numbers and transaction positions (src/chain/hash-prefix-index.ts) — a few hundred bytes per block with a
+ * transfer, and no object per block on the heap.
  */
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from '../crypto/keccak.js'
 import { prunedBlockExtra, type EncodedBlock } from './block-codec.js'
 import { ChunkStore, packZeros, unpackZeros, type ChunkStats } from './block-chunks.js'
 import type { BlockArchive, TxPosition } from './block-archive.js'
+import { HashPrefixIndex } from './hash-prefix-index.js'
 
-/**
- * The 30-bit prefix of a hash used as a map key: a small integer (V8 stores integers below 2^30 in the map's entry
- * itself; a larger one would be a 12-byte heap number per entry), and no string per entry.
- */
+/** The 30-bit prefix of a hash, the key of the hash indexes (the full hash is checked on every lookup). */
 function prefixKey(h: Uint8Array): number {
   return (h[0]! << 22) | (h[1]! << 14) | (h[2]! << 6) | (h[3]! >>> 2)
-}
-
-/** Adds `value` under `key` in a multimap whose single values are stored unwrapped. */
-function multiAdd(map: Map<number, number | number[]>, key: number, value: number): void {
-  const cur = map.get(key)
-  if (cur === undefined) map.set(key, value)
-  else if (typeof cur === 'number') map.set(key, [cur, value])
-  else cur.push(value)
-}
-
-function multiDelete(map: Map<number, number | number[]>, key: number, value: number): void {
-  const cur = map.get(key)
-  if (cur === undefined) return
-  if (typeof cur === 'number') {
-    if (cur === value) map.delete(key)
-    return
-  }
-  const rest = cur.filter((v) => v !== value)
-  if (rest.length === 0) map.delete(key)
-  else map.set(key, rest.length === 1 ? rest[0]! : rest)
-}
-
-function multiGet(map: Map<number, number | number[]>, key: number): readonly number[] {
-  const cur = map.get(key)
-  return cur === undefined ? [] : typeof cur === 'number' ? [cur] : cur
 }
 
 /**
@@ -80,8 +54,8 @@ export class MemoryBlockArchive implements BlockArchive {
   private slots = new Uint32Array(SLOT * 1024)
   private hashes = new Uint8Array(32 * 1024)
   private count = 0
-  private readonly byHash = new Map<number, number | number[]>()
-  private readonly byTx = new Map<number, number | number[]>()
+  private readonly byHash = new HashPrefixIndex()
+  private readonly byTx = new HashPrefixIndex()
 
   /** @param chunks where the encodings are written (default: 256 KB chunks, 4 inflated chunks cached) */
   constructor(chunks = new ChunkStore()) {
@@ -107,8 +81,8 @@ export class MemoryBlockArchive implements BlockArchive {
     this.slots.set([index, at, rlpPacked, extraPacked, enc.rlp.length, enc.extra.length], n * SLOT)
     this.hashes.set(hash, n * 32)
     this.count++
-    multiAdd(this.byHash, prefixKey(hash), n)
-    txHashes.forEach((h, i) => multiAdd(this.byTx, prefixKey(h), txPositionKey(n, i)))
+    this.byHash.add(prefixKey(hash), n)
+    txHashes.forEach((h, i) => this.byTx.add(prefixKey(h), txPositionKey(n, i)))
   }
 
   encoded(number: bigint): Promise<EncodedBlock | undefined> {
@@ -134,14 +108,14 @@ export class MemoryBlockArchive implements BlockArchive {
 
   numbersOfHash(hash: Uint8Array): Promise<bigint[]> {
     const out: bigint[] = []
-    for (const n of multiGet(this.byHash, prefixKey(hash))) {
+    for (const n of this.byHash.get(prefixKey(hash))) {
       if (Buffer.compare(this.hashes.subarray(n * 32, n * 32 + 32), hash) === 0) out.push(BigInt(n))
     }
     return Promise.resolve(out)
   }
 
   txPositions(hash: Uint8Array): Promise<TxPosition[]> {
-    return Promise.resolve(multiGet(this.byTx, prefixKey(hash)).map(txPositionOf))
+    return Promise.resolve(this.byTx.get(prefixKey(hash)).map(txPositionOf))
   }
 
   hashOf(number: bigint): Promise<Uint8Array | undefined> {
@@ -153,7 +127,7 @@ export class MemoryBlockArchive implements BlockArchive {
     const n = Number(number)
     if (!(n >= 0 && n < this.count)) return Promise.resolve()
     const enc = this.encodedNow(n)
-    txHashes.forEach((h, i) => multiDelete(this.byTx, prefixKey(h), txPositionKey(n, i)))
+    txHashes.forEach((h, i) => this.byTx.delete(prefixKey(h), txPositionKey(n, i)))
     const extra = prunedBlockExtra(enc.extra)
     // in place (a compressed chunk is inflated for it): the pruned extra is never longer than the one it replaces
     const s = this.slots
@@ -196,8 +170,8 @@ export class MemoryBlockArchive implements BlockArchive {
     const keep = Number(number) + 1
     if (keep >= this.count) return
     for (let n = this.count - 1; n >= keep; n--) {
-      multiDelete(this.byHash, prefixKey(this.hashes.subarray(n * 32, n * 32 + 32)), n)
-      txHashesOf(this.encodedNow(n).rlp).forEach((h, i) => multiDelete(this.byTx, prefixKey(h), txPositionKey(n, i)))
+      this.byHash.delete(prefixKey(this.hashes.subarray(n * 32, n * 32 + 32)), n)
+      txHashesOf(this.encodedNow(n).rlp).forEach((h, i) => this.byTx.delete(prefixKey(h), txPositionKey(n, i)))
     }
     this.count = keep
     // the chunk of the last kept block is written again after it (readers get unpacked copies, never views)
