@@ -6,8 +6,8 @@
  * quarters of the slots used), holds nothing the GC traces and grows by doubling.
  *
  * Open addressing with linear probing; an entry is removed by shifting the entries after it back, so no slot is
- * ever a tombstone. Several entries may share a key (prefixes collide; a block can be indexed twice after a
- * rewind), and the same key and value may be stored twice.
+ * ever a tombstone. Several entries may share a key (prefixes of different hashes collide), and the same key and
+ * value may be stored twice.
  */
 
 /** Key of an empty slot (keys are 30-bit prefixes, never negative). */
