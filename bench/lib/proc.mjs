@@ -176,23 +176,6 @@ export function rssPartsMiB(pid) {
   return { anon: statusMiB(pid, 'RssAnon'), file: statusMiB(pid, 'RssFile') }
 }
 
-/**
- * Resident size in MiB of a process's `[heap]` mapping (/proc/<pid>/smaps): the main arena glibc's malloc grows
- * with brk — small and medium native allocations made on the main thread (ArrayBuffer contents, V8's and the
- * bindings' own structures), a part of RssAnon; or null.
- */
-export function mallocHeapMiB(pid) {
-  try {
-    const smaps = readFileSync(`/proc/${pid}/smaps`, 'utf8')
-    const at = smaps.search(/^[0-9a-f]+-[0-9a-f]+ .*\[heap\]$/m)
-    if (at < 0) return 0
-    const m = /^Rss:\s+(\d+)\s+kB/m.exec(smaps.slice(at))
-    return m ? Number(m[1]) / 1024 : null
-  } catch {
-    return null
-  }
-}
-
 /** A kB field of /proc/<pid>/status in MiB, or null. */
 function statusMiB(pid, field) {
   try {

@@ -24,7 +24,6 @@ import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, start } from './
 import {
   cpuSeconds,
   dirBytes,
-  mallocHeapMiB,
   median,
   peakRssMiB,
   residentByKind,
@@ -47,14 +46,23 @@ export const SUSTAIN_FLAT_PCT = 10
 const sustainRecipient = (i) => '0x' + (0xc0000000 + i).toString(16).padStart(40, '0')
 const sustainAmount = (i) => BigInt((i % 1000) + 1)
 
-/** RssAnon, RssFile and the malloc heap of `pid` in MiB, rounded (see rssPartsMiB, mallocHeapMiB). */
+/**
+ * RssAnon and RssFile of `pid` and the resident size of malloc's main heap (`brk` of residentByKind) in MiB,
+ * rounded; with the environment's SUSTAIN_SMAPS also the whole split by kind of mapping (`resident`, bytes).
+ */
 function rssParts(pid) {
   const p = rssPartsMiB(pid)
-  const brk = mallocHeapMiB(pid)
+  let resident = null
+  try {
+    resident = residentByKind(pid)
+  } catch {
+    // the process is gone: the sample keeps nulls
+  }
   return {
     rssAnonMiB: p.anon == null ? null : +p.anon.toFixed(1),
     rssFileMiB: p.file == null ? null : +p.file.toFixed(1),
-    mallocHeapMiB: brk == null ? null : +brk.toFixed(1),
+    mallocHeapMiB: resident == null ? null : +(resident.brk / 2 ** 20).toFixed(1),
+    ...(process.env.SUSTAIN_SMAPS && resident != null ? { resident } : {}),
   }
 }
 
@@ -300,7 +308,6 @@ export async function runSustain(peer, opts, { db = false } = {}) {
         height: head,
         txs: transfers.length,
         nodeCpuPct: prev && cpu != null && prev.cpu != null ? Math.round(((cpu - prev.cpu) / dt) * 100) : null,
-        ...(process.env.SUSTAIN_SMAPS ? { resident: residentByKind(inst.pid) } : {}),
       }
       out.samples.push(sample)
       prev = cur

@@ -45,7 +45,7 @@ export class HashPrefixIndex {
     this.used++
   }
 
-  /** The values stored under `key`, ascending (empty when there are none). */
+  /** The values stored under `key`, ascending, a value stored twice twice (empty when there are none). */
   get(key: number): number[] {
     const out: number[] = []
     const mask = this.keys.length - 1

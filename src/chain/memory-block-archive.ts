@@ -18,9 +18,9 @@ function prefixKey(h: Uint8Array): number {
 }
 
 /**
- * A transaction position packed in one number: block number × 16 + index, a small integer for the first 16
- * transactions of blocks below 2^26; any other position is −(number × 2^20 + index) − 1 (a block holds far fewer
- * than 2^20 transactions).
+ * A transaction position packed in one number, the transaction index's value (exact in its Float64Array): block
+ * number × 16 + index for the first 16 transactions of blocks below 2^26; any other position is
+ * −(number × 2^20 + index) − 1 (a block holds far fewer than 2^20 transactions).
  */
 function txPositionKey(n: number, index: number): number {
   return index < 16 && n < 2 ** 26 ? n * 16 + index : -(n * 2 ** 20 + index) - 1
