@@ -14,6 +14,7 @@
  * the bytes of an older version reads again.
  */
 import { deflateRaw, inflateRawSync } from 'node:zlib'
+import { ZippedArenas, type ZippedArenaStats, type ZippedHolder } from './zipped-arenas.js'
 
 /**
  * Size of a chunk, bytes: ~210 blocks with a transfer. A cold read inflates its whole chunk: ~0.4-0.9 ms for
@@ -30,6 +31,13 @@ export const INFLATED_CHUNKS = 4
  * (~20 µs per block); levels 6-9 gain under 1% for 3-5× the time, brotli ~8% for over 10× (measured).
  */
 const DEFLATE_LEVEL = 1
+
+/**
+ * Chunk buffers kept for reuse once their chunk is compressed: the next chunk opens in one of them instead of a
+ * new 256 KB malloc block (freed blocks of that size are what raise glibc's mmap threshold and leave holes in its
+ * main heap, src/chain/zipped-arenas.ts).
+ */
+const SPARE_CHUNKS = 2
 
 /**
  * Zero-run packing: a zero byte followed by a count (1-255) stands for that many zeros; other bytes are
@@ -69,10 +77,10 @@ export function unpackZeros(packed: Uint8Array, length: number): Uint8Array {
   return out
 }
 
-interface Chunk {
+interface Chunk extends ZippedHolder {
   /** The bytes, uncompressed: the open chunk, a sealed one not compressed yet, or one thawed to be changed. */
   raw: Uint8Array | undefined
-  /** The deflated bytes 0 … size of a sealed chunk, once `raw` is dropped. */
+  /** The deflated bytes 0 … size of a sealed chunk, once `raw` is dropped (a view into the zipped arenas). */
   zipped: Uint8Array | undefined
   /** Bytes in use. */
   size: number
@@ -98,24 +106,30 @@ export interface ChunkStats {
   inflated: number
   /** Chunks inflated so far (reads and changes of compressed chunks). */
   inflates: number
+  /** The arenas the compressed chunks are packed into. */
+  arenas: ZippedArenaStats
 }
 
 /** Bytes appended back to back in chunks, sealed chunks compressed (see the module documentation). */
 export class ChunkStore {
   private readonly chunks: Chunk[] = []
   private nextVersion = 1
-  /** Inflated bytes by compressed bytes, least recently used first. */
-  private readonly inflatedCache = new Map<Uint8Array, Uint8Array>()
+  /** Inflated bytes of compressed chunks, least recently used first. */
+  private readonly inflatedCache = new Map<Chunk, Uint8Array>()
+  /** Buffers of compressed chunks, of {@link chunkBytes}, to open chunks in ({@link SPARE_CHUNKS}). */
+  private readonly spare: Uint8Array[] = []
   private readonly compressions = new Set<Promise<void>>()
   private inflates = 0
 
   /**
    * @param chunkBytes size of a new chunk, bytes (a write larger than that gets a chunk of its own size)
    * @param inflatedChunks inflated chunks kept for reads
+   * @param arenas where compressed chunks are kept (src/chain/zipped-arenas.ts)
    */
   constructor(
     readonly chunkBytes = CHUNK_BYTES,
     private readonly inflatedChunks = INFLATED_CHUNKS,
+    private readonly arenas = new ZippedArenas(),
   ) {}
 
   /** Number of chunks (the last is the open one). */
@@ -133,7 +147,7 @@ export class ChunkStore {
     if (last === undefined || last.raw === undefined || last.size + bound > last.raw.length) {
       if (last !== undefined) this.seal(this.chunks.length - 1)
       last = {
-        raw: new Uint8Array(Math.max(this.chunkBytes, bound)),
+        raw: bound <= this.chunkBytes ? (this.spare.pop() ?? new Uint8Array(this.chunkBytes)) : new Uint8Array(bound),
         zipped: undefined,
         size: 0,
         version: this.nextVersion++,
@@ -165,15 +179,14 @@ export class ChunkStore {
     const c = this.chunks[index]
     if (c === undefined) throw new RangeError(`no chunk ${index}`)
     if (c.raw !== undefined) return c.raw
-    const zipped = c.zipped!
-    let out = this.inflatedCache.get(zipped)
+    let out = this.inflatedCache.get(c)
     if (out === undefined) {
       this.inflates++
-      out = inflateRawSync(zipped)
+      out = inflateRawSync(c.zipped!)
     }
     // most recently used last
-    this.inflatedCache.delete(zipped)
-    this.inflatedCache.set(zipped, out)
+    this.inflatedCache.delete(c)
+    this.inflatedCache.set(c, out)
     while (this.inflatedCache.size > this.inflatedChunks) {
       this.inflatedCache.delete(this.inflatedCache.keys().next().value!)
     }
@@ -200,8 +213,8 @@ export class ChunkStore {
    */
   replace(index: number, bytes: Uint8Array): void {
     const c = this.chunks[index]!
+    if (c.raw === undefined) this.thawed(c, bytes)
     c.raw = bytes
-    c.zipped = undefined
     c.size = bytes.length
     c.version = this.nextVersion++
     this.seal(index)
@@ -212,7 +225,10 @@ export class ChunkStore {
    * written again): a truncation.
    */
   truncate(last: number, size: number): void {
-    this.chunks.length = last + 1
+    for (const dropped of this.chunks.splice(last + 1)) {
+      this.inflatedCache.delete(dropped)
+      this.arenas.release(dropped)
+    }
     const c = this.chunks[last]!
     if (c.raw === undefined) {
       const raw = new Uint8Array(Math.max(this.chunkBytes, c.size))
@@ -245,6 +261,7 @@ export class ChunkStore {
       heldBytes,
       inflated: this.inflatedCache.size,
       inflates: this.inflates,
+      arenas: this.arenas.stats(),
     }
   }
 
@@ -271,9 +288,12 @@ export class ChunkStore {
           if (again && held) this.seal(index)
           return
         }
-        // an exact-size copy when the output shares a larger buffer
-        c.zipped = out.byteLength === out.buffer.byteLength ? out : new Uint8Array(out)
+        this.arenas.store(c, out)
+        const raw = c.raw!
         c.raw = undefined
+        // a reader holding the uncompressed bytes reads again: they are reused for another chunk
+        c.version = this.nextVersion++
+        if (raw.length === this.chunkBytes && this.spare.length < SPARE_CHUNKS) this.spare.push(raw)
       })
     })
     this.compressions.add(done)
@@ -281,8 +301,8 @@ export class ChunkStore {
 
   /** Chunk `c` is uncompressed again, as `raw`: its compressed copy and the inflated one go. */
   private thawed(c: Chunk, raw: Uint8Array): void {
-    this.inflatedCache.delete(c.zipped!)
+    this.inflatedCache.delete(c)
+    this.arenas.release(c)
     c.raw = raw
-    c.zipped = undefined
   }
 }
