@@ -3,15 +3,16 @@
  *
  * Bytes are appended to the open chunk; once it is full the next one opens and the full one is sealed: it is
  * deflated by node:zlib's asynchronous API, so on the libuv thread pool and not on the thread that serves requests
- * and mines, and when the compressed copy is in place the uncompressed bytes are dropped (a transfer block's ~1.25 KB
- * of packed encodings become ~0.35 KB: consecutive blocks repeat addresses, Remasc logs and zero runs). Until then
- * every read uses the uncompressed bytes, so a read racing a compression answers the same. A read in a compressed
- * chunk inflates the whole chunk into a small cache of inflated chunks ({@link INFLATED_CHUNKS}), so a scan over
- * consecutive old blocks inflates each chunk once.
+ * and mines, and once the compressed copy is in place the uncompressed bytes are no longer read (a transfer
+ * block's ~1.25 KB of packed encodings become ~0.35 KB: consecutive blocks repeat addresses, Remasc logs and zero
+ * runs). Until then every read uses the uncompressed bytes, so a read racing a compression answers the same. A read
+ * in a compressed chunk inflates the whole chunk into a small cache of inflated chunks ({@link INFLATED_CHUNKS}), so
+ * a scan over consecutive old blocks inflates each chunk once.
  *
  * Each chunk has a version, which changes whenever bytes already written change (receipts pruned in place, a
- * compaction, a truncation that reopens it): a compression of an older version is dropped, and a reader holding
- * the bytes of an older version reads again.
+ * compaction, a truncation that reopens it) and when its compressed copy takes over (its uncompressed buffer is
+ * then reused for a later chunk): a compression of an older version is dropped, and a reader holding the bytes of
+ * an older version reads again. Compressed copies are kept in large arenas (src/chain/zipped-arenas.ts).
  */
 import { deflateRaw, inflateRawSync } from 'node:zlib'
 import { ZippedArenas, type ZippedArenaStats, type ZippedHolder } from './zipped-arenas.js'
