@@ -214,8 +214,7 @@ export class ChunkStore {
    */
   replace(index: number, bytes: Uint8Array): void {
     const c = this.chunks[index]!
-    if (c.raw === undefined) this.thawed(c, bytes)
-    c.raw = bytes
+    this.thawed(c, bytes)
     c.size = bytes.length
     c.version = this.nextVersion++
     this.seal(index)
@@ -300,7 +299,7 @@ export class ChunkStore {
     this.compressions.add(done)
   }
 
-  /** Chunk `c` is uncompressed again, as `raw`: its compressed copy and the inflated one go. */
+  /** Chunk `c` holds `raw` uncompressed from now on: its compressed copy and inflated copy, if any, go. */
   private thawed(c: Chunk, raw: Uint8Array): void {
     this.inflatedCache.delete(c)
     this.arenas.release(c)

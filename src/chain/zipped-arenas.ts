@@ -33,6 +33,7 @@ interface Arena {
   used: number
   /** Bytes of the live chunks. */
   live: number
+  /** The holders whose bytes are in this arena. */
   holders: Set<ZippedHolder>
 }
 
@@ -51,7 +52,6 @@ export interface ZippedArenaStats {
 /** Compressed byte strings packed into large arenas (see the module documentation). */
 export class ZippedArenas {
   private readonly arenas: Arena[] = []
-  private readonly arenaOf = new Map<ZippedHolder, Arena>()
   private compactions = 0
 
   /** @param arenaBytes bytes per arena (tests use small ones) */
@@ -72,15 +72,15 @@ export class ZippedArenas {
 
   /** Gives `holder`'s bytes back (its `zipped` becomes undefined); its arena may be compacted. */
   release(holder: ZippedHolder): void {
-    const arena = this.arenaOf.get(holder)
-    const length = holder.zipped?.length ?? 0
+    const zipped = holder.zipped
+    if (zipped === undefined) return
     holder.zipped = undefined
+    // a view's buffer is its arena's (bytes larger than an arena have a buffer of their own)
+    const arena = this.arenas.find((a) => a.bytes.buffer === zipped.buffer)
     if (arena === undefined) return
-    this.arenaOf.delete(holder)
     arena.holders.delete(holder)
-    arena.live -= length
-    if (arena === this.arenas[this.arenas.length - 1]) return
-    if (arena.live * 2 < arena.used) this.compact(arena)
+    arena.live -= zipped.length
+    if (arena !== this.arenas[this.arenas.length - 1] && mostlyHoles(arena)) this.compact(arena)
   }
 
   /** Arena counts and sizes (see {@link ZippedArenaStats}). */
@@ -107,10 +107,9 @@ export class ZippedArenas {
     arena.used += bytes.length
     arena.live += bytes.length
     arena.holders.add(holder)
-    this.arenaOf.set(holder, arena)
     const view = arena.bytes.subarray(at, at + bytes.length)
     // the arena that was being filled is full: emptied now if it holds more holes than chunks
-    if (full !== undefined && full !== arena && full.live * 2 < full.used) this.compact(full)
+    if (full !== undefined && full !== arena && mostlyHoles(full)) this.compact(full)
     return view
   }
 
@@ -118,9 +117,11 @@ export class ZippedArenas {
   private compact(arena: Arena): void {
     this.arenas.splice(this.arenas.indexOf(arena), 1)
     this.compactions++
-    for (const holder of arena.holders) {
-      this.arenaOf.delete(holder)
-      holder.zipped = this.copyIn(holder, holder.zipped!)
-    }
+    for (const holder of arena.holders) holder.zipped = this.copyIn(holder, holder.zipped!)
   }
+}
+
+/** Whether more of `arena`'s written bytes are holes than live chunks (it is then emptied and dropped). */
+function mostlyHoles(arena: Arena): boolean {
+  return arena.live * 2 < arena.used
 }
