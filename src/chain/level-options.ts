@@ -12,12 +12,15 @@
  *
  * `maxOpenFiles` is set to LevelDB's floor (74, i.e. 64 tables; smaller values are raised to it): at most 64 tables
  * are mapped at a time, so the mapped table pages stay under 64 × the table size — reads of a table not in the
- * cache reopen it (one open, one map and its index and filter read). The tables are small, so that this bound is
- * small: `maxFileSize` 64 KiB for compacted tables (LevelDB's default: 2 MiB) and `writeBufferSize` 1 MiB for the
- * newest ones, each a flushed memtable (default 4 MiB). Measured under the 30-minute `--sustain` load with `--db`
- * (36 000 blocks, ~185 MiB database; two runs the same day): the resident pages of mapped tables 14-60 MB with the
- * defaults (RssFile 46-120 MiB), 6-21 MB with these (RssFile 46-70 MiB). The cost: ~16 files per MiB of database
- * (~3 000 at 36 000 blocks), and restarts at 100 000 blocks still answer within ~0.2 s.
+ * cache reopen it (one open, one map and its index and filter read). The tables are at LevelDB's floor too:
+ * `maxFileSize` 1 MiB for compacted tables (default 2 MiB; the bundled LevelDB 1.20 raises anything smaller to
+ * 1 MiB when it opens the database, `SanitizeOptions` in db/db_impl.cc) and `writeBufferSize` 1 MiB for the newest
+ * ones, each a flushed memtable (default 4 MiB). So the mapped pages are bounded by 64 MiB, reached only as reads
+ * and compactions touch the open tables (measured under the `--sustain` load with `--db`: 6.7 MiB in 29 tables at
+ * 5 minutes; RssFile 46-66 MiB over 10 minutes, 46-70 MiB over 30). Measured against LevelDB's defaults under the
+ * 30-minute load (36 000 blocks, ~185 MiB database; two runs the same day): the resident pages of mapped tables
+ * 14-60 MB with the defaults (RssFile 46-120 MiB), 6-21 MB with these (RssFile 46-70 MiB). The cost: about one file
+ * per MiB of database, and restarts at 100 000 blocks still answer within ~0.2 s.
  * Private memory of the database: the block cache (`cacheSize`, decompressed blocks) and two write buffers (the
  * memtable being filled and the one being flushed).
  */
@@ -30,6 +33,6 @@ export const LEVEL_OPEN_OPTIONS = {
   cacheSize: 8 * 1024 * 1024,
   /** Memtable size before it is written out as a level-0 table (bytes): see the module documentation. */
   writeBufferSize: 1024 * 1024,
-  /** Size at which a compaction starts a new table (bytes): see the module documentation. */
-  maxFileSize: 64 * 1024,
+  /** Size at which a compaction starts a new table (bytes): LevelDB's floor, see the module documentation. */
+  maxFileSize: 1024 * 1024,
 } as const
