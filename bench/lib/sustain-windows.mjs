@@ -98,7 +98,10 @@ const pct = (a, b) => (a == null || b == null || a === 0 ? null : +(((b - a) / a
  * rssAnonBytesPerBlock, rssFileBytesPerBlock — the same end-point growth of its two parts (RssAnon: private memory;
  * RssFile: mapped files such as LevelDB's tables, which the kernel can drop) and mallocHeapBytesPerBlock, that of
  * malloc's main heap (`[heap]`, part of RssAnon);
- * firstVsLast — the last window against the first in % (txPerSec, reqPerSec, read and transfer p50/p99).
+ * firstVsLast — the last window against the first in % (txPerSec, reqPerSec, read and transfer p50/p99);
+ * fittedTrend — the same change read off a least-squares line through every window (the line's value at the last
+ * window against its value at the first, in %) with each series' spread around that line (residual standard
+ * deviation in % of its mean): one window's rate or p99 swings with the machine, the line over all of them much less.
  */
 export function windowGrowth(windows, samples, totalS) {
   const W = windowSeconds(totalS)
@@ -112,6 +115,7 @@ export function windowGrowth(windows, samples, totalS) {
     rssFileBytesPerBlock: null,
     mallocHeapBytesPerBlock: null,
     firstVsLast: null,
+    fittedTrend: null,
   }
   if (post.length >= 2) {
     const first = post[0]
@@ -142,7 +146,32 @@ export function windowGrowth(windows, samples, totalS) {
       txP99Pct: pct(f.txP99Ms, l.txP99Ms),
     }
   }
+  if (windows.length >= 3)
+    out.fittedTrend = {
+      reqPerSec: fittedChange(windows.map((w) => w.reqPerSec)),
+      readP99: fittedChange(windows.map((w) => w.readP99Ms)),
+      txP99: fittedChange(windows.map((w) => w.txP99Ms)),
+    }
   return out
+}
+
+/**
+ * A least-squares line through `ys` (one value per window, in order): { pct — its value at the last window against
+ * its value at the first, in %; spreadPct — the residual standard deviation in % of the mean }; null when a value
+ * is missing or the line starts at or below 0.
+ */
+function fittedChange(ys) {
+  if (ys.some((y) => y == null)) return null
+  const xs = ys.map((_, i) => i)
+  const k = slope(xs, ys)
+  if (k == null) return null
+  const n = ys.length
+  const mean = ys.reduce((a, b) => a + b, 0) / n
+  const first = mean - (k * (n - 1)) / 2
+  const last = first + k * (n - 1)
+  if (first <= 0) return null
+  const residual = Math.sqrt(ys.reduce((a, y, i) => a + (y - (first + k * i)) ** 2, 0) / n)
+  return { pct: +(((last - first) / first) * 100).toFixed(1), spreadPct: +((residual / mean) * 100).toFixed(1) }
 }
 
 const pad = (v, w) => String(v ?? '—').padStart(w)
@@ -172,6 +201,12 @@ export function windowReport(r) {
     if (f)
       lines.push(
         `  last vs first ${unit}: tx/s ${signed(f.txPerSecPct)}, req/s ${signed(f.reqPerSecPct)}, read p99 ${signed(f.readP99Pct)} (p50 ${signed(f.readP50Pct)}), transfer p99 ${signed(f.txP99Pct)} (p50 ${signed(f.txP50Pct)})`,
+      )
+    const t = g.fittedTrend
+    const trend = (x) => (x == null ? '—' : `${signed(x.pct)} (spread ±${x.spreadPct}%)`)
+    if (t)
+      lines.push(
+        `  fitted line through every ${unit}, last vs first: req/s ${trend(t.reqPerSec)}, read p99 ${trend(t.readP99)}, transfer p99 ${trend(t.txP99)}`,
       )
   }
   if (r.dbBytes != null)
