@@ -74,12 +74,14 @@ export function toRskHeader(h: HeaderFields): RskHeader {
       f.rskip92,
     )
   }
+  // genesis: V0, without ummRoot, edges and baseEvent; later blocks: V2 with all three empty
   if (h.number === 0n) return rskHeaderOf(h, null, 0, null, null, true)
   return rskHeaderOf(h, new Uint8Array(0), 2, h.edges ?? [], new Uint8Array(0), true)
 }
 
 /**
- * The header fields with the version-dependent ones given. One object literal, not a spread of a fields object
+ * The reference header of `h` with the version-dependent fields given (in {@link RskHeader}'s order: ummRoot,
+ * version, edges, baseEvent, useRskip92Encoding). One object literal, not a spread of a fields object
  * plus the rest: on Node 20's V8 such spread literals were promoted to the old generation (measured with a
  * sampling heap profile keeping what major GCs collect: ~19 KB per mined block, 15% of all promoted bytes
  * under the sustained load; docs/architecture.md#bundle-patches explains the same effect in @ethereumjs/evm).
