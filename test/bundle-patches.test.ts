@@ -5,38 +5,24 @@
  * ERC-20 runs write words of 1 to 32 significant bytes to memory and storage, so the padding of
  * `setLengthLeft` (MSTORE, storage keys and values) is exercised at every length.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Interface } from 'ethers'
 import { Token } from '../fixtures/index.js'
 import type { Node } from '../src/index.js'
+import { killStartedClis, runCli } from './helpers/cli.js'
 import { COW, rpc, startNode } from './helpers/node.js'
 
-const BIN = fileURLToPath(new URL('../bin/node-cli.js', import.meta.url))
 const token = new Interface(Token.abi)
-let child: ChildProcess
 let cliUrl: string
 let lib: Node
 
 beforeAll(async () => {
-  child = spawn(process.execPath, [BIN, '--port', '0'], { env: { ...process.env, FORCE_COLOR: '0' } })
-  let out = ''
-  cliUrl = await new Promise<string>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d.toString()
-      const m = out.match(/(http:\/\/127\.0\.0\.1:\d+)/)
-      if (m) resolve(m[1]!)
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
-    child.once('exit', () => reject(new Error(out)))
-  })
+  cliUrl = (await runCli(['--port', '0']).waitFor(/http:\/\/127\.0\.0\.1:\d+/))[0]
   lib = await startNode()
 })
 
 afterAll(async () => {
-  child?.kill('SIGKILL')
+  killStartedClis()
   await lib?.close()
 })
 
