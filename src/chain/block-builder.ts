@@ -23,15 +23,7 @@ import type { BlockStore } from './block-store.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/consensus.ts)
 import { blockTransactions, mergeMine, type MergedMiningSource } from './consensus.js'
 import { ExecutionTimeoutError, TxRejectedError } from '../errors/domain-errors.js'
-import {
-  blockEncoding,
-  EMPTY_TRIE_ROOT,
-  EMPTY_UNCLES_HASH,
-  hashForMergedMining,
-  headerHash,
-  receiptsTrieRoot,
-  transactionsTrieRoot,
-} from './seal.js'
+import { EMPTY_TRIE_ROOT, EMPTY_UNCLES_HASH, receiptsTrieRoot, sealHeader, transactionsTrieRoot } from './seal.js'
 import type { ConsoleLogEvent } from './state-queries.js'
 import { encodedBlocks } from './block-codec.js'
 import type { BlockRecord, HeaderFields, HeaderFormat, TxRecord } from '../types/records.js'
@@ -287,16 +279,16 @@ export class BlockBuilder {
 
   /** Hashes and encodes a header with its transactions into a block record. */
   private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint, hfmm?: Uint8Array): BlockRecord {
-    const hash = headerHash(header)
-    const rlp = blockEncoding(
+    const { hash, rlp, hashForMergedMining } = sealHeader(
       header,
       txs.map((t) => t.tx.serialize()),
+      hfmm,
     )
     const block: BlockRecord = {
       header,
       hash,
       hashKey: toKey(hash),
-      hashForMergedMining: hfmm ?? hashForMergedMining(header),
+      hashForMergedMining,
       size: rlp.length,
       totalDifficulty,
       cumulativeDifficulty: header.difficulty,

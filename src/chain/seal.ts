@@ -133,7 +133,11 @@ export function headerHash(h: HeaderFields): Uint8Array {
  * blocks without them carry the base value.
  */
 export function hashForMergedMining(h: HeaderFields): Uint8Array {
-  const rsk = toRskHeader(h)
+  return mergedMiningHashOf(toRskHeader(h))
+}
+
+/** {@link hashForMergedMining} of a header already in the reference form. */
+function mergedMiningHashOf(rsk: RskHeader): Uint8Array {
   return rskHashForMergedMining(
     rsk,
     rsk.bitcoinMergedMiningCoinbaseTransaction ? {} : { includeForkDetectionData: false },
@@ -147,4 +151,33 @@ export function hashForMergedMining(h: HeaderFields): Uint8Array {
  */
 export function blockEncoding(h: HeaderFields, signedTxs: readonly Uint8Array[]): Uint8Array {
   return encodeBlock(toRskHeader(h), signedTxs, [])
+}
+
+/**
+ * What sealing a block derives from its header: {@link headerHash}, {@link blockEncoding} and
+ * {@link hashForMergedMining}.
+ */
+export interface SealedHeader {
+  /** The block hash (32 bytes). */
+  hash: Uint8Array
+  /** The block RLP; its length is the JSON `size` (bytes). */
+  rlp: Uint8Array
+  /** hashForMergedMining (32 bytes): `hfmm` when given. */
+  hashForMergedMining: Uint8Array
+}
+
+/**
+ * The hash, block RLP and hashForMergedMining of a block being sealed, from one conversion of `h` to the
+ * reference header instead of one per value (the same bytes as the three functions above).
+ * @param signedTxs serialized transactions in block order
+ * @param hfmm a hashForMergedMining already known (src/chain/consensus.ts `mergeMine` returns it for the header it
+ *   filled): used as it is, not computed
+ */
+export function sealHeader(h: HeaderFields, signedTxs: readonly Uint8Array[], hfmm?: Uint8Array): SealedHeader {
+  const rsk = toRskHeader(h)
+  return {
+    hash: rskHeaderHash(rsk),
+    rlp: encodeBlock(rsk, signedTxs, []),
+    hashForMergedMining: hfmm ?? mergedMiningHashOf(rsk),
+  }
 }
