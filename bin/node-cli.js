@@ -13,6 +13,8 @@
 // the cache is rewritten once the node serves. The cache sits next to the bundle, never in a shared directory
 // such as /tmp: V8 trusts a cache it accepts, so it must be as trusted as the code itself.
 'use strict'
+// first of all: on glibc Linux with Node >= 22.15 this may replace the process (see glibc-malloc.js)
+require('./glibc-malloc.js').runWithFixedMmapThreshold()
 const { existsSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs')
 const { createRequire } = require('node:module')
 const { join } = require('node:path')

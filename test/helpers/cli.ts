@@ -24,9 +24,15 @@ const started: ChildProcess[] = []
  * Starts the CLI with `args` (colours off).
  * @param env extra environment
  * @param bin the launcher to run
+ * @param node the node binary to run it with (default: the one running the tests)
  */
-export function runCli(args: string[], env: Record<string, string> = {}, bin = BIN): CliProcess {
-  const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env } })
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  bin = BIN,
+  node = process.execPath,
+): CliProcess {
+  const child = spawn(node, [bin, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env } })
   started.push(child)
   let out = ''
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = []
