@@ -75,7 +75,7 @@ function mallocReexec(p) {
 function runWithFixedMmapThreshold() {
   const plan = mallocReexec({
     platform: process.platform,
-    execve: /** @type {{ execve?: unknown }} */ (process).execve,
+    execve: process.execve,
     env: process.env,
     execArgv: process.execArgv,
     argv: process.argv,
@@ -84,11 +84,7 @@ function runWithFixedMmapThreshold() {
   })
   if (plan === undefined) return
   try {
-    /** @type {{ execve: (file: string, args: string[], env: object) => never }} */ (/** @type {unknown} */ (process)).execve(
-      plan.file,
-      plan.args,
-      plan.env,
-    )
+    process.execve(plan.file, plan.args, plan.env)
   } catch {
     // e.g. the binary moved since start: run here, with glibc's adjusting threshold
   }
