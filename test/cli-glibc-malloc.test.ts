@@ -3,11 +3,11 @@
  * CLI replacing itself on a Node that has `process.execve` (a Node 22 binary from test/clients/node22) while it
  * runs as started on one that has not.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { dirname, join } from 'node:path'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { BIN, killStartedClis, runCli } from './helpers/cli.js'
 import { NODE22_DIR } from './helpers/install-clients.js'
 
@@ -130,6 +130,7 @@ const onLinux = process.platform === 'linux'
 
 describe.skipIf(!onLinux)('the CLI process', () => {
   afterEach(killStartedClis)
+  afterAll(() => rmSync(dirname(REPORTER), { recursive: true, force: true }))
 
   it('on the Node running the tests: replaced only if it has process.execve', async () => {
     const { cli, images } = await started(process.execPath)
