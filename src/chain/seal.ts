@@ -55,6 +55,9 @@ function orNull(b: Uint8Array): Uint8Array | null {
   return b.length === 0 ? null : b
 }
 
+/** The empty ummRoot and baseEvent of the reference headers: one shared array (zero bytes, never written). */
+const NO_BYTES = new Uint8Array(0)
+
 /**
  * The reference header of our header fields: block 0 is a V0 genesis header (difficulty and gasLimit as the
  * genesis file has them); later blocks are V2 with an empty ummRoot, empty edges and baseEvent, gasLimit and
@@ -64,19 +67,18 @@ function orNull(b: Uint8Array): Uint8Array | null {
 export function toRskHeader(h: HeaderFields): RskHeader {
   const f = h.format
   if (f !== undefined) {
-    const empty = new Uint8Array(0)
     return rskHeaderOf(
       h,
-      f.umm ? empty : null,
+      f.umm ? NO_BYTES : null,
       f.version,
       f.edges ? (h.edges ?? []) : null,
-      f.version === 2 ? empty : null,
+      f.version === 2 ? NO_BYTES : null,
       f.rskip92,
     )
   }
   // genesis: V0, without ummRoot, edges and baseEvent; later blocks: V2 with all three empty
   if (h.number === 0n) return rskHeaderOf(h, null, 0, null, null, true)
-  return rskHeaderOf(h, new Uint8Array(0), 2, h.edges ?? [], new Uint8Array(0), true)
+  return rskHeaderOf(h, NO_BYTES, 2, h.edges ?? [], NO_BYTES, true)
 }
 
 /**
@@ -168,7 +170,8 @@ export interface SealedHeader {
 
 /**
  * The hash, block RLP and hashForMergedMining of a block being sealed, from one conversion of `h` to the
- * reference header instead of one per value (the same bytes as the three functions above).
+ * reference header instead of one per value (the same bytes as the three functions above; no errors raised).
+ * @param h the header being sealed (its `format`, when set, picks the reference header version)
  * @param signedTxs serialized transactions in block order
  * @param hfmm a hashForMergedMining already known (src/chain/consensus.ts `mergeMine` returns it for the header it
  *   filled): used as it is, not computed
