@@ -18,8 +18,15 @@ import type { ChainStorage } from './storage.js'
  * the last blocks touched and memory stays near flat as the state grows (docs/architecture.md#storage): with `--db`
  * (nodes read back on demand) they become lazy tries over the database (src/state/unitrie-state-db.ts
  * `unloadStored`); in memory their nodes move into a packed arena (`pack`, src/state/packed-states.ts).
+ *
+ * 250, not more: between two turns every kept state (`--state-history`) holds the nodes its block built as objects,
+ * so the live JS heap swings with the period, and V8's old generation, sized at each full GC from the live heap,
+ * climbs for minutes towards the largest swing. Under the bench's sustained load (Node 22, in memory) V8's old space
+ * rose 47 → 64 MB over 7 minutes with a turn every 1 000 blocks and stayed at 44-49 MB from 1.5 minutes with 250;
+ * requests served and sequential transfers per second were the same within the runs' spread
+ * (docs/architecture.md#storage, "Where the resident memory still grows").
  */
-export const UNLOAD_STATE_EVERY_BLOCKS = 1_000
+export const UNLOAD_STATE_EVERY_BLOCKS = 250
 
 /** The chain's parts a block commit uses. */
 export interface CommitParts {

@@ -77,19 +77,23 @@ describe('state lifetime in memory', () => {
       hexToBytes((await rpc<{ stateRoot: `0x${string}` }>(url, 'eth_getBlockByNumber', [q(n), false])).stateRoot)
     expect(db.packed?.store?.get(await stateRoot(UNLOAD_STATE_EVERY_BLOCKS - 2))).toBeDefined()
     expect(db.packed?.store?.get(await stateRoot(head + 1))).toBeUndefined()
-    await blockAndPendingRead(url, 1000) // block UNLOAD_STATE_EVERY_BLOCKS: packed after it
+    await blockAndPendingRead(url, UNLOAD_STATE_EVERY_BLOCKS) // block UNLOAD_STATE_EVERY_BLOCKS: packed after it
     expect(Number(await rpc<string>(url, 'eth_blockNumber'))).toBe(UNLOAD_STATE_EVERY_BLOCKS)
     const arena = db.packed?.store
     expect(arena?.size).toBeGreaterThan(0)
     // the live state and the kept block states are lazy tries over the arena
     expect(live().store).toBe(arena)
-    expect(db.lookup(hexToBytes((await rpc(url, 'eth_getBlockByNumber', [q(990), false])).stateRoot))?.store).toBe(
-      arena,
-    )
+    expect(
+      db.lookup(
+        hexToBytes((await rpc(url, 'eth_getBlockByNumber', [q(UNLOAD_STATE_EVERY_BLOCKS - 10), false])).stateRoot),
+      )?.store,
+    ).toBe(arena)
     const after = await reads(q(UNLOAD_STATE_EVERY_BLOCKS - 1))
     expect(after).toEqual({ ...latest, nonce: after.nonce })
     expect(BigInt(after.nonce)).toBe(BigInt(latest.nonce))
-    expect(await rpc(url, 'eth_getBalance', [recipient(1000), 'latest'])).toBe(q(1001))
+    expect(await rpc(url, 'eth_getBalance', [recipient(UNLOAD_STATE_EVERY_BLOCKS), 'latest'])).toBe(
+      q(UNLOAD_STATE_EVERY_BLOCKS + 1),
+    )
     // mining on the packed state: the same balances as computed
     const cow1 = BigInt(await rpc<string>(url, 'eth_getBalance', [COW1.address, 'latest']))
     await sendTx(url, { to: COW1.address, value: '0x9', gas: '0x5208' })
