@@ -23,8 +23,9 @@ import type { ChainStorage } from './storage.js'
  * so the live JS heap swings with the period, and V8's old generation, sized at each full GC from the live heap,
  * climbs for minutes towards the largest swing. Under the bench's sustained load (Node 22, in memory) V8's old space
  * rose 47 → 64 MB over 7 minutes with a turn every 1 000 blocks and stayed at 44-49 MB from 1.5 minutes with 250;
- * requests served and sequential transfers per second were the same within the runs' spread
- * (docs/architecture.md#storage, "Where the resident memory still grows").
+ * requests served and sequential transfers per second were the same within the runs' spread; on Node 20 with
+ * `--db` it made no difference (docs/architecture.md#storage, "Where the resident memory still grows").
+ * Unit: blocks (the turn runs after a block whose number is a multiple of it).
  */
 export const UNLOAD_STATE_EVERY_BLOCKS = 250
 

@@ -83,11 +83,7 @@ describe('state lifetime in memory', () => {
     expect(arena?.size).toBeGreaterThan(0)
     // the live state and the kept block states are lazy tries over the arena
     expect(live().store).toBe(arena)
-    expect(
-      db.lookup(
-        hexToBytes((await rpc(url, 'eth_getBlockByNumber', [q(UNLOAD_STATE_EVERY_BLOCKS - 10), false])).stateRoot),
-      )?.store,
-    ).toBe(arena)
+    expect(db.lookup(await stateRoot(UNLOAD_STATE_EVERY_BLOCKS - 10))?.store).toBe(arena)
     const after = await reads(q(UNLOAD_STATE_EVERY_BLOCKS - 1))
     expect(after).toEqual({ ...latest, nonce: after.nonce })
     expect(BigInt(after.nonce)).toBe(BigInt(latest.nonce))
