@@ -4,7 +4,6 @@
  * no transaction object is built, a transaction's hash is computed only when asked, and a receipt is decoded only
  * when its bloom may match the query — a scan over many blocks then costs a fraction of decoding them.
  */
-import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from '../crypto/keccak.js'
 import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { bytesToBigInt } from '../util/bytes.js'
@@ -37,6 +36,44 @@ function transactionItems(rlp: Uint8Array): Uint8Array[] {
 
 const ZERO_BLOOM: Uint8Array = new Uint8Array(256)
 
+/** What {@link decodeLogView} reads of one transaction's entry in the extra RLP (views into it). */
+interface TxExtraView {
+  /** The receipt RLP (empty when dropped by `--transaction-block-keeper`). */
+  receipt: Uint8Array
+  /** Index of the receipt's first log in the block. */
+  firstLogIndex: number
+}
+
+/**
+ * The block hash and each transaction's receipt and first log index, read in place from an extra RLP
+ * (src/chain/block-codec.ts `blockExtra`: [hash, hashForMergedMining, totalDifficulty, [[sender, created contract,
+ * receipt, first log index], …]]) without copying its other fields: a full RLP decode copied every field, the
+ * Remasc transaction's receipt with its five logs included, and cost most of a scan over blocks outside the cache.
+ */
+function readExtra(extra: Uint8Array): { hash: Uint8Array; txs: TxExtraView[] } {
+  const list = rlpItem(extra, 0)
+  const hash = rlpItem(extra, list.data)
+  let pos = hash.end
+  for (let i = 0; i < 2; i++) pos = rlpItem(extra, pos).end
+  const txList = rlpItem(extra, pos)
+  const txs: TxExtraView[] = []
+  for (let at = txList.data; at < txList.end;) {
+    const entry = rlpItem(extra, at)
+    let field = entry.data
+    for (let i = 0; i < 2; i++) field = rlpItem(extra, field).end
+    const receipt = rlpItem(extra, field)
+    const logIndex = rlpItem(extra, receipt.end)
+    txs.push({
+      receipt: extra.subarray(receipt.data, receipt.end),
+      firstLogIndex: Number(bytesToBigInt(extra.subarray(logIndex.data, logIndex.end))),
+    })
+    at = entry.end
+  }
+  if (hash.end - hash.data !== 32 || txList.end !== list.end)
+    throw new StorageCorruptError('a stored block extra is malformed')
+  return { hash: extra.slice(hash.data, hash.end), txs }
+}
+
 /**
  * A block's logs as a {@link LogBlock}, decoded from its encodings (src/chain/block-codec.ts).
  * @param number the block number; @param rlp its block RLP; @param extra its extra RLP (both owned by the caller
@@ -51,19 +88,19 @@ export function decodeLogView(
   extra: Uint8Array,
   receiptMayMatch?: (bloom: Uint8Array) => boolean,
 ): LogBlock {
-  const [hash, , , txExtras] = RLP.decode(extra) as unknown as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]]
+  const { hash, txs: txExtras } = readExtra(extra)
   const items = transactionItems(rlp)
   if (items.length !== txExtras.length)
     throw new StorageCorruptError(`block ${number}: receipts do not match the transactions`)
-  const transactions = txExtras.map(([, , receiptRlp, firstLogIndex], index): LogTx => {
+  const transactions = txExtras.map(({ receipt: receiptRlp, firstLogIndex }, index): LogTx => {
     let logs: LogRecord[] = []
     let logsBloom = ZERO_BLOOM
     // an empty receipt: dropped by --transaction-block-keeper
-    if (receiptRlp!.length > 0) {
-      logsBloom = receiptBloom(receiptRlp!)
+    if (receiptRlp.length > 0) {
+      logsBloom = receiptBloom(receiptRlp)
       if (receiptMayMatch === undefined || receiptMayMatch(logsBloom)) {
-        let logIndex = Number(bytesToBigInt(firstLogIndex!))
-        logs = decodeReceipt(receiptRlp!).logs.map((l) => ({ ...l, logIndex: logIndex++ }))
+        let logIndex = firstLogIndex
+        logs = decodeReceipt(receiptRlp).logs.map((l) => ({ ...l, logIndex: logIndex++ }))
       }
     }
     let txHash: Uint8Array | undefined
