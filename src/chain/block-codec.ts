@@ -223,6 +223,12 @@ export function rlpItem(b: Uint8Array, pos: number): { data: number; end: number
   return longItem(b, pos, first - 0xf7)
 }
 
+/** The position after the `count` RLP items that start at `pos` (each item whole: a list with its payload). */
+export function skipItems(b: Uint8Array, pos: number, count: number): number {
+  for (let i = 0; i < count; i++) pos = rlpItem(b, pos).end
+  return pos
+}
+
 function longItem(b: Uint8Array, pos: number, lengthBytes: number): { data: number; end: number } {
   let len = 0
   for (let i = 1; i <= lengthBytes; i++) len = len * 256 + b[pos + i]!
@@ -243,8 +249,7 @@ const BLOOM_FIELD = 6
 export function blockLogsBloom(rlp: Uint8Array): Uint8Array {
   const block = rlpItem(rlp, 0)
   const header = rlpItem(rlp, block.data)
-  let pos = header.data
-  for (let i = 0; i < BLOOM_FIELD; i++) pos = rlpItem(rlp, pos).end
+  const pos = skipItems(rlp, header.data, BLOOM_FIELD)
   const bloom = rlpItem(rlp, pos)
   if (bloom.end - bloom.data !== 256 || bloom.end > header.end)
     throw new StorageCorruptError('a stored block has no logs bloom')

@@ -7,15 +7,13 @@
 import { keccak256 } from '../crypto/keccak.js'
 import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { bytesToBigInt } from '../util/bytes.js'
-import { blockLogsBloom, rlpItem, StorageCorruptError } from './block-codec.js'
+import { blockLogsBloom, rlpItem, skipItems, StorageCorruptError } from './block-codec.js'
 import type { LogBlock, LogRecord, LogTx } from '../types/records.js'
 
 /** The 256-byte bloom of a receipt RLP, read in place (item 2 of the receipt list; a view into `receipt`). */
 function receiptBloom(receipt: Uint8Array): Uint8Array {
   const list = rlpItem(receipt, 0)
-  let pos = list.data
-  for (let i = 0; i < 2; i++) pos = rlpItem(receipt, pos).end
-  const bloom = rlpItem(receipt, pos)
+  const bloom = rlpItem(receipt, skipItems(receipt, list.data, 2))
   if (bloom.end - bloom.data !== 256) throw new StorageCorruptError('a stored receipt has no logs bloom')
   return receipt.subarray(bloom.data, bloom.end)
 }
@@ -49,19 +47,19 @@ interface TxExtraView {
  * (src/chain/block-codec.ts `blockExtra`: [hash, hashForMergedMining, totalDifficulty, [[sender, created contract,
  * receipt, first log index], …]]) without copying its other fields: a full RLP decode copied every field, the
  * Remasc transaction's receipt with its five logs included, and cost most of a scan over blocks outside the cache.
+ * @returns the hash (a copy) and, per transaction, views into `extra`
+ * @throws StorageCorruptError when the hash is not 32 bytes or the transaction list does not end the record
  */
 function readExtra(extra: Uint8Array): { hash: Uint8Array; txs: TxExtraView[] } {
   const list = rlpItem(extra, 0)
   const hash = rlpItem(extra, list.data)
-  let pos = hash.end
-  for (let i = 0; i < 2; i++) pos = rlpItem(extra, pos).end
-  const txList = rlpItem(extra, pos)
+  // hashForMergedMining and totalDifficulty are not needed
+  const txList = rlpItem(extra, skipItems(extra, hash.end, 2))
   const txs: TxExtraView[] = []
   for (let at = txList.data; at < txList.end;) {
     const entry = rlpItem(extra, at)
-    let field = entry.data
-    for (let i = 0; i < 2; i++) field = rlpItem(extra, field).end
-    const receipt = rlpItem(extra, field)
+    // after the sender and the created contract
+    const receipt = rlpItem(extra, skipItems(extra, entry.data, 2))
     const logIndex = rlpItem(extra, receipt.end)
     txs.push({
       receipt: extra.subarray(receipt.data, receipt.end),

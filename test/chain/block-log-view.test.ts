@@ -11,6 +11,7 @@ import { keccak256 } from '../../src/crypto/keccak.js'
 import { StorageCorruptError } from '../../src/chain/block-codec.js'
 import { decodeLogView } from '../../src/chain/block-log-view.js'
 import { encodeReceipt } from '../../src/rsk/receipt-rlp.js'
+import { bigIntToBytes } from '../../src/util/bytes.js'
 
 const bytes = (n: number, fill: number): Uint8Array => new Uint8Array(n).fill(fill)
 const HASH = bytes(32, 0xab)
@@ -42,18 +43,16 @@ const receiptB = encodeReceipt({
   logs: [{ address: bytes(20, 0x33), topics: [TOPIC, TOPIC], data: bytes(64, 9) }],
 })
 
-/** The extra RLP layout of `blockExtra`: [hash, hashForMergedMining, totalDifficulty, [[sender, created, receipt, first log index]…]]. */
+/**
+ * An extra RLP in `blockExtra`'s layout and encodings: [hash, hashForMergedMining, totalDifficulty, [[sender,
+ * created contract, receipt, first log index], …]].
+ */
 function extraRlp(receipts: Uint8Array[], firstLogIndexes: number[]): Uint8Array {
   return RLP.encode([
     HASH,
     bytes(32, 0xcd),
     Uint8Array.of(5),
-    receipts.map((r, i) => [
-      bytes(20, 0x44),
-      new Uint8Array(0),
-      r,
-      firstLogIndexes[i]! ? Uint8Array.of(firstLogIndexes[i]!) : new Uint8Array(0),
-    ]),
+    receipts.map((r, i) => [bytes(20, 0x44), new Uint8Array(0), r, bigIntToBytes(BigInt(firstLogIndexes[i]!))]),
   ])
 }
 
