@@ -24,9 +24,14 @@ const ms = (x) => (x == null ? null : +x.toFixed(2))
  * cumulative marks into a window record.
  */
 export class WindowRecorder {
-  /** @param {number} t0 performance.now() at the start of the load @param {number} totalS run length (s) */
-  constructor(t0, totalS) {
+  /**
+   * @param {number} t0 performance.now() at the start of the load @param {number} totalS run length (s)
+   * @param {{ cpuMsBetween(from: number, to: number): number | null } | null} canary the machine-speed canary
+   *   (./canary.mjs), or null
+   */
+  constructor(t0, totalS, canary = null) {
     this.t0 = t0
+    this.canary = canary
     this.totalS = totalS
     this.W = windowSeconds(totalS)
     this.n = Math.max(1, Math.ceil(totalS / this.W - 1e-9))
@@ -61,10 +66,19 @@ export class WindowRecorder {
 
   /**
    * Window `k` from the cumulative marks `a` (its start) and `b` (its end), each { t (s), wall (ms), reads (correct
-   * answers so far), txs (transfers so far), height, cpu (node CPU s), rssMiB, peakMiB }. Frees its latencies.
+   * answers so far), txs (transfers so far), height, cpu (node CPU s, all threads), mainCpu (its main thread's),
+   * rssMiB, peakMiB }. Frees its latencies. Besides the rates and percentiles: mainCpuMsPerKReq — the main thread's
+   * CPU time per 1 000 reads (ms; it also mines the transfers and answers eth_getLogs, a steady share); canaryCpuMs
+   * — the median CPU time of the canary's fixed work in the window (./canary.mjs); readCost — the first divided by
+   * the second: the main thread's work per 1 000 reads in runs of the fixed work, which a change of the machine's
+   * speed does not move.
    */
   close(k, a, b) {
     const dt = (b.wall - a.wall) / 1000
+    const reqPerSec = (b.reads - a.reads) / dt
+    const mainCpuPct = a.mainCpu != null && b.mainCpu != null ? ((b.mainCpu - a.mainCpu) / dt) * 100 : null
+    const mainCpuMsPerKReq = mainCpuPct == null || reqPerSec <= 0 ? null : (mainCpuPct * 10_000) / reqPerSec
+    const canaryCpuMs = this.canary ? this.canary.cpuMsBetween(a.wall, b.wall) : null
     const w = {
       window: k + 1,
       fromS: a.t,
@@ -82,6 +96,10 @@ export class WindowRecorder {
       txP50Ms: ms(quantile(this.txs[k], 0.5)),
       txP99Ms: ms(quantile(this.txs[k], 0.99)),
       nodeCpuPct: a.cpu != null && b.cpu != null ? Math.round(((b.cpu - a.cpu) / dt) * 100) : null,
+      mainCpuPct: mainCpuPct == null ? null : Math.round(mainCpuPct),
+      mainCpuMsPerKReq: mainCpuMsPerKReq == null ? null : +mainCpuMsPerKReq.toFixed(1),
+      canaryCpuMs,
+      readCost: mainCpuMsPerKReq == null || !canaryCpuMs ? null : +(mainCpuMsPerKReq / canaryCpuMs).toFixed(2),
     }
     this.reads[k] = []
     this.txs[k] = []
@@ -101,7 +119,9 @@ const pct = (a, b) => (a == null || b == null || a === 0 ? null : +(((b - a) / a
  * firstVsLast — the last window against the first in % (txPerSec, reqPerSec, read and transfer p50/p99);
  * fittedTrend — the same change read off a least-squares line through every window (the line's value at the last
  * window against its value at the first, in %) with each series' spread around that line (residual standard
- * deviation in % of its mean): one window's rate or p99 swings with the machine, the line over all of them much less.
+ * deviation in % of its mean): one window's rate or p99 swings with the machine, the line over all of them much less;
+ * also of the main thread's CPU per 1 000 reads, of the canary's CPU time and of their ratio (`readCost`, see
+ * WindowRecorder.close): requests per second falling with readCost flat is the machine slowing, not the node.
  */
 export function windowGrowth(windows, samples, totalS) {
   const W = windowSeconds(totalS)
@@ -151,6 +171,9 @@ export function windowGrowth(windows, samples, totalS) {
       reqPerSec: fittedChange(windows.map((w) => w.reqPerSec)),
       readP99: fittedChange(windows.map((w) => w.readP99Ms)),
       txP99: fittedChange(windows.map((w) => w.txP99Ms)),
+      mainCpuPerKReq: fittedChange(windows.map((w) => w.mainCpuMsPerKReq ?? null)),
+      canaryCpuMs: fittedChange(windows.map((w) => w.canaryCpuMs ?? null)),
+      readCost: fittedChange(windows.map((w) => w.readCost ?? null)),
     }
   return out
 }
@@ -184,12 +207,15 @@ export function windowReport(r) {
   const unit = r.windowS === 60 ? 'minute' : `${r.windowS} s`
   lines.push(`  per ${unit} (values at the end of each; blocks mined, rates and latency percentiles within it):`)
   lines.push(
-    `  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'VmHWM'.padStart(7)}  ${'blocks'.padStart(6)}  ${'height'.padStart(7)}  ${'tx/s'.padStart(6)}  ${'req/s'.padStart(6)}  ${'read p50/p99 ms'.padStart(16)}  ${'tx p50/p99 ms'.padStart(16)}  ${'node CPU'.padStart(8)}`,
+    "  (main: the node's main thread's CPU; ms/kreq: its CPU ms per 1 000 reads; canary: CPU ms of the canary's fixed work; cost: ms/kreq ÷ canary)",
+  )
+  lines.push(
+    `  ${'min'.padStart(5)}  ${'RSS MiB'.padStart(8)}  ${'VmHWM'.padStart(7)}  ${'blocks'.padStart(6)}  ${'height'.padStart(7)}  ${'tx/s'.padStart(6)}  ${'req/s'.padStart(6)}  ${'read p50/p99 ms'.padStart(16)}  ${'tx p50/p99 ms'.padStart(16)}  ${'node CPU'.padStart(8)}  ${'main'.padStart(5)}  ${'ms/kreq'.padStart(7)}  ${'canary'.padStart(6)}  ${'cost'.padStart(5)}`,
   )
   const p50p99 = (a, b) => `${a == null ? '—' : a.toFixed(1)} / ${b == null ? '—' : b.toFixed(1)}`
   for (const w of r.windows) {
     lines.push(
-      `  ${pad((w.toS / 60).toFixed(2), 5)}  ${pad(w.rssMiB?.toFixed(1), 8)}  ${pad(w.peakRssMiB?.toFixed(1), 7)}  ${pad(w.blocks, 6)}  ${pad(w.height, 7)}  ${pad(w.txPerSec?.toFixed(1), 6)}  ${pad(w.reqPerSec?.toFixed(0), 6)}  ${pad(p50p99(w.readP50Ms, w.readP99Ms), 16)}  ${pad(p50p99(w.txP50Ms, w.txP99Ms), 16)}  ${pad(w.nodeCpuPct == null ? null : `${w.nodeCpuPct}%`, 8)}`,
+      `  ${pad((w.toS / 60).toFixed(2), 5)}  ${pad(w.rssMiB?.toFixed(1), 8)}  ${pad(w.peakRssMiB?.toFixed(1), 7)}  ${pad(w.blocks, 6)}  ${pad(w.height, 7)}  ${pad(w.txPerSec?.toFixed(1), 6)}  ${pad(w.reqPerSec?.toFixed(0), 6)}  ${pad(p50p99(w.readP50Ms, w.readP99Ms), 16)}  ${pad(p50p99(w.txP50Ms, w.txP99Ms), 16)}  ${pad(w.nodeCpuPct == null ? null : `${w.nodeCpuPct}%`, 8)}  ${pad(w.mainCpuPct == null ? null : `${w.mainCpuPct}%`, 5)}  ${pad(w.mainCpuMsPerKReq?.toFixed(0), 7)}  ${pad(w.canaryCpuMs?.toFixed(1), 6)}  ${pad(w.readCost?.toFixed(1), 5)}`,
     )
   }
   const g = r.growth
@@ -207,6 +233,7 @@ export function windowReport(r) {
     if (t)
       lines.push(
         `  fitted line through every ${unit}, last vs first: req/s ${trend(t.reqPerSec)}, read p99 ${trend(t.readP99)}, transfer p99 ${trend(t.txP99)}`,
+        `    main thread's CPU per 1 000 reads ${trend(t.mainCpuPerKReq)}; the canary's CPU per run (machine speed, lower is faster) ${trend(t.canaryCpuMs)}; their ratio, the work per read ${trend(t.readCost)}`,
       )
   }
   if (r.dbBytes != null)

@@ -32,6 +32,7 @@ import {
   sleep,
   tempDir,
 } from './proc.mjs'
+import { startCanary } from './canary.mjs'
 import { Rpc, body } from './rpc.mjs'
 import { analyze as analyzeSustain, verdict as sustainVerdict } from './sustain-analysis.mjs'
 import { logsLoop, readMix, sleepUntil } from './sustain-load.mjs'
@@ -235,9 +236,10 @@ export async function runSustain(peer, opts, { db = false } = {}) {
       failure ??= `${what}: ${err.message}`
       stopping = true
     }
+    const canary = startCanary()
     const t0 = performance.now()
     const client0 = process.cpuUsage()
-    const windows = new WindowRecorder(t0, totalS)
+    const windows = new WindowRecorder(t0, totalS, canary)
     out.windowS = +windows.W.toFixed(1)
     onTransfer = (ms) => windows.tx(ms)
     const tracker = autocannon({
@@ -295,6 +297,8 @@ export async function runSustain(peer, opts, { db = false } = {}) {
       }
       const now = performance.now()
       const cpu = cpuSeconds(inst.pid)
+      // the main thread alone (its thread id is the pid): the thread that executes and answers
+      const mainCpu = cpuSeconds(`${inst.pid}/task/${inst.pid}`)
       const cur = { t: s, wall: now, ok: mix.okTotal(), txs: transfers.length - seedCount, cpu }
       const dt = prev ? (now - prev.wall) / 1000 : null
       const sample = {
@@ -318,6 +322,7 @@ export async function runSustain(peer, opts, { db = false } = {}) {
         txs: cur.txs,
         height: head,
         cpu,
+        mainCpu,
         rssMiB: sample.rssMiB,
         peakMiB: sample.peakMiB,
       }
@@ -333,6 +338,7 @@ export async function runSustain(peer, opts, { db = false } = {}) {
       )
     }
     stopping = true
+    canary.stop()
     tracker.stop()
     const ac = await acDone
     await txLoop
