@@ -1,7 +1,8 @@
 // --sustain: a fresh instance under a sustained mixed load (reads on many connections, a steady stream of
 // transfers, eth_getLogs every 5 s), every answer checked, RSS and throughput sampled over time, per-window
 // latency (bench/README.md, "--sustain"); node-cli also with --db. The read side is in sustain-load.mjs, the
-// windows in sustain-windows.mjs, the analysis in sustain-analysis.mjs, the printing in sustain-report.mjs.
+// samples in sustain-sampler.mjs, the windows in sustain-windows.mjs, the analysis in sustain-analysis.mjs, the
+// printing in sustain-report.mjs, the machine-speed canary in canary.mjs.
 import { performance } from 'node:perf_hooks'
 import {
   LOAD_SAMPLES,
@@ -21,21 +22,12 @@ import { CLIENT_BOUND_PCT, autocannon, preflight } from './load.mjs'
 import { fmtMin, fmtMs, log } from './log.mjs'
 import { checkRecorder, peerAvailable } from './section.mjs'
 import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
-import {
-  cpuSeconds,
-  dirBytes,
-  median,
-  peakRssMiB,
-  residentByKind,
-  rssMiB,
-  rssPartsMiB,
-  sleep,
-  tempDir,
-} from './proc.mjs'
+import { dirBytes, median, rssMiB, sleep, tempDir } from './proc.mjs'
 import { startCanary } from './canary.mjs'
 import { Rpc, body } from './rpc.mjs'
 import { analyze as analyzeSustain, verdict as sustainVerdict } from './sustain-analysis.mjs'
 import { logsLoop, readMix, sleepUntil } from './sustain-load.mjs'
+import { sampleLine, takeSample } from './sustain-sampler.mjs'
 import { WindowRecorder, windowGrowth } from './sustain-windows.mjs'
 
 /** Seconds between samples. */
@@ -46,26 +38,6 @@ export const SUSTAIN_FLAT_PCT = 10
 /** Transfer i of the sustained load goes to a fresh address (state grows like a test suite's), never one the reads use. */
 const sustainRecipient = (i) => '0x' + (0xc0000000 + i).toString(16).padStart(40, '0')
 const sustainAmount = (i) => BigInt((i % 1000) + 1)
-
-/**
- * RssAnon and RssFile of `pid` and the resident size of malloc's main heap (`brk` of residentByKind) in MiB,
- * rounded; with the environment's SUSTAIN_SMAPS also the whole split by kind of mapping (`resident`, bytes).
- */
-function rssParts(pid) {
-  const p = rssPartsMiB(pid)
-  let resident = null
-  try {
-    resident = residentByKind(pid)
-  } catch {
-    // the process is gone: the sample keeps nulls
-  }
-  return {
-    rssAnonMiB: p.anon == null ? null : +p.anon.toFixed(1),
-    rssFileMiB: p.file == null ? null : +p.file.toFixed(1),
-    mallocHeapMiB: resident == null ? null : +(resident.brk / 2 ** 20).toFixed(1),
-    ...(process.env.SUSTAIN_SMAPS && resident != null ? { resident } : {}),
-  }
-}
 
 /**
  * A fresh instance of `peer`: deploy the token, seed LOAD_SAMPLES transfers, then for opts.sustain minutes
@@ -295,47 +267,14 @@ export async function runSustain(peer, opts, { db = false } = {}) {
         fail('node', new Error(`exited during the sustained load:\n${inst.tail()}`))
         break
       }
-      const now = performance.now()
-      const cpu = cpuSeconds(inst.pid)
-      // the main thread alone (its thread id is the pid): the thread that executes and answers
-      const mainCpu = cpuSeconds(`${inst.pid}/task/${inst.pid}`)
-      const cur = { t: s, wall: now, ok: mix.okTotal(), txs: transfers.length - seedCount, cpu }
-      const dt = prev ? (now - prev.wall) / 1000 : null
-      const sample = {
-        t: s,
-        minute: +(s / 60).toFixed(2),
-        rssMiB: rssMiB(inst.pid),
-        peakMiB: peakRssMiB(inst.pid),
-        ...rssParts(inst.pid),
-        reqPerSec: prev ? +((cur.ok - prev.ok) / dt).toFixed(1) : null,
-        txPerSec: prev ? +((cur.txs - prev.txs) / dt).toFixed(1) : null,
-        height: head,
-        txs: transfers.length,
-        nodeCpuPct: prev && cpu != null && prev.cpu != null ? Math.round(((cpu - prev.cpu) / dt) * 100) : null,
-      }
+      const now = { reads: mix.okTotal(), txs: transfers.length - seedCount, txsTotal: transfers.length, height: head }
+      const { sample, mark } = takeSample(inst.pid, s, now, prev)
       out.samples.push(sample)
-      prev = cur
-      const mark = {
-        t: s,
-        wall: now,
-        reads: cur.ok,
-        txs: cur.txs,
-        height: head,
-        cpu,
-        mainCpu,
-        rssMiB: sample.rssMiB,
-        peakMiB: sample.peakMiB,
-      }
+      prev = mark
       const k = ends.indexOf(s)
       if (k >= 0 && windowStart) out.windows.push(windows.close(k, windowStart, mark))
       if (s === 0 || k >= 0) windowStart = mark
-      step(
-        `${(s / 60).toFixed(2).padStart(5)} min: RSS ${sample.rssMiB?.toFixed(1)} MiB (anon ${sample.rssAnonMiB} of which malloc ${sample.mallocHeapMiB}, file ${sample.rssFileMiB})` +
-          (s > 0
-            ? `, ${sample.reqPerSec.toFixed(0)} req/s, ${sample.txPerSec.toFixed(1)} tx/s, node CPU ${sample.nodeCpuPct}%`
-            : '') +
-          `, height ${head}`,
-      )
+      step(sampleLine(sample))
     }
     stopping = true
     canary.stop()

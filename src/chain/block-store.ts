@@ -6,12 +6,12 @@
  * (src/chain/chain.ts) calls the writing methods from inside its single writer.
  */
 import type { Common } from '@ethereumjs/common'
-import { LRUCache } from 'lru-cache'
 import { bytesEqual } from '../util/bytes.js'
 import type { BlockArchive } from './block-archive.js'
 import { MemoryBlockArchive } from './memory-block-archive.js'
 import { decodeLogView } from './block-log-view.js'
 import { CachedTxIndex } from './cached-tx-index.js'
+import { DecodedBlockCache } from './decoded-block-cache.js'
 import type { HeaderDecodeRules } from '../rsk/header-decode.js'
 import { blockLogsBloom, decodeStoredBlock, encodeBlock, type EncodedBlock } from './block-codec.js'
 import type { BlockRecord, LogBlock, TxRecord } from '../types/records.js'
@@ -23,13 +23,6 @@ export interface TxLocation {
 }
 
 /**
- * Decoded blocks kept besides the genesis and the head (each ~10-15 KB for a block with a transfer, so ~13 MB at
- * most): enough for the fork detection data of the next block (RSKIP110: blocks up to 448 below the head) to
- * stay decoded while mining, and for a client polling eth_getLogs over the last 1000 blocks to find them decoded.
- */
-export const DECODED_BLOCK_CACHE = 1024
-
-/**
  * The canonical chain: blocks `base` … head, appended one at a time, truncated only by a rewind. `base` is 0, or
  * the fork block of a fork (docs/architecture.md#forking): its first block, which this store calls the genesis;
  * the archive holds block `base + i` at its position `i`.
@@ -39,14 +32,13 @@ export class BlockStore {
   private count = 0
   private genesisBlock: BlockRecord | undefined
   private headBlock: BlockRecord | undefined
-  private readonly cache = new LRUCache<number, BlockRecord>({
-    max: DECODED_BLOCK_CACHE,
-    dispose: (block, n) =>
-      this.cachedTxs?.remove(
-        n,
-        block.transactions.map((t) => t.hash),
-      ),
-  })
+  /** The decoded blocks besides the genesis and the head (./decoded-block-cache.ts: the recent ones, some older). */
+  private readonly cache = new DecodedBlockCache((n, block) =>
+    this.cachedTxs?.remove(
+      n,
+      block.transactions.map((t) => t.hash),
+    ),
+  )
   /**
    * Where the cached blocks' transactions are, when the archive is not in memory (src/chain/cached-tx-index.ts):
    * a lookup by hash then reads the database only for a block not in the cache. (The memory archive's own index
@@ -182,6 +174,7 @@ export class BlockStore {
     this.genesisBlock = genesis
     this.headBlock = head
     this.count = Number(head.header.number) + 1
+    this.cache.endWindowAt(this.count - 1)
   }
 
   /**
@@ -214,7 +207,7 @@ export class BlockStore {
   /** Removes the blocks above `number` from the list, the indexes and the cache. */
   async truncateAbove(number: bigint): Promise<void> {
     if (number >= BigInt(this.count - 1)) return
-    for (let n = Number(number) + 1; n < this.count; n++) this.cache.delete(n)
+    this.cache.truncateAbove(Number(number))
     this.archive.truncateAbove(number - this.base)
     this.count = Number(number) + 1
     if (this.prunedUpTo > number) this.prunedUpTo = number

@@ -7,21 +7,22 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import type { Node } from '../../src/index.js'
 import type { NodeConfig } from '../../src/config.js'
 import { ChainStorage, storageKeys } from '../../src/chain/storage.js'
-import { DECODED_BLOCK_CACHE } from '../../src/chain/block-store.js'
+import type { BlockArchive } from '../../src/chain/block-archive.js'
+import { OLDER_DECODED_BLOCKS, RECENT_DECODED_BLOCKS } from '../../src/chain/decoded-block-cache.js'
 import { packZeros, unpackZeros } from '../../src/chain/block-chunks.js'
 import { buildChain, observe } from '../helpers/chain-fixture.js'
-import { COW1, rpc, startNode } from '../helpers/node.js'
+import { COW1, internals, rpc, startNode } from '../helpers/node.js'
 import { q, sendTx } from '../rpc/shapes.js'
 
 const dirs: string[] = []
 const nodes: Node[] = []
 const FIXED_CLOCK = () => 1_700_000_000_000
 /** Blocks mined after the fixture chain: enough for its blocks to leave the decoded-block cache. */
-const EVICT = DECODED_BLOCK_CACHE + 64
+const EVICT = RECENT_DECODED_BLOCKS + 64
 
 function tempDir(): string {
   const d = mkdtempSync(path.join(os.tmpdir(), 'node-cli-store-'))
@@ -202,4 +203,34 @@ describe('--db: blocks read back from the database', () => {
     expect((await reopened.read())!.meta.format).toBe(2)
     await reopened.close()
   })
+})
+
+describe('reads of older blocks keep the recent ones decoded', () => {
+  for (const mode of ['in memory', '--db'] as const) {
+    it(`${mode}: a poll of eth_getLogs over the last 1 000 blocks reads nothing back however many older blocks are read`, async () => {
+      const node = await open(mode === '--db' ? { db: tempDir() } : {})
+      await rpc(node.url, 'anvil_mine', [q(RECENT_DECODED_BLOCKS + 200)])
+      const head = Number(await rpc<string>(node.url, 'eth_blockNumber'))
+      const poll = { fromBlock: q(head - 999), toBlock: q(head) }
+      const before = await rpc(node.url, 'eth_getLogs', [poll])
+      // a client that keeps reading early blocks (their receipts, their transactions): more than the older ones kept
+      for (let round = 0; round < 2; round++)
+        for (let n = 1; n <= OLDER_DECODED_BLOCKS + 20; n++)
+          expect(await rpc(node.url, 'eth_getBlockByNumber', [q(n), true])).not.toBeNull()
+      const archive = (internals(node).chain as unknown as { blocks: { archive: BlockArchive } }).blocks.archive
+      const ranges = vi.spyOn(archive, 'encodedRange')
+      const points = vi.spyOn(archive, 'encoded')
+      expect(await rpc(node.url, 'eth_getLogs', [poll])).toEqual(before)
+      for (const n of [head - 999, head - 500, head - 1])
+        expect(await rpc(node.url, 'eth_getBlockByNumber', [q(n), false])).not.toBeNull()
+      expect(ranges).not.toHaveBeenCalled()
+      expect(points).not.toHaveBeenCalled()
+      // the older blocks read last are still decoded too; one read before them is read back
+      for (let n = 21; n <= OLDER_DECODED_BLOCKS + 20; n++) await rpc(node.url, 'eth_getBlockByNumber', [q(n), false])
+      expect(points).not.toHaveBeenCalled()
+      await rpc(node.url, 'eth_getBlockByNumber', [q(1), false])
+      expect(points).toHaveBeenCalledTimes(1)
+      await close(node)
+    })
+  }
 })
