@@ -2,9 +2,9 @@
  * The bounded cache of decoded blocks (docs/architecture.md#storage): the recent blocks by number, and apart from
  * them the older blocks read most recently. Keeping the two apart means reads of older blocks — a client that keeps
  * asking for a few early blocks or receipts, a scan of an old range — never push recent blocks out, so a client
- * polling `eth_getLogs` over the last 1 000 blocks finds all of them decoded whatever else is read; with one LRU
- * over both, 64 early blocks read over and over left the oldest ~40 blocks of every poll to be read back from the
- * archive, and with `--db` that read mapped a new part of LevelDB's tables into the process each time.
+ * polling `eth_getLogs` over the last 1 000 blocks finds all of them decoded whatever else is read. With one LRU
+ * over both, 64 early blocks read over and over (the bench's `--sustain` load) left the oldest ~40 blocks of every
+ * poll to be read back from the archive and decoded again on every poll.
  */
 import { LRUCache } from 'lru-cache'
 import type { BlockRecord } from '../types/records.js'
