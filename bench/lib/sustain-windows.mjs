@@ -90,7 +90,7 @@ export class WindowRecorder {
       height: b.height,
       blocks: b.height - a.height,
       txPerSec: +((b.txs - a.txs) / dt).toFixed(2),
-      reqPerSec: +((b.reads - a.reads) / dt).toFixed(1),
+      reqPerSec: +reqPerSec.toFixed(1),
       readP50Ms: ms(quantile(this.reads[k], 0.5)),
       readP99Ms: ms(quantile(this.reads[k], 0.99)),
       txP50Ms: ms(quantile(this.txs[k], 0.5)),

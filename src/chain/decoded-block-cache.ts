@@ -30,6 +30,11 @@ export class DecodedBlockCache {
   /** The highest number set (the recent window ends there); -1 before the first. */
   private top = -1
 
+  /**
+   * @param onDrop called with each block that leaves the cache (its number and record), once
+   * @param recentSize how many numbers the recent window spans (blocks)
+   * @param olderSize how many older blocks are kept (blocks)
+   */
   constructor(
     private readonly onDrop: (n: number, block: BlockRecord) => void,
     private readonly recentSize = RECENT_DECODED_BLOCKS,
