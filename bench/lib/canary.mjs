@@ -7,6 +7,7 @@ import { fork } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { median } from './proc.mjs'
 
 /** Milliseconds between two runs of the fixed work in the child. */
 const CANARY_EVERY_MS = 2000
@@ -15,8 +16,9 @@ const CANARY_WARMUP_RUNS = 3
 
 /**
  * The fixed work, the same on every call (~10-20 ms of CPU on a 2 GHz core): object allocation and Map lookups,
- * a JSON round trip, BigInt arithmetic and SHA-256 over 512 KB — the kinds of work a JSON-RPC node does. Returns
- * a number derived from all of it so that nothing can be optimised away.
+ * a JSON round trip, BigInt arithmetic and SHA-256 over 512 KB — the kinds of work a JSON-RPC node does. Each part
+ * feeds the returned number (V8 does not drop loops, and native calls such as the hashing always run, so the
+ * caller may ignore it).
  */
 function fixedWork() {
   let acc = 0
@@ -36,21 +38,17 @@ function fixedWork() {
   return acc + Number(b & 0xffn)
 }
 
-/** The child: runs the fixed work every CANARY_EVERY_MS and sends { endMs (epoch ms), cpuMs, wallMs }. */
+/** The child: runs the fixed work every CANARY_EVERY_MS and sends { endMs (epoch ms), cpuMs } of each run. */
 function runChild() {
   process.on('disconnect', () => process.exit(0))
   let runs = 0
-  let sink = 0
   const once = () => {
     const c0 = process.cpuUsage()
-    const w0 = performance.now()
-    sink += fixedWork()
+    fixedWork()
     const c = process.cpuUsage(c0)
-    const w1 = performance.now()
     if (++runs > CANARY_WARMUP_RUNS && process.connected) {
-      process.send({ endMs: performance.timeOrigin + w1, cpuMs: (c.user + c.system) / 1000, wallMs: w1 - w0 })
+      process.send({ endMs: performance.timeOrigin + performance.now(), cpuMs: (c.user + c.system) / 1000 })
     }
-    if (sink === -1) process.exit(1) // never: keeps `sink` alive
   }
   setInterval(once, CANARY_EVERY_MS)
 }
@@ -60,10 +58,10 @@ function runChild() {
  * between two times given as performance.now() of this process, or null; stop() }.
  */
 export function startCanary() {
-  /** @type {{ endMs: number, cpuMs: number, wallMs: number }[]} */
+  /** @type {{ endMs: number, cpuMs: number }[]} */
   const runs = []
   const child = fork(fileURLToPath(import.meta.url), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-  child.on('message', (m) => runs.push(/** @type {{ endMs: number, cpuMs: number, wallMs: number }} */ (m)))
+  child.on('message', (m) => runs.push(/** @type {{ endMs: number, cpuMs: number }} */ (m)))
   child.on('error', () => {})
   // neither the child nor its channel keeps the bench running; the child exits when the channel closes
   child.unref()
@@ -72,13 +70,8 @@ export function startCanary() {
     cpuMsBetween(from, to) {
       const a = performance.timeOrigin + from
       const b = performance.timeOrigin + to
-      const xs = runs
-        .filter((r) => r.endMs > a && r.endMs <= b)
-        .map((r) => r.cpuMs)
-        .sort((x, y) => x - y)
-      if (xs.length === 0) return null
-      const h = xs.length >> 1
-      return +(xs.length % 2 ? xs[h] : (xs[h - 1] + xs[h]) / 2).toFixed(2)
+      const xs = runs.filter((r) => r.endMs > a && r.endMs <= b).map((r) => r.cpuMs)
+      return xs.length === 0 ? null : +median(xs).toFixed(2)
     },
     stop() {
       if (child.connected) child.disconnect()

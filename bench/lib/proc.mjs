@@ -229,8 +229,18 @@ export const median = (xs) => {
 
 /** utime + stime of a process in seconds (/proc/<pid>/stat, 100 ticks/s), or null. */
 export function cpuSeconds(pid) {
+  return statCpuSeconds(`/proc/${pid}/stat`)
+}
+
+/** utime + stime of a process's main thread alone in seconds (its thread id is the pid), or null. */
+export function mainThreadCpuSeconds(pid) {
+  return statCpuSeconds(`/proc/${pid}/task/${pid}/stat`)
+}
+
+/** utime + stime in seconds from a /proc stat file (a process's or a thread's), or null when it cannot be read. */
+function statCpuSeconds(path) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(path, 'utf8')
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return (Number(f[11]) + Number(f[12])) / 100
   } catch {

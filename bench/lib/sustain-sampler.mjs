@@ -1,7 +1,7 @@
 // The sampler of --sustain: what is read from /proc about the node at each tick (every 15 s and at each window's
 // end) — RSS and its parts, CPU of the whole process and of its main thread — and the rates since the last tick.
 import { performance } from 'node:perf_hooks'
-import { cpuSeconds, peakRssMiB, residentByKind, rssMiB, rssPartsMiB } from './proc.mjs'
+import { cpuSeconds, mainThreadCpuSeconds, peakRssMiB, residentByKind, rssMiB, rssPartsMiB } from './proc.mjs'
 
 /**
  * RssAnon and RssFile of `pid` and the resident size of malloc's main heap (`brk` of residentByKind) in MiB,
@@ -24,24 +24,23 @@ function rssParts(pid) {
 }
 
 /**
- * One tick at `t` seconds into the load, for the node `pid`. `now`: the load's counters — reads (correct answers
+ * One tick at `t` seconds into the load, for the node `pid`. `counts`: the load's counters — reads (correct answers
  * so far), txs (transfers of the load so far), txsTotal (with the seeded ones), height; `prev`: the previous
  * tick's mark, or null. Returns { sample — the record kept in `samples` (RSS, its parts, req/s and tx/s since the
  * last tick, the node's CPU in %), mark — the cumulative counters for the next tick and for
- * WindowRecorder.close: { t, wall, reads, txs, height, cpu (s, all threads), mainCpu (s, its main thread, whose
- * thread id is the pid), rssMiB, peakMiB } }.
+ * WindowRecorder.close: { t, wall, reads, txs, height, cpu (s, all threads), mainCpu (s, its main thread), rssMiB, peakMiB } }.
  */
-export function takeSample(pid, t, now, prev) {
+export function takeSample(pid, t, counts, prev) {
   const wall = performance.now()
   const cpu = cpuSeconds(pid)
   const mark = {
     t,
     wall,
-    reads: now.reads,
-    txs: now.txs,
-    height: now.height,
+    reads: counts.reads,
+    txs: counts.txs,
+    height: counts.height,
     cpu,
-    mainCpu: cpuSeconds(`${pid}/task/${pid}`),
+    mainCpu: mainThreadCpuSeconds(pid),
     rssMiB: rssMiB(pid),
     peakMiB: peakRssMiB(pid),
   }
@@ -52,10 +51,10 @@ export function takeSample(pid, t, now, prev) {
     rssMiB: mark.rssMiB,
     peakMiB: mark.peakMiB,
     ...rssParts(pid),
-    reqPerSec: prev ? +((now.reads - prev.reads) / dt).toFixed(1) : null,
-    txPerSec: prev ? +((now.txs - prev.txs) / dt).toFixed(1) : null,
-    height: now.height,
-    txs: now.txsTotal,
+    reqPerSec: prev ? +((counts.reads - prev.reads) / dt).toFixed(1) : null,
+    txPerSec: prev ? +((counts.txs - prev.txs) / dt).toFixed(1) : null,
+    height: counts.height,
+    txs: counts.txsTotal,
     nodeCpuPct: prev && cpu != null && prev.cpu != null ? Math.round(((cpu - prev.cpu) / dt) * 100) : null,
   }
   return { sample, mark }

@@ -171,9 +171,9 @@ export function windowGrowth(windows, samples, totalS) {
       reqPerSec: fittedChange(windows.map((w) => w.reqPerSec)),
       readP99: fittedChange(windows.map((w) => w.readP99Ms)),
       txP99: fittedChange(windows.map((w) => w.txP99Ms)),
-      mainCpuPerKReq: fittedChange(windows.map((w) => w.mainCpuMsPerKReq ?? null)),
-      canaryCpuMs: fittedChange(windows.map((w) => w.canaryCpuMs ?? null)),
-      readCost: fittedChange(windows.map((w) => w.readCost ?? null)),
+      mainCpuPerKReq: fittedChange(windows.map((w) => w.mainCpuMsPerKReq)),
+      canaryCpuMs: fittedChange(windows.map((w) => w.canaryCpuMs)),
+      readCost: fittedChange(windows.map((w) => w.readCost)),
     }
   return out
 }

@@ -267,8 +267,13 @@ export async function runSustain(peer, opts, { db = false } = {}) {
         fail('node', new Error(`exited during the sustained load:\n${inst.tail()}`))
         break
       }
-      const now = { reads: mix.okTotal(), txs: transfers.length - seedCount, txsTotal: transfers.length, height: head }
-      const { sample, mark } = takeSample(inst.pid, s, now, prev)
+      const counts = {
+        reads: mix.okTotal(),
+        txs: transfers.length - seedCount,
+        txsTotal: transfers.length,
+        height: head,
+      }
+      const { sample, mark } = takeSample(inst.pid, s, counts, prev)
       out.samples.push(sample)
       prev = mark
       const k = ends.indexOf(s)

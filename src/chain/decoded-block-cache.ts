@@ -54,7 +54,7 @@ export class DecodedBlockCache {
   }
 
   /**
-   * Keeps block `n`: in the recent window when `n` is at most {@link RECENT_DECODED_BLOCKS} − 1 below the highest
+   * Keeps block `n`: in the recent window when `n` is less than the window's size (recentSize) below the highest
    * number set (a new highest number moves the window up and drops the blocks it leaves), else among the older.
    */
   set(n: number, block: BlockRecord): void {
