@@ -7,7 +7,8 @@
 import { keccak256 } from '../crypto/keccak.js'
 import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { bytesToBigInt } from '../util/bytes.js'
-import { blockLogsBloom, rlpItem, skipItems, StorageCorruptError } from './block-codec.js'
+import { rlpItem, skipItems } from '../util/rlp-views.js'
+import { blockLogsBloom, StorageCorruptError } from './block-codec.js'
 import type { LogBlock, LogRecord, LogTx } from '../types/records.js'
 
 /** The 256-byte bloom of a receipt RLP, read in place (item 2 of the receipt list; a view into `receipt`). */

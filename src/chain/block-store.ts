@@ -13,7 +13,8 @@ import { decodeLogView } from './block-log-view.js'
 import { CachedTxIndex } from './cached-tx-index.js'
 import { DecodedBlockCache } from './decoded-block-cache.js'
 import type { HeaderDecodeRules } from '../rsk/header-decode.js'
-import { blockLogsBloom, decodeStoredBlock, encodeBlock, type EncodedBlock } from './block-codec.js'
+import { blockLogsBloom, encodeBlock, type EncodedBlock } from './block-codec.js'
+import { decodeStoredBlock } from './stored-block.js'
 import type { BlockRecord, LogBlock, TxRecord } from '../types/records.js'
 
 /** Where a transaction sits. */
@@ -113,8 +114,10 @@ export class BlockStore {
   /** A mined transaction by 32-byte hash, or undefined. */
   async transaction(hash: Uint8Array): Promise<TxLocation | undefined> {
     if (this.cachedTxs !== undefined) {
+      const head = this.headBlock!
       for (const p of this.cachedTxs.candidates(hash)) {
-        const block = this.cache.get(p.number)
+        // the head as built (its transactions' objects exist already), not its compact copy in the cache
+        const block = p.number === Number(head.header.number) ? head : this.cache.get(p.number)
         const tx = block?.transactions[p.index]
         if (block !== undefined && tx !== undefined && bytesEqual(tx.hash, hash)) return { block, tx }
       }
@@ -140,14 +143,17 @@ export class BlockStore {
    */
   add(block: BlockRecord, enc?: EncodedBlock): void {
     const n = block.header.number
+    const encoded = enc ?? encodeBlock(block)
     if (n === this.base) {
       this.genesisBlock = block
     } else {
-      this.cacheBlock(n, block)
+      // the head is served as built; the cache keeps the compact record decoded from the encodings, which a
+      // block built here outweighs three times (docs/architecture.md#storage)
+      this.cacheBlock(n, decodeStoredBlock(encoded.rlp, encoded.extra, this.common, false, this.headerRules))
     }
     this.archive.append(
       n - this.base,
-      enc ?? encodeBlock(block),
+      encoded,
       block.hash,
       block.transactions.map((t) => t.hash),
     )

@@ -8,7 +8,7 @@ import type { Common } from '@ethereumjs/common'
 import type { Executor } from '../execution/executor.js'
 import { toKey } from '../util/bytes.js'
 import type { BlockStore } from './block-store.js'
-import { decodeStoredBlock } from './block-codec.js'
+import { decodeStoredBlock } from './stored-block.js'
 import {
   blockIndexOps,
   STORAGE_FORMAT,

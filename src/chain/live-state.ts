@@ -13,7 +13,8 @@ import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import { toKey } from '../util/bytes.js'
 import type { BlockStore } from './block-store.js'
 import type { ChainStorage } from './storage.js'
-import { decodeStoredBlock, type EncodedBlock } from './block-codec.js'
+import type { EncodedBlock } from './block-codec.js'
+import { decodeStoredBlock } from './stored-block.js'
 import type { BlockRecord } from '../types/records.js'
 
 /** A consistent capture of the chain for a state dump. */

@@ -4,7 +4,7 @@
  * before it creates the chain and {@link OpenFork.close} after the chain is closed.
  */
 import type { ChainFork } from '../chain/chain-options.js'
-import { headerFields } from '../chain/block-codec.js'
+import { headerFields } from '../chain/stored-block.js'
 import { InvalidArgumentError } from '../errors/domain-errors.js'
 import { activationsFor, type ActivationOverrides, type Activations } from '../rsk/activations.js'
 import { headerHash as rskHeaderHash, type RskHeader } from '../rsk/header.js'

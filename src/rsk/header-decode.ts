@@ -10,6 +10,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt } from '../util/bytes.js'
 import { decodeEdges, type HeaderVersion, type RskHeader } from './header.js'
+import { itemBounds, listItems, viewsOf, type RlpItemBounds } from '../util/rlp-views.js'
 
 // ---------------------------------------------------------------------------------------------
 // Decoding (BlockFactory.decodeHeader / decodeBlock, uncompressed form)
@@ -128,23 +129,28 @@ export function decodeHeader(
 }
 
 /**
- * Decode a block RLP (Block.getEncoded / BlockFactory.decodeBlock).
+ * Decode a block RLP (Block.getEncoded / BlockFactory.decodeBlock) in place: every byte field of the result, and
+ * each transaction's RLP, is a view into `encoded` (src/util/rlp-views.ts), so the caller must own `encoded` for as
+ * long as it keeps the result.
  * @returns the header, each transaction's own RLP bytes, and the uncle headers
+ * @throws Error when `encoded` does not have the block shape
  */
 export function decodeBlock(
   encoded: Uint8Array,
   rulesFor: (number: bigint) => HeaderDecodeRules = regtestHeaderRules,
 ): { header: RskHeader; txsRlp: Uint8Array[]; uncles: RskHeader[] } {
-  const blk = RLP.decode(encoded) as RlpNested
-  if (!Array.isArray(blk) || blk.length !== 3) throw new Error('A block must have 3 exactly items')
-  const [h, txs, uncles] = blk as [RlpNested, RlpNested, RlpNested]
-  if (!Array.isArray(h) || !Array.isArray(txs) || !Array.isArray(uncles)) throw new Error('block decode: bad shape')
+  const blk = itemBounds(encoded, 0)
+  if (blk.end !== encoded.length || !blk.list) throw new Error('block decode: not one list')
+  const parts = listItems(encoded, blk)
+  if (parts.length !== 3) throw new Error('A block must have 3 exactly items')
+  const [h, txs, uncles] = parts as [RlpItemBounds, RlpItemBounds, RlpItemBounds]
+  if (!h.list || !txs.list || !uncles.list) throw new Error('block decode: bad shape')
   return {
-    header: decodeHeaderFields(h, rulesFor),
-    txsRlp: txs.map((t) => RLP.encode(t as Uint8Array)),
-    uncles: uncles.map((u) => {
-      if (!Array.isArray(u)) throw new Error('block decode: bad uncle')
-      return decodeHeaderFields(u, rulesFor)
+    header: decodeHeaderFields(viewsOf(encoded, h) as RlpNested[], rulesFor),
+    txsRlp: listItems(encoded, txs).map((t) => encoded.subarray(t.start, t.end)),
+    uncles: listItems(encoded, uncles).map((u) => {
+      if (!u.list) throw new Error('block decode: bad uncle')
+      return decodeHeaderFields(viewsOf(encoded, u) as RlpNested[], rulesFor)
     }),
   }
 }

@@ -137,15 +137,26 @@ export function encodeReceipt(r: RskReceipt, alloc: Allocator = heapBytes): Uint
 /**
  * Decode a receipt RLP (TransactionReceipt(byte[])). A receipt without the 6th (status) item —
  * pre-status encodings — is reported as failed per the reference (status stays empty).
+ * @throws Error when `data` is not a receipt RLP
  */
 export function decodeReceipt(data: Uint8Array): Required<RskReceipt> {
-  const items = RLP.decode(data) as unknown as Array<Uint8Array | Uint8Array[]>
+  return receiptFromItems(RLP.decode(data) as unknown)
+}
+
+/**
+ * A receipt from its decoded RLP items (see {@link decodeReceipt}); its byte fields are the items themselves (views
+ * when the items are, src/util/rlp-views.ts).
+ * @throws Error when the items do not have the receipt shape
+ */
+export function receiptFromItems(decoded: unknown): Required<RskReceipt> {
+  const items = decoded as Array<Uint8Array | Uint8Array[]>
   if (!Array.isArray(items) || items.length < 5) throw new Error('bad receipt RLP')
   const bytes = (x: unknown): Uint8Array => {
     if (!(x instanceof Uint8Array)) throw new Error('bad receipt RLP item')
     return x
   }
   const logsRaw = items[3] as unknown as Array<[Uint8Array, Uint8Array[], Uint8Array]>
+  if (!Array.isArray(logsRaw)) throw new Error('bad receipt RLP logs')
   const status = items.length > 5 ? bytes(items[5]) : new Uint8Array(0)
   return {
     status: status.length === 1 && status[0] === 1,

@@ -1,0 +1,229 @@
+/**
+ * Block records rebuilt from their stored encodings (./block-codec.ts: the block RLP and the extra RLP), compact
+ * by construction (docs/architecture.md#storage): the record owns one copy of both encodings and its byte fields
+ * are views into it (src/util/rlp-views.ts); a transaction's object and a receipt's logs are built on first use.
+ * A decoded block with a transfer is ~5 KB of heap this way, against ~18 KB with a copy per field and ~12 KB for
+ * the record a block is built as; the block store's cache (./decoded-block-cache.ts) holds these.
+ */
+import type { Common } from '@ethereumjs/common'
+import { createLegacyTxFromRLP, type LegacyTx } from '@ethereumjs/tx'
+import type { RskHeader } from '../rsk/header.js'
+import { decodeBlock, type HeaderDecodeRules } from '../rsk/header-decode.js'
+import { keccak256 } from '../crypto/keccak.js'
+import { receiptFromItems } from '../rsk/receipt-rlp.js'
+import { REMASC_SENDER_JSON, remascTransactionRlp } from '../rsk/remasc.js'
+import { bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
+import { decodeViews } from '../util/rlp-views.js'
+import { remascTxRecord } from './consensus.js'
+import { hasPlaceholderSignature, reportSender } from '../accounts/impersonation.js'
+import { headerHash } from './seal.js'
+import { encodedBlocks, StorageCorruptError } from './block-codec.js'
+import type { BlockRecord, HeaderFields, LogRecord, ReceiptRecord, TxRecord } from '../types/records.js'
+
+/** The receipt of a transaction whose block's receipts were dropped. */
+function prunedReceipt(): ReceiptRecord {
+  return { status: 0, cumulativeGasUsed: 0n, gasUsed: 0n, logs: [], logsBloom: new Uint8Array(256), pruned: true }
+}
+
+/**
+ * Header fields of a decoded header (src/rsk/header-decode.ts): difficulty and gas limit as bigint, absent
+ * minimumGasPrice as 0 wei, absent merged-mining fields and edges as empty.
+ */
+export function headerFields(h: RskHeader): HeaderFields {
+  const empty = new Uint8Array(0)
+  return {
+    parentHash: h.parentHash,
+    unclesHash: h.unclesHash,
+    coinbase: h.coinbase,
+    stateRoot: h.stateRoot,
+    transactionsRoot: h.txTrieRoot,
+    receiptsRoot: h.receiptTrieRoot,
+    logsBloom: h.logsBloom,
+    difficulty: typeof h.difficulty === 'bigint' ? h.difficulty : bytesToBigInt(h.difficulty),
+    number: h.number,
+    gasLimit: bytesToBigInt(h.gasLimit),
+    gasUsed: h.gasUsed,
+    timestamp: h.timestamp,
+    extraData: h.extraData,
+    paidFees: h.paidFees,
+    minimumGasPrice: h.minimumGasPrice ?? 0n,
+    uncleCount: h.uncleCount,
+    bitcoinMergedMiningHeader: h.bitcoinMergedMiningHeader ?? empty,
+    bitcoinMergedMiningMerkleProof: h.bitcoinMergedMiningMerkleProof ?? empty,
+    bitcoinMergedMiningCoinbaseTransaction: h.bitcoinMergedMiningCoinbaseTransaction ?? empty,
+    edges: h.edges ?? [],
+  }
+}
+
+/**
+ * A stored transaction: its hash computed once, its signed transaction object built on first use — log queries,
+ * receipts and hash lookups never need it, and building one (signature checks, a Common copy) is the costliest
+ * part of a decode. A class, not an object literal with a getter: such literals go to dictionary mode (~450
+ * bytes of properties each, measured) and carry a closure.
+ */
+class StoredTx implements TxRecord {
+  /** 32-byte hash: keccak256 of the transaction RLP (the native keccak is faster than tx.hash()). */
+  readonly hash: Uint8Array
+  private built: LegacyTx | undefined
+
+  /**
+   * @param txRlp the transaction's RLP (a view the record owns); @param from its 20-byte sender
+   * @param index its position in the block; @param receipt its receipt
+   * @param common the chain's Common; @param remascNumber for the Remasc transaction, its block's number
+   */
+  constructor(
+    private readonly txRlp: Uint8Array,
+    readonly from: Uint8Array,
+    readonly index: number,
+    readonly receipt: ReceiptRecord,
+    private readonly common: Common,
+    private readonly remascNumber?: bigint,
+  ) {
+    this.hash = keccak256(txRlp)
+  }
+
+  /** The signed transaction object (built on first use, then kept; the Remasc one as {@link remascTxRecord}'s). */
+  get tx(): LegacyTx {
+    this.built ??= this.build()
+    return this.built
+  }
+
+  private build(): LegacyTx {
+    const { common } = this
+    if (this.remascNumber !== undefined) return remascTxRecord(this.remascNumber, this.index, this.receipt, common).tx
+    // (a mined transaction was valid at its height: no init code limit of whatever rules the Common holds now)
+    const tx = createLegacyTxFromRLP(this.txRlp, { common, freeze: false, allowUnlimitedInitCodeSize: true })
+    // an impersonated send (placeholder signature) reports its recorded sender, as when it was mined
+    if (hasPlaceholderSignature(tx, this.from)) reportSender(tx, this.from)
+    else Object.freeze(tx)
+    return tx
+  }
+}
+
+/**
+ * Rebuilds a mined block's record from its encodings. The record owns one copy of both encodings (the archives
+ * may reuse their buffers) and its byte fields are views into it (src/util/rlp-views.ts): a decoded block with a
+ * transfer is ~4 KB of heap instead of ~18 KB with a copy per field (docs/architecture.md#storage).
+ * @param verify check that the header hashes to the stored hash (data from outside this process: a database
+ *   being opened, a state file); blocks this node archived itself are read without it
+ * @param headerRules the optional header fields by block number (a fork's, of the remote network,
+ *   docs/reference-rules.md#rule-network-activations); default node-cli's own (regtest's)
+ * @throws StorageCorruptError when they do not decode, or (`verify`) the header does not hash to the stored hash
+ */
+export function decodeStoredBlock(
+  storedRlp: Uint8Array,
+  storedExtra: Uint8Array,
+  common: Common,
+  verify = false,
+  headerRules?: (number: bigint) => HeaderDecodeRules,
+): BlockRecord {
+  const owned = new Uint8Array(storedRlp.length + storedExtra.length)
+  owned.set(storedRlp)
+  owned.set(storedExtra, storedRlp.length)
+  const rlp = owned.subarray(0, storedRlp.length)
+  const extra = owned.subarray(storedRlp.length)
+  let decodedBlock: ReturnType<typeof decodeBlock>
+  let extraFields: [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]]
+  try {
+    decodedBlock = decodeBlock(rlp, headerRules)
+    extraFields = decodeViews(extra) as unknown as typeof extraFields
+    if (!Array.isArray(extraFields) || extraFields.length !== 4 || !Array.isArray(extraFields[3]))
+      throw new Error('the extra record is not [hash, hashForMergedMining, totalDifficulty, transactions]')
+  } catch (err) {
+    throw new StorageCorruptError(`a stored block does not decode: ${(err as Error).message}`, { cause: err })
+  }
+  const { header: rsk, txsRlp } = decodedBlock
+  const header = headerFields(rsk)
+  // a fork's blocks carry the format of their height, as the block builder gave it them (their raw header and
+  // hash depend on it, docs/reference-rules.md#rule-network-activations)
+  if (headerRules !== undefined) header.format = headerRules(header.number)
+  const [hash, hfmm, td, txExtras] = extraFields
+  if (verify && !bytesEqual(headerHash(header), hash)) {
+    throw new StorageCorruptError(`block ${header.number}: the stored header does not hash to 0x${toKey(hash)}`)
+  }
+  if (txExtras.length !== txsRlp.length)
+    throw new StorageCorruptError(`block ${header.number}: receipts do not match the transactions`)
+  const transactions: TxRecord[] = txsRlp.map((txRlp, index) => {
+    const [from, contractAddress, receiptRlp, firstLogIndex] = txExtras[index]!
+    const receipt =
+      receiptRlp!.length === 0
+        ? prunedReceipt()
+        : new StoredReceipt(receiptRlp!, Number(bytesToBigInt(firstLogIndex!)), contractAddress!)
+    // the Remasc transaction (last in every mined block) is the reference's unsigned one
+    if (index === txsRlp.length - 1 && bytesEqual(txRlp, remascTransactionRlp(header.number)))
+      return new StoredTx(txRlp, REMASC_SENDER_JSON, index, receipt, common, header.number)
+    return new StoredTx(txRlp, from!, index, receipt, common)
+  })
+  const block: BlockRecord = {
+    header,
+    hash,
+    hashKey: toKey(hash),
+    hashForMergedMining: hfmm,
+    size: rlp.length,
+    totalDifficulty: bytesToBigInt(td),
+    cumulativeDifficulty: header.difficulty,
+    transactions,
+    uncles: [],
+  }
+  encodedBlocks.set(block, rlp)
+  return block
+}
+
+/**
+ * A stored receipt: status, gas and bloom decoded (views into `receiptRlp`, which the caller owns), its logs
+ * decoded on first use and kept — most receipts of a cached block are never asked for their logs (a log query
+ * reads them only when the receipt's bloom matches), and the Remasc transaction's carries five.
+ */
+class StoredReceipt implements ReceiptRecord {
+  readonly status: 0 | 1
+  readonly cumulativeGasUsed: bigint
+  readonly gasUsed: bigint
+  readonly logsBloom: Uint8Array
+  readonly contractAddress?: Uint8Array
+  private decodedLogs: LogRecord[] | undefined
+
+  /**
+   * @param receiptRlp the receipt RLP; @param firstLogIndex the block-wide index of its first log
+   * @param contractAddress the created contract (20 bytes), empty for none
+   * @throws StorageCorruptError when the receipt does not decode
+   */
+  constructor(
+    private readonly receiptRlp: Uint8Array,
+    private readonly firstLogIndex: number,
+    contractAddress: Uint8Array,
+  ) {
+    const decoded = decodeStoredReceipt(receiptRlp)
+    this.status = decoded.status ? 1 : 0
+    this.cumulativeGasUsed = decoded.cumulativeGasUsed
+    this.gasUsed = decoded.gasUsed
+    this.logsBloom = decoded.logsBloom
+    if (contractAddress.length > 0) this.contractAddress = contractAddress
+    // (logs left to the first read: the receipt was just checked to decode)
+  }
+
+  /** The receipt's logs with their block-wide indexes (decoded on first use, then kept). */
+  get logs(): LogRecord[] {
+    if (this.decodedLogs === undefined) {
+      let logIndex = this.firstLogIndex
+      this.decodedLogs = decodeStoredReceipt(this.receiptRlp).logs.map((l) => ({
+        address: l.address,
+        topics: l.topics,
+        data: l.data,
+        logIndex: logIndex++,
+      }))
+    }
+    return this.decodedLogs
+  }
+}
+
+/**
+ * A stored receipt RLP decoded in place (views into it).
+ * @throws StorageCorruptError when it does not decode
+ */
+function decodeStoredReceipt(receiptRlp: Uint8Array): ReturnType<typeof receiptFromItems> {
+  try {
+    return receiptFromItems(decodeViews(receiptRlp))
+  } catch (err) {
+    throw new StorageCorruptError(`a stored receipt does not decode: ${(err as Error).message}`, { cause: err })
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Records rebuilt from their stored encodings (src/chain/stored-block.ts): the block store caches these, not the
+ * records blocks are built as, so each must answer exactly as its built record did — block JSON with full
+ * transactions, receipts, logs, transaction objects (an impersonated sender's too), header hash — and be compact
+ * (its byte fields views into one owned copy). Also: a fork's block keeps the header format of its height.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Node } from '../../src/index.js'
+import type { BlockRecord } from '../../src/types/records.js'
+import { blockExtra, encodeBlock, StorageCorruptError } from '../../src/chain/block-codec.js'
+import { decodeStoredBlock } from '../../src/chain/stored-block.js'
+import { blockEncoding, headerHash } from '../../src/chain/seal.js'
+import { formatBlock, formatReceipt } from '../../src/rpc/format.js'
+import { buildChain } from '../helpers/chain-fixture.js'
+import { internals, startNode } from '../helpers/node.js'
+
+let node: Node
+/** Every block as built (the chain's `block` event), genesis excluded. */
+const built: BlockRecord[] = []
+
+beforeAll(async () => {
+  node = await startNode()
+  internals(node).chain.on('block', (b: BlockRecord) => built.push(b))
+  await buildChain(node.url)
+})
+
+afterAll(async () => {
+  await node.close()
+})
+
+const json = (x: unknown): string =>
+  JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? [...v] : v))
+
+describe('a block decoded from its encodings answers as the block it was built as', () => {
+  it('block JSON with full transactions, receipts, logs, transaction objects and the header hash', () => {
+    const { common } = internals(node).chain
+    expect(built.length).toBeGreaterThan(30)
+    let logs = 0
+    for (const b of built) {
+      const enc = encodeBlock(b)
+      const d = decodeStoredBlock(enc.rlp, enc.extra, common, true)
+      expect(json(formatBlock(d, true))).toBe(json(formatBlock(b, true)))
+      expect(d.transactions).toHaveLength(b.transactions.length)
+      b.transactions.forEach((t, i) => {
+        const dt = d.transactions[i]!
+        expect(json(formatReceipt(dt, d))).toBe(json(formatReceipt(t, b)))
+        expect(json(dt.receipt.logs)).toBe(json(t.receipt.logs))
+        logs += t.receipt.logs.length
+        expect(dt.tx.serialize()).toEqual(t.tx.serialize())
+        expect(dt.tx.getSenderAddress().bytes).toEqual(t.tx.getSenderAddress().bytes)
+      })
+      expect(headerHash(d.header)).toEqual(b.hash)
+      expect(d.size).toBe(b.size)
+      expect(d.totalDifficulty).toBe(b.totalDifficulty)
+    }
+    // the fixture's logs (set, emitMany ×3, a block with several transactions) and the Remasc transaction's
+    expect(logs).toBeGreaterThan(6)
+  })
+
+  it('is compact: its byte fields are views into one buffer, and the cache holds it, not the built record', async () => {
+    const { chain } = internals(node)
+    const b = built.find((x) => x.transactions.length > 2)!
+    const cached = (await chain.blockByNumber(b.header.number))!
+    expect(cached).not.toBe(b)
+    const fields = [
+      cached.hash,
+      cached.hashForMergedMining,
+      cached.header.parentHash,
+      cached.header.stateRoot,
+      cached.header.logsBloom,
+      ...cached.transactions.flatMap((t) => [t.receipt.logsBloom, ...t.receipt.logs.map((l) => l.data)]),
+    ]
+    const buffers = new Set(fields.map((f) => f.buffer))
+    expect(buffers.size).toBe(1)
+    expect([...buffers][0]!.byteLength).toBeLessThan(4 * b.size)
+  })
+
+  it("a fork's block keeps the header format of its height; without it the stored hash does not verify", () => {
+    const { common } = internals(node).chain
+    const b = built[3]!
+    const format = { umm: false, version: 0, edges: false, rskip92: true } as const
+    const header = { ...b.header, format }
+    const record: BlockRecord = { ...b, header, hash: headerHash(header), transactions: [] }
+    const rlp = blockEncoding(header, [])
+    const extra = blockExtra(record)
+    const d = decodeStoredBlock(rlp, extra, common, true, () => format)
+    expect(d.header.format).toEqual(format)
+    expect(headerHash(d.header)).toEqual(record.hash)
+    expect(() => decodeStoredBlock(rlp, extra, common, true)).toThrow(StorageCorruptError)
+  })
+
+  it('malformed encodings raise StorageCorruptError, never a crash or a wrong record', () => {
+    const { common } = internals(node).chain
+    const enc = encodeBlock(built[2]!)
+    const cut = (b: Uint8Array, n: number): Uint8Array => b.subarray(0, b.length - n)
+    expect(() => decodeStoredBlock(cut(enc.rlp, 1), enc.extra, common)).toThrow(StorageCorruptError)
+    expect(() => decodeStoredBlock(enc.rlp, cut(enc.extra, 1), common)).toThrow(StorageCorruptError)
+    expect(() => decodeStoredBlock(enc.rlp, Uint8Array.of(0xc0), common)).toThrow(StorageCorruptError)
+    expect(() => decodeStoredBlock(Uint8Array.of(0x80), enc.extra, common)).toThrow(StorageCorruptError)
+  })
+})
