@@ -10,13 +10,14 @@ import { LRUCache } from 'lru-cache'
 import type { BlockRecord } from '../types/records.js'
 
 /**
- * Decoded blocks kept by number below the newest one set (each ~10-15 KB for a block with a transfer, so ~13 MB at
- * most): enough for the fork detection data of the next block (RSKIP110: blocks up to 448 below the head) to stay
- * decoded while mining, and for a client polling eth_getLogs over the last 1000 blocks to find them decoded.
+ * Decoded blocks kept by number below the newest one set (each ~6 KB for a block with a transfer,
+ * src/chain/stored-block.ts, so ~6 MB): enough for the fork detection data of the next block (RSKIP110: blocks up
+ * to 448 below the head) to stay decoded while mining, and for a client polling eth_getLogs over the last 1000
+ * blocks to find them decoded.
  */
 export const RECENT_DECODED_BLOCKS = 1024
 
-/** Decoded blocks kept besides the recent ones: the older blocks read most recently (~2 MB at most). */
+/** Decoded blocks kept besides the recent ones: the older blocks read most recently (~1 MB). */
 export const OLDER_DECODED_BLOCKS = 128
 
 /**

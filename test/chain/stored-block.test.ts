@@ -11,17 +11,22 @@ import { blockExtra, encodeBlock, StorageCorruptError } from '../../src/chain/bl
 import { decodeStoredBlock } from '../../src/chain/stored-block.js'
 import { blockEncoding, headerHash } from '../../src/chain/seal.js'
 import { formatBlock, formatReceipt } from '../../src/rpc/format.js'
-import { buildChain } from '../helpers/chain-fixture.js'
-import { internals, startNode } from '../helpers/node.js'
+import { buildChain, probe } from '../helpers/chain-fixture.js'
+import { sendTx } from '../rpc/shapes.js'
+import { internals, rpc, startNode } from '../helpers/node.js'
 
 let node: Node
+let probeAddress: string
 /** Every block as built (the chain's `block` event), genesis excluded. */
 const built: BlockRecord[] = []
 
 beforeAll(async () => {
   node = await startNode()
   internals(node).chain.on('block', (b: BlockRecord) => built.push(b))
-  await buildChain(node.url)
+  ;({ probeAddress } = await buildChain(node.url))
+  // a log of the probe's in a block whose Remasc transaction has logs too (it has from a few blocks on)
+  await sendTx(node.url, { to: probeAddress, data: probe.encodeFunctionData('setValue', [6]) })
+  await rpc(node.url, 'evm_mine')
 })
 
 afterAll(async () => {
@@ -73,6 +78,27 @@ describe('a block decoded from its encodings answers as the block it was built a
     const buffers = new Set(fields.map((f) => f.buffer))
     expect(buffers.size).toBe(1)
     expect([...buffers][0]!.byteLength).toBeLessThan(4 * b.size)
+  })
+
+  it("a log query reads the logs only of receipts whose bloom may match: the Remasc transaction's stay encoded", async () => {
+    const { chain } = internals(node)
+    const head = Number(await rpc<string>(node.url, 'eth_blockNumber'))
+    const decoded = (r: unknown): unknown => (r as { decodedLogs?: unknown }).decodedLogs
+    const records = (await Promise.all(built.map((b) => chain.blockByNumber(b.header.number)))).filter(
+      (b): b is BlockRecord => b !== undefined && b.header.number < BigInt(head),
+    )
+    // the blocks the query walks (their header bloom has the probe's logs): the Remasc receipt is last in each
+    const walked = records.filter((b) => b.transactions.slice(0, -1).some((t) => t.receipt.logsBloom.some((x) => x)))
+    const remasc = walked.map((b) => b.transactions.at(-1)!.receipt).filter((r) => r.logsBloom.some((x) => x !== 0))
+    expect(remasc.length).toBeGreaterThanOrEqual(1)
+    const byAddress = await rpc<unknown[]>(node.url, 'eth_getLogs', [
+      { fromBlock: '0x1', toBlock: 'latest', address: probeAddress },
+    ])
+    expect(byAddress.length).toBeGreaterThan(3)
+    for (const r of remasc) expect(decoded(r)).toBeUndefined()
+    const all = await rpc<unknown[]>(node.url, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: 'latest' }])
+    expect(all.length).toBeGreaterThan(byAddress.length)
+    for (const r of remasc) expect(decoded(r)).toBeDefined()
   })
 
   it("a fork's block keeps the header format of its height; without it the stored hash does not verify", () => {
