@@ -127,9 +127,9 @@ export function decodeStoredBlock(
   let extraFields: [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]]
   try {
     decodedBlock = decodeBlock(rlp, headerRules)
-    extraFields = decodeViews(extra) as unknown as typeof extraFields
-    if (!Array.isArray(extraFields) || extraFields.length !== 4 || !Array.isArray(extraFields[3]))
-      throw new Error('the extra record is not [hash, hashForMergedMining, totalDifficulty, transactions]')
+    const decoded = decodeViews(extra)
+    if (!isExtraRecord(decoded)) throw new Error("the extra record does not have blockExtra's shape")
+    extraFields = decoded
   } catch (err) {
     throw new StorageCorruptError(`a stored block does not decode: ${(err as Error).message}`, { cause: err })
   }
@@ -168,6 +168,18 @@ export function decodeStoredBlock(
   }
   encodedBlocks.set(block, rlp)
   return block
+}
+
+/** Whether a decoded extra RLP has `blockExtra`'s shape (./block-codec.ts): three byte strings, then lists of four. */
+function isExtraRecord(x: unknown): x is [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]] {
+  const bytes = (v: unknown): boolean => v instanceof Uint8Array
+  return (
+    Array.isArray(x) &&
+    x.length === 4 &&
+    x.slice(0, 3).every(bytes) &&
+    Array.isArray(x[3]) &&
+    (x[3] as unknown[]).every((t) => Array.isArray(t) && t.length === 4 && t.every(bytes))
+  )
 }
 
 /**

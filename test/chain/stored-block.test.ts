@@ -4,6 +4,7 @@
  * transactions, receipts, logs, transaction objects (an impersonated sender's too), header hash — and be compact
  * (its byte fields views into one owned copy). Also: a fork's block keeps the header format of its height.
  */
+import { RLP } from '@ethereumjs/rlp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
 import type { BlockRecord } from '../../src/types/records.js'
@@ -115,6 +116,34 @@ describe('a block decoded from its encodings answers as the block it was built a
     expect(() => decodeStoredBlock(rlp, extra, common, true)).toThrow(StorageCorruptError)
   })
 
+  it('any corruption of either encoding raises StorageCorruptError or decodes: never another error', () => {
+    const { common } = internals(node).chain
+    // a block with several transactions and logs; a seeded generator, so a failure replays
+    const enc = encodeBlock(built.find((x) => x.transactions.length > 2)!)
+    let seed = 0x2545f491
+    const next = (n: number): number => {
+      seed ^= seed << 13
+      seed ^= seed >>> 17
+      seed ^= seed << 5
+      return (seed >>> 0) % n
+    }
+    let corrupt = 0
+    for (let i = 0; i < 3000; i++) {
+      const rlp = enc.rlp.slice()
+      const extra = enc.extra.slice()
+      const target = i % 2 === 0 ? rlp : extra
+      for (let k = 1 + next(3); k > 0; k--) target[next(target.length)] = next(256)
+      try {
+        const d = decodeStoredBlock(rlp, extra, common, true)
+        for (const t of d.transactions) void t.receipt.logs
+      } catch (err) {
+        expect(err).toBeInstanceOf(StorageCorruptError)
+        corrupt++
+      }
+    }
+    expect(corrupt).toBeGreaterThan(1000)
+  })
+
   it('malformed encodings raise StorageCorruptError, never a crash or a wrong record', () => {
     const { common } = internals(node).chain
     const enc = encodeBlock(built[2]!)
@@ -123,5 +152,10 @@ describe('a block decoded from its encodings answers as the block it was built a
     expect(() => decodeStoredBlock(enc.rlp, cut(enc.extra, 1), common)).toThrow(StorageCorruptError)
     expect(() => decodeStoredBlock(enc.rlp, Uint8Array.of(0xc0), common)).toThrow(StorageCorruptError)
     expect(() => decodeStoredBlock(Uint8Array.of(0x80), enc.extra, common)).toThrow(StorageCorruptError)
+    // well-formed RLP of the wrong shape: a transaction's entry a byte string instead of a list of four
+    const b = built[2]!
+    const entries = b.transactions.map(() => Uint8Array.of(5))
+    const wrongShape = RLP.encode([b.hash, b.hashForMergedMining, Uint8Array.of(1), entries])
+    expect(() => decodeStoredBlock(enc.rlp, wrongShape, common)).toThrow(StorageCorruptError)
   })
 })
