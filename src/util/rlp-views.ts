@@ -53,7 +53,8 @@ function longItem(b: Uint8Array, pos: number, lengthBytes: number): { data: numb
 export function itemBounds(b: Uint8Array, pos: number, limit = b.length): RlpItemBounds {
   if (pos >= limit) throw new Error('RLP: input too short')
   const { data, end } = rlpItem(b, pos)
-  if (end > limit || data > end) throw new Error('RLP: an item runs past its list or the input')
+  // (written so that NaN fails too: a length prefix cut off by the end of the input reads as NaN)
+  if (!(end <= limit && data <= end)) throw new Error('RLP: an item runs past its list or the input')
   return { start: pos, data, end, list: b[pos]! >= 0xc0 }
 }
 

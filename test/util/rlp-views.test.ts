@@ -49,6 +49,8 @@ describe('decodeViews', () => {
     // the list claims 3 bytes; its one string item claims 5
     expect(() => decodeViews(Uint8Array.of(0xc3, 0x85, 1, 2))).toThrow('runs past')
     expect(() => decodeViews(Uint8Array.of(0x80, 0x80))).toThrow('bytes after')
+    // inside a list, a long string whose two length bytes are cut off by the list's end
+    expect(() => decodeViews(Uint8Array.of(0xc2, 0xb9, 0x01))).toThrow('runs past')
     expect(() => decodeViews(new Uint8Array(0))).toThrow('too short')
   })
 })
