@@ -14,7 +14,7 @@ import { keccak256 } from '../crypto/keccak.js'
 import { receiptFromItems } from '../rsk/receipt-rlp.js'
 import { REMASC_SENDER_JSON, remascTransactionRlp } from '../rsk/remasc.js'
 import { bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
-import { decodeViews } from '../util/rlp-views.js'
+import { decodeViews, itemBounds, listItems, viewsOf, type RlpView } from '../util/rlp-views.js'
 import { remascTxRecord } from './consensus.js'
 import { hasPlaceholderSignature, reportSender } from '../accounts/impersonation.js'
 import { headerHash } from './seal.js'
@@ -205,20 +205,20 @@ class StoredReceipt implements ReceiptRecord {
     private readonly firstLogIndex: number,
     contractAddress: Uint8Array,
   ) {
-    const decoded = decodeStoredReceipt(receiptRlp)
+    const decoded = decodeStoredReceipt(receiptRlp, false)
     this.status = decoded.status ? 1 : 0
     this.cumulativeGasUsed = decoded.cumulativeGasUsed
     this.gasUsed = decoded.gasUsed
     this.logsBloom = decoded.logsBloom
     if (contractAddress.length > 0) this.contractAddress = contractAddress
-    // (logs left to the first read: the receipt was just checked to decode)
+    // (the logs are read, and checked, when first asked for)
   }
 
   /** The receipt's logs with their block-wide indexes (decoded on first use, then kept). */
   get logs(): LogRecord[] {
     if (this.decodedLogs === undefined) {
       let logIndex = this.firstLogIndex
-      this.decodedLogs = decodeStoredReceipt(this.receiptRlp).logs.map((l) => ({
+      this.decodedLogs = decodeStoredReceipt(this.receiptRlp, true).logs.map((l) => ({
         address: l.address,
         topics: l.topics,
         data: l.data,
@@ -230,13 +230,23 @@ class StoredReceipt implements ReceiptRecord {
 }
 
 /**
- * A stored receipt RLP decoded in place (views into it).
+ * A stored receipt RLP decoded in place (views into it). Without `withLogs` its logs list is left unread (the
+ * result's `logs` is empty): the receipt's other fields are what a cached block needs at once, and the Remasc
+ * transaction's five logs would otherwise be decoded, and dropped, for every block cached.
  * @throws StorageCorruptError when it does not decode
  */
-function decodeStoredReceipt(receiptRlp: Uint8Array): ReturnType<typeof receiptFromItems> {
+function decodeStoredReceipt(receiptRlp: Uint8Array, withLogs: boolean): ReturnType<typeof receiptFromItems> {
   try {
-    return receiptFromItems(decodeViews(receiptRlp))
+    const receipt = itemBounds(receiptRlp, 0)
+    if (receipt.end !== receiptRlp.length) throw new Error('RLP: bytes after the item')
+    const items = listItems(receiptRlp, receipt).map((item, i): RlpView =>
+      i === RECEIPT_LOGS_ITEM && item.list && !withLogs ? [] : viewsOf(receiptRlp, item),
+    )
+    return receiptFromItems(items)
   } catch (err) {
     throw new StorageCorruptError(`a stored receipt does not decode: ${(err as Error).message}`, { cause: err })
   }
 }
+
+/** Position of the logs list in a receipt RLP ([postState, cumulativeGas, bloom, logs, gasUsed, status]). */
+const RECEIPT_LOGS_ITEM = 3
