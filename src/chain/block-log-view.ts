@@ -9,6 +9,7 @@ import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { bytesToBigInt } from '../util/bytes.js'
 import { rlpItem, skipItems } from '../util/rlp-views.js'
 import { blockLogsBloom, StorageCorruptError } from './block-codec.js'
+import { indexedLogs } from './stored-block.js'
 import type { LogBlock, LogRecord, LogTx } from '../types/records.js'
 
 /** The 256-byte bloom of a receipt RLP, read in place (item 2 of the receipt list; a view into `receipt`). */
@@ -98,8 +99,7 @@ export function decodeLogView(
     if (receiptRlp.length > 0) {
       logsBloom = receiptBloom(receiptRlp)
       if (receiptMayMatch === undefined || receiptMayMatch(logsBloom)) {
-        let logIndex = firstLogIndex
-        logs = decodeReceipt(receiptRlp).logs.map((l) => ({ ...l, logIndex: logIndex++ }))
+        logs = indexedLogs(decodeReceipt(receiptRlp).logs, firstLogIndex)
       }
     }
     let txHash: Uint8Array | undefined

@@ -88,10 +88,7 @@ export class BlockStore {
   async byNumber(n: bigint): Promise<BlockRecord | undefined> {
     if (n < this.base || n >= BigInt(this.count)) return undefined
     if (n === this.base) return this.genesisBlock
-    const head = this.headBlock!
-    if (n === head.header.number) return head
-    const key = Number(n)
-    const cached = this.cache.get(key)
+    const cached = this.decoded(n)
     if (cached !== undefined) return cached
     const enc = await this.archive.encoded(n - this.base)
     // a rewind may have happened while reading
@@ -114,10 +111,8 @@ export class BlockStore {
   /** A mined transaction by 32-byte hash, or undefined. */
   async transaction(hash: Uint8Array): Promise<TxLocation | undefined> {
     if (this.cachedTxs !== undefined) {
-      const head = this.headBlock!
       for (const p of this.cachedTxs.candidates(hash)) {
-        // the head as built (its transactions' objects exist already), not its compact copy in the cache
-        const block = p.number === Number(head.header.number) ? head : this.cache.get(p.number)
+        const block = this.decoded(BigInt(p.number))
         const tx = block?.transactions[p.index]
         if (block !== undefined && tx !== undefined && bytesEqual(tx.hash, hash)) return { block, tx }
       }
@@ -242,21 +237,18 @@ export class BlockStore {
       if (last >= base && mayMatch(this.genesisBlock!.header.logsBloom)) yield this.genesisBlock!
       from = base + 1n
     }
-    const head = this.headBlock!
-    const decoded = (n: bigint): BlockRecord | undefined =>
-      n === head.header.number ? head : this.cache.peek(Number(n))
     for (let n = from; n <= last;) {
-      const known = decoded(n)
+      const known = this.decoded(n, true)
       if (known !== undefined) {
         if (mayMatch(known.header.logsBloom)) yield known
         n++
         continue
       }
       let end = n
-      while (end < last && decoded(end + 1n) === undefined) end++
+      while (end < last && this.decoded(end + 1n, true) === undefined) end++
       for await (const { number, rlp, extra } of this.archive.encodedRange(n - base, end - base)) {
         if (!mayMatch(blockLogsBloom(rlp))) continue
-        yield decoded(number + base) ?? decodeLogView(number + base, rlp, extra, receiptMayMatch)
+        yield this.decoded(number + base, true) ?? decodeLogView(number + base, rlp, extra, receiptMayMatch)
       }
       n = end + 1n
     }
@@ -279,6 +271,17 @@ export class BlockStore {
     const block = decodeStoredBlock(enc.rlp, enc.extra, this.common, false, this.headerRules)
     this.cacheBlock(n, block)
     return block
+  }
+
+  /**
+   * Block `n` (above the genesis) if it is decoded: the head as built — its transaction objects exist already —
+   * rather than the compact copy the cache holds of it ({@link add}), else the cache's record, or undefined.
+   * @param peek leave the cache's recency order as it is (log scans)
+   */
+  private decoded(n: bigint, peek = false): BlockRecord | undefined {
+    const head = this.headBlock!
+    if (n === head.header.number) return head
+    return peek ? this.cache.peek(Number(n)) : this.cache.get(Number(n))
   }
 
   /** Puts block `n` into the decoded cache and indexes its transactions unless their receipts were dropped. */

@@ -11,10 +11,10 @@ import { createLegacyTxFromRLP, type LegacyTx } from '@ethereumjs/tx'
 import type { RskHeader } from '../rsk/header.js'
 import { decodeBlock, type HeaderDecodeRules } from '../rsk/header-decode.js'
 import { keccak256 } from '../crypto/keccak.js'
-import { receiptFromItems } from '../rsk/receipt-rlp.js'
+import { RECEIPT_LOGS_ITEM, receiptFromItems } from '../rsk/receipt-rlp.js'
 import { REMASC_SENDER_JSON, remascTransactionRlp } from '../rsk/remasc.js'
 import { bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
-import { decodeViews, itemBounds, listItems, viewsOf, type RlpView } from '../util/rlp-views.js'
+import { decodeViews, listItems, viewsOf, wholeItem, type RlpView } from '../util/rlp-views.js'
 import { remascTxRecord } from './consensus.js'
 import { hasPlaceholderSignature, reportSender } from '../accounts/impersonation.js'
 import { headerHash } from './seal.js'
@@ -29,6 +29,8 @@ function prunedReceipt(): ReceiptRecord {
 /**
  * Header fields of a decoded header (src/rsk/header-decode.ts): difficulty and gas limit as bigint, absent
  * minimumGasPrice as 0 wei, absent merged-mining fields and edges as empty.
+ * @param h the decoded header (its byte fields are kept, not copied)
+ * @returns the fields of a {@link BlockRecord}'s header, without `format`
  */
 export function headerFields(h: RskHeader): HeaderFields {
   const empty = new Uint8Array(0)
@@ -105,10 +107,15 @@ class StoredTx implements TxRecord {
  * Rebuilds a mined block's record from its encodings. The record owns one copy of both encodings (the archives
  * may reuse their buffers) and its byte fields are views into it (src/util/rlp-views.ts): a decoded block with a
  * transfer is ~6 KB of heap instead of ~16 KB with a copy per field (docs/architecture.md#storage).
+ * @param storedRlp the block RLP (reference Block.getEncoded); @param storedExtra its extra RLP
+ *   (./block-codec.ts `blockExtra`); both only read (copied)
+ * @param common the chain's Common, for the transaction objects built on first use
  * @param verify check that the header hashes to the stored hash (data from outside this process: a database
  *   being opened, a state file); blocks this node archived itself are read without it
  * @param headerRules the optional header fields by block number (a fork's, of the remote network,
  *   docs/reference-rules.md#rule-network-activations); default node-cli's own (regtest's)
+ * @returns the block's record: header, hash, hashForMergedMining, size (bytes of the block RLP), total difficulty,
+ *   transactions with their receipts
  * @throws StorageCorruptError when they do not decode, or (`verify`) the header does not hash to the stored hash
  */
 export function decodeStoredBlock(
@@ -216,15 +223,7 @@ class StoredReceipt implements ReceiptRecord {
 
   /** The receipt's logs with their block-wide indexes (decoded on first use, then kept). */
   get logs(): LogRecord[] {
-    if (this.decodedLogs === undefined) {
-      let logIndex = this.firstLogIndex
-      this.decodedLogs = decodeStoredReceipt(this.receiptRlp, true).logs.map((l) => ({
-        address: l.address,
-        topics: l.topics,
-        data: l.data,
-        logIndex: logIndex++,
-      }))
-    }
+    this.decodedLogs ??= indexedLogs(decodeStoredReceipt(this.receiptRlp, true).logs, this.firstLogIndex)
     return this.decodedLogs
   }
 }
@@ -237,9 +236,7 @@ class StoredReceipt implements ReceiptRecord {
  */
 function decodeStoredReceipt(receiptRlp: Uint8Array, withLogs: boolean): ReturnType<typeof receiptFromItems> {
   try {
-    const receipt = itemBounds(receiptRlp, 0)
-    if (receipt.end !== receiptRlp.length) throw new Error('RLP: bytes after the item')
-    const items = listItems(receiptRlp, receipt).map((item, i): RlpView =>
+    const items = listItems(receiptRlp, wholeItem(receiptRlp)).map((item, i): RlpView =>
       i === RECEIPT_LOGS_ITEM && item.list && !withLogs ? [] : viewsOf(receiptRlp, item),
     )
     return receiptFromItems(items)
@@ -248,5 +245,13 @@ function decodeStoredReceipt(receiptRlp: Uint8Array, withLogs: boolean): ReturnT
   }
 }
 
-/** Position of the logs list in a receipt RLP ([postState, cumulativeGas, bloom, logs, gasUsed, status]). */
-const RECEIPT_LOGS_ITEM = 3
+/**
+ * A receipt's decoded logs as log records, numbered across the block from `firstLogIndex` (the block-wide index
+ * of the receipt's first log, as the extra RLP stores it; reference LogFilterElement's logIndex).
+ */
+export function indexedLogs(
+  logs: readonly { address: Uint8Array; topics: Uint8Array[]; data: Uint8Array }[],
+  firstLogIndex: number,
+): LogRecord[] {
+  return logs.map((l, i) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: firstLogIndex + i }))
+}

@@ -10,7 +10,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToBigInt } from '../util/bytes.js'
 import { decodeEdges, type HeaderVersion, type RskHeader } from './header.js'
-import { itemBounds, listItems, viewsOf, type RlpItemBounds } from '../util/rlp-views.js'
+import { listItems, viewsOf, wholeItem, type RlpItemBounds } from '../util/rlp-views.js'
 
 // ---------------------------------------------------------------------------------------------
 // Decoding (BlockFactory.decodeHeader / decodeBlock, uncompressed form)
@@ -139,8 +139,8 @@ export function decodeBlock(
   encoded: Uint8Array,
   rulesFor: (number: bigint) => HeaderDecodeRules = regtestHeaderRules,
 ): { header: RskHeader; txsRlp: Uint8Array[]; uncles: RskHeader[] } {
-  const blk = itemBounds(encoded, 0)
-  if (blk.end !== encoded.length || !blk.list) throw new Error('block decode: not one list')
+  const blk = wholeItem(encoded)
+  if (!blk.list) throw new Error('block decode: not one list')
   const parts = listItems(encoded, blk)
   if (parts.length !== 3) throw new Error('A block must have 3 exactly items')
   const [h, txs, uncles] = parts as [RlpItemBounds, RlpItemBounds, RlpItemBounds]

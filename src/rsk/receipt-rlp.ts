@@ -144,6 +144,12 @@ export function decodeReceipt(data: Uint8Array): Required<RskReceipt> {
 }
 
 /**
+ * Position of the logs list among a receipt RLP's items: [postTxState, cumulativeGas, bloom, logs, gasUsed,
+ * status] (TransactionReceipt.getEncoded).
+ */
+export const RECEIPT_LOGS_ITEM = 3
+
+/**
  * A receipt from its decoded RLP items (see {@link decodeReceipt}); its byte fields are the items themselves (views
  * when the items are, src/util/rlp-views.ts).
  * @throws Error when the items do not have the receipt shape
@@ -155,7 +161,7 @@ export function receiptFromItems(decoded: unknown): Required<RskReceipt> {
     if (!(x instanceof Uint8Array)) throw new Error('bad receipt RLP item')
     return x
   }
-  const logsRaw = items[3] as unknown as Array<[Uint8Array, Uint8Array[], Uint8Array]>
+  const logsRaw = items[RECEIPT_LOGS_ITEM] as unknown as Array<[Uint8Array, Uint8Array[], Uint8Array]>
   if (!Array.isArray(logsRaw)) throw new Error('bad receipt RLP logs')
   const status = items.length > 5 ? bytes(items[5]) : new Uint8Array(0)
   return {

@@ -83,11 +83,19 @@ export function viewsOf(b: Uint8Array, item: RlpItemBounds): RlpView {
 }
 
 /**
+ * The bounds of `b` read as exactly one RLP item (a block RLP, a receipt RLP, an extra RLP).
+ * @throws Error when `b` is empty, the item runs past `b`, or bytes follow it
+ */
+export function wholeItem(b: Uint8Array): RlpItemBounds {
+  const item = itemBounds(b, 0)
+  if (item.end !== b.length) throw new Error('RLP: bytes after the item')
+  return item
+}
+
+/**
  * `b` decoded as one RLP item, its byte strings views into `b`.
  * @throws Error when `b` is not exactly one well-bounded item
  */
 export function decodeViews(b: Uint8Array): RlpView {
-  const item = itemBounds(b, 0)
-  if (item.end !== b.length) throw new Error('RLP: bytes after the item')
-  return viewsOf(b, item)
+  return viewsOf(b, wholeItem(b))
 }
