@@ -7,31 +7,24 @@
 import { keccak256 } from '../crypto/keccak.js'
 import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { bytesToBigInt } from '../util/bytes.js'
-import { rlpItem, skipItems } from '../util/rlp-views.js'
+import { listItems, wholeItem } from '../util/rlp-views.js'
 import { blockLogsBloom, StorageCorruptError } from './block-codec.js'
 import { indexedLogs } from './stored-block.js'
 import type { LogBlock, LogRecord, LogTx } from '../types/records.js'
 
 /** The 256-byte bloom of a receipt RLP, read in place (item 2 of the receipt list; a view into `receipt`). */
 function receiptBloom(receipt: Uint8Array): Uint8Array {
-  const list = rlpItem(receipt, 0)
-  const bloom = rlpItem(receipt, skipItems(receipt, list.data, 2))
-  if (bloom.end - bloom.data !== 256) throw new StorageCorruptError('a stored receipt has no logs bloom')
+  const bloom = listItems(receipt, wholeItem(receipt))[2]
+  if (bloom === undefined || bloom.list || bloom.end - bloom.data !== 256)
+    throw new Error('a receipt has no logs bloom')
   return receipt.subarray(bloom.data, bloom.end)
 }
 
 /** The raw RLP of each transaction of a block RLP (views into `rlp`). */
 function transactionItems(rlp: Uint8Array): Uint8Array[] {
-  const block = rlpItem(rlp, 0)
-  const header = rlpItem(rlp, block.data)
-  const list = rlpItem(rlp, header.end)
-  const out: Uint8Array[] = []
-  for (let pos = list.data; pos < list.end;) {
-    const item = rlpItem(rlp, pos)
-    out.push(rlp.subarray(pos, item.end))
-    pos = item.end
-  }
-  return out
+  const txList = listItems(rlp, wholeItem(rlp))[1]
+  if (txList === undefined) throw new Error('a block has no transaction list')
+  return listItems(rlp, txList).map((tx) => rlp.subarray(tx.start, tx.end))
 }
 
 const ZERO_BLOOM: Uint8Array = new Uint8Array(256)
@@ -50,28 +43,23 @@ interface TxExtraView {
  * receipt, first log index], …]]) without copying its other fields: a full RLP decode copied every field, the
  * Remasc transaction's receipt with its five logs included, and cost most of a scan over blocks outside the cache.
  * @returns the hash (a copy) and, per transaction, views into `extra`
- * @throws StorageCorruptError when the hash is not 32 bytes or the transaction list does not end the record
+ * @throws Error when the record does not have that shape (every item read is checked to lie inside its list)
  */
 function readExtra(extra: Uint8Array): { hash: Uint8Array; txs: TxExtraView[] } {
-  const list = rlpItem(extra, 0)
-  const hash = rlpItem(extra, list.data)
-  // hashForMergedMining and totalDifficulty are not needed
-  const txList = rlpItem(extra, skipItems(extra, hash.end, 2))
-  const txs: TxExtraView[] = []
-  for (let at = txList.data; at < txList.end;) {
-    const entry = rlpItem(extra, at)
-    // after the sender and the created contract
-    const receipt = rlpItem(extra, skipItems(extra, entry.data, 2))
-    const logIndex = rlpItem(extra, receipt.end)
-    txs.push({
+  const fields = listItems(extra, wholeItem(extra))
+  const [hash, , , txList] = fields
+  if (fields.length !== 4 || hash!.list || hash!.end - hash!.data !== 32)
+    throw new Error('an extra record is malformed')
+  const txs = listItems(extra, txList!).map((entry): TxExtraView => {
+    const [, , receipt, logIndex] = listItems(extra, entry)
+    if (receipt === undefined || receipt.list || logIndex === undefined || logIndex.list)
+      throw new Error("a transaction's extra entry is malformed")
+    return {
       receipt: extra.subarray(receipt.data, receipt.end),
       firstLogIndex: Number(bytesToBigInt(extra.subarray(logIndex.data, logIndex.end))),
-    })
-    at = entry.end
-  }
-  if (hash.end - hash.data !== 32 || txList.end !== list.end)
-    throw new StorageCorruptError('a stored block extra is malformed')
-  return { hash: extra.slice(hash.data, hash.end), txs }
+    }
+  })
+  return { hash: extra.slice(hash!.data, hash!.end), txs }
 }
 
 /**
@@ -88,8 +76,15 @@ export function decodeLogView(
   extra: Uint8Array,
   receiptMayMatch?: (bloom: Uint8Array) => boolean,
 ): LogBlock {
-  const { hash, txs: txExtras } = readExtra(extra)
-  const items = transactionItems(rlp)
+  let hash: Uint8Array, txExtras: TxExtraView[], items: Uint8Array[]
+  try {
+    ;({ hash, txs: txExtras } = readExtra(extra))
+    items = transactionItems(rlp)
+  } catch (err) {
+    throw new StorageCorruptError(`block ${number}: the stored block does not read: ${(err as Error).message}`, {
+      cause: err,
+    })
+  }
   if (items.length !== txExtras.length)
     throw new StorageCorruptError(`block ${number}: receipts do not match the transactions`)
   const transactions = txExtras.map(({ receipt: receiptRlp, firstLogIndex }, index): LogTx => {
@@ -97,9 +92,15 @@ export function decodeLogView(
     let logsBloom = ZERO_BLOOM
     // an empty receipt: dropped by --transaction-block-keeper
     if (receiptRlp.length > 0) {
-      logsBloom = receiptBloom(receiptRlp)
-      if (receiptMayMatch === undefined || receiptMayMatch(logsBloom)) {
-        logs = indexedLogs(decodeReceipt(receiptRlp).logs, firstLogIndex)
+      try {
+        logsBloom = receiptBloom(receiptRlp)
+        if (receiptMayMatch === undefined || receiptMayMatch(logsBloom)) {
+          logs = indexedLogs(decodeReceipt(receiptRlp).logs, firstLogIndex)
+        }
+      } catch (err) {
+        throw new StorageCorruptError(`block ${number}: a stored receipt does not read: ${(err as Error).message}`, {
+          cause: err,
+        })
       }
     }
     let txHash: Uint8Array | undefined

@@ -143,6 +143,18 @@ export function decodeReceipt(data: Uint8Array): Required<RskReceipt> {
   return receiptFromItems(RLP.decode(data) as unknown)
 }
 
+/** Whether a decoded log item has LogInfo's shape: [address, [topics…], data], all byte strings. */
+function isLogItem(x: unknown): boolean {
+  return (
+    Array.isArray(x) &&
+    x.length === 3 &&
+    x[0] instanceof Uint8Array &&
+    x[2] instanceof Uint8Array &&
+    Array.isArray(x[1]) &&
+    (x[1] as unknown[]).every((t) => t instanceof Uint8Array)
+  )
+}
+
 /**
  * Position of the logs list among a receipt RLP's items: [postTxState, cumulativeGas, bloom, logs, gasUsed,
  * status] (TransactionReceipt.getEncoded).
@@ -162,7 +174,7 @@ export function receiptFromItems(decoded: unknown): Required<RskReceipt> {
     return x
   }
   const logsRaw = items[RECEIPT_LOGS_ITEM] as unknown as Array<[Uint8Array, Uint8Array[], Uint8Array]>
-  if (!Array.isArray(logsRaw)) throw new Error('bad receipt RLP logs')
+  if (!Array.isArray(logsRaw) || !logsRaw.every(isLogItem)) throw new Error('bad receipt RLP logs')
   const status = items.length > 5 ? bytes(items[5]) : new Uint8Array(0)
   return {
     status: status.length === 1 && status[0] === 1,

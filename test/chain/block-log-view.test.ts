@@ -3,7 +3,7 @@
  * decoded cache, straight from its block RLP and extra RLP (src/chain/block-codec.ts `blockExtra`). The node-level
  * answers before and after eviction are compared in test/chain/block-store.test.ts; this file pins the view's own
  * reading of the extra RLP: hash, first log indexes, receipts dropped by --transaction-block-keeper, the receipt
- * filter, and a malformed extra.
+ * filter, and malformed or corrupted encodings.
  */
 import { RLP } from '@ethereumjs/rlp'
 import { describe, expect, it } from 'vitest'
@@ -12,6 +12,8 @@ import { StorageCorruptError } from '../../src/chain/block-codec.js'
 import { decodeLogView } from '../../src/chain/block-log-view.js'
 import { encodeReceipt } from '../../src/rsk/receipt-rlp.js'
 import { bigIntToBytes } from '../../src/util/bytes.js'
+import type { LogBlock } from '../../src/types/records.js'
+import { seededRandom } from '../helpers/seeded.js'
 
 const bytes = (n: number, fill: number): Uint8Array => new Uint8Array(n).fill(fill)
 const HASH = bytes(32, 0xab)
@@ -96,5 +98,51 @@ describe('log view of a stored block', () => {
     // a hash that is not 32 bytes
     const shortHash = RLP.encode([bytes(31, 1), bytes(32, 0xcd), Uint8Array.of(5), []])
     expect(() => decodeLogView(1n, rlp, shortHash)).toThrow(StorageCorruptError)
+    // a transaction's entry whose receipt runs past the entry: read as whatever followed it before
+    const extra = extraRlp([receiptA, receiptB], [0, 2])
+    // [list 3 B][hash 33][hfmm 33][td 1][tx list 3][entry 3][sender 21][contract 1][receipt: 0xb9, 2 length bytes]
+    const receiptAt = 98
+    expect(extra[receiptAt]).toBe(0xb9)
+    const pastEntry = extra.slice()
+    pastEntry[receiptAt + 2] = pastEntry[receiptAt + 2]! + 8
+    expect(() => decodeLogView(1n, rlp, pastEntry)).toThrow(StorageCorruptError)
+    // a log that is a byte string instead of [address, topics, data]
+    const byteLog = RLP.encode([Uint8Array.of(1), Uint8Array.of(1), bytes(256, 0), [bytes(20, 1)], Uint8Array.of(1)])
+    expect(() => decodeLogView(1n, rlp, extraRlp([byteLog, receiptB], [0, 1]))).toThrow(StorageCorruptError)
+  })
+
+  it('any corruption of either encoding raises StorageCorruptError or reads as a block of the log shape', () => {
+    const rlp0 = blockRlp(bytes(256, 0xff))
+    const extra0 = extraRlp([receiptA, receiptB], [0, 2])
+    const next = seededRandom(0x5eed1)
+    const bytesOf = (x: unknown, n?: number): boolean => x instanceof Uint8Array && (n === undefined || x.length === n)
+    const wellShaped = (v: LogBlock): boolean =>
+      bytesOf(v.hash, 32) &&
+      bytesOf(v.header.logsBloom, 256) &&
+      v.transactions.every(
+        (t) =>
+          bytesOf(t.hash, 32) &&
+          bytesOf(t.receipt.logsBloom, 256) &&
+          t.receipt.logs.every(
+            (l) => bytesOf(l.address) && bytesOf(l.data) && l.topics.every((x) => bytesOf(x)) && l.logIndex >= 0,
+          ),
+      )
+    let corrupt = 0
+    let misshapen = 0
+    for (let i = 0; i < 3000; i++) {
+      const rlp = rlp0.slice()
+      const extra = extra0.slice()
+      const target = i % 2 === 0 ? rlp : extra
+      for (let k = 1 + next(3); k > 0; k--) target[next(target.length)] = next(256)
+      try {
+        if (!wellShaped(decodeLogView(1n, rlp, extra))) misshapen++
+      } catch (err) {
+        expect(err).toBeInstanceOf(StorageCorruptError)
+        corrupt++
+      }
+    }
+    expect(misshapen).toBe(0)
+    // most single-byte changes fall in hashes, blooms or data, which read as they are
+    expect(corrupt).toBeGreaterThan(200)
   })
 })

@@ -5,17 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { HashPrefixIndex } from '../../src/chain/hash-prefix-index.js'
-
-/** Deterministic pseudo-random integers (xorshift32). */
-function rng(seed: number): (n: number) => number {
-  let x = seed
-  return (n) => {
-    x ^= x << 13
-    x ^= x >>> 17
-    x ^= x << 5
-    return (x >>> 0) % n
-  }
-}
+import { seededRandom } from '../helpers/seeded.js'
 
 function modelGet(model: Map<number, number[]>, key: number): number[] {
   return [...(model.get(key) ?? [])].sort((a, b) => a - b)
@@ -25,7 +15,7 @@ describe('HashPrefixIndex', () => {
   it('answers like a multimap through 20 000 adds and deletes, growth and colliding keys', () => {
     const index = new HashPrefixIndex()
     const model = new Map<number, number[]>()
-    const r = rng(12345)
+    const r = seededRandom(12345)
     // keys of three families: ones that probe the first slot first and ones that probe one of the last three
     // (for every table size up to 2^20 slots: their runs collide and wrap around the table's end), and random ones
     const keyOf = () => {

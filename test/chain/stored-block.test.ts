@@ -15,6 +15,7 @@ import { formatBlock, formatReceipt } from '../../src/rpc/format.js'
 import { buildChain, probe } from '../helpers/chain-fixture.js'
 import { sendTx } from '../rpc/shapes.js'
 import { internals, rpc, startNode } from '../helpers/node.js'
+import { seededRandom } from '../helpers/seeded.js'
 
 let node: Node
 let probeAddress: string
@@ -120,13 +121,7 @@ describe('a block decoded from its encodings answers as the block it was built a
     const { common } = internals(node).chain
     // a block with several transactions and logs; a seeded generator, so a failure replays
     const enc = encodeBlock(built.find((x) => x.transactions.length > 2)!)
-    let seed = 0x2545f491
-    const next = (n: number): number => {
-      seed ^= seed << 13
-      seed ^= seed >>> 17
-      seed ^= seed << 5
-      return (seed >>> 0) % n
-    }
+    const next = seededRandom(0x2545f491)
     let corrupt = 0
     for (let i = 0; i < 3000; i++) {
       const rlp = enc.rlp.slice()

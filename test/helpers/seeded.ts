@@ -1,0 +1,15 @@
+/**
+ * Deterministic pseudo-random integers for tests that try many generated inputs (xorshift32): a failure replays
+ * with the same seed.
+ * @param seed any non-zero 32-bit integer
+ * @returns a function giving an integer in [0, n) for each call
+ */
+export function seededRandom(seed: number): (n: number) => number {
+  let x = seed
+  return (n) => {
+    x ^= x << 13
+    x ^= x >>> 17
+    x ^= x << 5
+    return (x >>> 0) % n
+  }
+}
