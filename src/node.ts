@@ -139,6 +139,7 @@ async function startNode(
     extraData: minerExtraData(`node-cli-${VERSION}`),
     minGasPrice: config.minGasPrice ?? f?.chain.block.header.minimumGasPrice ?? DEFAULT_CONFIG.minGasPrice,
     clock: config.clock,
+    poolOutdated: compat.keepsOutdatedTransactions ? false : undefined,
     stateHistory: config.stateHistory,
     pruneHistory: config.pruneHistory,
     transactionBlockKeeper: config.transactionBlockKeeper,

@@ -6,6 +6,7 @@ import type { Common } from '@ethereumjs/common'
 import type { Activations } from '../rsk/activations.js'
 import type { ProcessingBlock } from '../rsk/remasc.js'
 import type { ForkStateSource } from '../state/fork-source.js'
+import type { OutdatedRule } from '../txpool/pool.js'
 import type { BlockRecord } from '../types/records.js'
 import type { GenesisFields } from './block-builder.js'
 import type { ChainStorage } from './storage.js'
@@ -61,6 +62,11 @@ export interface ChainOptions {
   minGasPrice: bigint
   /** Wall clock in milliseconds (injectable for tests). Default Date.now. */
   clock?: () => number
+  /**
+   * How long a transaction may wait in the pool before it is dropped (docs/reference-rules.md#rule-pool-outdated);
+   * default the reference's 10 blocks or 650 s; false: for ever (the tool profiles, src/rpc/compat.ts).
+   */
+  poolOutdated?: OutdatedRule | false
   /** eth_call gas cap (reference rpc.callGasCap). */
   callGasCap?: bigint
   /** eth_estimateGas cap (reference rpc.gasEstimationCap). */

@@ -187,9 +187,13 @@ export abstract class ChainReads extends EventEmitter {
     return contextOf(block)
   }
 
-  /** A transaction still in the pool, or undefined. */
+  /**
+   * A transaction still in the pool, or undefined — also for one that has waited longer than the pool allows and
+   * is about to be dropped (docs/reference-rules.md#rule-pool-outdated).
+   */
   pooled(hash: Uint8Array): PoolTx | undefined {
-    return this.pool.get(hash)
+    const p = this.pool.get(hash)
+    return p === undefined || this.submission.isOutdated(p) ? undefined : p
   }
 
   /**
@@ -204,6 +208,8 @@ export abstract class ChainReads extends EventEmitter {
 
   /** The pending block, inside the queue. */
   private computePending(): Promise<BlockRecord> {
+    // (outdated transactions leave first, so that the cache key sees the pool without them)
+    this.submission.dropOutdated()
     return this.builder.pending(
       () => `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`,
       () => this.nextContext(),

@@ -16,6 +16,7 @@ import { DevState } from './dev-state.js'
 import { LiveState } from './live-state.js'
 import { StateQueries } from './state-queries.js'
 import { TxSubmission, type MinedBlock } from './tx-submission.js'
+import { REFERENCE_OUTDATED_RULE } from '../txpool/pool.js'
 import type { SerialQueue } from '../util/serial-queue.js'
 
 /**
@@ -120,6 +121,9 @@ export function assembleParts(executor: Executor, opts: ChainOptions, host: Chai
     mineWith: (ctx, txs, onExecuted) => host.mineWith(ctx, txs, onExecuted),
     persistent,
     emit: (event, ...args) => host.emit(event, ...args),
+    headNumber: () => host.head().header.number,
+    clock: opts.clock ?? Date.now,
+    outdated: opts.poolOutdated === undefined ? REFERENCE_OUTDATED_RULE : opts.poolOutdated || undefined,
   })
   const live = new LiveState(executor, blocks, opts.common, opts.storage)
   const queries = new StateQueries({

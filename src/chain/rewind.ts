@@ -65,7 +65,7 @@ export class Rewinds {
     await this.rewind(snap.blockNumber, snap.stateRoot)
     const pool = this.p.pool()
     pool.clear()
-    for (const p of snap.pool) pool.add(p.tx, p.hash, p.from)
+    for (const p of snap.pool) pool.add(p.tx, p.hash, p.from, p.added)
     this.p.dev.restoreClock(snap)
     return true
   }

@@ -8,7 +8,7 @@
  */
 import type { LegacyTx } from '@ethereumjs/tx'
 import type { AppliedTx, BlockContext, Executor } from '../execution/executor.js'
-import { TxPool, type PoolTx } from '../txpool/pool.js'
+import { isOutdated, TxPool, type OutdatedRule, type PoolTx } from '../txpool/pool.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 import type { SerialQueue } from '../util/serial-queue.js'
@@ -16,6 +16,9 @@ import { isLeftOut, type BlockTx, type OnExecuted } from './block-builder.js'
 import { DomainError, ForkRemoteError } from '../errors/domain-errors.js'
 import { executionError } from './revert.js'
 import type { BlockRecord } from '../types/records.js'
+
+/** The reason `droppedTransaction` gives for a transaction that waited too long in the pool. */
+export const OUTDATED_REASON = 'outdated: it waited in the pool longer than the pool allows'
 
 /** A transaction for {@link TxSubmission.submit}, or a function building it with its sender's pending nonce. */
 export type TxToSubmit = LegacyTx | ((pendingNonce: bigint) => LegacyTx)
@@ -42,6 +45,12 @@ export interface TxSubmissionOptions {
    * `internalError` (err) for a failure while sealing an already-answered block.
    */
   emit: (event: 'pendingTransaction' | 'droppedTransaction' | 'internalError', ...args: unknown[]) => void
+  /** The head's block number (when a transaction enters the pool, and what it is outdated against). */
+  headNumber: () => bigint
+  /** Wall clock in milliseconds since the epoch (the chain's injectable clock). */
+  clock: () => number
+  /** How long a transaction may wait in the pool; undefined: for ever (a tool profile, src/rpc/compat.ts). */
+  outdated: OutdatedRule | undefined
 }
 
 /** The pool, its ordering, and the submit / automine path. */
@@ -135,7 +144,8 @@ export class TxSubmission {
       allowFutureNonce: true,
       allowMissingSender: opts.allowMissingSender,
     })
-    this.pool.add(tx, hash, from)
+    this.dropOutdated()
+    this.pool.add(tx, hash, from, { block: this.o.headNumber(), ms: this.o.clock() })
     this.o.emit('pendingTransaction', hash, from)
     if (!this.automineOn) return { hash }
     let failure: DomainError | undefined
@@ -197,6 +207,7 @@ export class TxSubmission {
         txs.forEach((p, i) => {
           if (!result.applied[i]?.skipped) this.pool.remove(p.hash)
         })
+        this.dropOutdated()
         return result
       } catch (err) {
         if (!isLeftOut(err)) throw err
@@ -215,6 +226,26 @@ export class TxSubmission {
   drop(p: PoolTx, reason: string): void {
     this.pool.remove(p.hash)
     this.o.emit('droppedTransaction', p.hash, reason)
+  }
+
+  /**
+   * Drops the pool transactions that have waited longer than the outdated rule allows and emits
+   * `droppedTransaction` for each (docs/reference-rules.md#rule-pool-outdated: the reference does this whenever it
+   * adds to or reads its pool, and after every block). Inside the queue.
+   */
+  dropOutdated(): void {
+    const rule = this.o.outdated
+    if (rule === undefined || this.pool.size === 0) return
+    for (const p of this.pool.outdated(this.o.headNumber(), this.o.clock(), rule)) this.drop(p, OUTDATED_REASON)
+  }
+
+  /**
+   * Whether a pool transaction is one {@link dropOutdated} would drop now: reads outside the queue treat it as gone
+   * before it is removed.
+   */
+  isOutdated(p: PoolTx): boolean {
+    const rule = this.o.outdated
+    return rule !== undefined && isOutdated(p, this.o.headNumber(), this.o.clock(), rule)
   }
 
   /** Pool transactions for the next block: mining order while they fit the block gas limit. Inside the queue. */
@@ -237,6 +268,7 @@ export class TxSubmission {
 
   /** Pending (executable) and queued (after a nonce gap) pool transactions, by sender then nonce. Inside the queue. */
   async content(): Promise<{ pending: PoolTx[]; queued: PoolTx[] }> {
+    this.dropOutdated()
     const nonces = await this.poolNonces()
     return this.pool.split((a) => nonces.get(toKey(a)) ?? 0n)
   }
@@ -244,6 +276,7 @@ export class TxSubmission {
   /** The next nonce of `address` counting its executable pool transactions (the `pending` nonce). Inside the queue. */
   async pendingNonce(address: Uint8Array): Promise<bigint> {
     const { executor } = this.o
+    this.dropOutdated()
     let n = (await executor.getAccount(address, executor.stateRoot)).nonce
     while (this.pool.at(address, n)) n++
     return n
@@ -251,6 +284,7 @@ export class TxSubmission {
 
   /** Pool transactions in mining order (highest gas price first, nonces in order per sender). Inside the queue. */
   private async orderedPool(): Promise<PoolTx[]> {
+    this.dropOutdated()
     const nonces = await this.poolNonces()
     return this.pool.ordered((a) => nonces.get(toKey(a)) ?? 0n)
   }

@@ -13,6 +13,9 @@
  *   "execution reverted: …", data the revert bytes) instead of the reference's -32015;
  * - `eth_sendTransaction` without `gas` sends with the estimate instead of the reference's 90 000;
  * - `evm_setIntervalMining` takes that tool's unit (Hardhat milliseconds, Anvil seconds);
+ * - transactions stay in the pool until they are mined or dropped by a method, instead of leaving it after the
+ *   reference's 10 blocks or 650 s (docs/reference-rules.md#rule-pool-outdated; a tool's test may send a
+ *   transaction after a nonce gap and fill the gap much later);
  * - `debug_trace*` without a `tracer` answer geth's struct logs (`structLogger`), as both tools do, instead of the
  *   reference's `rskTracer` shape (src/node.ts passes it to the debug methods).
  */
@@ -45,6 +48,8 @@ export interface CompatProfile {
   readonly hideRemascTransaction: boolean
   /** Whether eth_sendTransaction without `gas` uses the estimate (else the reference's 90 000). */
   readonly estimateOmittedGas: boolean
+  /** Whether pool transactions are kept for ever (else dropped after the reference's 10 blocks or 650 s). */
+  readonly keepsOutdatedTransactions: boolean
   /** Milliseconds per unit of evm_setIntervalMining's argument (1: ms, Hardhat and reference; 1000: s, Anvil). */
   readonly intervalMiningUnitMs: number
   /**
@@ -116,6 +121,7 @@ const REFERENCE: CompatProfile = {
   clientVersion: (base) => base,
   hideRemascTransaction: false,
   estimateOmittedGas: false,
+  keepsOutdatedTransactions: false,
   intervalMiningUnitMs: 1,
   revertError: () => undefined,
 }
@@ -125,6 +131,7 @@ const HARDHAT: CompatProfile = {
   clientVersion: (base) => `HardhatNetwork/${HARDHAT_VERSION}/${base}`,
   hideRemascTransaction: true,
   estimateOmittedGas: true,
+  keepsOutdatedTransactions: true,
   intervalMiningUnitMs: 1,
   revertError(err) {
     if (err.evmError !== 'revert') return undefined
@@ -142,6 +149,7 @@ const ANVIL: CompatProfile = {
   clientVersion: (base) => `anvil/v${ANVIL_VERSION}/${base}`,
   hideRemascTransaction: true,
   estimateOmittedGas: true,
+  keepsOutdatedTransactions: true,
   intervalMiningUnitMs: 1000,
   revertError(err) {
     if (err.evmError !== 'revert') return undefined

@@ -3,7 +3,7 @@
  * account's nonce) and queued (after a nonce gap). Same-nonce replacement needs the reference price bump
  * (rskj J/co/rsk/core/bc/TransactionPoolImpl.java: a replacement must raise the gas price by at least
  * 40% (transaction.gasPriceBump) and be strictly higher; otherwise it is rejected: "gas price not enough to bump
- * transaction").
+ * transaction"). A transaction that waits too long is dropped, as the reference drops it (see {@link OutdatedRule}).
  */
 import type { LegacyTx } from '@ethereumjs/tx'
 import { TxRejectedError } from '../errors/domain-errors.js'
@@ -21,6 +21,40 @@ export interface PoolTx {
   from: Uint8Array
   /** Insertion order (tie-breaker for ordering). */
   seq: number
+  /** When it entered the pool: the head's block number then, and the wall-clock time (ms since the epoch). */
+  added: PoolEntryTime
+}
+
+/** When a transaction entered the pool (see {@link isOutdated}). */
+export interface PoolEntryTime {
+  /** The head's block number. */
+  block: bigint
+  /** Wall-clock time, milliseconds since the epoch. */
+  ms: number
+}
+
+/**
+ * How long a transaction may wait in the pool (docs/reference-rules.md#rule-pool-outdated; reference
+ * co/rsk/core/bc/TransactionPoolImpl.java removeObsoleteTransactions, reference.conf `transaction.outdated.*`).
+ */
+export interface OutdatedRule {
+  /** Blocks: a transaction added when the head was N is dropped once the head passes N + blocks. */
+  blocks: number
+  /** Seconds of wall-clock time (whole seconds, as the reference counts them); 0: no time limit. */
+  seconds: number
+}
+
+/** The reference's defaults: 10 blocks or 650 s. */
+export const REFERENCE_OUTDATED_RULE: OutdatedRule = { blocks: 10, seconds: 650 }
+
+/**
+ * Whether a pool transaction has waited too long under `rule`: it entered when the head was below `head −
+ * blocks`, or at a whole second at least `seconds` before now's.
+ * @param head the head's block number now; @param nowMs wall-clock time now (ms since the epoch)
+ */
+export function isOutdated(p: PoolTx, head: bigint, nowMs: number, rule: OutdatedRule): boolean {
+  if (p.added.block < head - BigInt(rule.blocks)) return true
+  return rule.seconds > 0 && Math.floor(p.added.ms / 1000) <= Math.floor(nowMs / 1000) - rule.seconds
 }
 
 /** Reads an account's current nonce (at the head state). */
@@ -58,10 +92,11 @@ export class TxPool {
 
   /**
    * Adds a transaction; replaces a same-nonce one when the price bump is met.
+   * @param added when it entered the pool (kept as given: a snapshot's transactions keep their own)
    * @returns the replaced transaction, if any
    * @throws TxRejectedError for a duplicate hash or an insufficient price bump
    */
-  add(tx: LegacyTx, hash: Uint8Array, from: Uint8Array): PoolTx | undefined {
+  add(tx: LegacyTx, hash: Uint8Array, from: Uint8Array, added: PoolEntryTime): PoolTx | undefined {
     const key = toKey(hash)
     if (this.byHash.has(key)) throw new TxRejectedError('pending transaction with same hash already exists')
     const senderKey = toKey(from)
@@ -80,7 +115,7 @@ export class TxPool {
       this.byHash.delete(toKey(existing.hash))
     }
     this.version++
-    const entry: PoolTx = { tx, hash, from, seq: this.seq++ }
+    const entry: PoolTx = { tx, hash, from, seq: this.seq++, added }
     nonces.set(tx.nonce, entry)
     this.byHash.set(key, entry)
     return existing
@@ -111,6 +146,16 @@ export class TxPool {
     }
     for (const d of dropped) this.remove(d.hash)
     return dropped
+  }
+
+  /**
+   * The transactions that have waited too long (see {@link isOutdated}); the caller removes them.
+   * @param head the head's block number; @param nowMs wall-clock time (ms since the epoch)
+   */
+  outdated(head: bigint, nowMs: number, rule: OutdatedRule): PoolTx[] {
+    const out: PoolTx[] = []
+    for (const p of this.byHash.values()) if (isOutdated(p, head, nowMs, rule)) out.push(p)
+    return out
   }
 
   /** Removes everything. @returns what was removed */
