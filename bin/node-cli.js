@@ -13,10 +13,10 @@
 // the cache is rewritten once the node serves. The cache sits next to the bundle, never in a shared directory
 // such as /tmp: V8 trusts a cache it accepts, so it must be as trusted as the code itself.
 'use strict'
-// First of all: on Linux with Node >= 22.15 this may replace the process (see glibc-malloc.js, which checks the
+// First of all: on Linux with Node >= 22.15 this may replace the process (see start-settings.js, which checks the
 // rest). Elsewhere the module is not loaded at all: loading it cost 1.5-2.8 ms of start-up on Node 20 (measured).
 if (process.platform === 'linux' && typeof process.execve === 'function') {
-  require('./glibc-malloc.js').runWithFixedMmapThreshold()
+  require('./start-settings.js').runWithStartSettings()
 }
 const { existsSync, readFileSync, renameSync, rmSync, writeFileSync } = require('node:fs')
 const { createRequire } = require('node:module')
