@@ -48,6 +48,14 @@ const SCRIPT_AND_ARGS = ['/app/bin/node-cli.js', '--port', '0']
 const SEMI = '--max-semi-space-size=4'
 const TUNABLE = 'glibc.malloc.mmap_threshold=131072'
 
+/** Checks that each case's facts give the plan `expected` makes of them (same node binary). */
+function expectPlans(cases: [string, Partial<Facts>][], expected: (f: Facts) => Omit<Plan, 'file'>): void {
+  for (const [what, over] of cases) {
+    const f = facts(over)
+    expect(startReexec(f), what).toEqual({ file: f.execPath, ...expected(f) })
+  }
+}
+
 describe('startReexec', () => {
   it('on glibc Linux with execve: the same node, options, script and arguments, with both settings added', () => {
     expect(DEFAULT_MMAP_THRESHOLD).toBe(131072)
@@ -94,14 +102,7 @@ describe('startReexec', () => {
       ['NODE_CLI_MMAP_THRESHOLD not a number', { env: { NODE_CLI_MMAP_THRESHOLD: '128k' } }],
       ['NODE_CLI_MMAP_THRESHOLD negative', { env: { NODE_CLI_MMAP_THRESHOLD: '-1' } }],
     ]
-    for (const [what, over] of cases) {
-      const f = facts(over)
-      expect(startReexec(f), what).toEqual({
-        file: '/opt/node/bin/node',
-        args: [...NODE_AND_OPTIONS, SEMI, ...SCRIPT_AND_ARGS],
-        env: f.env,
-      })
-    }
+    expectPlans(cases, (f) => ({ args: [...NODE_AND_OPTIONS, SEMI, ...SCRIPT_AND_ARGS], env: f.env }))
   })
 
   it('adds only the mmap threshold where the semi-space size is not to be set', () => {
@@ -111,14 +112,10 @@ describe('startReexec', () => {
       ['NODE_CLI_SEMI_SPACE_MB=0', { env: { NODE_CLI_SEMI_SPACE_MB: '0' } }],
       ['NODE_CLI_SEMI_SPACE_MB not a number', { env: { NODE_CLI_SEMI_SPACE_MB: '4m' } }],
     ]
-    for (const [what, over] of cases) {
-      const f = facts(over)
-      expect(startReexec(f), what).toEqual({
-        file: '/opt/node/bin/node',
-        args: [f.execPath, ...f.execArgv, ...SCRIPT_AND_ARGS],
-        env: { ...f.env, GLIBC_TUNABLES: TUNABLE },
-      })
-    }
+    expectPlans(cases, (f) => ({
+      args: [f.execPath, ...f.execArgv, ...SCRIPT_AND_ARGS],
+      env: { ...f.env, GLIBC_TUNABLES: TUNABLE },
+    }))
   })
 
   it('reads /proc (the glibc check) only when every other rule allows the mmap threshold', () => {
