@@ -58,6 +58,16 @@ function positiveSetting(raw, fallback) {
 }
 
 /**
+ * Whether Node's options of this process or NODE_OPTIONS name an option matching `option`.
+ * @param {ProcessFacts} p
+ * @param {RegExp} option
+ * @returns {boolean}
+ */
+function nodeOptionsName(p, option) {
+  return [...p.execArgv, p.env.NODE_OPTIONS ?? ''].some((a) => option.test(a))
+}
+
+/**
  * The GLIBC_TUNABLES entry to add, or undefined: none when NODE_CLI_MMAP_THRESHOLD is 0 (or not a positive
  * integer), when GLIBC_TUNABLES names a threshold already (the user's own, or this is the replaced process), or off
  * glibc.
@@ -81,7 +91,7 @@ function mmapTunable(p) {
 function semiSpaceOption(p) {
   const mb = positiveSetting(p.env.NODE_CLI_SEMI_SPACE_MB, DEFAULT_SEMI_SPACE_MB)
   if (mb === undefined) return undefined
-  if ([...p.execArgv, p.env.NODE_OPTIONS ?? ''].some((a) => /--max[-_]semi[-_]space[-_]size/.test(a))) return undefined
+  if (nodeOptionsName(p, /--max[-_]semi[-_]space[-_]size/)) return undefined
   return `--max-semi-space-size=${mb}`
 }
 
@@ -98,7 +108,7 @@ function semiSpaceOption(p) {
 function startReexec(p) {
   if (p.platform !== 'linux' || typeof p.execve !== 'function') return undefined
   if (p.env.NODE_CHANNEL_FD !== undefined) return undefined
-  if ([...p.execArgv, p.env.NODE_OPTIONS ?? ''].some((a) => /--inspect/.test(a))) return undefined
+  if (nodeOptionsName(p, /--inspect/)) return undefined
   const option = semiSpaceOption(p)
   const tunable = mmapTunable(p)
   if (option === undefined && tunable === undefined) return undefined

@@ -8,13 +8,29 @@
  * Also: cheap reads straight from the block RLP without decoding it (the header's logs bloom, for log queries).
  */
 import { RLP } from '@ethereumjs/rlp'
-import { bigIntToBytes } from '../util/bytes.js'
-import { rlpItem, skipItems } from '../util/rlp-views.js'
+import { bigIntToBytes, bytesToBigInt } from '../util/bytes.js'
+import { listItems, rlpItem, skipItems, wholeItem, type RlpItemBounds } from '../util/rlp-views.js'
 import { blockEncoding, encodeReceipt } from './seal.js'
 import type { BlockRecord } from '../types/records.js'
 
 /** The stored data is inconsistent (a block does not decode, does not link to its parent, a state is missing). */
 export class StorageCorruptError extends Error {}
+
+/**
+ * Runs a read of stored data, reporting any failure of it as corrupt storage.
+ * @param what the data read, for the message (e.g. `block 12: the stored block`)
+ * @returns what `read` returns
+ * @throws StorageCorruptError `<what> does not decode: <the failure's message>` (the failure as its cause), or the
+ *   StorageCorruptError `read` raised itself
+ */
+export function readStored<T>(what: string, read: () => T): T {
+  try {
+    return read()
+  } catch (err) {
+    if (err instanceof StorageCorruptError) throw err
+    throw new StorageCorruptError(`${what} does not decode: ${(err as Error).message}`, { cause: err })
+  }
+}
 
 /** A block's two encodings (see the module documentation). */
 export interface EncodedBlock {
@@ -56,11 +72,65 @@ export function blockExtra(block: BlockRecord): Uint8Array {
 /**
  * The extra RLP of a block whose receipts are dropped (`--transaction-block-keeper`): senders and created
  * contracts stay (blocks still list their transactions in full), each receipt is empty.
+ * @throws Error when `extra` does not have blockExtra's shape ({@link readExtra})
  */
 export function prunedBlockExtra(extra: Uint8Array): Uint8Array {
-  const [hash, hfmm, td, txs] = RLP.decode(extra) as unknown as [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]]
+  const { hash, hashForMergedMining, totalDifficulty, txs } = readExtra(extra)
   const empty = new Uint8Array(0)
-  return RLP.encode([hash, hfmm, td, txs.map(([from, contract]) => [from!, contract!, empty, empty])])
+  return RLP.encode([
+    hash,
+    hashForMergedMining,
+    totalDifficulty,
+    txs.map((t) => [t.from, t.contractAddress, empty, empty]),
+  ])
+}
+
+/** One transaction's entry of an extra RLP ({@link blockExtra}), read in place: byte fields are views into it. */
+export interface ExtraTxEntry {
+  /** The 20-byte sender. */
+  from: Uint8Array
+  /** The created contract (20 bytes), empty for none. */
+  contractAddress: Uint8Array
+  /** The receipt RLP, empty when `--transaction-block-keeper` dropped it. */
+  receipt: Uint8Array
+  /** The block-wide index of the receipt's first log. */
+  firstLogIndex: number
+}
+
+/** An extra RLP ({@link blockExtra}) read in place: byte fields are views into it. */
+export interface ExtraRecord {
+  /** The block hash (32 bytes in a sound record). */
+  hash: Uint8Array
+  /** The hash merged-mining proofs commit to (32 bytes). */
+  hashForMergedMining: Uint8Array
+  /** Total difficulty, big-endian bytes. */
+  totalDifficulty: Uint8Array
+  txs: ExtraTxEntry[]
+}
+
+/**
+ * An extra RLP read in place (views into `extra`, which is only read): the one reader of {@link blockExtra}'s
+ * layout, for the stored blocks (./stored-block.ts) and their log views (./block-log-view.ts).
+ * @throws Error when it does not have that shape: one list of three byte strings and a list of entries, each a
+ *   list of four byte strings, every item inside its list
+ */
+export function readExtra(extra: Uint8Array): ExtraRecord {
+  const fields = listItems(extra, wholeItem(extra))
+  if (fields.length !== 4 || fields.slice(0, 3).some((f) => f.list) || !fields[3]!.list)
+    throw new Error("the extra record does not have blockExtra's shape")
+  const bytes = (b: RlpItemBounds): Uint8Array => extra.subarray(b.data, b.end)
+  const txs = listItems(extra, fields[3]!).map((entry): ExtraTxEntry => {
+    const items = entry.list ? listItems(extra, entry) : []
+    if (items.length !== 4 || items.some((i) => i.list)) throw new Error("a transaction's extra entry is malformed")
+    const [from, contract, receipt, logIndex] = items.map(bytes) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array]
+    return { from, contractAddress: contract, receipt, firstLogIndex: Number(bytesToBigInt(logIndex)) }
+  })
+  const [hash, hashForMergedMining, totalDifficulty] = fields.slice(0, 3).map(bytes) as [
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+  ]
+  return { hash, hashForMergedMining, totalDifficulty, txs }
 }
 
 /** Both encodings of a record. */

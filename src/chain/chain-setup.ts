@@ -123,7 +123,7 @@ export function assembleParts(executor: Executor, opts: ChainOptions, host: Chai
     emit: (event, ...args) => host.emit(event, ...args),
     headNumber: () => host.head().header.number,
     clock: opts.clock ?? Date.now,
-    outdated: opts.poolOutdated === undefined ? REFERENCE_OUTDATED_RULE : opts.poolOutdated || undefined,
+    outdated: opts.poolOutdated === false ? undefined : (opts.poolOutdated ?? REFERENCE_OUTDATED_RULE),
   })
   const live = new LiveState(executor, blocks, opts.common, opts.storage)
   const queries = new StateQueries({

@@ -14,11 +14,11 @@ import { keccak256 } from '../crypto/keccak.js'
 import { RECEIPT_LOGS_ITEM, receiptFromItems } from '../rsk/receipt-rlp.js'
 import { REMASC_SENDER_JSON, remascTransactionRlp } from '../rsk/remasc.js'
 import { bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
-import { decodeViews, listItems, viewsOf, wholeItem, type RlpView } from '../util/rlp-views.js'
+import { listItems, viewsOf, wholeItem, type RlpView } from '../util/rlp-views.js'
 import { remascTxRecord } from './consensus.js'
 import { hasPlaceholderSignature, reportSender } from '../accounts/impersonation.js'
 import { headerHash } from './seal.js'
-import { encodedBlocks, StorageCorruptError } from './block-codec.js'
+import { encodedBlocks, readExtra, readStored, StorageCorruptError } from './block-codec.js'
 import type { BlockRecord, HeaderFields, LogRecord, ReceiptRecord, TxRecord } from '../types/records.js'
 
 /** The receipt of a transaction whose block's receipts were dropped. */
@@ -130,63 +130,43 @@ export function decodeStoredBlock(
   owned.set(storedExtra, storedRlp.length)
   const rlp = owned.subarray(0, storedRlp.length)
   const extra = owned.subarray(storedRlp.length)
-  let decodedBlock: ReturnType<typeof decodeBlock>
-  let extraFields: [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]]
-  try {
-    decodedBlock = decodeBlock(rlp, headerRules)
-    const decoded = decodeViews(extra)
-    if (!isExtraRecord(decoded)) throw new Error("the extra record does not have blockExtra's shape")
-    extraFields = decoded
-  } catch (err) {
-    throw new StorageCorruptError(`a stored block does not decode: ${(err as Error).message}`, { cause: err })
-  }
+  const [decodedBlock, extraRecord] = readStored(
+    'a stored block',
+    () => [decodeBlock(rlp, headerRules), readExtra(extra)] as const,
+  )
   const { header: rsk, txsRlp } = decodedBlock
   const header = headerFields(rsk)
   // a fork's blocks carry the format of their height, as the block builder gave it them (their raw header and
   // hash depend on it, docs/reference-rules.md#rule-network-activations)
   if (headerRules !== undefined) header.format = headerRules(header.number)
-  const [hash, hfmm, td, txExtras] = extraFields
+  const { hash, hashForMergedMining, totalDifficulty, txs: txExtras } = extraRecord
   if (verify && !bytesEqual(headerHash(header), hash)) {
     throw new StorageCorruptError(`block ${header.number}: the stored header does not hash to 0x${toKey(hash)}`)
   }
   if (txExtras.length !== txsRlp.length)
     throw new StorageCorruptError(`block ${header.number}: receipts do not match the transactions`)
   const transactions: TxRecord[] = txsRlp.map((txRlp, index) => {
-    const [from, contractAddress, receiptRlp, firstLogIndex] = txExtras[index]!
+    const { from, contractAddress, receipt: receiptRlp, firstLogIndex } = txExtras[index]!
     const receipt =
-      receiptRlp!.length === 0
-        ? prunedReceipt()
-        : new StoredReceipt(receiptRlp!, Number(bytesToBigInt(firstLogIndex!)), contractAddress!)
+      receiptRlp.length === 0 ? prunedReceipt() : new StoredReceipt(receiptRlp, firstLogIndex, contractAddress)
     // the Remasc transaction (last in every mined block) is the reference's unsigned one
     if (index === txsRlp.length - 1 && bytesEqual(txRlp, remascTransactionRlp(header.number)))
       return new StoredTx(txRlp, REMASC_SENDER_JSON, index, receipt, common, header.number)
-    return new StoredTx(txRlp, from!, index, receipt, common)
+    return new StoredTx(txRlp, from, index, receipt, common)
   })
   const block: BlockRecord = {
     header,
     hash,
     hashKey: toKey(hash),
-    hashForMergedMining: hfmm,
+    hashForMergedMining,
     size: rlp.length,
-    totalDifficulty: bytesToBigInt(td),
+    totalDifficulty: bytesToBigInt(totalDifficulty),
     cumulativeDifficulty: header.difficulty,
     transactions,
     uncles: [],
   }
   encodedBlocks.set(block, rlp)
   return block
-}
-
-/** Whether a decoded extra RLP has `blockExtra`'s shape (./block-codec.ts): three byte strings, then lists of four. */
-function isExtraRecord(x: unknown): x is [Uint8Array, Uint8Array, Uint8Array, Uint8Array[][]] {
-  const bytes = (v: unknown): boolean => v instanceof Uint8Array
-  return (
-    Array.isArray(x) &&
-    x.length === 4 &&
-    x.slice(0, 3).every(bytes) &&
-    Array.isArray(x[3]) &&
-    (x[3] as unknown[]).every((t) => Array.isArray(t) && t.length === 4 && t.every(bytes))
-  )
 }
 
 /**
@@ -235,14 +215,12 @@ class StoredReceipt implements ReceiptRecord {
  * @throws StorageCorruptError when it does not decode
  */
 function decodeStoredReceipt(receiptRlp: Uint8Array, withLogs: boolean): ReturnType<typeof receiptFromItems> {
-  try {
+  return readStored('a stored receipt', () => {
     const items = listItems(receiptRlp, wholeItem(receiptRlp)).map((item, i): RlpView =>
       i === RECEIPT_LOGS_ITEM && item.list && !withLogs ? [] : viewsOf(receiptRlp, item),
     )
     return receiptFromItems(items)
-  } catch (err) {
-    throw new StorageCorruptError(`a stored receipt does not decode: ${(err as Error).message}`, { cause: err })
-  }
+  })
 }
 
 /**

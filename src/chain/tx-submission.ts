@@ -8,7 +8,14 @@
  */
 import type { LegacyTx } from '@ethereumjs/tx'
 import type { AppliedTx, BlockContext, Executor } from '../execution/executor.js'
-import { isOutdated, TxPool, type OutdatedRule, type PoolTx } from '../txpool/pool.js'
+import {
+  isOutdated,
+  outdatedCutoff,
+  TxPool,
+  type OutdatedCutoff,
+  type OutdatedRule,
+  type PoolTx,
+} from '../txpool/pool.js'
 import { validateTransaction } from '../txpool/validation.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 import type { SerialQueue } from '../util/serial-queue.js'
@@ -234,9 +241,8 @@ export class TxSubmission {
    * adds to or reads its pool, and after every block). Inside the queue.
    */
   dropOutdated(): void {
-    const rule = this.o.outdated
-    if (rule === undefined || this.pool.size === 0) return
-    for (const p of this.pool.outdated(this.o.headNumber(), this.o.clock(), rule)) this.drop(p, OUTDATED_REASON)
+    const cutoff = this.pool.size === 0 ? undefined : this.outdatedCutoff()
+    if (cutoff !== undefined) for (const p of this.pool.outdated(cutoff)) this.drop(p, OUTDATED_REASON)
   }
 
   /**
@@ -244,8 +250,14 @@ export class TxSubmission {
    * before it is removed.
    */
   isOutdated(p: PoolTx): boolean {
+    const cutoff = this.outdatedCutoff()
+    return cutoff !== undefined && isOutdated(p, cutoff)
+  }
+
+  /** What is outdated now (head and clock read once), or undefined when the pool keeps transactions for ever. */
+  private outdatedCutoff(): OutdatedCutoff | undefined {
     const rule = this.o.outdated
-    return rule !== undefined && isOutdated(p, this.o.headNumber(), this.o.clock(), rule)
+    return rule && outdatedCutoff(this.o.headNumber(), this.o.clock(), rule)
   }
 
   /** Pool transactions for the next block: mining order while they fit the block gas limit. Inside the queue. */

@@ -47,14 +47,30 @@ export interface OutdatedRule {
 /** The reference's defaults: 10 blocks or 650 s. */
 export const REFERENCE_OUTDATED_RULE: OutdatedRule = { blocks: 10, seconds: 650 }
 
+/** The newest entry time that is outdated at a given moment (see {@link outdatedCutoff}). */
+export interface OutdatedCutoff {
+  /** Entered when the head's number was below this: outdated. */
+  block: bigint
+  /** Entered at this whole second (since the epoch) or before: outdated; -Infinity without a time limit. */
+  second: number
+}
+
 /**
- * Whether a pool transaction has waited too long under `rule`: it entered when the head was below `head −
- * blocks`, or at a whole second at least `seconds` before now's.
+ * What is outdated now under `rule` — computed once, then checked per transaction with {@link isOutdated}. The
+ * reference's removeObsoleteTransactions (co/rsk/core/bc/TransactionPoolImpl.java): `block < best − threshold`,
+ * `entry second <= now second − timeout`.
  * @param head the head's block number now; @param nowMs wall-clock time now (ms since the epoch)
  */
-export function isOutdated(p: PoolTx, head: bigint, nowMs: number, rule: OutdatedRule): boolean {
-  if (p.added.block < head - BigInt(rule.blocks)) return true
-  return rule.seconds > 0 && Math.floor(p.added.ms / 1000) <= Math.floor(nowMs / 1000) - rule.seconds
+export function outdatedCutoff(head: bigint, nowMs: number, rule: OutdatedRule): OutdatedCutoff {
+  return {
+    block: head - BigInt(rule.blocks),
+    second: rule.seconds > 0 ? Math.floor(nowMs / 1000) - rule.seconds : -Infinity,
+  }
+}
+
+/** Whether a pool transaction entered before `cutoff` ({@link outdatedCutoff}). */
+export function isOutdated(p: PoolTx, cutoff: OutdatedCutoff): boolean {
+  return p.added.block < cutoff.block || Math.floor(p.added.ms / 1000) <= cutoff.second
 }
 
 /** Reads an account's current nonce (at the head state). */
@@ -148,13 +164,10 @@ export class TxPool {
     return dropped
   }
 
-  /**
-   * The transactions that have waited too long (see {@link isOutdated}); the caller removes them.
-   * @param head the head's block number; @param nowMs wall-clock time (ms since the epoch)
-   */
-  outdated(head: bigint, nowMs: number, rule: OutdatedRule): PoolTx[] {
+  /** The transactions that entered before `cutoff` ({@link outdatedCutoff}); the caller removes them. */
+  outdated(cutoff: OutdatedCutoff): PoolTx[] {
     const out: PoolTx[] = []
-    for (const p of this.byHash.values()) if (isOutdated(p, head, nowMs, rule)) out.push(p)
+    for (const p of this.byHash.values()) if (isOutdated(p, cutoff)) out.push(p)
     return out
   }
 
