@@ -52,9 +52,13 @@ export class WriteBackTrieStore implements TrieNodeStore {
 
 /**
  * Record bytes of each of the two generations of stored nodes {@link onDemandStore} keeps at hand (with their
- * tables about 9 MiB in all; ~35k nodes of a token's storage per generation).
+ * tables about 17 MiB in all; ~70k nodes of a token's storage per generation). 8 MiB rather than 4: under the
+ * bench's `--sustain --db` load (a new token holder per block) the state outgrew two 4 MiB generations within
+ * 10 minutes and reads went back to LevelDB more and more (reads per `balanceOf` of a new address at 12 750
+ * holders 0.48-1.25 with 4 MiB, 0.26-0.57 with 8; work per read +10.6 to +18.8% over 10-minute runs against
+ * +1.2% with 8 MiB, median RSS +3-4 MiB, peak lower: docs/architecture.md#storage).
  */
-export const STORED_NODE_CACHE_BYTES = 4 * 1024 * 1024
+export const STORED_NODE_CACHE_BYTES = 8 * 1024 * 1024
 
 /**
  * The store of tries read on demand: `get` answers from `pending` (nodes not written yet), then from the nodes at
