@@ -56,7 +56,7 @@ export class WriteBackTrieStore implements TrieNodeStore {
  * bench's `--sustain --db` load (a new token holder per block) the state outgrew two 4 MiB generations within
  * 10 minutes and reads went back to LevelDB more and more (reads per `balanceOf` of a new address at 12 750
  * holders 0.48-1.25 with 4 MiB, 0.26-0.57 with 8; work per read +10.6 to +18.8% over 10-minute runs against
- * +1.2% with 8 MiB, median RSS +3-4 MiB, peak lower: docs/architecture.md#storage).
+ * +1.2 / +3.2% with 8 MiB, median RSS +3-4 MiB, peak lower: docs/architecture.md#storage).
  */
 export const STORED_NODE_CACHE_BYTES = 8 * 1024 * 1024
 
