@@ -59,7 +59,11 @@ export interface OutdatedCutoff {
  * What is outdated now under `rule` — computed once, then checked per transaction with {@link isOutdated}. The
  * reference's removeObsoleteTransactions (co/rsk/core/bc/TransactionPoolImpl.java): `block < best − threshold`,
  * `entry second <= now second − timeout`.
- * @param head the head's block number now; @param nowMs wall-clock time now (ms since the epoch)
+ * @param head the head's block number now
+ * @param nowMs wall-clock time now (ms since the epoch)
+ * @param rule the limits (blocks; whole seconds, 0 for none)
+ * @returns the cutoff: `block` = head − rule.blocks, `second` = now's whole second − rule.seconds (-Infinity when
+ *   rule.seconds is 0)
  */
 export function outdatedCutoff(head: bigint, nowMs: number, rule: OutdatedRule): OutdatedCutoff {
   return {
