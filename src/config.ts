@@ -12,7 +12,10 @@ export interface NodeConfig {
   port?: number
   /** Override the EIP-155 chain id (default: the network's, 30-33). */
   chainId?: number
-  /** Genesis (and target) block gas limit; default the network's genesis limit stepping toward 7 500 000. */
+  /**
+   * Genesis (and target) block gas limit, in gas; default the network's genesis limit stepping toward 7 500 000
+   * (60 000 000 under `compat: 'hardhat'`).
+   */
   gasLimit?: bigint
   /** Seconds between blocks in interval mode; undefined = instant mining. */
   blockTime?: number
@@ -108,8 +111,10 @@ export interface NodeConfig {
   /**
    * Compatibility profile for a tool's assumptions that differ from the reference node (src/rpc/compat.ts):
    * 'hardhat' or 'anvil' — client version the tool's helpers accept, no Remasc transaction in block transaction
-   * lists, reverts in that tool's error shape, estimated gas for sends without `gas`, its interval-mining unit.
-   * Default: none (the reference's behaviour). An explicit {@link clientVersion} wins over the profile's.
+   * lists, reverts in that tool's error shape, estimated gas for sends without `gas`, its interval-mining unit,
+   * errors answered with HTTP 200; 'hardhat' also answers hardhat_metadata and starts with Hardhat 3's block gas
+   * limit of 60 000 000 (docs/compat-profiles.md). Default: none (the reference's behaviour). An explicit
+   * {@link clientVersion} or {@link gasLimit} wins over the profile's.
    */
   compat?: 'hardhat' | 'anvil'
   /**

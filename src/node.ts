@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto'
 import { FilterManager } from './events/filters.js'
 import { SubscriptionManager } from './events/subscriptions.js'
 import type { Services } from './rpc/services.js'
-import { DEV_ACCOUNT_BALANCE, networkPreset } from './rsk/networks.js'
+import { checkChainId, DEV_ACCOUNT_BALANCE, networkPreset } from './rsk/networks.js'
 import { startServer } from './server/index.js'
 import { minerExtraData } from './chain/consensus.js'
 import type { Connection, RunningServer } from './server/types.js'
@@ -52,13 +52,15 @@ function defaultRequestLog(method: string, ms: number, err?: { code: number; mes
 /**
  * Creates and starts a node.
  * @param config see {@link NodeConfig}; defaults in {@link DEFAULT_CONFIG}
- * @throws Error with `code: 'EADDRINUSE'` when the port is taken; Error on an unknown network
+ * @throws Error with `code: 'EADDRINUSE'` when the port is taken; Error on an unknown network; RangeError for a
+ *   chain id above 109, MAX_EIP155_CHAIN_ID (docs/reference-rules.md#rule-chain-id-limit)
  */
 export async function createNode(config: NodeConfig = {}): Promise<Node> {
   const compat = compatProfile(config.compat)
   const rpcTimeout = config.rpcTimeout ?? DEFAULT_CONFIG.rpcTimeout
   if (!Number.isFinite(rpcTimeout) || rpcTimeout < 0)
     throw new RangeError(`rpcTimeout must be a number of seconds >= 0, got ${rpcTimeout}`)
+  if (config.chainId !== undefined) checkChainId(config.chainId)
   const disabledModules = resolveModules(config.rpcModules)
   // a fork runs the remote's network (docs/architecture.md#forking); it keeps no database
   if (config.fork && config.db)
@@ -116,7 +118,9 @@ async function startNode(
     return alloc
   }
   const alloc = allocOf(fork)
-  const gasLimit = config.gasLimit ?? preset.genesis.gasLimit
+  // a compatibility profile may bring its tool's block gas limit (src/rpc/compat.ts blockGasLimit)
+  const configuredGasLimit = config.gasLimit ?? (fork ? undefined : compat.blockGasLimit)
+  const gasLimit = configuredGasLimit ?? preset.genesis.gasLimit
   // --db: the chain lives in <db>/chain (level); without it, in memory
   const storage = config.db
     ? await ChainStorage.openDirectory(path.join(config.db, 'chain'), { label: `--db ${config.db}` })
@@ -134,7 +138,7 @@ async function startNode(
     alloc: f === fork ? alloc : allocOf(f),
     coinbase: minerAddress,
     // a fork's blocks follow the fork block's gas limit and minimum gas price unless told otherwise
-    targetGasLimit: config.gasLimit ?? f?.chain.block.header.gasLimit ?? preset.targetGasLimit,
+    targetGasLimit: config.gasLimit ?? f?.chain.block.header.gasLimit ?? configuredGasLimit ?? preset.targetGasLimit,
     // reference MinerServerImpl.buildExtraData: RLP[version 0x01, "<identity>"]
     extraData: minerExtraData(`node-cli-${VERSION}`),
     minGasPrice: config.minGasPrice ?? f?.chain.block.header.minimumGasPrice ?? DEFAULT_CONFIG.minGasPrice,
@@ -244,6 +248,7 @@ async function startNode(
     onInternalError: config.onInternalError,
     before: () => chain.sealing,
     mapError: (err) => toRpcError(err, compat),
+    errorsAnswerHttp200: compat.errorsAnswerHttp200,
   })
   chain.on('internalError', (err: unknown) => config.onInternalError?.('block sealing', err))
   chain.on('droppedTransaction', (hash: Uint8Array, reason: string) =>

@@ -241,14 +241,26 @@ describe('node-cli', () => {
   })
 
   it('--chain-id overrides the chain id and --accounts limits the listed dev accounts', async () => {
-    const p = run(['--port', '0', '--silent', '--chain-id', '1337', '--accounts', '2'])
+    const p = run(['--port', '0', '--silent', '--chain-id', '109', '--accounts', '2'])
     const [, url] = await p.waitFor(/(http:\/\/127\.0\.0\.1:\d+)\n/)
-    expect(await rpc(url!, 'eth_chainId')).toBe('0x539')
+    expect(await rpc(url!, 'eth_chainId')).toBe('0x6d')
     const accounts = await rpc<string[]>(url!, 'eth_accounts')
     expect(accounts.slice(0, 2)).toEqual([
       '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826',
       '0x7986b3df570230288501eea3d890bd66948c9b79',
     ])
+  })
+
+  it("--chain-id above 109 is refused at start: a signature's v must fit one byte", async () => {
+    for (const id of ['110', '31337']) {
+      const bad = run(['--port', '0', '--chain-id', id])
+      const [code] = (await once(bad.child, 'exit')) as [number]
+      expect(code).not.toBe(0)
+      expect(bad.output()).toMatch(
+        new RegExp(`--chain-id ${id}: chain id ${id} is not supported: the largest chain id is 109`),
+      )
+      expect(bad.output()).toMatch(/v = 2 × chain id \+ 35 or 36 must be at most 255/)
+    }
   })
 
   it('--compat hardhat: the banner names the profile and the node answers as it', async () => {

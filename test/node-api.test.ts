@@ -120,6 +120,28 @@ describe('createNode: the public Node', () => {
     })
   })
 
+  it("a chain id above 109 is refused before anything starts (a signature's v must fit one byte); 109 runs", async () => {
+    await expect(startNode({ chainId: 110 })).rejects.toThrow(
+      /chain id 110 is not supported: the largest chain id is 109/,
+    )
+    await expect(startNode({ chainId: 31337 })).rejects.toBeInstanceOf(RangeError)
+    const edge = await startNode({ chainId: 109 })
+    try {
+      expect(await rpc(edge.url, 'eth_chainId')).toBe('0x6d')
+      // v = 253 or 254: signatures with either recovery bit are accepted (sixteen sends: both occur)
+      const vs = new Set<string>()
+      for (let i = 0; i < 16; i++) {
+        const hash = await rpc<string>(edge.url, 'eth_sendTransaction', [
+          { from: COW.address, to: COW.address, value: '0x1' },
+        ])
+        vs.add((await rpc<{ v: string }>(edge.url, 'eth_getTransactionByHash', [hash])).v)
+      }
+      expect([...vs].sort()).toEqual(['0xfd', '0xfe'])
+    } finally {
+      await edge.close()
+    }
+  })
+
   it('internals(): the chain and the miner behind the node, for the CLI and the tests only', () => {
     const parts = internals(node)
     expect(parts.chain).toBeInstanceOf(Chain)

@@ -5,6 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander'
 import { VERSION } from '../node.js'
 import { addForkOptions, type ForkCliOptions } from './fork-options.js'
+import { checkChainId } from '../rsk/networks.js'
 
 function int(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -13,6 +14,17 @@ function int(name: string, min: number, max: number) {
       throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`)
     return n
   }
+}
+
+/** Parses `--chain-id`: an integer the signatures' one-byte v can carry (docs/reference-rules.md#rule-chain-id-limit). */
+function chainId(value: string): number {
+  const n = Number(value)
+  try {
+    checkChainId(n)
+  } catch (err) {
+    throw new InvalidArgumentError(`--chain-id ${value}: ${(err as Error).message}`)
+  }
+  return n
 }
 
 function bigint(name: string) {
@@ -137,10 +149,10 @@ export function buildProgram(): Command {
       'mine a block every N seconds (default: instant mining, one block per tx)',
       int('--block-time', 1, 86400),
     )
-    .option('--chain-id <id>', 'override the EIP-155 chain id', int('--chain-id', 1, 2 ** 32))
+    .option('--chain-id <id>', 'override the EIP-155 chain id (1-109: v must fit one byte)', chainId)
     .option(
       '--gas-limit <gas>',
-      'block gas limit (default: the genesis limit, stepping toward 7,500,000)',
+      'block gas limit (default: the genesis limit, stepping toward 7,500,000; 60,000,000 with --compat hardhat)',
       bigint('--gas-limit'),
     )
     .option(

@@ -5,26 +5,34 @@
  *
  * What a profile changes (and nothing else):
  * - `web3_clientVersion` starts with `HardhatNetwork/…` or `anvil/…` (hardhat-network-helpers only accept those);
+ *   the Hardhat profile presents itself as current Hardhat's (3.x) node where Hardhat 3 and 2 differ;
+ * - `hardhat_metadata` is answered (Hardhat profile only) and the genesis and target block gas limit is Hardhat 3's
+ *   60 000 000 unless `--gas-limit` says otherwise: Hardhat 2's hardhat-ethers, once `hardhat_metadata` answers,
+ *   sends every transaction with 2^24 gas, which only fits this chain's parallel sublists from a ~40.4 M block
+ *   limit on (docs/compat-profiles.md#hardhat-metadata-and-the-gas-limit);
  * - the Remasc transaction is left out of block transaction lists (chai matchers' `changeEtherBalance` need one
  *   transaction per block); it is still executed, still in the transactions/receipts roots, and its receipt and
  *   transaction are still found by hash;
- * - VM reverts are answered in the shape that tool's clients decode (Hardhat: -32603 "Error: VM Exception while
- *   processing transaction: reverted with reason string '…'", data `{ message, data }`; Anvil: code 3
+ * - VM reverts are answered in the shape that tool's clients decode (Hardhat 3: code 3 "VM Exception while
+ *   processing transaction: reverted with reason string '…'", data the revert bytes; Anvil: code 3
  *   "execution reverted: …", data the revert bytes) instead of the reference's -32015;
  * - `eth_sendTransaction` without `gas` sends with the estimate instead of the reference's 90 000;
  * - `evm_setIntervalMining` takes that tool's unit (Hardhat milliseconds, Anvil seconds);
  * - transactions stay in the pool until they are mined or dropped by a method, instead of leaving it after the
  *   reference's 10 blocks or 650 s (docs/reference-rules.md#rule-pool-outdated; a tool's test may send a
  *   transaction after a nonce gap and fill the gap much later);
+ * - JSON-RPC errors answer HTTP 200 (both tools' habit; Hardhat 3's HTTP provider throws "Response status code 400"
+ *   on any non-2xx answer without reading its body) instead of the reference's 400 for -32700/-32600/-32602
+ *   (docs/reference-rules.md#rule-error-http-status);
  * - `debug_trace*` without a `tracer` answer geth's struct logs (`structLogger`), as both tools do, instead of the
  *   reference's `rskTracer` shape (src/node.ts passes it to the debug methods).
  */
-import { ErrorCode, RpcError } from './rpc-error.js'
+import { RpcError } from './rpc-error.js'
 import { decodeRevertReason } from '../chain/revert.js'
 import type { VmExecutionError } from '../errors/domain-errors.js'
 import type { BlockRecord, TxRecord } from '../types/records.js'
 import { REMASC_ADDRESS } from '../rsk/remasc.js'
-import { bytesEqual, toHex } from '../util/bytes.js'
+import { bytesEqual } from '../util/bytes.js'
 
 /** The profile names `--compat` takes. */
 export const COMPAT_NAMES = ['hardhat', 'anvil'] as const
@@ -32,7 +40,7 @@ export const COMPAT_NAMES = ['hardhat', 'anvil'] as const
 export type CompatName = (typeof COMPAT_NAMES)[number] | 'reference'
 
 /** Versions of the tools the profiles present themselves as (the versions the client tests run). */
-const HARDHAT_VERSION = '2.29.1'
+const HARDHAT_VERSION = '3.18.0'
 const ANVIL_VERSION = '1.7.1'
 
 /** The behaviour a profile selects. */
@@ -46,10 +54,25 @@ export interface CompatProfile {
   clientVersion(base: string): string
   /** Whether block transaction lists leave out the Remasc transaction. */
   readonly hideRemascTransaction: boolean
+  /**
+   * Whether `hardhat_metadata` is answered (else -32601 with the reason: answering it makes Hardhat 2's
+   * hardhat-ethers send every transaction with 2^24 gas, above the reference's block gas limit).
+   */
+  readonly answersHardhatMetadata: boolean
+  /**
+   * The genesis and target block gas limit when `--gas-limit` / `createNode({ gasLimit })` is not given, in gas;
+   * undefined: the network's own (docs/compat-profiles.md#hardhat-metadata-and-the-gas-limit).
+   */
+  readonly blockGasLimit?: bigint
   /** Whether eth_sendTransaction without `gas` uses the estimate (else the reference's 90 000). */
   readonly estimateOmittedGas: boolean
   /** Whether pool transactions are kept for ever (else dropped after the reference's 10 blocks or 650 s). */
   readonly keepsOutdatedTransactions: boolean
+  /**
+   * Whether every JSON-RPC answer, errors included, is sent with HTTP status 200 (the tools' habit), instead of the
+   * reference's 400 for -32700/-32600/-32602 (docs/reference-rules.md#rule-error-http-status).
+   */
+  readonly errorsAnswerHttp200: boolean
   /** Milliseconds per unit of evm_setIntervalMining's argument (1: ms, Hardhat and reference; 1000: s, Anvil). */
   readonly intervalMiningUnitMs: number
   /**
@@ -119,37 +142,48 @@ function anvilRevertMessage(data: Uint8Array): string {
 const REFERENCE: CompatProfile = {
   name: 'reference',
   clientVersion: (base) => base,
+  answersHardhatMetadata: false,
   hideRemascTransaction: false,
   estimateOmittedGas: false,
   keepsOutdatedTransactions: false,
+  errorsAnswerHttp200: false,
   intervalMiningUnitMs: 1,
   revertError: () => undefined,
 }
 
+/** Hardhat 3's default block gas limit (its node's genesis gasLimit, 0x3938700), in gas. */
+const HARDHAT_BLOCK_GAS_LIMIT = 60_000_000n
+
 const HARDHAT: CompatProfile = {
   name: 'hardhat',
   clientVersion: (base) => `HardhatNetwork/${HARDHAT_VERSION}/${base}`,
+  answersHardhatMetadata: true,
+  blockGasLimit: HARDHAT_BLOCK_GAS_LIMIT,
   hideRemascTransaction: true,
   estimateOmittedGas: true,
   keepsOutdatedTransactions: true,
+  errorsAnswerHttp200: true,
   intervalMiningUnitMs: 1,
   revertError(err) {
     if (err.evmError !== 'revert') return undefined
-    // Hardhat's node wraps the stack-trace error in an InternalError: the message reads "Error: …"
-    const message = 'Error: ' + hardhatRevertMessage(err.returnValue)
-    const data: Record<string, string> = { message }
-    if (err.transactionHash !== undefined) data.txHash = toHex(err.transactionHash)
-    data.data = '0x' + Buffer.from(err.returnValue).toString('hex')
-    return new RpcError(ErrorCode.Internal, message, data, err)
+    // Hardhat 3's node: code 3, the decoded message, data the revert bytes (no transaction hash, even when mined)
+    return new RpcError(
+      EXECUTION_REVERTED,
+      hardhatRevertMessage(err.returnValue),
+      '0x' + Buffer.from(err.returnValue).toString('hex'),
+      err,
+    )
   },
 }
 
 const ANVIL: CompatProfile = {
   name: 'anvil',
   clientVersion: (base) => `anvil/v${ANVIL_VERSION}/${base}`,
+  answersHardhatMetadata: false,
   hideRemascTransaction: true,
   estimateOmittedGas: true,
   keepsOutdatedTransactions: true,
+  errorsAnswerHttp200: true,
   intervalMiningUnitMs: 1000,
   revertError(err) {
     if (err.evmError !== 'revert') return undefined

@@ -39,10 +39,18 @@ export interface DispatcherOptions {
    * compatibility profile (src/rpc/compat.ts).
    */
   mapError?: (err: unknown) => RpcError | undefined
+  /**
+   * Whether error answers are sent with HTTP status 200 too (the compatibility profiles, src/rpc/compat.ts
+   * `errorsAnswerHttp200`). Default false: the reference's 400 for -32700/-32600/-32602.
+   */
+  errorsAnswerHttp200?: boolean
 }
 
-/** HTTP statuses the reference answers with: 400 for parse/invalid request/invalid params, else 200. */
-function statusFor(code: number | undefined): number {
+/**
+ * HTTP statuses the reference answers with: 400 for parse/invalid request/invalid params, else 200
+ * (docs/reference-rules.md#rule-error-http-status).
+ */
+function referenceStatus(code: number | undefined): number {
   return code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest || code === ErrorCode.InvalidParams
     ? 400
     : 200
@@ -69,6 +77,8 @@ export class Dispatcher implements RequestHandler {
   private readonly maxBatch: number
   private readonly disabled: ReadonlySet<ModuleName>
   private readonly mapError: (err: unknown) => RpcError | undefined
+  /** The HTTP status of an answer carrying `code` (undefined: a result). */
+  private readonly statusFor: (code: number | undefined) => number
 
   /**
    * @param methods the method table (names and aliases must be unique)
@@ -87,6 +97,7 @@ export class Dispatcher implements RequestHandler {
     this.maxBatch = opts.maxBatchSize ?? 50
     this.disabled = opts.disabledModules ?? new Set()
     this.mapError = opts.mapError ?? ((err) => toRpcError(err))
+    this.statusFor = opts.errorsAnswerHttp200 === true ? () => 200 : referenceStatus
   }
 
   /** Every enabled method name (canonical and aliases), sorted. */
@@ -103,17 +114,23 @@ export class Dispatcher implements RequestHandler {
     try {
       parsed = JSON.parse(text)
     } catch {
-      return { status: 400, body: errorBody(null, ErrorCode.ParseError, 'JSON parse error') }
+      return {
+        status: this.statusFor(ErrorCode.ParseError),
+        body: errorBody(null, ErrorCode.ParseError, 'JSON parse error'),
+      }
     }
     const ctx: CallContext = { connection }
     const wait = this.opts.before?.()
     if (wait !== undefined) await wait
     if (Array.isArray(parsed)) {
       if (parsed.length === 0)
-        return { status: 400, body: errorBody(null, ErrorCode.InvalidRequest, 'invalid request') }
+        return {
+          status: this.statusFor(ErrorCode.InvalidRequest),
+          body: errorBody(null, ErrorCode.InvalidRequest, 'invalid request'),
+        }
       if (parsed.length > this.maxBatch) {
         return {
-          status: 400,
+          status: this.statusFor(ErrorCode.InvalidRequest),
           body: JSON.stringify({
             error: {
               code: ErrorCode.InvalidRequest,
@@ -129,7 +146,7 @@ export class Dispatcher implements RequestHandler {
     }
     const answer = await this.single(parsed, ctx)
     if (answer === undefined) return undefined
-    return { status: statusFor(answer.code), body: answer.body }
+    return { status: this.statusFor(answer.code), body: answer.body }
   }
 
   /**

@@ -107,3 +107,24 @@ export function networkPreset(network: number): NetworkPreset {
   if (!entry) throw new Error(`unknown network ${network}: use 30, 31, 32 or 33`)
   return preset(network, entry[0], entry[1])
 }
+
+/**
+ * The largest chain id whose EIP-155 signatures all carry a one-byte v (v = 2·chainId + 35 + recovery bit ≤ 255):
+ * the reference reads v as one byte (docs/reference-rules.md#rule-chain-id-limit).
+ */
+export const MAX_EIP155_CHAIN_ID = 109
+
+/**
+ * Checks a chain id chosen with `--chain-id` / `createNode({ chainId })`.
+ * @param chainId the EIP-155 chain id
+ * @throws RangeError naming the limit and why, for a chain id that is not an integer from 1 to
+ *   {@link MAX_EIP155_CHAIN_ID} (docs/reference-rules.md#rule-chain-id-limit)
+ */
+export function checkChainId(chainId: number): void {
+  if (Number.isInteger(chainId) && chainId >= 1 && chainId <= MAX_EIP155_CHAIN_ID) return
+  throw new RangeError(
+    `chain id ${chainId} is not supported: the largest chain id is ${MAX_EIP155_CHAIN_ID}, because this chain's ` +
+      `nodes read a signature's v as one byte (v = 2 × chain id + 35 or 36 must be at most 255); ` +
+      `use a chain id from 1 to ${MAX_EIP155_CHAIN_ID} (the networks' own are 30-33)`,
+  )
+}

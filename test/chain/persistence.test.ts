@@ -114,7 +114,7 @@ describe('--db: restart', () => {
     )
     const errGas = await open({ db: dir, gasLimit: 9_000_000n }).catch((e: Error) => e)
     expect((errGas as Error).message).toContain('holds a chain with a different genesis')
-    const errChainId = await open({ db: dir, chainId: 1234 }).catch((e: Error) => e)
+    const errChainId = await open({ db: dir, chainId: 100 }).catch((e: Error) => e)
     expect((errChainId as Error).message).toContain('holds a chain with chain id 33')
     // a directory written by another storage format
     const storage = await ChainStorage.openDirectory(path.join(dir, 'chain'))

@@ -1,7 +1,8 @@
 /**
  * Compatibility profiles (--compat hardhat|anvil) against the reference default, over real HTTP: client version,
  * the Remasc transaction in block lists, revert error shapes, estimated gas for sends without `gas`, the
- * interval-mining unit, and hardhat_metadata's refusal. The tools themselves run in test/e2e (Hardhat project,
+ * interval-mining unit, hardhat_metadata (answered under the Hardhat profile only, with Hardhat 3's 60 M block gas
+ * limit), and errors' HTTP status (test/rpc/compat-http-status.test.ts). The tools themselves run in test/e2e (Hardhat project,
  * viem, web3.js, cast).
  */
 import { Interface } from 'ethers'
@@ -116,13 +117,53 @@ describe('--compat hardhat', () => {
   beforeAll(async () => (s = await start('hardhat')))
   afterAll(() => s.node.close())
 
-  it('client version starts with HardhatNetwork (network helpers accept it); metadata says "hardhat"', async () => {
-    expect(await rpc(s.url, 'web3_clientVersion')).toMatch(/^HardhatNetwork\/2\.\d+\.\d+\/node-cli\/v/)
+  it('client version is Hardhat 3\'s (network helpers accept it); metadata says "hardhat"', async () => {
+    expect(await rpc(s.url, 'web3_clientVersion')).toMatch(/^HardhatNetwork\/3\.\d+\.\d+\/node-cli\/v/)
     expect((await rpc(s.url, 'anvil_metadata')).compat).toBe('hardhat')
     expect((await rpc(s.url, 'anvil_nodeInfo')).compat).toBe('hardhat')
     expect(s.node.compat).toBe('hardhat')
-    // still refused: hardhat-ethers would switch to a fixed 2^24 gas above the block gas limit
-    expect((await rpcError(s.url, 'hardhat_metadata')).code).toBe(-32601)
+  })
+
+  it("hardhat_metadata answers Hardhat 3's fields; instanceId new per start and per reset", async () => {
+    const m = await rpc(s.url, 'hardhat_metadata')
+    expect(Object.keys(m).sort()).toEqual([
+      'chainId',
+      'clientVersion',
+      'instanceId',
+      'latestBlockHash',
+      'latestBlockNumber',
+    ])
+    expect(m.chainId).toBe(33)
+    expect(m.clientVersion).toBe(await rpc(s.url, 'web3_clientVersion'))
+    expect(m.instanceId).toMatch(HASH)
+    expect(m.latestBlockNumber).toBe(Number(await rpc(s.url, 'eth_blockNumber')))
+    expect(m.latestBlockHash).toBe((await rpc(s.url, 'eth_getBlockByNumber', ['latest', false])).hash)
+    expect((await rpc(s.url, 'hardhat_metadata')).instanceId).toBe(m.instanceId)
+    const other = await startNode({ compat: 'hardhat' })
+    try {
+      expect((await rpc(other.url, 'hardhat_metadata')).instanceId).not.toBe(m.instanceId)
+      await rpc(other.url, 'hardhat_reset')
+      expect((await rpc(other.url, 'hardhat_metadata')).latestBlockNumber).toBe(0)
+    } finally {
+      await other.close()
+    }
+  })
+
+  it("block gas limit 60 M (Hardhat 3's): a transaction of 2^24 gas (Hardhat 2 hardhat-ethers' fixed gas) is mined", async () => {
+    const genesis = await rpc(s.url, 'eth_getBlockByNumber', ['0x0', false])
+    expect(BigInt(genesis.gasLimit)).toBe(60_000_000n)
+    expect(BigInt((await rpc(s.url, 'eth_getBlockByNumber', ['latest', false])).gasLimit)).toBe(60_000_000n)
+    const hash = await rpc(s.url, 'eth_sendTransaction', [
+      { from: COW.address, to: COW1.address, value: '0x1', gas: '0x1000000' },
+    ])
+    expect((await rpc(s.url, 'eth_getTransactionReceipt', [hash])).status).toBe('0x1')
+    // --gas-limit still wins over the profile's
+    const small = await startNode({ compat: 'hardhat', gasLimit: 9_000_000n })
+    try {
+      expect(BigInt((await rpc(small.url, 'eth_getBlockByNumber', ['0x0', false])).gasLimit)).toBe(9_000_000n)
+    } finally {
+      await small.close()
+    }
   })
 
   it('block lists leave out the Remasc transaction; it is still found by hash, with its receipt, and in the roots', async () => {
@@ -146,35 +187,35 @@ describe('--compat hardhat', () => {
     expect(block.transactionsRoot).toMatch(HASH)
   })
 
-  it('reverts: -32603 "Error: VM Exception … reverted with reason string \'…\'", data { message, data }', async () => {
+  it('reverts as Hardhat 3: code 3 "VM Exception … reverted with reason string \'…\'", data the revert bytes', async () => {
     const e = await rpcError(s.url, 'eth_call', [call(s, 'failWithReason'), 'latest'])
-    const message = "Error: VM Exception while processing transaction: reverted with reason string 'Probe: failed'"
-    expect(e).toEqual({ code: -32603, message, data: { message, data: REASON_DATA }, status: 200 })
+    const message = "VM Exception while processing transaction: reverted with reason string 'Probe: failed'"
+    expect(e).toEqual({ code: 3, message, data: REASON_DATA, status: 200 })
     const custom = await rpcError(s.url, 'eth_call', [call(s, 'failCustom', [7n]), 'latest'])
-    expect(custom.code).toBe(-32603)
-    expect(custom.message).toBe(
-      `Error: VM Exception while processing transaction: reverted with an unrecognized custom error (return data: ${CUSTOM_DATA})`,
-    )
-    expect(custom.data).toEqual({ message: custom.message, data: CUSTOM_DATA })
-    const empty = await rpcError(s.url, 'eth_call', [call(s, 'fail'), 'latest'])
-    expect(empty).toMatchObject({
-      code: -32603,
-      message: 'Error: Transaction reverted without a reason string',
-      data: { data: '0x' },
+    expect(custom).toEqual({
+      code: 3,
+      message: `VM Exception while processing transaction: reverted with an unrecognized custom error (return data: ${CUSTOM_DATA})`,
+      data: CUSTOM_DATA,
+      status: 200,
     })
+    expect(await rpcError(s.url, 'eth_call', [call(s, 'panic'), 'latest'])).toMatchObject({
+      code: 3,
+      message:
+        'VM Exception while processing transaction: reverted with panic code 0x12 (Division or modulo division by zero)',
+    })
+    const empty = await rpcError(s.url, 'eth_call', [call(s, 'fail'), 'latest'])
+    expect(empty).toEqual({ code: 3, message: 'Transaction reverted without a reason string', data: '0x', status: 200 })
     // estimates revert the same way
-    expect((await rpcError(s.url, 'eth_estimateGas', [call(s, 'failWithReason')])).message).toBe(message)
+    expect(await rpcError(s.url, 'eth_estimateGas', [call(s, 'failWithReason')])).toEqual(e)
   })
 
-  it("a reverting send is mined and answered with the txHash in data (as Hardhat's node)", async () => {
+  it("a reverting send with gas is mined and answered with the revert (no hash in it, as Hardhat 3's node)", async () => {
     const before = BigInt(await rpc(s.url, 'eth_blockNumber'))
     const e = await rpcError(s.url, 'eth_sendTransaction', [{ ...call(s, 'failWithReason'), gas: '0x30000' }])
-    expect(e.code).toBe(-32603)
-    const data = e.data as { txHash: string; data: string; message: string }
-    expect(data.data).toBe(REASON_DATA)
-    expect(data.txHash).toMatch(HASH)
-    expect((await rpc(s.url, 'eth_getTransactionReceipt', [data.txHash])).status).toBe('0x0')
+    expect(e).toMatchObject({ code: 3, data: REASON_DATA })
     expect(BigInt(await rpc(s.url, 'eth_blockNumber'))).toBe(before + 1n)
+    const block = await rpc(s.url, 'eth_getBlockByNumber', ['latest', false])
+    expect((await rpc(s.url, 'eth_getTransactionReceipt', [block.transactions[0]])).status).toBe('0x0')
   })
 
   it('eth_sendTransaction without gas sends with the estimate: a deployment succeeds', async () => {
@@ -216,6 +257,9 @@ describe('--compat anvil', () => {
 
   it('client version starts with anvil; Remasc transaction out of block lists', async () => {
     expect(await rpc(s.url, 'web3_clientVersion')).toMatch(/^anvil\/v1\.\d+\.\d+\/node-cli\/v/)
+    // refused, as without a profile: the block gas limit is the network's, too small for hardhat-ethers' 2^24
+    expect((await rpcError(s.url, 'hardhat_metadata')).code).toBe(-32601)
+    expect(BigInt((await rpc(s.url, 'eth_getBlockByNumber', ['0x0', false])).gasLimit)).toBe(10_000_000n)
     expect(await rpc(s.url, 'eth_getBlockTransactionCountByNumber', ['latest'])).toBe('0x1')
   })
 

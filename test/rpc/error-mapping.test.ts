@@ -102,13 +102,10 @@ describe('domain error → JSON-RPC mapping', () => {
     const hash = new Uint8Array(32).fill(0xab)
     const revert = executionError('revert', REVERT_NO, 100_000n, hash)
     const hardhat = toRpcError(revert, compatProfile('hardhat'))!
-    expect(hardhat.code).toBe(-32603)
-    expect(hardhat.message).toBe("Error: VM Exception while processing transaction: reverted with reason string 'no'")
-    expect(hardhat.data).toEqual({
-      message: hardhat.message,
-      txHash: '0x' + 'ab'.repeat(32),
-      data: '0x' + Buffer.from(REVERT_NO).toString('hex'),
-    })
+    // Hardhat 3's node: code 3, its wording, the revert bytes as data (no transaction hash)
+    expect(hardhat.code).toBe(3)
+    expect(hardhat.message).toBe("VM Exception while processing transaction: reverted with reason string 'no'")
+    expect(hardhat.data).toBe('0x' + Buffer.from(REVERT_NO).toString('hex'))
     const anvil = toRpcError(revert, compatProfile('anvil'))!
     expect({ code: anvil.code, message: anvil.message }).toEqual({ code: 3, message: 'execution reverted: no' })
     expect(toRpcError(executionError('out of gas', new Uint8Array(0)), compatProfile('anvil'))!.code).toBe(-32015)

@@ -134,7 +134,7 @@ describe('--load-state validation', () => {
     await refused('good-again.json', text, /holds a chain of network 33, chain id 33, .* this node runs network 31/, {
       network: 31,
     })
-    await refused('good-again2.json', text, /chain id 33, .* chain id 1337/, { chainId: 1337 })
+    await refused('good-again2.json', text, /chain id 33, .* chain id 100/, { chainId: 100 })
   })
 
   it('a block that does not follow its parent', async () => {

@@ -1,5 +1,6 @@
 /**
- * Dev-chain node information for test tools: anvil_metadata (hardhat_metadata refused), anvil_nodeInfo, and the
+ * Dev-chain node information for test tools: anvil_metadata, hardhat_metadata (answered under --compat hardhat
+ * only), anvil_nodeInfo, and the
  * request log switch (anvil_setLoggingEnabled / hardhat_setLoggingEnabled).
  */
 import { ErrorCode, RpcError } from '../rpc-error.js'
@@ -9,14 +10,17 @@ import { P } from '../params.js'
 import type { Services } from '../services.js'
 
 /**
- * Why hardhat_metadata is refused. hardhat-ethers (signers.js) takes any answer to it, on a network named
- * `localhost` without a `gas` setting, as "this is a Hardhat node" and then sends every transaction with a fixed
- * gas limit of min(2^24, the project's Hardhat block gas limit) instead of estimating — above this chain's block
- * gas limit (6.8 M), so every transaction would be rejected. Refusing it keeps hardhat-ethers estimating.
+ * Why hardhat_metadata is refused outside the Hardhat profile. Hardhat 2's hardhat-ethers (signers.js) takes any
+ * answer to it, on a network named `localhost` without a `gas` setting, as "this is a Hardhat node" and then sends
+ * every transaction with a fixed gas limit of min(2^24, the project's Hardhat block gas limit) instead of
+ * estimating — above the largest transaction this chain's block gas limit allows (6.8 M), so every transaction
+ * would be rejected. Refusing it keeps hardhat-ethers estimating. The Hardhat profile answers it, with a block gas
+ * limit that holds 2^24 (src/rpc/compat.ts, docs/compat-profiles.md#hardhat-metadata-and-the-gas-limit).
  */
 const HARDHAT_METADATA_REFUSAL =
   'the method hardhat_metadata is not available: answering it makes hardhat-ethers send every transaction with ' +
-  "16777216 gas, above this chain's block gas limit; anvil_metadata answers the same fields"
+  "16777216 gas, above this chain's block gas limit; anvil_metadata answers the same fields " +
+  '(--compat hardhat answers it, with a 60 M block gas limit)'
 
 /** The node information methods. */
 export function devInfoMethods(s: Services): MethodSpec[] {
@@ -51,9 +55,30 @@ export function devInfoMethods(s: Services): MethodSpec[] {
       [],
       metadata,
     ),
-    method('hardhat_metadata', 'hardhat', 'not served (-32601): see "Using it from Hardhat"', [], () => {
-      throw new RpcError(ErrorCode.MethodNotFound, HARDHAT_METADATA_REFUSAL)
-    }),
+    method(
+      'hardhat_metadata',
+      'hardhat',
+      "Hardhat's node metadata under --compat hardhat; else not served (-32601)",
+      [],
+      () => {
+        if (!s.compat.answersHardhatMetadata) throw new RpcError(ErrorCode.MethodNotFound, HARDHAT_METADATA_REFUSAL)
+        // Hardhat 3's fields: numbers as JSON numbers, hashes as DATA; forkedNetwork only when forking
+        const answer: Record<string, unknown> = {
+          clientVersion: s.clientVersion,
+          chainId: Number(chain.chainId),
+          instanceId: s.instanceId,
+          latestBlockNumber: Number(chain.head.header.number),
+          latestBlockHash: toHex(chain.head.hash),
+        }
+        if (s.fork)
+          answer.forkedNetwork = {
+            chainId: Number(s.fork.point.chainId),
+            forkBlockNumber: Number(s.fork.point.number),
+            forkBlockHash: toHex(s.fork.point.hash),
+          }
+        return answer
+      },
+    ),
     method('anvil_nodeInfo', 'anvil', 'node configuration summary', [], () => ({
       currentBlockNumber: quantity(chain.head.header.number),
       currentBlockTimestamp: Number(chain.head.header.timestamp),
