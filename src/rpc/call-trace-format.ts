@@ -8,6 +8,11 @@
  * revert has error "execution reverted", the Error(string) reason in `revertReason` and the revert data in
  * `output`; the top frame's gas is the transaction's gas limit and its gasUsed the receipt's. SELFDESTRUCT is a child
  * frame {type: SELFDESTRUCT, from, to: beneficiary, value} as geth shows it.
+ *
+ * geth's callTracer instead (`gethCallTracer`, the Hardhat and Anvil compatibility profiles: src/rpc/compat.ts):
+ * `output` is the return data as DATA, every byte kept, and left out when empty; a CREATE2 frame has type CREATE2;
+ * a creation has the created address as `to` (none when it failed) and the returned runtime code as `output`.
+ * Everything else as above.
  */
 import { decodeRevertReason } from '../chain/revert.js'
 import type { CallFrame, FrameLog } from '../execution/tracers/call-frames.js'
@@ -25,6 +30,11 @@ export function quantityHex(v: Uint8Array | bigint): string {
 export interface CallTracerOptions {
   onlyTopCall: boolean
   withLog: boolean
+  /**
+   * geth's frame shape instead of the reference's (see the module comment): full `output` DATA, CREATE2 typed
+   * CREATE2, creations with `to`. Set by the node's compatibility profile, not by the request. Default false.
+   */
+  gethCallTracer?: boolean
 }
 
 /**
@@ -36,25 +46,33 @@ export interface CallTracerOptions {
 export function callTracerJson(root: CallFrame, opts: CallTracerOptions, receiptGas?: bigint, topGas?: bigint): object {
   const index = new Map<FrameLog, number>()
   if (opts.withLog) orderedLogs(root).forEach((l, i) => index.set(l, i))
+  const geth = opts.gethCallTracer === true
+  // the return data: minimal hex (reference), or all of it and nothing when empty (geth's omitempty)
+  const setOutput = (out: Record<string, unknown>, data: Uint8Array): void => {
+    if (!geth) out.output = quantityHex(data)
+    else if (data.length > 0) out.output = toHex(data)
+  }
   const frame = (f: CallFrame, top: boolean): Record<string, unknown> => {
     const create = f.kind === 'CREATE' || f.kind === 'CREATE2'
-    const out: Record<string, unknown> = { type: create ? 'CREATE' : f.kind, from: toHex(f.from) }
-    if (!create && f.to !== undefined) out.to = toHex(f.to)
+    const type = create && !geth ? 'CREATE' : f.kind
+    const out: Record<string, unknown> = { type, from: toHex(f.from) }
+    // a creation's `to`: geth's created address (none when it failed); the reference has none
+    if (f.to !== undefined && (!create || (geth && f.error === undefined))) out.to = toHex(f.to)
     out.value = quantityHex(f.value)
     out.gas = quantityHex(top && topGas !== undefined ? topGas : f.gas)
     out.gasUsed = quantityHex(top && receiptGas !== undefined ? receiptGas : f.gasUsed)
     out.input = toHex(f.input)
     if (f.error === 'revert') {
-      out.output = quantityHex(f.output)
+      setOutput(out, f.output)
       out.error = 'execution reverted'
       const reason = decodeRevertReason(f.output)
       if (reason !== undefined) out.revertReason = reason
     } else if (f.error !== undefined) {
       out.error = f.error
-    } else if (create) {
+    } else if (create && !geth) {
       if (f.to !== undefined) out.output = toHex(f.to)
     } else if (f.kind !== 'SELFDESTRUCT') {
-      out.output = quantityHex(f.output)
+      setOutput(out, f.output)
     }
     if (!opts.onlyTopCall && f.calls.length > 0) out.calls = f.calls.map((c) => frame(c, false))
     if (opts.withLog && f.logs.length > 0) {

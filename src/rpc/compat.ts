@@ -25,7 +25,9 @@
  *   on any non-2xx answer without reading its body) instead of the reference's 400 for -32700/-32600/-32602
  *   (docs/reference-rules.md#rule-error-http-status);
  * - `debug_trace*` without a `tracer` answer geth's struct logs (`structLogger`), as both tools do, instead of the
- *   reference's `rskTracer` shape (src/node.ts passes it to the debug methods).
+ *   reference's `rskTracer` shape (src/node.ts passes it to the debug methods);
+ * - `callTracer` frames have geth's shape (full `output` data, type `CREATE2`, a creation's address as `to`) instead
+ *   of the reference's (minimal-quantity `output`, CREATE2 typed CREATE; src/rpc/call-trace-format.ts).
  */
 import { RpcError } from './rpc-error.js'
 import { decodeRevertReason } from '../chain/revert.js'
@@ -75,6 +77,12 @@ export interface CompatProfile {
   readonly errorsAnswerHttp200: boolean
   /** Milliseconds per unit of evm_setIntervalMining's argument (1: ms, Hardhat and reference; 1000: s, Anvil). */
   readonly intervalMiningUnitMs: number
+  /**
+   * Whether `callTracer` answers geth's frame shape (the return data as full DATA, left out when empty; CREATE2
+   * frames typed CREATE2; a creation's address as `to`, its runtime code as `output`), as Hardhat's and Anvil's
+   * tools read it, instead of the reference's (src/rpc/call-trace-format.ts).
+   */
+  readonly gethCallTracer: boolean
   /**
    * This profile's answer to a failed execution (src/rpc/error-mapping.ts asks it first).
    * @param err the failed execution a method raised
@@ -148,6 +156,7 @@ const REFERENCE: CompatProfile = {
   keepsOutdatedTransactions: false,
   errorsAnswerHttp200: false,
   intervalMiningUnitMs: 1,
+  gethCallTracer: false,
   revertError: () => undefined,
 }
 
@@ -164,6 +173,7 @@ const HARDHAT: CompatProfile = {
   keepsOutdatedTransactions: true,
   errorsAnswerHttp200: true,
   intervalMiningUnitMs: 1,
+  gethCallTracer: true,
   revertError(err) {
     if (err.evmError !== 'revert') return undefined
     // Hardhat 3's node: code 3, the decoded message, data the revert bytes (no transaction hash, even when mined)
@@ -185,6 +195,7 @@ const ANVIL: CompatProfile = {
   keepsOutdatedTransactions: true,
   errorsAnswerHttp200: true,
   intervalMiningUnitMs: 1000,
+  gethCallTracer: true,
   revertError(err) {
     if (err.evmError !== 'revert') return undefined
     return new RpcError(

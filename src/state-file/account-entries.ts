@@ -28,8 +28,10 @@ const MAX_BALANCE = (1n << 256n) - 1n
 /** Recent slots' key suffixes kept (then the cache starts over). */
 const MAX_SUFFIXES = 4096
 
-/** A value as an error message shows it. */
+/** A value as an error message shows it: a scalar as JSON (cut at 80 characters), a container by its kind. */
 export function shown(v: unknown): string | undefined {
+  if (v instanceof JsonObject) return 'an object'
+  if (Array.isArray(v)) return 'an array'
   return JSON.stringify(v)?.slice(0, 80)
 }
 
@@ -208,8 +210,8 @@ function repeated(items: unknown[], i: number): boolean {
   return false
 }
 
-/** `v` as a JSON object, or a StateFileError "<what>: expected an object". */
+/** `v` as a JSON object, or a StateFileError "<what>: expected an object, got …". */
 export function objectField(v: unknown, what: string): JsonObject {
-  if (!(v instanceof JsonObject)) throw new StateFileError(`${what}: expected an object`)
+  if (!(v instanceof JsonObject)) throw new StateFileError(`${what}: expected an object, got ${shown(v)}`)
   return v
 }

@@ -38,6 +38,30 @@ export class JsonObject {
   }
 }
 
+/** What kind of JSON value starts at a path (offered to the predicate of {@link pickValues}). */
+export type JsonKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null'
+
+/** The kind of value a stream-json token begins (undefined for keys, ends and other tokens). */
+function kindOf(name: string): JsonKind | undefined {
+  switch (name) {
+    case 'startObject':
+      return 'object'
+    case 'startArray':
+      return 'array'
+    case 'stringValue':
+      return 'string'
+    case 'numberValue':
+      return 'number'
+    case 'trueValue':
+    case 'falseValue':
+      return 'boolean'
+    case 'nullValue':
+      return 'null'
+    default:
+      return undefined
+  }
+}
+
 /** A picked value and where it was. */
 export interface Picked {
   path: JsonPath
@@ -53,21 +77,18 @@ interface Frame {
 /** The stream-json token shapes this walker reads (packed keys, strings and numbers). */
 type Token = { name: string; value?: unknown }
 
-const SCALARS = new Set(['stringValue', 'numberValue', 'nullValue', 'trueValue', 'falseValue'])
-
 /**
  * Streams `input` (JSON text) and yields each value whose path `pick` accepts, assembled: objects as
  * {@link JsonObject}s, arrays as arrays, numbers as their text (large integers keep every digit), strings, true,
  * false and null. Values inside a picked value are not offered again.
  * @param input the document's bytes (already decompressed)
- * @param pick decides for a path whether its value is wanted
- * @param onTopLevelKey told each key of the top-level object as the parser reaches it
- * @throws (rejects) the parser's Error on malformed or truncated JSON
+ * @param pick decides for a path (below the root) whether its value is wanted, told the kind of value that starts
+ *   there; it may throw to stop the walk (e.g. on a value of the wrong kind)
+ * @throws (rejects) the parser's Error on malformed or truncated JSON, or what `pick` threw
  */
 export async function* pickValues(
   input: Readable,
-  pick: (path: JsonPath) => boolean,
-  onTopLevelKey?: (key: string) => void,
+  pick: (path: JsonPath, kind: JsonKind) => boolean,
 ): AsyncGenerator<Picked> {
   const tokenize = jsonParser({ streamValues: false }) as unknown as (text: unknown) => unknown
   const NONE = Symbol.for('object-stream.none')
@@ -149,20 +170,20 @@ export async function* pickValues(
       const name = token.name
       if (name === 'keyValue') {
         stack[stack.length - 1]!.at = token.value as string
-        if (stack.length === 1) onTopLevelKey?.(token.value as string)
         continue
       }
       if (name === 'endObject' || name === 'endArray') {
         stack.pop()
         continue
       }
-      if (name !== 'startObject' && name !== 'startArray' && !SCALARS.has(name)) continue
+      const kind = kindOf(name)
+      if (kind === undefined) continue
       const path = valuePath()
-      if (stack.length > 0 && pick(path)) {
-        if (SCALARS.has(name)) {
+      if (stack.length > 0 && pick(path, kind)) {
+        if (kind !== 'object' && kind !== 'array') {
           yield { path, value: token.value === undefined ? null : token.value }
         } else {
-          const container = name === 'startObject' ? new JsonObject() : []
+          const container = kind === 'object' ? new JsonObject() : []
           result = container
           top = container instanceof JsonObject ? container.items : container
           open.push(top)

@@ -15,7 +15,8 @@ import { accountKey, EMPTY_ACCOUNT_STATE } from '../rsk/trie-keys.js'
 import { fromHex } from '../util/bytes.js'
 import { AccountEntryWriter, bigintField, shown } from './account-entries.js'
 import { STATE_FILE_VERSION, StateFileError, type NodeCliMeta } from './format.js'
-import { pickValues, type JsonPath } from './json-walk.js'
+import { pickValues, type JsonKind, type JsonPath } from './json-walk.js'
+import { checkShape, NODE_CLI_SCALARS } from './shape.js'
 
 /** What a state file held. */
 export interface LoadedState {
@@ -39,7 +40,7 @@ export interface LoadedState {
 }
 
 const HEX = /^0x[0-9a-fA-F]*$/
-const META_FIELDS = new Set(['version', 'network', 'chainId', 'genesisHash', 'stateRoot', 'head', 'minimumGasPrice'])
+const HASH = /^0x[0-9a-fA-F]{64}$/
 
 /** Which values of the document are read (everything else streams by unassembled). */
 function wanted(path: JsonPath): boolean {
@@ -47,7 +48,7 @@ function wanted(path: JsonPath): boolean {
   if (path.length === 1) return top === 'best_block_number'
   if (top === 'accounts') return path.length === 2
   if (top !== 'node_cli') return false
-  if (path.length === 2) return META_FIELDS.has(second as string)
+  if (path.length === 2) return NODE_CLI_SCALARS.has(second as string)
   return path.length === 3 && (second === 'storageBytes' || second === 'rawEntries' || second === 'blocks')
 }
 
@@ -83,8 +84,9 @@ export function stateBytes(data: Uint8Array): Readable {
  * Reads a state file into Unitrie entries (see {@link intoState} to apply them).
  * @param input the document (see {@link openStateFile}, {@link stateBytes})
  * @param label how errors name the input, e.g. "state file ./state.json"
- * @throws (rejects) StateFileError naming the problem: malformed or truncated JSON, a bad account field, an
- *   unsupported format version
+ * @throws (rejects) StateFileError naming the problem: malformed or truncated JSON, a member of the wrong kind
+ *   (`"accounts": 5`, a `node_cli` that is an array…: ./shape.ts), a bad account field, a bad `node_cli` number or
+ *   hash, an unsupported format version
  */
 export async function loadState(input: Readable, label: string): Promise<LoadedState> {
   // every cell costs two Keccak hashes (its key, then the trie nodes): the faster implementation first
@@ -99,11 +101,13 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
   let cells = 0
   let bestBlockNumber: bigint | undefined
   let sawAccounts = false
+  const pick = (path: JsonPath, kind: JsonKind): boolean => {
+    if (path.length === 1 && path[0] === 'accounts') sawAccounts = true
+    checkShape(path, kind, label)
+    return wanted(path)
+  }
   try {
-    const topLevel = (key: string) => {
-      if (key === 'accounts') sawAccounts = true
-    }
-    for await (const { path, value } of pickValues(input, wanted, topLevel)) {
+    for await (const { path, value } of pickValues(input, pick)) {
       const [top, second] = path
       if (top === 'accounts') {
         cells += writer.addAccount(String(second), value)
@@ -141,24 +145,43 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
   if (!sawAccounts) throw new StateFileError(`${label} is not a state file: it has no "accounts"`)
   const accountsNeeded = [...withCells].filter(([key]) => !listed.has(key)).map(([, address]) => address)
   if (meta.version === undefined) return { entries, accountsNeeded, blocks, accounts, cells, bestBlockNumber }
-  const version = Number(meta.version)
+  const version = smallInteger(meta.version, `${label}: node_cli.version`)
   if (version !== STATE_FILE_VERSION) {
     throw new StateFileError(
       `${label} is in node-cli state format ${meta.version}; this version reads format ${STATE_FILE_VERSION}` +
         (version > STATE_FILE_VERSION ? ' (written by a newer node-cli)' : ''),
     )
   }
-  for (const f of META_FIELDS)
+  for (const f of NODE_CLI_SCALARS)
     if (meta[f as keyof NodeCliMeta] === undefined) throw new StateFileError(`${label}: node_cli.${f} is missing`)
+  for (const f of ['genesisHash', 'stateRoot'] as const)
+    if (!HASH.test(meta[f]!))
+      throw new StateFileError(`${label}: node_cli.${f}: expected a 32-byte 0x-hex hash, got ${shown(meta[f])}`)
+  for (const f of ['head', 'minimumGasPrice'] as const) bigintField(meta[f], `${label}: node_cli.${f}`)
   return {
     entries,
     accountsNeeded,
-    meta: { ...(meta as NodeCliMeta), version, network: Number(meta.network), chainId: Number(meta.chainId) },
+    meta: {
+      ...(meta as NodeCliMeta),
+      version,
+      network: smallInteger(meta.network, `${label}: node_cli.network`),
+      chainId: smallInteger(meta.chainId, `${label}: node_cli.chainId`),
+    },
     blocks,
     accounts,
     cells,
     bestBlockNumber,
   }
+}
+
+/**
+ * A `node_cli` number (a JSON number, kept as text, or a decimal or 0x-hex string) as a safe integer.
+ * @throws StateFileError "<what>: expected a non-negative integer, got …"
+ */
+function smallInteger(v: unknown, what: string): number {
+  const n = bigintField(v, what)
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw new StateFileError(`${what}: ${n} is too large`)
+  return Number(n)
 }
 
 function hexField(v: unknown, what: string): Uint8Array {

@@ -107,10 +107,10 @@ describe('state-file accounts → Unitrie entries', () => {
     await refused({ [A]: 5 }, new RegExp(`account ${A}: expected an object`))
     await refused({ '0x12': {} }, /the state: "0x12" is not an address/)
     await refused({ ['0x' + 'g'.repeat(40)]: {} }, /is not an address/)
-    // accounts as an array: its indexes are no addresses
+    // accounts as an array: refused as a whole (more wrong shapes: ./shapes.test.ts)
     const text = `{"accounts":[{"nonce":1}]}`
     await expect(loadState(stateBytes(Buffer.from(text)), 'the state')).rejects.toThrow(
-      /the state: "0" is not an address/,
+      /the state: "accounts" must be an object \(address → account\), got an array/,
     )
   })
 })

@@ -4,7 +4,12 @@
  *
  * `getCallStackDepth() returns (uint32)`: the call depth of the caller plus one, at least 1 (a transaction sent
  * straight to the contract answers 1; a contract called by a transaction that calls Environment answers 1; each
- * further nested CALL adds one). Gas 0. No default method: empty call data fails.
+ * further nested CALL adds one), as one ABI word. Gas 0. No default method: empty call data fails.
+ *
+ * Checked against rskj ARROWHEAD-6.0.0 (the first release with the contract), REED-8.1.0, VETIVER-9.0.3 and
+ * master of mid-2026: all declare the output `uint32` and return `getCallDeep() + 1` as an integer. The form
+ * declaring `bytes` and returning `ByteUtil.intToBytes(depth)` (4 bytes, ABI `bytes`: offset, length 4, the
+ * bytes padded) existed only in pre-release commits of November 2023 and was never shipped: not followed here.
  */
 import { encodeUint } from './abi.js'
 import type { NativeMethod } from './native-contract.js'

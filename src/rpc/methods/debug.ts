@@ -5,8 +5,8 @@
  * - default (`rskTracer`): the reference's struct logs {contractAddress, initStorage, structLogs, result, error,
  *   reverted, storageSize, currentStorage} (src/execution/tracers/struct-logs.ts, shape `rsk`);
  *   `disableMemory`, `disableStack`, `disableStorage`;
- * - `callTracer`: the reference's call tree (../call-trace-format.ts); `onlyTopCall`, `withLog` (in
- *   `tracerConfig` or at the top level, as the reference reads them);
+ * - `callTracer`: the reference's call tree (../call-trace-format.ts; geth's frame shape under the Hardhat and
+ *   Anvil profiles); `onlyTopCall`, `withLog` (in `tracerConfig` or at the top level, as the reference reads them);
  * - `structLogger` (geth's default format, not in the reference): {gas, failed, returnValue, structLogs};
  *   `enableMemory`, `enableReturnData`, `disableStack`, `disableStorage`;
  * - `prestateTracer` (`diffMode`) and `4byteTracer` (geth's; not in the reference).
@@ -44,6 +44,8 @@ export interface TraceOptions {
   tracer: 'rskTracer' | 'callTracer' | 'structLogger' | 'prestateTracer' | '4byteTracer'
   onlyTopCall: boolean
   withLog: boolean
+  /** callTracer frames in geth's shape (the node's compatibility profile decides; ../call-trace-format.ts). */
+  gethCallTracer?: boolean
   diffMode: boolean
   structLogs: Omit<StructLogOptions, 'shape'>
 }
@@ -115,10 +117,10 @@ export function decodeTraceOptions(
   }
 }
 
-const traceOptionsParam = (d: DefaultTracer) =>
+const traceOptionsParam = (d: DefaultTracer, geth: boolean) =>
   optional(
-    param('options', (v, i) => decodeTraceOptions(v, i, d)),
-    { ...DEFAULT_OPTIONS, tracer: d },
+    param('options', (v, i) => ({ ...decodeTraceOptions(v, i, d), gethCallTracer: geth })),
+    { ...DEFAULT_OPTIONS, tracer: d, gethCallTracer: geth },
   )
 
 /** The tracer a trace option set runs. */
@@ -240,12 +242,14 @@ async function traceBlock(
 export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer } = {}): MethodSpec[] {
   const { chain } = s
   const d = opts.defaultTracer ?? 'rskTracer'
+  // the Hardhat and Anvil profiles answer geth's callTracer shape (../compat.ts gethCallTracer)
+  const geth = s.compat.gethCallTracer
   return [
     method(
       'debug_traceTransaction',
       'debug',
       're-executes a mined transaction with a tracer (default: struct logs)',
-      [P.hash('transactionHash'), traceOptionsParam(d)],
+      [P.hash('transactionHash'), traceOptionsParam(d, geth)],
       async (_c, hash, opts) => {
         const loc = await chain.transaction(hash)
         if (loc === undefined) return null
@@ -257,7 +261,7 @@ export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer 
       'debug_traceBlockByHash',
       'debug',
       'traces every transaction of a block: [{txHash, result}]',
-      [P.hash('blockHash'), traceOptionsParam(d)],
+      [P.hash('blockHash'), traceOptionsParam(d, geth)],
       async (_c, hash, opts) => {
         const block = await chain.blockByHash(hash)
         if (block === undefined) return null
@@ -268,7 +272,7 @@ export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer 
       'debug_traceBlockByNumber',
       'debug',
       'traces every transaction of a block: [{txHash, result}]',
-      [P.blockNoHash('block'), traceOptionsParam(d)],
+      [P.blockNoHash('block'), traceOptionsParam(d, geth)],
       async (_c, ref, opts) => {
         const block = await resolveBlock(chain, ref)
         if (block === 'pending')
@@ -286,10 +290,10 @@ export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer 
         optional(P.block(), LATEST),
         optional(
           param('options', (v, i) => ({
-            opts: decodeTraceOptions(v, i, d),
+            opts: { ...decodeTraceOptions(v, i, d), gethCallTracer: geth },
             raw: v as Record<string, unknown> | undefined,
           })),
-          { opts: { ...DEFAULT_OPTIONS, tracer: d }, raw: undefined },
+          { opts: { ...DEFAULT_OPTIONS, tracer: d, gethCallTracer: geth }, raw: undefined },
         ),
       ],
       async (_c, req, ref, { opts, raw }) => {
