@@ -1,6 +1,9 @@
 /**
  * NodeConfig: everything `createNode` needs, with the CLI's defaults.
  */
+import type { ProgressListener } from './util/progress.js'
+
+export type { Progress, ProgressListener } from './util/progress.js'
 
 /** Configuration of a node. All fields optional; see {@link DEFAULT_CONFIG}. */
 export interface NodeConfig {
@@ -151,6 +154,17 @@ export interface NodeConfig {
   defaultTracer?: 'rskTracer' | 'structLogger'
   /** Receives each execution's console.log lines (also the chain's `console` event). */
   onConsoleLog?: (event: import('./chain/chain.js').ConsoleLogEvent) => void
+  /**
+   * Receives the progress of long work at start and at close (the CLI shows it on a terminal): opening
+   * {@link fork} (`asking the remote for its chain id and head`, `reading fork block #<n>`, `fetching the dev
+   * accounts from the remote`, `opening the fork cache`), opening {@link db} (`opening the database`, `reading the
+   * stored chain`, `upgrading the storage format` in blocks), reading {@link loadState} (`reading` in bytes of the file
+   * with accounts and cells, `sorting entries` and `building the state trie` in entries, `importing blocks` in
+   * blocks) and, on close, writing {@link dumpState} (`writing` in bytes with accounts and cells, `syncing`). Steps
+   * with a measure report at most every ~100 ms; the calls are synchronous, from the work itself: keep the
+   * listener quick. The {@link stateInterval} dumps while running report nothing.
+   */
+  onProgress?: ProgressListener
 }
 
 /** Defaults applied by createNode. */

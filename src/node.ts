@@ -69,7 +69,9 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
         '(a fork keeps its chain in memory; its remote data is cached in --fork-cache)',
     )
   if (config.fork && config.loadState !== undefined) throw new Error('--fork-url cannot be combined with --load-state')
-  const fork = config.fork ? await (await import('./fork/fork-setup.js')).openFork(config.fork) : undefined
+  const fork = config.fork
+    ? await (await import('./fork/fork-setup.js')).openFork(config.fork, config.onProgress)
+    : undefined
   try {
     return await startNode(config, compat, rpcTimeout, disabledModules, fork)
   } catch (err) {
@@ -122,6 +124,8 @@ async function startNode(
   const configuredGasLimit = config.gasLimit ?? (fork ? undefined : compat.blockGasLimit)
   const gasLimit = configuredGasLimit ?? preset.genesis.gasLimit
   // --db: the chain lives in <db>/chain (level); without it, in memory
+  const progress = config.onProgress
+  if (config.db) progress?.({ phase: 'opening the database' })
   const storage = config.db
     ? await ChainStorage.openDirectory(path.join(config.db, 'chain'), { label: `--db ${config.db}` })
     : undefined
@@ -150,13 +154,18 @@ async function startNode(
     executionTimeoutMs: Math.round(rpcTimeout * 1000),
     storage,
     fork: f?.chain,
+    onProgress: storage && progress,
   })
   let chain: Chain
   /** The fork of the moment: anvil_reset may switch it (./node-fork.ts). */
   let currentFork = fork
   try {
+    // (a fork's chain starts with the dev accounts' remote state; a --db chain with its stored head)
+    if (fork || storage)
+      progress?.({ phase: fork ? 'fetching the dev accounts from the remote' : 'reading the stored chain' })
     chain = await Chain.create(chainOptions(fork))
     // the fork's disk cache opened meanwhile (Node.fork shows its directory, or why it is not used)
+    if (fork) progress?.({ phase: 'opening the fork cache' })
     await fork?.cache.ready
   } catch (err) {
     await storage?.close()
@@ -170,7 +179,7 @@ async function startNode(
       if (config.db)
         throw new Error('--load-state cannot be combined with --db (the directory already keeps the chain)')
       const { loadStateFileIntoNewChain } = await import('./state-file/chain-state.js')
-      const summary = await loadStateFileIntoNewChain(chain, identity, config.loadState)
+      const summary = await loadStateFileIntoNewChain(chain, identity, config.loadState, progress)
       loaded = { file: config.loadState, ...summary }
     } catch (err) {
       await chain.close()
@@ -278,10 +287,10 @@ async function startNode(
   const provider: Eip1193Provider = {
     request: ({ method, params }) => dispatcher.call(method, params ?? [], localConnection),
   }
-  /** Writes the state file (atomically), for --dump-state on exit and every --state-interval. */
-  const dumpState = async (file: string) => {
+  /** Writes the state file (atomically), for --dump-state on exit (with progress) and every --state-interval. */
+  const dumpState = async (file: string, onProgress?: NodeConfig['onProgress']) => {
     const { dumpChainToFile } = await import('./state-file/chain-state.js')
-    await dumpChainToFile(chain, identity, file)
+    await dumpChainToFile(chain, identity, file, onProgress)
   }
   let dumping: Promise<void> | undefined
   const intervalDumps =
@@ -326,7 +335,7 @@ async function startNode(
         }
       )
     },
-    dumpState,
+    dumpState: (file) => dumpState(file),
     close() {
       closed ??= (async () => {
         miner.close()
@@ -334,7 +343,7 @@ async function startNode(
         await server.close()
         try {
           await dumping
-          if (config.dumpState !== undefined) await dumpState(config.dumpState)
+          if (config.dumpState !== undefined) await dumpState(config.dumpState, progress)
         } finally {
           await chain.close()
           await currentFork?.close()

@@ -8,6 +8,7 @@ import type { ProcessingBlock } from '../rsk/remasc.js'
 import type { ForkStateSource } from '../state/fork-source.js'
 import type { OutdatedRule } from '../txpool/pool.js'
 import type { BlockRecord } from '../types/records.js'
+import type { ProgressListener } from '../util/progress.js'
 import type { GenesisFields } from './block-builder.js'
 import type { ChainStorage } from './storage.js'
 
@@ -107,6 +108,11 @@ export interface ChainOptions {
    * funds accounts in place over the remote state. Not combined with `storage`.
    */
   fork?: ChainFork
+  /**
+   * Receives the progress of long start-up work on {@link storage} (src/chain/chain-restore.ts): `upgrading the
+   * storage format` (blocks indexed of the stored head, throttled). Not called otherwise.
+   */
+  onProgress?: ProgressListener
 }
 
 /** Default number of recent block states kept readable (see {@link ChainOptions.stateHistory}). */

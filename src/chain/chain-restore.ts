@@ -19,6 +19,7 @@ import {
   type StoredMeta,
 } from './storage.js'
 import type { BlockRecord } from '../types/records.js'
+import { throttleProgress, type ProgressListener } from '../util/progress.js'
 
 /** Blocks per batch when a format 1 directory gets its indexes. */
 const UPGRADE_BATCH_BLOCKS = 2_000
@@ -27,6 +28,7 @@ const UPGRADE_BATCH_BLOCKS = 2_000
  * Upgrades a format 1 directory (blocks without hash and transaction indexes) to the current format: one pass over
  * its blocks, checking that each follows its parent, writing the index records in batches, then the new meta.
  * Interrupted, it starts over at the next start (the indexes are idempotent puts).
+ * @param onProgress receives `upgrading the storage format` (blocks done of the head, every batch, throttled)
  * @throws StorageCorruptError when a block is missing or does not follow its parent
  */
 async function upgradeFormat1(
@@ -35,10 +37,15 @@ async function upgradeFormat1(
   genesis: BlockRecord,
   common: Common,
   meta: StoredMeta,
+  onProgress: ProgressListener | undefined,
 ): Promise<void> {
   // the genesis is this configuration's (its hash was checked against the meta)
   let ops: PutOp[] = blockIndexOps(0n, genesis.hash, [])
   let parentHash = genesis.hashKey
+  const report = onProgress && throttleProgress(onProgress)
+  const step = (done: bigint) =>
+    report?.({ phase: 'upgrading the storage format', done: Number(done), total: Number(head), unit: 'blocks' })
+  step(0n)
   for await (const { number, rlp, extra } of storage.encodedRange(1n, head)) {
     const block = decodeStoredBlock(rlp, extra, common, true)
     if (toKey(block.header.parentHash) !== parentHash) {
@@ -55,6 +62,7 @@ async function upgradeFormat1(
     if (number % BigInt(UPGRADE_BATCH_BLOCKS) === 0n) {
       await storage.writeIndexes(ops)
       ops = []
+      step(number)
     }
   }
   await storage.writeIndexes(ops)
@@ -69,6 +77,8 @@ export interface RestoreTarget {
   common: Common
   /** Network number (30-33) of this configuration. */
   network: number
+  /** Receives the progress of a format upgrade (see {@link upgradeFormat1}). */
+  onProgress?: ProgressListener
 }
 
 /**
@@ -114,7 +124,7 @@ export async function restoreChain(
       `${storage.label} holds a chain with chain id ${m.chainId}; this configuration has chain id ${meta.chainId}`,
     )
   }
-  if (m.format === 1) await upgradeFormat1(storage, stored.head, genesis, t.common, meta)
+  if (m.format === 1) await upgradeFormat1(storage, stored.head, genesis, t.common, meta, t.onProgress)
   // nothing proportional to the chain's length: the head is decoded, everything else is read on demand
   let head = genesis
   if (stored.head > 0n) {

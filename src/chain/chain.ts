@@ -33,6 +33,7 @@ import { Rewinds } from './rewind.js'
 import type { TxToSubmit } from './tx-submission.js'
 import { buildWorkBlock, mineWorkBlock, type WorkParts } from './work-blocks.js'
 import type { BlockRecord } from '../types/records.js'
+import type { ProgressListener } from '../util/progress.js'
 
 export { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
 export type { ConsoleLogEvent } from './state-queries.js'
@@ -248,11 +249,16 @@ export class Chain extends ChainReads {
    * makes `state` the live state. Only on a chain that has mined nothing and keeps no database.
    * @param blocks `[blockRlp, extra]` of blocks 1 … head (src/chain/storage.ts encodings)
    * @param state the live state of the dump (its root was checked by the caller)
+   * @param onProgress receives the `importing blocks` step (blocks checked of all, throttled)
    * @throws Error when the chain is not fresh or a block does not decode or follow its parent
    */
-  importChain(blocks: readonly [Uint8Array, Uint8Array][], state: Unitrie): Promise<void> {
+  importChain(
+    blocks: readonly [Uint8Array, Uint8Array][],
+    state: Unitrie,
+    onProgress?: ProgressListener,
+  ): Promise<void> {
     return this.queue.run(async () => {
-      await this.live.importChain(blocks, state)
+      await this.live.importChain(blocks, state, onProgress)
       this.builder.invalidatePending()
     })
   }

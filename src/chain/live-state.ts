@@ -11,6 +11,7 @@ import type { Executor } from '../execution/executor.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import { toKey } from '../util/bytes.js'
+import { throttleProgress, type ProgressListener } from '../util/progress.js'
 import type { BlockStore } from './block-store.js'
 import type { ChainStorage } from './storage.js'
 import type { EncodedBlock } from './block-codec.js'
@@ -26,6 +27,9 @@ export interface ChainCapture {
   head: BlockRecord
   genesis: BlockRecord
 }
+
+/** Blocks checked between two progress reports of {@link LiveState.importChain}. */
+const BLOCKS_PER_REPORT = 64
 
 /** In-place changes of the live state, and state-file capture and import. */
 export class LiveState {
@@ -66,16 +70,26 @@ export class LiveState {
    * live state. Only on a chain that has mined nothing and keeps no database.
    * @param blocks `[blockRlp, extra]` of blocks 1 … head (src/chain/storage.ts encodings)
    * @param state the live state of the dump (its root was checked by the caller)
+   * @param onProgress receives the `importing blocks` step (blocks checked of all, every
+   *   {@link BLOCKS_PER_REPORT} blocks, throttled)
    * @throws Error when the chain is not fresh or a block does not decode or follow its parent (nothing changed)
    */
-  async importChain(blocks: readonly [Uint8Array, Uint8Array][], state: Unitrie): Promise<void> {
+  async importChain(
+    blocks: readonly [Uint8Array, Uint8Array][],
+    state: Unitrie,
+    onProgress?: ProgressListener,
+  ): Promise<void> {
     if (this.blocks.length !== 1 || this.database) {
       throw new Error('a dumped chain can only be loaded into a new in-memory chain')
     }
     // checked block by block (decoded one at a time, not kept), then added in their encodings
     const checked: { enc: EncodedBlock; hash: Uint8Array; txHashes: Uint8Array[] }[] = []
     let parent = this.blocks.head
+    const report = onProgress && throttleProgress(onProgress)
+    const total = blocks.length
     for (const [rlp, extra] of blocks) {
+      if (report !== undefined && checked.length % BLOCKS_PER_REPORT === 0)
+        report({ phase: 'importing blocks', done: checked.length, total, unit: 'blocks' })
       const block = decodeStoredBlock(rlp, extra, this.common, true)
       if (block.header.number !== parent.header.number + 1n || toKey(block.header.parentHash) !== parent.hashKey) {
         throw new Error(`block ${block.header.number} does not follow block ${parent.header.number}`)

@@ -2,14 +2,16 @@
  * The `node-cli` command: flags → NodeConfig, startup banner, request log, clean shutdown on SIGINT/SIGTERM.
  * The pieces: the flags (./options.ts), their checks and the NodeConfig (./node-config.ts), the banner
  * (./banner.ts), terminal output (./terminal.ts), signal handling (./shutdown.ts), the heap-growth bound
- * (./heap-growth.ts).
+ * (./heap-growth.ts), the progress of long work at start and exit (./progress.ts).
  */
 import { createNode } from '../node.js'
 import type { Node } from '../node-api.js'
+import { internals } from '../node-internals.js'
 import { exposureWarnings, banner } from './banner.js'
 import { boundHeapGrowth, HEAP_FLAG_DELAY_MS } from './heap-growth.js'
 import { checkOptions, nodeConfig } from './node-config.js'
 import { buildProgram, type CliOptions } from './options.js'
+import { ProgressDisplay, startTitle } from './progress.js'
 import { handleShutdownSignals } from './shutdown.js'
 import { chalk, loadChalk, printLine } from './terminal.js'
 
@@ -28,6 +30,19 @@ export interface MainOptions {
   afterStartup?: () => void
 }
 
+/** The end of the start's long work as its progress line sums it up (the banner has the details). */
+function startSummary(node: Node): string {
+  const fork = node.fork
+  if (fork) return `block #${fork.blockNumber} of chain id ${fork.chainId}`
+  const loaded = node.loadedState
+  if (loaded)
+    return (
+      `${loaded.accounts.toLocaleString('en-US')} accounts, ${loaded.cells.toLocaleString('en-US')} storage cells` +
+      (loaded.kind === 'chain' ? `, head #${loaded.head}` : '')
+    )
+  return `head #${internals(node).chain.head.header.number}`
+}
+
 /**
  * Runs the CLI.
  * @param argv process.argv
@@ -41,10 +56,17 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   checkOptions(program, o)
   if (!o.silent || o.verbose) await loadChalk()
   const config = nodeConfig(program, o)
+  // long work at start (fork, state file, --db) or exit (--dump-state) shows its progress (./progress.ts)
+  const title = startTitle(config)
+  const progress =
+    o.silent || (title === undefined && config.dumpState === undefined) ? undefined : new ProgressDisplay()
+  if (progress) config.onProgress = progress.listener
+  if (title !== undefined) progress?.begin(title)
   let node: Node
   try {
     node = await createNode(config)
   } catch (err) {
+    progress?.fail()
     const e = err as NodeJS.ErrnoException
     await loadChalk()
     if (e.code === 'EADDRINUSE')
@@ -53,9 +75,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     process.exitCode = 1
     return
   }
+  progress?.end(startSummary(node))
+  // before the URL is printed: a signal sent by whoever waits for it (a test, a script) finds the handlers
+  handleShutdownSignals(node, o, progress)
   printLine(o.silent ? node.url : banner(node, o))
   if (o.silent) for (const warning of exposureWarnings(o)) console.error(warning)
-  handleShutdownSignals(node, o)
   // after the first answers, not before: changing V8 flags makes Node's cached builtins miss (~8 ms of start-up)
   setTimeout(() => {
     options.afterStartup?.()

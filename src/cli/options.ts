@@ -16,7 +16,9 @@ function int(name: string, min: number, max: number) {
   }
 }
 
-/** Parses `--chain-id`: an integer the signatures' one-byte v can carry (docs/reference-rules.md#rule-chain-id-limit). */
+/**
+ * Parses `--chain-id`: an integer the signatures' one-byte v can carry (docs/reference-rules.md#rule-chain-id-limit).
+ */
 function chainId(value: string): number {
   const n = Number(value)
   try {

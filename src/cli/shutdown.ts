@@ -4,6 +4,7 @@
  */
 import type { Node } from '../node-api.js'
 import type { CliOptions } from './options.js'
+import type { ProgressDisplay } from './progress.js'
 import { chalk } from './terminal.js'
 
 /** Longest a SIGINT/SIGTERM shutdown waits for the node to close before the process exits anyway (ms). */
@@ -12,21 +13,28 @@ const SHUTDOWN_GRACE_MS = 800
 /**
  * Installs the SIGINT and SIGTERM handlers that close `node` and exit the process (0 after a clean close, 1 on
  * a close error or a second signal).
+ * @param progress where the --dump-state write on exit shows its progress (none with --silent)
  */
-export function handleShutdownSignals(node: Node, o: CliOptions): void {
+export function handleShutdownSignals(node: Node, o: CliOptions, progress?: ProgressDisplay): void {
   let stopping = false
+  const dumpTo = o.dumpState ?? o.state
   const stop = (signal: string) => {
     // a second signal while closing (a long --dump-state write) exits at once: the state file is written to a
     // temporary file renamed into place, so the previous one stays whole
-    if (stopping) process.exit(1)
+    if (stopping) {
+      progress?.fail(`interrupted (${signal}), the previous file is unchanged`)
+      process.exit(1)
+    }
     stopping = true
-    if (!o.silent)
-      console.log(
-        chalk.dim(`\n${signal}: shutting down${(o.dumpState ?? o.state) ? `, writing ${o.dumpState ?? o.state}` : ''}`),
-      )
+    if (!o.silent) console.log(chalk.dim(`\n${signal}: shutting down${dumpTo ? `, writing ${dumpTo}` : ''}`))
+    if (dumpTo) progress?.begin(`Writing state file ${dumpTo}`)
     node.close().then(
-      () => process.exit(0),
+      () => {
+        progress?.end()
+        process.exit(0)
+      },
       (err: unknown) => {
+        progress?.fail()
         console.error(chalk.red(`error: ${(err as Error).message}`))
         process.exit(1)
       },

@@ -12,6 +12,7 @@ import { decodeHeader } from '../rsk/header-decode.js'
 import { hashForMergedMining } from '../rsk/merged-mining-hash.js'
 import type { BlockRecord, HeaderFields } from '../types/records.js'
 import { fromHex, toKey } from '../util/bytes.js'
+import type { ProgressListener } from '../util/progress.js'
 import { defaultForkCacheDir, ForkCache } from './fork-cache.js'
 import { ForkHistory } from './fork-history.js'
 import { findForkPoint, type ForkPoint } from './fork-point.js'
@@ -72,11 +73,14 @@ export interface OpenFork {
 /**
  * Connects to the remote, resolves the fork block, starts opening its cache (`cache.ready`) and reads the fork block's
  * header.
+ * @param onProgress receives the steps as they start (no measure: each is a request or two to the remote):
+ *   `asking the remote for its chain id and head` (answered at once when the cache's index knows the fork block),
+ *   then `reading fork block #<n>`
  * @throws InvalidArgumentError (-32602) for a bad URL or block number, or a remote of a chain id other than 30,
  *   31 or 33 (docs/architecture.md#forking: only their consensus rules are known)
  * @throws ForkRemoteError (-32000) when the remote cannot answer or serves what the fork needs badly
  */
-export async function openFork(opts: ForkOptions): Promise<OpenFork> {
+export async function openFork(opts: ForkOptions, onProgress?: ProgressListener): Promise<OpenFork> {
   let parsed: URL
   try {
     parsed = new URL(opts.url)
@@ -96,8 +100,10 @@ export async function openFork(opts: ForkOptions): Promise<OpenFork> {
     const remote = new RemoteNode(client)
     const cacheDir = opts.cache === false ? undefined : (opts.cache ?? defaultForkCacheDir())
     const blockNumber = opts.blockNumber === undefined ? undefined : BigInt(opts.blockNumber)
+    onProgress?.({ phase: 'asking the remote for its chain id and head' })
     const found = await findForkPoint(remote, { url: opts.url, blockNumber, cacheDir })
     const { point } = found
+    onProgress?.({ phase: `reading fork block #${point.number}` })
     const network = forkNetwork(point.chainId)
     let rules: Activations
     try {

@@ -25,6 +25,10 @@ import {
   writeVarInt,
 } from './unitrie-codec.js'
 import { Unitrie } from './unitrie.js'
+import { throttleProgress, type ProgressListener } from '../util/progress.js'
+
+/** Entries built between two progress reports of {@link unitrieFromBatch} (each costs a clock read). */
+const ENTRIES_PER_REPORT = 4096
 
 /**
  * The trie holding `entries` (a later entry wins over an earlier one with the same key; an empty value means no
@@ -40,13 +44,20 @@ export function unitrieFromEntries(entries: Iterable<readonly [Uint8Array, Uint8
 /**
  * The trie holding a batch's winning entries (see {@link EntryBatch}), its nodes in a new {@link ArenaTrieStore}
  * (the returned trie's store).
+ * @param onProgress receives the steps (throttled): `sorting entries` (the batch's entry count as `total`), then
+ *   `building the state trie` (entries built of the distinct entries, every {@link ENTRIES_PER_REPORT} entries)
  * @throws Error when a value is longer than 16 777 215 bytes
  */
-export function unitrieFromBatch(batch: EntryBatch): Unitrie {
+export function unitrieFromBatch(batch: EntryBatch, onProgress?: ProgressListener): Unitrie {
+  const report = onProgress && throttleProgress(onProgress)
+  report?.({ phase: 'sorting entries', total: batch.length, unit: 'entries' })
   const sorted = batch.sortedUnique()
   const arena = new ArenaTrieStore(sorted.order.length)
   if (sorted.order.length === 0) return Unitrie.empty(arena)
-  const root = new Builder(sorted, arena).build(0, sorted.order.length, 0, true)
+  const total = sorted.order.length
+  const built = report && ((done: number) => report({ phase: 'building the state trie', done, total, unit: 'entries' }))
+  built?.(0)
+  const root = new Builder(sorted, arena, built).build(0, total, 0, true)
   return Unitrie.fromRootHash(root.hash!, arena)
 }
 
@@ -60,10 +71,14 @@ interface Built {
 
 class Builder {
   private scratch = new Uint8Array(256)
+  /** Entries (nodes with a value) built so far, counted only when {@link onBuilt} is set. */
+  private built = 0
 
   constructor(
     private readonly s: SortedEntries,
     private readonly arena: ArenaTrieStore,
+    /** Told the number of entries built, every {@link ENTRIES_PER_REPORT}. */
+    private readonly onBuilt?: (entries: number) => void,
   ) {}
 
   /** Bit `d` of entry `e`'s key (0 = most significant bit of its first byte). */
@@ -97,7 +112,10 @@ class Builder {
     const d = this.divergence(first, last, depth, end)
     let start = lo
     const hasValue = s.keyLength[first]! * 8 === d
-    if (hasValue) start++ // a key ending here: sorted first, it is a prefix of the others
+    if (hasValue) {
+      start++ // a key ending here: sorted first, it is a prefix of the others
+      if (this.onBuilt !== undefined && ++this.built % ENTRIES_PER_REPORT === 0) this.onBuilt(this.built)
+    }
     let left: Built | undefined
     let right: Built | undefined
     if (start < hi) {

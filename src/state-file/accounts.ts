@@ -34,6 +34,14 @@ export interface DumpRest {
   byteCells: { address: Uint8Array; cells: RawEntry[] }[]
 }
 
+/** What a dump has written so far (see {@link writeAccounts}). */
+export interface DumpTally {
+  /** Accounts written to `accounts`. */
+  accounts: number
+  /** Their storage cells written (32-byte words; byte cells go to the node_cli member). */
+  cells: number
+}
+
 /** Whether bytes [from, to) of `a` equal `b`. */
 function equalRange(a: Uint8Array, from: number, to: number, b: Uint8Array): boolean {
   if (to - from !== b.length) return false
@@ -51,9 +59,10 @@ function equalRange(a: Uint8Array, from: number, to: number, b: Uint8Array): boo
  * @param trie the state
  * @param out where the JSON goes
  * @param rest filled with what the accounts cannot hold
+ * @param tally counts the accounts and cells written, when given
  * @returns a generator that pauses after each account (take {@link JsonBytes.full} chunks of `out` then)
  */
-export function* writeAccounts(trie: Unitrie, out: JsonBytes, rest: DumpRest): Generator<void> {
+export function* writeAccounts(trie: Unitrie, out: JsonBytes, rest: DumpRest, tally?: DumpTally): Generator<void> {
   const raw = rest.raw
   const cellsOut = new JsonBytes()
   let first = true
@@ -76,6 +85,10 @@ export function* writeAccounts(trie: Unitrie, out: JsonBytes, rest: DumpRest): G
     out.text(`{"nonce":${state.nonce.toString()},"balance":"0x${state.balance.toString(16)}","code":`)
     out.quotedHex(code).text(',"storage":{').append(cellsOut).text('}}')
     if (byteCells.length > 0) rest.byteCells.push({ address, cells: byteCells })
+    if (tally !== undefined) {
+      tally.accounts++
+      tally.cells += cells
+    }
   }
   for (const e of unitrieEntryViews(trie.root)) {
     const k = e.key

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream'
 import type { Chain } from '../chain/chain.js'
 import { Unitrie } from '../rsk/unitrie.js'
 import { toHex } from '../util/bytes.js'
+import type { ProgressListener } from '../util/progress.js'
 import { stateFileGzipHex, writeStateFile, type DumpSource } from './dump.js'
 import { StateFileError } from './format.js'
 import { intoState, loadState, openStateFile } from './load.js'
@@ -41,10 +42,16 @@ async function capture(chain: Chain, id: ChainIdentity): Promise<DumpSource> {
 
 /**
  * Writes the chain's state file (atomically, see ./dump.ts).
+ * @param onProgress receives the `writing` step (see {@link writeStateFile})
  * @throws (rejects) the file-system error; the previous file, if any, is then unchanged
  */
-export async function dumpChainToFile(chain: Chain, id: ChainIdentity, file: string): Promise<void> {
-  await writeStateFile(file, await capture(chain, id))
+export async function dumpChainToFile(
+  chain: Chain,
+  id: ChainIdentity,
+  file: string,
+  onProgress?: ProgressListener,
+): Promise<void> {
+  await writeStateFile(file, await capture(chain, id), onProgress)
 }
 
 /** anvil_dumpState's answer: the state file gzipped, as 0x-hex. */
@@ -56,15 +63,28 @@ export async function dumpChainToHex(chain: Chain, id: ChainIdentity): Promise<s
  * `--load-state`: loads a state file into a chain that has mined nothing. A node-cli file of the same network,
  * chain id and genesis continues its chain (blocks, receipts, logs and the exact state root); an Anvil file (or a
  * node-cli file without blocks) has its accounts merged into the genesis state. Nothing is changed when it fails.
+ * @param onProgress receives the steps, throttled: `reading` (bytes of the file of its size, with the accounts and
+ *   cells read), `sorting entries` and `building the state trie` (Unitrie entries), then for a node-cli file with
+ *   blocks `importing blocks` (blocks)
  * @throws (rejects) StateFileError naming the problem (unreadable, malformed, truncated, another chain, a state
  *   that does not rebuild to its recorded root)
  */
-export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity, file: string): Promise<LoadSummary> {
+export async function loadStateFileIntoNewChain(
+  chain: Chain,
+  id: ChainIdentity,
+  file: string,
+  onProgress?: ProgressListener,
+): Promise<LoadSummary> {
   const label = `state file ${file}`
-  const loaded = await loadState(await openStateFile(file), label)
+  const opened = await openStateFile(file)
+  const loaded = await loadState(
+    opened.input,
+    label,
+    onProgress && { listener: onProgress, size: opened.size, position: opened.position },
+  )
   const meta = loaded.meta
   if (meta === undefined) {
-    await chain.replaceLiveState(async (live) => intoState(loaded, live, true))
+    await chain.replaceLiveState(async (live) => intoState(loaded, live, true, onProgress))
     return { kind: 'merged', accounts: loaded.accounts, cells: loaded.cells, head: chain.head.header.number }
   }
   const genesis = toHex((await chain.blockByNumber(0n))!.hash)
@@ -75,7 +95,7 @@ export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity,
         '--network, --chain-id, --gas-limit, --mnemonic and --balance the file was dumped with)',
     )
   }
-  const state = intoState(loaded, Unitrie.empty(), true)
+  const state = intoState(loaded, Unitrie.empty(), true, onProgress)
   const root = toHex(state.hash())
   if (root !== meta.stateRoot) {
     throw new StateFileError(
@@ -87,7 +107,7 @@ export async function loadStateFileIntoNewChain(chain: Chain, id: ChainIdentity,
     throw new StateFileError(`${label}: it records head ${BigInt(meta.head)} but holds ${loaded.blocks.length} blocks`)
   }
   try {
-    await chain.importChain(loaded.blocks, state)
+    await chain.importChain(loaded.blocks, state, onProgress)
   } catch (err) {
     throw new StateFileError(`${label}: ${(err as Error).message}`)
   }

@@ -11,7 +11,8 @@ import type { EncodedBlock } from '../chain/block-codec.js'
 import type { BlockRecord } from '../types/records.js'
 import type { Unitrie } from '../rsk/unitrie.js'
 import { toHex, toKey } from '../util/bytes.js'
-import { writeAccounts, type DumpRest } from './accounts.js'
+import { throttleProgress, type ProgressListener } from '../util/progress.js'
+import { writeAccounts, type DumpRest, type DumpTally } from './accounts.js'
 import { STATE_FILE_VERSION, type NodeCliMeta } from './format.js'
 import { JsonBytes } from './json-bytes.js'
 
@@ -34,8 +35,9 @@ const word = (b: Uint8Array): string => '0x' + toKey(b).padStart(64, '0')
 /**
  * The state file's JSON text, as UTF-8 chunks of about a MiB (see ./json-bytes.ts).
  * @param src the captured chain
+ * @param tally counts the accounts and storage cells written so far, when given
  */
-export function* stateFileChunks(src: DumpSource): Generator<Uint8Array> {
+export function* stateFileChunks(src: DumpSource, tally?: DumpTally): Generator<Uint8Array> {
   const h = src.head.header
   const block = {
     number: hex(h.number),
@@ -49,7 +51,7 @@ export function* stateFileChunks(src: DumpSource): Generator<Uint8Array> {
   const out = new JsonBytes()
   out.text(`{"block":${JSON.stringify(block)},"accounts":{`)
   const rest: DumpRest = { raw: [], byteCells: [] }
-  for (const _ of writeAccounts(src.state, out, rest)) if (out.full) yield out.take()
+  for (const _ of writeAccounts(src.state, out, rest, tally)) if (out.full) yield out.take()
   const meta: NodeCliMeta = {
     version: STATE_FILE_VERSION,
     network: src.network,
@@ -101,13 +103,23 @@ export function* stateFileChunks(src: DumpSource): Generator<Uint8Array> {
  * Writes the state file atomically: a temporary file next to `file`, synced, then renamed over it.
  * @param file target path
  * @param src the captured chain
+ * @param onProgress receives the `writing` step after each chunk (about a MiB) written, throttled: bytes written
+ *   (no total: the size is known only at the end), with the accounts and cells written; then `syncing`
  * @throws (rejects) the file-system error (the target is then unchanged)
  */
-export async function writeStateFile(file: string, src: DumpSource): Promise<void> {
+export async function writeStateFile(file: string, src: DumpSource, onProgress?: ProgressListener): Promise<void> {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   const handle = await open(tmp, 'w', 0o600)
+  const report = onProgress && throttleProgress(onProgress)
+  const tally: DumpTally | undefined = report && { accounts: 0, cells: 0 }
+  let written = 0
   try {
-    for (const chunk of stateFileChunks(src)) await handle.write(chunk)
+    for (const chunk of stateFileChunks(src, tally)) {
+      await handle.write(chunk)
+      written += chunk.length
+      report?.({ phase: 'writing', done: written, unit: 'bytes', counts: { ...tally! } })
+    }
+    report?.({ phase: 'syncing', done: written, unit: 'bytes', counts: { ...tally! } })
     await handle.sync()
     await handle.close()
     await rename(tmp, file)

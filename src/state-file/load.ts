@@ -13,6 +13,7 @@ import { EntryBatch } from '../rsk/entry-batch.js'
 import { unitrieFromBatch } from '../rsk/unitrie-bulk.js'
 import { accountKey, EMPTY_ACCOUNT_STATE } from '../rsk/trie-keys.js'
 import { fromHex } from '../util/bytes.js'
+import { throttleProgress, type ProgressListener } from '../util/progress.js'
 import { AccountEntryWriter, bigintField, shown } from './account-entries.js'
 import { STATE_FILE_VERSION, StateFileError, type NodeCliMeta } from './format.js'
 import { pickValues, type JsonKind, type JsonPath } from './json-walk.js'
@@ -57,11 +58,21 @@ function decompressed(source: Readable, firstBytes: Uint8Array): Readable {
   return firstBytes[0] === 0x1f && firstBytes[1] === 0x8b ? source.pipe(createGunzip()) : source
 }
 
+/** A state file opened for {@link loadState}: its document and how far through the file the reading is. */
+export interface OpenedStateFile {
+  /** The document's bytes (gunzipped when the file is gzipped). */
+  input: Readable
+  /** The file's size in bytes (compressed, for a gzipped file); undefined when it is not a regular file. */
+  size?: number
+  /** Bytes of the file read so far (compressed, for a gzipped file). */
+  position(): number
+}
+
 /**
  * Opens a state file for {@link loadState}.
  * @throws (rejects) StateFileError when it cannot be read
  */
-export async function openStateFile(file: string): Promise<Readable> {
+export async function openStateFile(file: string): Promise<OpenedStateFile> {
   let handle
   try {
     handle = await open(file, 'r')
@@ -72,8 +83,27 @@ export async function openStateFile(file: string): Promise<Readable> {
   }
   const head = Buffer.alloc(2)
   await handle.read(head, 0, 2, 0)
-  return decompressed(handle.createReadStream({ start: 0 }), head)
+  const stat = await handle.stat()
+  const stream = handle.createReadStream({ start: 0 })
+  return {
+    input: decompressed(stream, head),
+    size: stat.isFile() ? stat.size : undefined,
+    position: () => stream.bytesRead,
+  }
 }
+
+/** Where {@link loadState} reports its progress. */
+export interface LoadProgress {
+  /** Receives `reading` reports (throttled): bytes of the file read of its size, accounts and cells so far. */
+  listener: ProgressListener
+  /** The input's size in bytes, when known ({@link OpenedStateFile.size}). */
+  size?: number
+  /** Bytes of the input read so far ({@link OpenedStateFile.position}). */
+  position?: () => number
+}
+
+/** Values read between two progress reports of {@link loadState} (each costs a clock read when reported). */
+const VALUES_PER_REPORT = 64
 
 /** A state given as bytes (anvil_loadState's argument: JSON text, or gzipped JSON). */
 export function stateBytes(data: Uint8Array): Readable {
@@ -84,11 +114,12 @@ export function stateBytes(data: Uint8Array): Readable {
  * Reads a state file into Unitrie entries (see {@link intoState} to apply them).
  * @param input the document (see {@link openStateFile}, {@link stateBytes})
  * @param label how errors name the input, e.g. "state file ./state.json"
+ * @param progress where to report how far the reading is (every {@link VALUES_PER_REPORT} values read, throttled)
  * @throws (rejects) StateFileError naming the problem: malformed or truncated JSON, a member of the wrong kind
  *   (`"accounts": 5`, a `node_cli` that is an array…: ./shape.ts), a bad account field, a bad `node_cli` number or
  *   hash, an unsupported format version
  */
-export async function loadState(input: Readable, label: string): Promise<LoadedState> {
+export async function loadState(input: Readable, label: string, progress?: LoadProgress): Promise<LoadedState> {
   // every cell costs two Keccak hashes (its key, then the trie nodes): the faster implementation first
   await wasmKeccakReady()
   const entries = new EntryBatch()
@@ -101,6 +132,16 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
   let cells = 0
   let bestBlockNumber: bigint | undefined
   let sawAccounts = false
+  let values = 0
+  const listener = progress && throttleProgress(progress.listener)
+  const report = (): void =>
+    listener!({
+      phase: 'reading',
+      done: progress!.position?.(),
+      total: progress!.size,
+      unit: 'bytes',
+      counts: { accounts, cells },
+    })
   const pick = (path: JsonPath, kind: JsonKind): boolean => {
     if (path.length === 1 && path[0] === 'accounts') sawAccounts = true
     checkShape(path, kind, label)
@@ -108,6 +149,7 @@ export async function loadState(input: Readable, label: string): Promise<LoadedS
   }
   try {
     for await (const { path, value } of pickValues(input, pick)) {
+      if (listener !== undefined && ++values % VALUES_PER_REPORT === 0) report()
       const [top, second] = path
       if (top === 'accounts') {
         cells += writer.addAccount(String(second), value)
@@ -198,8 +240,14 @@ function hexField(v: unknown, what: string): Uint8Array {
  * @param rebuild build the result in one pass over base's and the file's entries (a small base, e.g. at
  *   start-up; base's entries are added to `loaded.entries`, so a loaded state is applied once) instead of putting
  *   the file's entries into base one by one (a large live state, few entries)
+ * @param onProgress receives the rebuild's steps (src/rsk/unitrie-bulk.ts: sorting, then building the trie)
  */
-export function intoState(loaded: LoadedState, base: Unitrie, rebuild: boolean): Unitrie {
+export function intoState(
+  loaded: LoadedState,
+  base: Unitrie,
+  rebuild: boolean,
+  onProgress?: ProgressListener,
+): Unitrie {
   const missing = loaded.accountsNeeded
     .filter((a) => !base.has(accountKey(a)))
     .map((a): [Uint8Array, Uint8Array] => [accountKey(a), EMPTY_ACCOUNT_STATE])
@@ -208,7 +256,7 @@ export function intoState(loaded: LoadedState, base: Unitrie, rebuild: boolean):
     const batch = loaded.entries
     for (const [k, v] of base.entries()) batch.add(k, v, 0)
     for (const [k, v] of missing) batch.add(k, v, 0)
-    return unitrieFromBatch(batch)
+    return unitrieFromBatch(batch, onProgress)
   }
   let state = base
   for (const [k, v] of missing) state = state.put(k, v)
