@@ -31,23 +31,23 @@ const cachePath = bundlePath + '.v8cache'
  * The bundle's dynamic imports (scripts/bundle.mjs rewrites them to call this). bin/ and dist/ are siblings, so
  * package names resolve the same from here.
  *
- * uWebSockets.js (uws-pack) is an ESM-only facade that re-exports one native binary, which its dist/uws.mjs
- * requires as `./bin/uws_<platform>_<arch>_<ABI>.node`; requiring that binary directly skips loading the two ES
- * modules: ~2.7 ms of start-up (measured). Whatever is unexpected (no such file, the binary fails to load) takes
- * the package's own entry, which also reports an unsupported platform.
+ * The two uWebSockets.js distributions (src/server/index.ts `loadUws` tries them in order) are each a loader
+ * around one native binary per platform, arch and Node ABI: `uWebSockets.js` (@btc-vision/uwebsockets.js)
+ * requires `./uws_<platform>_<arch>_<ABI>.node` from its CommonJS uws.js (its ESM_wrapper.mjs re-exports that),
+ * uws-pack from its ES module dist/uws.mjs as `./bin/uws_<platform>_<arch>_<ABI>.node`. Requiring the binary
+ * directly skips those modules: ~2 ms of start-up against `require('uWebSockets.js')`, ~10 ms against
+ * `import('uWebSockets.js')` (Node 20, measured). A binary that is there but fails to load (e.g. a glibc older than
+ * it was built for) rejects with the loader's error, so that `loadUws` goes on to the next distribution; no such
+ * file (an unsupported platform or Node version) takes the package's own entry, which says so.
  * @param {string} specifier
  */
 function importForBundle(specifier) {
-  if (specifier === 'uWebSockets.js') {
+  if (specifier === 'uWebSockets.js' || specifier === 'uws-pack') {
     const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`
     for (const dir of require.resolve.paths(specifier) ?? []) {
-      const file = join(dir, specifier, 'dist', 'bin', binary)
+      const file = specifier === 'uws-pack' ? join(dir, specifier, 'dist', 'bin', binary) : join(dir, specifier, binary)
       if (!existsSync(file)) continue
-      try {
-        return Promise.resolve(require(file))
-      } catch {
-        break
-      }
+      return new Promise((resolve) => resolve(require(file)))
     }
   }
   return import(specifier)

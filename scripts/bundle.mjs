@@ -427,7 +427,9 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   external: [
+    // the two uWebSockets.js distributions (src/server/index.ts loadUws): bin/node-cli.js requires their binaries
     'uWebSockets.js',
+    'uws-pack',
     'keccak',
     'secp256k1',
     // level and classic-level are bundled (see the classic-level patch above); memory-level is for tests and tools

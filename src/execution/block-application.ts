@@ -9,7 +9,7 @@ import type { LogRecord } from '../types/records.js'
 import { ExecutionTimeoutError, ForkRemoteError } from '../errors/domain-errors.js'
 import { EthereumjsShapeError, forgetDataGas, runTxFromAnySender } from './ethereumjs/index.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
-import { armDeadline, startSlice } from './deadline.js'
+import { armDeadline } from './deadline.js'
 // consensus (Remasc transaction, RSKIP144 sublists): see src/rsk/remasc.ts and ./parallel-sublists.ts
 import { KeyTracker, SublistScheduler } from './parallel-sublists.js'
 import {
@@ -79,8 +79,6 @@ export class BlockApplier {
     txs: PendingExecution[],
     opts: { commit?: boolean; timeoutMs?: number } = {},
   ): Promise<AppliedBlock> {
-    // a block's executions yield the thread only when they run longer than a slice (./deadline.ts)
-    startSlice(this.vm.evm)
     const commit = opts.commit ?? true
     const timeoutMs = opts.timeoutMs ?? 0
     const sm = this.stateManager

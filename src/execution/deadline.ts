@@ -11,17 +11,21 @@
  *   passed: the reference stops a request after `rpc.timeout` (5000 ms) with -32011 "Execution has got timeout
  *   out." (docs/reference-rules.md#rule-limits); like the reference, whose VM polls an expiry set per request
  *   (rskj co/rsk/rpc/netty/ExecTimeoutContext.java `checkIfExpired`), the check runs inside the opcode loop;
- * - yields to the event loop (one `setImmediate`) when the thread has been busy for {@link SLICE_MS}, so that other
- *   requests that need no execution (eth_blockNumber, eth_chainId, reads of blocks…), timers and signals are
- *   served meanwhile. Executions themselves stay serialized by the chain's queue, so yielding never interleaves
- *   two executions on one state.
+ * - yields to the event loop (one `setImmediate`) when the thread's time slice is spent: {@link SLICE_MS} since
+ *   work last yielded, whether the queue between two tasks, an execution or a mining loop (src/util/time-slices.ts).
+ *   An execution does not start a slice of its own: the slice counts from the last yield, so a run of short calls
+ *   queued back to back yields as one long one would (docs/architecture.md#fairness). Other requests that need no
+ *   execution (eth_blockNumber, eth_chainId, reads of blocks…), timers and signals are served meanwhile.
+ *   Executions themselves stay serialized by the chain's queue, so yielding never interleaves two executions on
+ *   one state.
  *
- * Each EVM has its own clock (deadline and slice), kept here by EVM object: nothing is shared between two nodes
- * in one process, and nothing is written onto @ethereumjs's objects. The cost on the fast path is one compare per
- * static opcode (did it jump backwards?); the clock is read once per {@link CHECK_EVERY} units.
+ * Each EVM has its own clock (its deadline), kept here by EVM object: nothing of one node's executions is shared
+ * with another node in the process but the thread's slice (they share the thread), and nothing is written onto
+ * @ethereumjs's objects. The cost on the fast path is one compare per static opcode (did it jump backwards?); the
+ * clock is read once per {@link CHECK_EVERY} units.
  */
 import { ExecutionTimeoutError } from '../errors/domain-errors.js'
-import { SLICE_MS, sliceYielder } from '../util/time-slices.js'
+import { SLICE_MS, threadSliceSpent, yieldThread } from '../util/time-slices.js'
 import type { LoopOwner } from './ethereumjs/index.js'
 
 export { CHECK_EVERY, DYNAMIC_OP_UNITS } from './ethereumjs/index.js'
@@ -32,34 +36,21 @@ export { SLICE_MS }
 /** An EVM as seen by this module. */
 export type DeadlineHolder = object
 
-/** The deadline and time slice of the executions on one EVM (one execution runs at a time, in the chain's queue). */
+/** The deadline of the executions on one EVM (one execution runs at a time, in the chain's queue). */
 export class ExecutionClock implements LoopOwner {
   /** Ms since the epoch; 0 = none. */
   private deadline = 0
-  /** When the current time slice began (ms since the epoch). */
-  private sliceStart = 0
 
   /** See {@link armDeadline}. */
   arm(timeoutMs: number): void {
     this.deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0
   }
 
-  /** See {@link startSlice}. */
-  startSlice(): void {
-    this.sliceStart = Date.now()
-  }
-
   /** See {@link executionCheckpoint}. */
   checkpoint(): Promise<void> | undefined {
     const now = Date.now()
     if (this.deadline !== 0 && now >= this.deadline) throw new ExecutionTimeoutError()
-    if (now - this.sliceStart < SLICE_MS) return undefined
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        this.sliceStart = Date.now()
-        resolve()
-      }),
-    )
+    return threadSliceSpent(now) ? yieldThread() : undefined
   }
 }
 
@@ -77,33 +68,23 @@ export function clockOf(evm: DeadlineHolder): ExecutionClock {
 }
 
 /**
- * Sets (or, with 0, clears) the deadline of executions on one EVM, and starts a time slice.
+ * Sets (or, with 0, clears) the deadline of executions on one EVM (a call, an estimate, a trace). The time slice is
+ * the thread's (see the module doc): it is not restarted here.
  * @param evm the EVM (`vm.evm`)
  * @param timeoutMs milliseconds from now; 0 or less clears it
  */
 export function setDeadline(evm: DeadlineHolder, timeoutMs: number): void {
-  const clock = clockOf(evm)
-  clock.arm(timeoutMs)
-  clock.startSlice()
+  clockOf(evm).arm(timeoutMs)
 }
 
 /**
- * Sets (or, with 0, clears) the deadline of the next execution on one EVM without starting a new time slice: the
- * transactions of a block each get their own deadline but share the block's slice ({@link startSlice}), so a
- * block of many short transactions still yields once it has run for {@link SLICE_MS}.
+ * Sets (or, with 0, clears) the deadline of the next execution on one EVM: each transaction of a block being built
+ * gets its own (docs/reference-rules.md#rule-send-deadline), while the block's executions share the thread's slice.
  * @param evm the EVM (`vm.evm`)
  * @param timeoutMs milliseconds from now; 0 or less clears it
  */
 export function armDeadline(evm: DeadlineHolder, timeoutMs: number): void {
   clockOf(evm).arm(timeoutMs)
-}
-
-/**
- * Starts a time slice now on one EVM: call when an execution starts (mining a block), so that a short one never
- * yields. {@link setDeadline} does it too.
- */
-export function startSlice(evm: DeadlineHolder): void {
-  clockOf(evm).startSlice()
 }
 
 /**
@@ -117,12 +98,12 @@ export function executionCheckpoint(evm: DeadlineHolder): Promise<void> | undefi
 }
 
 /**
- * A yield point for a loop of many executions (mining N blocks): each execution starts a fresh time slice
- * ({@link startSlice}), so the slice never runs out between them; this one counts from the loop's own last yield
- * instead.
- * @returns a function to await between two iterations: it yields the thread once {@link SLICE_MS} have passed
- *   since the previous yield (or since the loop started)
+ * A yield point for a loop of many executions (mining N blocks).
+ * @returns a function to await between two iterations: it yields the thread once its slice is spent
+ *   ({@link SLICE_MS} since work last yielded, src/util/time-slices.ts), and otherwise returns at once
  */
 export function loopYielder(): () => Promise<void> {
-  return sliceYielder(SLICE_MS)
+  return async () => {
+    if (threadSliceSpent()) await yieldThread()
+  }
 }

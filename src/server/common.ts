@@ -10,10 +10,9 @@ import type { Connection, HandlerResponse, RequestHandler, ServerOptions } from 
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024
 
 /**
- * Per-socket WebSocket send-buffer limit, in bytes (both transports). A client lagging further behind (not
- * reading its socket) is disconnected instead of letting the node buffer without bound. uWS checks the limit
- * before each send (`closeOnBackpressureLimit`), the node transport after each send (`ws` bufferedAmount), so a
- * single message larger than this still goes out.
+ * Per-connection WebSocket bound, in bytes (both transports, `maxWsBufferBytes`): a connection whose client stopped
+ * reading (its unsent bytes did not go down for ~1 s) and that holds more than this is closed with 1008
+ * (./ws-flow.ts). A client that reads is never closed for it, however much it is owed.
  */
 export const WS_MAX_BACKPRESSURE_BYTES = 64 * 1024 * 1024
 
@@ -22,10 +21,22 @@ export const WS_MAX_BACKPRESSURE_BYTES = 64 * 1024 * 1024
  * @throws RangeError if it is not a positive integer
  */
 export function resolveMaxWsBufferBytes(options: ServerOptions): number {
-  const max = options.maxWsBufferBytes ?? WS_MAX_BACKPRESSURE_BYTES
-  if (!Number.isSafeInteger(max) || max <= 0)
-    throw new RangeError(`maxWsBufferBytes must be a positive integer, got ${max}`)
-  return max
+  return positiveInteger('maxWsBufferBytes', options.maxWsBufferBytes ?? WS_MAX_BACKPRESSURE_BYTES)
+}
+
+/**
+ * Validates {@link ServerOptions.maxUnsentBytes}.
+ * @param fallback the default (./ws-flow.ts DEFAULT_MAX_UNSENT_BYTES)
+ * @throws RangeError if it is not a positive integer
+ */
+export function resolveMaxUnsentBytes(options: ServerOptions, fallback: number): number {
+  return positiveInteger('maxUnsentBytes', options.maxUnsentBytes ?? fallback)
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new RangeError(`${name} must be a positive integer, got ${value}`)
+  return value
 }
 
 /**
@@ -51,6 +62,12 @@ export const KEEP_ALIVE_TIMEOUT_MS = 60_000
 
 /** WebSocket close code sent to clients when the server shuts down (1001 "going away"). */
 export const WS_CLOSE_GOING_AWAY = 1001
+
+/**
+ * How long a WebSocket connection closed for what it holds unsent (./ws-flow.ts) may take to read up to the close
+ * frame before its socket is destroyed, in ms (uWS destroys it after its 4 s close timeout the same way).
+ */
+export const WS_CLOSE_GRACE_MS = 4_000
 
 /** WebSocket close reason sent to clients when the server shuts down. */
 export const WS_CLOSE_REASON = 'server shutting down'

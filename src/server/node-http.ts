@@ -1,27 +1,28 @@
 /**
  * The portable transport: `node:http` for JSON-RPC over HTTP POST plus the `ws` package for
- * WebSocket upgrades, both on one port. Used when the uWebSockets.js binary does not load
- * (e.g. Node 24+) or when forced with `transport: 'node'`.
+ * WebSocket upgrades, both on one port. Used when no uWebSockets.js binary loads (e.g. Node 24+ where glibc < 2.38,
+ * ./index.ts `loadUws`) or when forced with `transport: 'node'`.
  *
  * Observable behaviour matches {@link ./uws.ts}: Origin/Host checks first (403, ./origin-policy.ts), POST on any
  * path, WebSocket upgrade on any path, CORS preflight via OPTIONS, 405 for every other method, 413 above
  * `maxBodyBytes`, 400 and a closed socket for a malformed request head, slow request heads closed after
- * {@link HEADERS_TIMEOUT_MS}, WebSocket clients that stop reading closed above `maxWsBufferBytes`.
+ * {@link HEADERS_TIMEOUT_MS}, WebSocket requests and answers under the flow control of ./ws-flow.ts.
  *
  * The constants and helpers both transports share are in ./common.ts (re-exported here).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { WebSocketServer, type WebSocket, type RawData } from 'ws'
+import { WebSocketServer, type RawData } from 'ws'
 import type { HandlerResponse, RequestHandler, RunningServer, ServerOptions } from './types.js'
 import { OriginPolicy, type AccessDecision } from './origin-policy.js'
+import { ledgerFor, WsFlow } from './ws-flow.js'
+import { NodeWsConnection } from './node-ws-connection.js'
 import {
   BAD_REQUEST_TEXT,
   BODY_IDLE_TIMEOUT_MS,
   HEADERS_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
-  resolveMaxWsBufferBytes,
   KEEP_ALIVE_TIMEOUT_MS,
   WS_CLOSE_GOING_AWAY,
   WS_CLOSE_REASON,
@@ -34,37 +35,9 @@ import {
   resolveMaxBodyBytes,
   addressInUseError,
   HttpConnection,
-  WsConnectionBase,
   callHandler,
 } from './common.js'
-
-/** A `ws` socket as a {@link Connection}. */
-class NodeWsConnection extends WsConnectionBase {
-  constructor(
-    id: number,
-    private readonly socket: WebSocket,
-    private readonly maxBuffered: number,
-  ) {
-    super(id)
-  }
-
-  /**
-   * Sends a text frame unless closed. Never throws. A client whose unsent data exceeds the buffer limit (it
-   * stopped reading) is disconnected at once, as uWS does with `closeOnBackpressureLimit`.
-   */
-  push(message: string): void {
-    if (this.closed || this.socket.readyState !== 1 /* OPEN */) return
-    try {
-      this.socket.send(message)
-      if (this.socket.bufferedAmount > this.maxBuffered) {
-        this.socket.terminate()
-        this.markClosed()
-      }
-    } catch {
-      // the socket died between the check and the send: nothing to deliver to
-    }
-  }
-}
+import { isChunked, watchChunkSizes } from './chunked-limit.js'
 
 /** The CORS response headers (flat list) for a verdict: the granted origin and `Vary: Origin`, or nothing. */
 function corsHeaders(d: AccessDecision): string[] {
@@ -93,7 +66,7 @@ const RAW_BAD_REQUEST =
  */
 export async function startNodeServer(handler: RequestHandler, options: ServerOptions): Promise<RunningServer> {
   const maxBodyBytes = resolveMaxBodyBytes(options)
-  const maxWsBuffer = resolveMaxWsBufferBytes(options)
+  const ledger = ledgerFor(options)
   const tooLargeText = payloadTooLargeText(maxBodyBytes)
   const { host, port } = options
   const policy = new OriginPolicy({
@@ -180,6 +153,13 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
     let chunks: Buffer[] | undefined
     let size = 0
     let tooLarge = false
+    // chunk sizes announcing more than the limit: 413 as soon as the size line arrives (./chunked-limit.ts)
+    if (declared === undefined && isChunked(req))
+      watchChunkSizes(req, maxBodyBytes, () => {
+        tooLarge = true
+        first = chunks = undefined
+        writeTooLarge(res, cors)
+      })
     // a body that stops arriving (e.g. a chunk size of ffffffffffffffff and nothing after it) closes the socket
     // after BODY_IDLE_TIMEOUT_MS without data, as uWS's idle timeout does
     const idle = setTimeout(onIdle, BODY_IDLE_TIMEOUT_MS)
@@ -262,18 +242,16 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
       return
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const connection = new NodeWsConnection(nextId++, ws, maxWsBuffer)
+      const connection = new NodeWsConnection(nextId++, ws)
+      const flow = (connection.flow = new WsFlow(connection, connection, handler, ledger))
       ws.on('message', (data: RawData, _isBinary: boolean) => {
         // binaryType is 'nodebuffer': data is one Buffer (fragments already joined)
-        const text = Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8')
-        callHandler(handler, text, connection).then(
-          (response) => {
-            if (response !== undefined) connection.push(response.body)
-          },
-          (err: unknown) => process.emitWarning(`JSON-RPC handler rejected: ${String(err)}`),
-        )
+        flow.receive(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8'))
       })
-      ws.on('close', () => connection.markClosed())
+      ws.on('close', () => {
+        flow.closed()
+        connection.markClosed()
+      })
       ws.on('error', () => {
         // e.g. payload above maxPayload or invalid UTF-8: ws closes the socket itself ('close' follows)
       })
@@ -302,8 +280,12 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
     transport: 'node',
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
-        // Resolves once every socket (HTTP keep-alive and upgraded WebSocket ones) is gone.
-        server.close(() => resolve())
+        // Resolves once every socket (HTTP keep-alive and upgraded WebSocket ones) is gone, and the event loop has
+        // polled once more (two setImmediate): an HTTP client in this process (fetch's keep-alive pool) has then seen
+        // its sockets close before a node started again on the same port is asked anything (it reused one and failed
+        // once creating a node no longer happened to yield to the event loop)
+        ledger.stop()
+        server.close(() => setImmediate(() => setImmediate(resolve)))
         server.closeAllConnections()
         for (const ws of wss.clients) {
           ws.close(WS_CLOSE_GOING_AWAY, WS_CLOSE_REASON)

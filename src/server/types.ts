@@ -6,6 +6,8 @@
  * {@link Connection.push} so the RPC layer can deliver subscription notifications.
  */
 
+import type { UnsentLimitClose } from './ws-flow.js'
+
 /** One client connection as the RPC layer sees it. */
 export interface Connection {
   /** Unique per server instance, increasing from 1. */
@@ -63,10 +65,19 @@ export interface ServerOptions {
    */
   allowHosts?: readonly string[] | '*'
   /**
-   * Per-WebSocket send-buffer limit in bytes: a client that stops reading and falls further behind is
-   * disconnected (default {@link WS_MAX_BACKPRESSURE_BYTES} of ./common.ts, 64 MB).
+   * Per-WebSocket bound in bytes: a connection whose client stopped reading (no progress for ~1 s) and that holds
+   * more than this unsent is closed with 1008 (default {@link WS_MAX_BACKPRESSURE_BYTES} of ./common.ts, 64 MB). A
+   * client that reads is never closed for it (./ws-flow.ts).
    */
   maxWsBufferBytes?: number
+  /**
+   * Server-wide bound in bytes on what the WebSocket connections hold (unsent answers and notifications, requests
+   * waiting to start): over it, the connections whose client stopped reading are closed with 1008, those holding the
+   * most first (default {@link DEFAULT_MAX_UNSENT_BYTES} of ./ws-flow.ts, 256 MiB).
+   */
+  maxUnsentBytes?: number
+  /** Called for each connection closed for the bounds above; default: a line on stderr (./ws-flow.ts). */
+  onUnsentLimitClose?: (event: UnsentLimitClose) => void
 }
 
 /** A listening server. */

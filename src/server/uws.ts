@@ -1,13 +1,12 @@
 /**
  * The fast transport: one uWebSockets.js App serving JSON-RPC over HTTP POST and WebSocket on one port.
  *
- * Importing this module loads the uWS native binary (uws-pack 20.0.8 ships binaries for Node ABI
- * 108/115/120/127 only, i.e. Node 18-22) and throws where it is missing; import it through
- * {@link ./index.ts} (`startServer`), which falls back to node:http + ws.
+ * The uWS module comes in as an argument, loaded by {@link ./index.ts} (`loadUws`, which says which binaries load
+ * where); import this module through `startServer` there, which falls back to node:http + ws when none loads.
  *
  * Behaviour (same as {@link ./node-http.ts}): Origin/Host checks first (403, ./origin-policy.ts), POST on any
  * path, WebSocket upgrade on any path, OPTIONS answers the CORS preflight (204), any other method gets 405, bodies
- * above `maxBodyBytes` get 413, WebSocket clients that stop reading are closed above `maxWsBufferBytes`.
+ * above `maxBodyBytes` get 413, WebSocket requests and answers under the flow control of ./ws-flow.ts.
  *
  * uWS rules honoured by this transport (here, ./uws-http.ts and ./uws-websocket.ts): `HttpRequest` is only valid
  * synchronously inside the route callback; every response that is not answered synchronously has `onAborted`
@@ -18,7 +17,8 @@ import { createServer as createNetServer } from 'node:net'
 import type * as uws from 'uWebSockets.js'
 import type { RequestHandler, RunningServer, ServerOptions } from './types.js'
 import { OriginPolicy } from './origin-policy.js'
-import { resolveMaxWsBufferBytes, addressInUseError, resolveMaxBodyBytes, type CodedError } from './common.js'
+import { addressInUseError, resolveMaxBodyBytes, type CodedError } from './common.js'
+import { ledgerFor } from './ws-flow.js'
 import { uwsHttpRoutes } from './uws-http.js'
 import { uwsWebSocketBehavior, type UwsConnection, type WsUserData } from './uws-websocket.js'
 
@@ -28,9 +28,11 @@ export { WS_MAX_BACKPRESSURE_BYTES } from './common.js'
 /** The uWebSockets.js module (as {@link ./index.ts} `loadUws` resolves it). */
 export type UwsModule = typeof uws
 
-/** Runtime constants the uws-pack typings declare only as types. */
-interface UwsConstants {
-  DISABLED: number
+/**
+ * The listen option the native module exports at its top level (`uws.LIBUS_LISTEN_EXCLUSIVE_PORT`, 1), which the
+ * typings declare only as the member of a `ListenOptions` enum that does not exist at run time.
+ */
+interface UwsListenConstants {
   LIBUS_LISTEN_EXCLUSIVE_PORT: number
 }
 
@@ -54,7 +56,8 @@ async function listenFailure(host: string, port: number): Promise<Error> {
 /**
  * Starts the uWebSockets.js transport.
  * @param uws the loaded uWebSockets.js module ({@link ./index.ts} `loadUws`): taken as an argument rather than
- *   imported, so that no static import of the ESM-only uws-pack sits in the CLI bundle (see scripts/bundle.mjs)
+ *   imported, so that which distribution serves is decided in one place and the CLI bundle holds no static import
+ *   of a native module (see scripts/bundle.mjs)
  * @param handler receives every POST body and WebSocket text/binary message (as UTF-8 text)
  * @param options host, port (0 = any free port), maxBodyBytes (bytes, default 5 MB; also the WS max message size)
  * @returns the running server once it listens
@@ -67,9 +70,9 @@ export async function startUwsServer(
   handler: RequestHandler,
   options: ServerOptions,
 ): Promise<RunningServer> {
-  const uwsConstants = uws as unknown as UwsConstants
+  const uwsConstants = uws as unknown as UwsListenConstants
   const maxBodyBytes = resolveMaxBodyBytes(options)
-  const maxWsBuffer = resolveMaxWsBufferBytes(options)
+  const ledger = ledgerFor(options)
   const { host, port } = options
   const policy = new OriginPolicy({
     bindHost: host,
@@ -90,8 +93,8 @@ export async function startUwsServer(
     uwsWebSocketBehavior({
       handler,
       maxBodyBytes,
-      maxWsBuffer,
-      compressionDisabled: uwsConstants.DISABLED,
+      ledger,
+      compressionDisabled: uws.DISABLED,
       admit: http.admit,
       nextId: takeId,
       openSockets,
@@ -135,6 +138,7 @@ export async function startUwsServer(
     transport: 'uws',
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
+        ledger.stop()
         uws.us_listen_socket_close(listenSocket)
         // end() runs the close handler synchronously, which mutates the set: iterate a copy
         for (const connection of Array.from(openSockets)) connection.end()

@@ -1,27 +1,58 @@
 /**
- * Yield points for long loops on the one JavaScript thread: a loop that would hold the thread for longer than a
+ * Yield points for long work on the one JavaScript thread: work that would hold the thread for longer than a
  * time slice lets the event loop run once (one `setImmediate`), so requests that arrived meanwhile, timers and
- * signals are served (docs/architecture.md#performance-rules).
+ * signals are served (docs/architecture.md#performance-rules, docs/architecture.md#fairness).
+ *
+ * The thread has one slice, shared by everything that yields through {@link yieldThread}: the chain's queue between
+ * two tasks (./serial-queue.ts), the EVM's checkpoint inside an execution (src/execution/deadline.ts) and the
+ * mining loops. A slice begins when one of them last let the event loop run, so many short tasks in a row (queued
+ * `eth_call`s, each shorter than a slice) still yield once their run together reaches {@link SLICE_MS}.
  */
 
 /**
- * The node's time slice, in ms: the longest stretch an execution (src/execution/deadline.ts) or a long loop (mining
- * N blocks, a log query) keeps the thread before it lets other work run once.
+ * The node's time slice, in ms: the longest stretch an execution (src/execution/deadline.ts), the chain's queue
+ * (./serial-queue.ts) or a long loop (mining N blocks, a log query) keeps the thread before it lets other work run
+ * once.
  */
 export const SLICE_MS = 20
 
+/** When the thread's current slice began: the last return from {@link yieldThread} (ms since the epoch). */
+let sliceStart = Date.now()
+
 /**
- * A yield point for a loop.
- * @param sliceMs the longest stretch, in ms, the loop keeps the thread between two yields ({@link SLICE_MS} for
- *   the node's loops)
+ * Whether the thread's slice is spent.
+ * @param now the time, in ms since the epoch (default: now)
+ * @returns true once {@link SLICE_MS} have passed since work last yielded through {@link yieldThread}
+ */
+export function threadSliceSpent(now: number = Date.now()): boolean {
+  return now - sliceStart >= SLICE_MS
+}
+
+/**
+ * Lets the event loop run once (one `setImmediate`: sockets are read, timers fire) and starts a new slice.
+ * @returns a promise resolved after that turn of the event loop
+ */
+export function yieldThread(): Promise<void> {
+  return new Promise<void>((resolve) =>
+    setImmediate(() => {
+      sliceStart = Date.now()
+      resolve()
+    }),
+  )
+}
+
+/**
+ * A yield point for a loop with its own slice (a log query's, shorter than the node's).
+ * @param sliceMs the longest stretch, in ms, the loop keeps the thread between two yields
  * @returns a function to await between two iterations: it yields the thread once `sliceMs` have passed since the
- *   previous yield (or since this call), and otherwise returns at once
+ *   previous yield (or since this call), and otherwise returns at once; its yields start a new slice of the thread
+ *   too ({@link yieldThread})
  */
 export function sliceYielder(sliceMs: number): () => Promise<void> {
   let last = Date.now()
   return async () => {
     if (Date.now() - last < sliceMs) return
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    await yieldThread()
     last = Date.now()
   }
 }

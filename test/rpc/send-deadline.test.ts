@@ -174,8 +174,10 @@ describe.each<Transport>(['uws', 'node'])('%s transport: send deadline', (transp
   })
 
   it('replaying a mined transaction with an opcode tracer stops at the deadline; requests are served meanwhile', async () => {
-    // 2 M gas of loop: mined well within the deadline, its opcode-by-opcode replay (~1 µs an opcode) is not
-    const err = await rpcError(url, 'eth_sendTransaction', [{ from: COW.address, to: loop, gas: '0x1e8480' }])
+    // 5 M gas of loop: mined well within the 500 ms deadline (~100 ms at ~50 M gas a second), its opcode-by-opcode
+    // replay (~1 µs an opcode, ~1.2 s) is not; with 2 M gas the replay took 465-820 ms, and the test failed now and
+    // then on a fast moment of the machine
+    const err = await rpcError(url, 'eth_sendTransaction', [{ from: COW.address, to: loop, gas: '0x4c4b40' }])
     expect(err.code).toBe(-32015) // out of gas, mined
     const block = await rpc(url, 'eth_getBlockByNumber', ['latest', true])
     const hash = block.transactions.find((t: { to: string | null }) => t.to === loop).hash

@@ -25,8 +25,9 @@ class FloodHandler implements RequestHandler {
       for (let i = 0; i < n && !this.closed; i++) {
         connection.push(chunk)
         this.pushed++
-        // let the transport write (and notice the backpressure) between pushes
-        if (i % 8 === 7) await new Promise((r) => setImmediate(r))
+        // a steady flow of notifications (50 MB/s): the transport notices within ~1 s that the client stopped
+        // reading (src/server/ws-flow.ts) and closes it
+        await new Promise((r) => setTimeout(r, 20))
       }
       return { status: 200, body: 'flooded' }
     }
@@ -103,7 +104,9 @@ describe.each<Transport>(['uws', 'node'])('%s transport: HTTP edge cases', (tran
         const reply = replies[i]!
         expect(reply.closed, what).toBe(true)
         if (transport === 'node') expect(reply.status, what).toBe(400)
-        else expect([0, 400], what).toContain(reply.status)
+        // uWS closes without an answer or answers 400; the uWebSockets.js distribution's v20.56 (where glibc >= 2.38,
+        // src/server/index.ts loadUws) answers a request line without an HTTP version 505 HTTP Version Not Supported
+        else expect([0, 400, 505], what).toContain(reply.status)
         expect(reply.text, what).not.toContain(BODY)
       })
     },
@@ -159,7 +162,7 @@ describe.each<Transport>(['uws', 'node'])('%s transport: HTTP edge cases', (tran
     const after = process.memoryUsage()
     expect(handler.closed).toBe(true)
     expect(handler.pushed).toBeLessThan(256)
-    // the server kept at most its 1 MB limit plus what the kernel buffers hold, not the pushed 256 MB
+    // the server kept what ~1 s of pushes and the kernel buffers hold, not the pushed 256 MB
     expect(after.rss - before.rss).toBeLessThan(128 * 1024 * 1024)
     ;(ws as unknown as { _socket: Socket })._socket.resume()
     await closed

@@ -96,7 +96,7 @@ class Client {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 
 describe('loadUws', () => {
-  it('loads the uWS binary on this Node version (20) and caches it', async () => {
+  it('loads a uWS binary on this Node version (20) and caches it', async () => {
     const first = await loadUws()
     expect(first).toBeDefined()
     expect(typeof first?.App).toBe('function')
@@ -117,10 +117,41 @@ describe('loadUws', () => {
   })
 })
 
-describe('fallback when the uWS binary does not load (e.g. Node 24+)', () => {
-  it('serves with node:http + ws by default and rejects a forced uws', async () => {
+/** The Node ABIs uws-pack 20.0.8, the second uWebSockets.js distribution (src/server/index.ts loadUws), has binaries for. */
+const UWS_PACK_ABIS = ['108', '115', '120', '127']
+
+describe('the second distribution when the first does not load (e.g. glibc < 2.38)', () => {
+  it.skipIf(!UWS_PACK_ABIS.includes(process.versions.modules))('loads uws-pack and serves with uWS', async () => {
     vi.resetModules()
     vi.doMock('uWebSockets.js', () => {
+      throw new Error('no binary for this C library')
+    })
+    try {
+      const fresh = await import('../../src/server/index.js')
+      const uws = await fresh.loadUws()
+      expect(typeof uws?.App).toBe('function')
+      const s = await fresh.startServer(new TestHandler(), { host: '127.0.0.1', port: 0, transport: 'uws' })
+      try {
+        expect(s.transport).toBe('uws')
+        const res = await fetch(`http://127.0.0.1:${s.port}/`, { method: 'POST', body: 'second' })
+        expect(((await res.json()) as Echo).text).toBe('second')
+      } finally {
+        await s.close()
+      }
+    } finally {
+      vi.doUnmock('uWebSockets.js')
+      vi.resetModules()
+    }
+  })
+})
+
+describe('fallback when no uWS binary loads (e.g. Node 24+ on glibc < 2.38)', () => {
+  it('serves with node:http + ws by default and rejects a forced uws, naming both reasons', async () => {
+    vi.resetModules()
+    vi.doMock('uWebSockets.js', () => {
+      throw new Error('no binary for this C library')
+    })
+    vi.doMock('uws-pack', () => {
       throw new Error('no binary for this ABI')
     })
     try {
@@ -134,11 +165,16 @@ describe('fallback when the uWS binary does not load (e.g. Node 24+)', () => {
       } finally {
         await s.close()
       }
-      await expect(
-        fresh.startServer(new TestHandler(), { host: '127.0.0.1', port: 0, transport: 'uws' }),
-      ).rejects.toThrow(/uWebSockets\.js cannot load/)
+      const forced = fresh.startServer(new TestHandler(), { host: '127.0.0.1', port: 0, transport: 'uws' })
+      // one reason per distribution (vitest words a throwing mock factory its own way; the real reasons are checked
+      // on Node 24 by test/e2e/node-versions.test.ts)
+      await expect(forced).rejects.toThrow(/^uWebSockets\.js cannot load on Node [\d.]+ \(\w+\/\w+, ABI \d+\): .+; .+$/)
+      const cause = await forced.catch((err: Error) => err.cause)
+      expect(cause).toBeInstanceOf(AggregateError)
+      expect((cause as AggregateError).errors).toHaveLength(2)
     } finally {
       vi.doUnmock('uWebSockets.js')
+      vi.doUnmock('uws-pack')
       vi.resetModules()
     }
   })
