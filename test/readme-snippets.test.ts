@@ -1,23 +1,44 @@
 /**
- * Runs every snippet of README.md's "Use it with…" section (marked `<!-- snippet: name -->`) against a node on a
- * free port: the Hardhat config through `hardhat run` of the test project, the Foundry commands with the cast npm
- * package, and the viem, ethers, web3.js and library scripts with node.
+ * Runs every snippet marked `<!-- snippet: name -->` in README.md or a docs/*.md page against a node on a free
+ * port: the Hardhat config through `hardhat run` of the test project, the Foundry commands with the cast npm
+ * package, and the viem, ethers, web3.js and library scripts with node. A marked snippet this file does not run
+ * fails the first test.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Node } from '../src/index.js'
 import { clientBin, CLIENTS_DIR, runCommand } from './helpers/clients.js'
 import { startNode } from './helpers/node.js'
 
-const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+/** README.md and every docs page, by repository path: where snippets may live. */
+const DOCS: ReadonlyMap<string, string> = new Map(
+  [
+    'README.md',
+    ...readdirSync(new URL('../docs/', import.meta.url))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ].map((p) => [p, readFileSync(new URL(`../${p}`, import.meta.url), 'utf8')]),
+)
 const DEFAULT_URL = 'http://127.0.0.1:4444'
+/** The snippets this file runs, each by one test below. */
+const RUN = ['hardhat-config', 'foundry', 'viem', 'ethers', 'web3', 'library']
 
-/** The code block following `<!-- snippet: name -->`. */
+/** Every `<!-- snippet: name -->` marker's name, with the file holding it. */
+function markers(): { name: string; file: string }[] {
+  const out: { name: string; file: string }[] = []
+  for (const [file, text] of DOCS)
+    for (const m of text.matchAll(/<!-- snippet: ([\w-]+) -->/g)) out.push({ name: m[1]!, file })
+  return out
+}
+
+/** The code block following `<!-- snippet: name -->`, wherever it lives (README.md or docs/*.md). */
 function snippet(name: string): string {
-  const m = new RegExp(`<!-- snippet: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\``).exec(README)
-  if (!m) throw new Error(`README has no snippet "${name}"`)
-  return m[1]!
+  for (const text of DOCS.values()) {
+    const m = new RegExp(`<!-- snippet: ${name} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\``).exec(text)
+    if (m) return m[1]!
+  }
+  throw new Error(`no snippet "${name}" in README.md or docs/*.md`)
 }
 
 let node: Node
@@ -38,10 +59,11 @@ async function runScript(name: string, dir: string, code: string) {
   return runCommand(process.execPath, [file], { cwd: dir, timeoutMs: 60_000 })
 }
 
-describe('README "Use it with…" snippets', () => {
-  it('every snippet named in the section exists', () => {
-    for (const name of ['hardhat-config', 'foundry', 'viem', 'ethers', 'web3', 'library'])
-      expect(snippet(name)).not.toBe('')
+describe('README and docs snippets', () => {
+  it('every snippet exists once, and every marked snippet is run here', () => {
+    for (const name of RUN) expect(snippet(name)).not.toBe('')
+    const found = markers()
+    expect(found.map((m) => m.name).sort(), JSON.stringify(found)).toEqual([...RUN].sort())
   })
 
   it('Hardhat: the config snippet deploys with `hardhat run` (no gas setting)', async () => {

@@ -2,7 +2,7 @@
  * State and block overrides of eth_call, eth_estimateGas and debug_traceCall (spec §2 "State override entry",
  * §4 "State override rules"; geth's `OverrideAccount` / `BlockOverrides`). The reference accepts the state
  * override map from release 7.2.0 behind `rpc.allowCallStateOverride`, which is off by default; this dev chain
- * always accepts it (README "State and block overrides").
+ * always accepts it (docs/tracing.md, "State and block overrides").
  *
  * Decoding of the JSON parameters: src/rpc/override-params.ts. Overrides are applied inside the checkpoint the call
  * runs in, so reverting that checkpoint restores the state: the chain state is untouched after the call.

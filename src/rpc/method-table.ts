@@ -1,6 +1,6 @@
 /**
  * The one method table (docs/architecture.md#one-method-table): for each method its name, aliases, module, parameter
- * decoders and handler. Dispatch, "method not found", module switches and the README's method list all
+ * decoders and handler. Dispatch, "method not found", module switches and docs/rpc-methods.md's method list all
  * come from it.
  */
 import type { Connection } from '../server/types.js'
@@ -28,7 +28,7 @@ export type ModuleName =
   | 'anvil'
   | 'hardhat'
 
-/** What a method is, as library users and the README's method list see it. */
+/** What a method is, as library users and docs/rpc-methods.md's method list see it. */
 export interface MethodInfo {
   readonly name: string
   /** Other names answering the same way (e.g. `hardhat_mine` for `anvil_mine`). */
@@ -37,7 +37,7 @@ export interface MethodInfo {
   readonly module: ModuleName
   /** Its positional parameters: name, and whether it may be omitted. */
   readonly params: readonly { readonly name: string; readonly optional: boolean }[]
-  /** One-line description for the README's method list. */
+  /** One-line description for docs/rpc-methods.md's method list. */
   readonly summary: string
 }
 

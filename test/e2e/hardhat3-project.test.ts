@@ -190,7 +190,7 @@ const code = (node: Node, address: string | undefined) =>
 
 /**
  * Ignition keeps a journal per chain id (ignition/deployments/chain-33) for `type: "http"` networks, in tests too:
- * every fresh node starts without it, as a user's restarted in-memory node needs (README, Hardhat 3).
+ * every fresh node starts without it, as a user's restarted in-memory node needs (docs/tools.md, Hardhat 3).
  */
 const clearIgnitionJournal = () => rmSync(join(PROJECT, 'ignition', 'deployments'), { recursive: true, force: true })
 
