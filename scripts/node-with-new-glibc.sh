@@ -9,11 +9,12 @@
 # left as it is), and extracted with `dpkg-deb -x` into test/clients/glibc-trixie/root (kept between runs). The
 # copy's ELF interpreter and rpath are then set to that tree with patchelf, so process.execPath is the patched
 # binary itself (bin/start-settings.js re-executes process.execPath; a `ld.so node` wrapper would lose the new
-# glibc there). The copy is checked: it must run, and require the uWebSockets.js package (its ABI 137 binary).
+# glibc there). The copy is checked: it must run (the smoke test then checks the uWebSockets.js binary on it).
 #
 # Fails soft: when something is unavailable (no Node 24 binary, no apt/dpkg-deb, the mirror unreachable, no
 # patchelf and none installable), it says why on stderr, writes the reason to test/clients/glibc-trixie/unavailable
-# (read by test/e2e/node-versions.test.ts for its skip message), prints nothing on stdout and exits 0.
+# (read by test/e2e/node-versions.test.ts for its message: a skip, or a failure under CI), prints nothing on stdout
+# and exits 0.
 # Needs root only to `apt-get install patchelf` when patchelf is missing.
 set -uo pipefail
 
@@ -156,17 +157,12 @@ if [ ! -x "$PATCHED" ] || [ "$(cat "$PATCHED.from" 2>/dev/null)" != "$stamp" ]; 
   mv "$PATCHED.tmp" "$PATCHED" && printf '%s\n' "$stamp" >"$PATCHED.from"
 fi
 
-# The checks: it runs, on glibc >= 2.38, and the uWebSockets.js distribution's binary loads; a copy that fails
-# them is removed (so the test skips, giving this reason, rather than running it)
+# The check: it runs on the new glibc (a copy that does not is removed, and the reason given). Whether the
+# uWebSockets.js binary loads on it is not checked here: that is what the smoke test asserts, and a copy kept
+# for it lets a broken binary fail the test instead of skipping it.
 if ! glibc="$("$PATCHED" -e "require('node:os'); console.log(process.report.getReport().header.glibcVersionRuntime)" 2>&1)"; then
   rm -f "$PATCHED" "$PATCHED.from"
   give_up "the patched Node 24 does not run: $glibc"
-fi
-if [ -d "$ROOT/node_modules/uWebSockets.js" ]; then
-  if ! out="$(cd "$ROOT" && "$PATCHED" -e "require('uWebSockets.js')" 2>&1)"; then
-    rm -f "$PATCHED" "$PATCHED.from"
-    give_up "uWebSockets.js does not load on the patched Node 24 (glibc $glibc): $(printf '%s' "$out" | grep -m1 -v '^This version of uWS')"
-  fi
 fi
 rm -f "$REASON_FILE"
 log "Node $("$PATCHED" -p process.versions.node) on glibc $glibc: ${PATCHED#"$ROOT/"}"
