@@ -117,7 +117,7 @@ export class ProgressDisplay {
    */
   begin(title: string): void {
     this.finish()
-    const op: Operation = { title, started: performance.now(), shown: false, timers: [] }
+    const op: Operation = { title, started: Date.now(), shown: false, timers: [] }
     this.op = op
     if (this.delayMs <= 0) return this.show(op)
     op.timers.push(setTimeout(() => this.show(op), this.delayMs).unref())
@@ -143,7 +143,7 @@ export class ProgressDisplay {
     const bytes = last?.unit === 'bytes' && last.done !== undefined ? mib(last.done) : ''
     const what = [
       summary ?? [counts(last), bytes].filter(Boolean).join(', '),
-      `${((performance.now() - op.started) / 1000).toFixed(1)} s`,
+      `${((Date.now() - op.started) / 1000).toFixed(1)} s`,
     ]
     const line = `${op.title}… done (${what.filter(Boolean).join(', ')})`
     if (this.spinner) this.spinner.succeed(line)
@@ -176,7 +176,7 @@ export class ProgressDisplay {
     const op = this.op
     if (op === undefined) return
     op.last = p
-    if (!op.shown && performance.now() - op.started >= this.delayMs) this.show(op)
+    if (!op.shown && Date.now() - op.started >= this.delayMs) this.show(op)
     else if (this.spinner) {
       this.spinner.text = this.text(op)
       // (the work reports from synchronous stretches too, where ora's own timer cannot run)

@@ -147,6 +147,23 @@ function anvilRevertMessage(data: Uint8Array): string {
   return 'execution reverted'
 }
 
+/**
+ * A profile's revert answer in geth's shape: code 3, the tool's wording, `data` the revert bytes as DATA.
+ * @param message the tool's wording of revert data (Hardhat's or Anvil's)
+ * @returns a {@link CompatProfile.revertError}: the RpcError for a revert, undefined for any other failure
+ */
+function codeThreeRevert(message: (data: Uint8Array) => string): CompatProfile['revertError'] {
+  return (err) =>
+    err.evmError === 'revert'
+      ? new RpcError(
+          EXECUTION_REVERTED,
+          message(err.returnValue),
+          '0x' + Buffer.from(err.returnValue).toString('hex'),
+          err,
+        )
+      : undefined
+}
+
 const REFERENCE: CompatProfile = {
   name: 'reference',
   clientVersion: (base) => base,
@@ -174,16 +191,8 @@ const HARDHAT: CompatProfile = {
   errorsAnswerHttp200: true,
   intervalMiningUnitMs: 1,
   gethCallTracer: true,
-  revertError(err) {
-    if (err.evmError !== 'revert') return undefined
-    // Hardhat 3's node: code 3, the decoded message, data the revert bytes (no transaction hash, even when mined)
-    return new RpcError(
-      EXECUTION_REVERTED,
-      hardhatRevertMessage(err.returnValue),
-      '0x' + Buffer.from(err.returnValue).toString('hex'),
-      err,
-    )
-  },
+  // Hardhat 3's node: code 3, its wording, data the revert bytes (no transaction hash, even when mined)
+  revertError: codeThreeRevert(hardhatRevertMessage),
 }
 
 const ANVIL: CompatProfile = {
@@ -196,15 +205,7 @@ const ANVIL: CompatProfile = {
   errorsAnswerHttp200: true,
   intervalMiningUnitMs: 1000,
   gethCallTracer: true,
-  revertError(err) {
-    if (err.evmError !== 'revert') return undefined
-    return new RpcError(
-      EXECUTION_REVERTED,
-      anvilRevertMessage(err.returnValue),
-      '0x' + Buffer.from(err.returnValue).toString('hex'),
-      err,
-    )
-  },
+  revertError: codeThreeRevert(anvilRevertMessage),
 }
 
 /**

@@ -214,7 +214,10 @@ export class WsFlow {
     return this.connection.id
   }
 
-  /** Bytes held for the connection: unsent answers and notifications, and requests waiting to start. */
+  /**
+   * Bytes held for the connection: unsent answers and notifications (bytes), and requests waiting to start
+   * (counted by their length in UTF-16 code units: bytes for the ASCII of JSON-RPC, an approximation otherwise).
+   */
   get held(): number {
     return this.unsent + this.waitingBytes
   }

@@ -33,12 +33,14 @@ export const PROGRESS_INTERVAL_MS = 100
  * read per few thousand items, not a report per item.
  * @param listener where the kept reports go
  * @param intervalMs least time between two reports of one step, in ms (default {@link PROGRESS_INTERVAL_MS})
- * @param now the clock in ms (tests inject one)
+ * @param now the clock in ms (tests inject one). Date.now rather than `performance.now`: the first read of the
+ *   `performance` global loads node:perf_hooks (~1.6 ms, src/rpc/dispatcher.ts nowMs), which a `--db` start would
+ *   pay for a throttle that needs only whole milliseconds
  */
 export function throttleProgress(
   listener: ProgressListener,
   intervalMs = PROGRESS_INTERVAL_MS,
-  now: () => number = () => performance.now(),
+  now: () => number = Date.now,
 ): ProgressListener {
   let phase: string | undefined
   let last = 0

@@ -26,15 +26,15 @@ const HARDHAT_METADATA_REFUSAL =
 export function devInfoMethods(s: Services): MethodSpec[] {
   const { chain, miner } = s
 
-  const metadata = () => ({
+  /** The fields Hardhat's and Anvil's metadata share: numbers as JSON numbers, hashes as DATA. */
+  const identity = () => ({
     clientVersion: s.clientVersion,
     chainId: Number(chain.chainId),
     instanceId: s.instanceId,
     latestBlockNumber: Number(chain.head.header.number),
     latestBlockHash: toHex(chain.head.hash),
-    snapshots: {},
-    compat: s.compat.name,
   })
+  const metadata = () => ({ ...identity(), snapshots: {}, compat: s.compat.name })
 
   return [
     method(
@@ -62,21 +62,17 @@ export function devInfoMethods(s: Services): MethodSpec[] {
       [],
       () => {
         if (!s.compat.answersHardhatMetadata) throw new RpcError(ErrorCode.MethodNotFound, HARDHAT_METADATA_REFUSAL)
-        // Hardhat 3's fields: numbers as JSON numbers, hashes as DATA; forkedNetwork only when forking
-        const answer: Record<string, unknown> = {
-          clientVersion: s.clientVersion,
-          chainId: Number(chain.chainId),
-          instanceId: s.instanceId,
-          latestBlockNumber: Number(chain.head.header.number),
-          latestBlockHash: toHex(chain.head.hash),
+        // Hardhat 3's fields; forkedNetwork only when forking
+        if (!s.fork) return identity()
+        const { point } = s.fork
+        return {
+          ...identity(),
+          forkedNetwork: {
+            chainId: Number(point.chainId),
+            forkBlockNumber: Number(point.number),
+            forkBlockHash: toHex(point.hash),
+          },
         }
-        if (s.fork)
-          answer.forkedNetwork = {
-            chainId: Number(s.fork.point.chainId),
-            forkBlockNumber: Number(s.fork.point.number),
-            forkBlockHash: toHex(s.fork.point.hash),
-          }
-        return answer
       },
     ),
     method('anvil_nodeInfo', 'anvil', 'node configuration summary', [], () => ({
