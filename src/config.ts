@@ -38,7 +38,7 @@ export interface NodeConfig {
   balance?: bigint
   /**
    * Data directory: the chain in `<db>/chain` (LevelDB: blocks as the reference encodes them, receipts, the
-   * head and the Unitrie state of every block, one atomic batch per block; see src/chain/storage.ts) and the
+   * head and the Unitrie state of every block, one atomic batch per block; see src/db/chain-storage.ts) and the
    * keystore in `<db>/keystore` (`UTC--…--<address>` v3 files of the accounts created with personal_newAccount /
    * personal_importRawKey, listed (locked) again on restart). A directory that already holds a chain is
    * continued from its head (states of all its blocks stay readable, beyond {@link stateHistory}); one that

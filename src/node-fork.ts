@@ -9,7 +9,7 @@ import type { ChainOptions } from './chain/chain-options.js'
 import type { ForkConfig } from './config.js'
 import { InvalidArgumentError } from './errors/domain-errors.js'
 import type { OpenFork } from './fork/fork-setup.js'
-import type { ForkServices } from './rpc/methods/fork.js'
+import type { ForkServices } from './rpc/services.js'
 
 /** The node's side of a fork switch. */
 export interface ForkSwitchHost {

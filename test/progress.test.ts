@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Progress } from '../src/config.js'
-import { ChainStorage, storageKeys } from '../src/chain/storage.js'
+import { ChainStorage, storageKeys } from '../src/db/chain-storage.js'
 import { PROGRESS_INTERVAL_MS, throttleProgress } from '../src/util/progress.js'
 import { closeForkTest, forkConfig, startForkRemote } from './helpers/fork.js'
 import { rpc, startNode } from './helpers/node.js'
@@ -135,7 +135,7 @@ describe('NodeConfig.onProgress', () => {
     await rpc(a.url, 'anvil_mine', ['0x20'])
     await a.close()
 
-    // make it a format 1 directory (no hash or transaction index, meta format 1), as test/chain/block-store.test.ts
+    // make it a format 1 directory (no hash or transaction index, meta format 1), as test/blocks/block-store.test.ts
     const storage = await ChainStorage.openDirectory(join(db, 'chain'))
     const meta = await storage.read()
     const removed: Uint8Array[] = []

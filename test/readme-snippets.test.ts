@@ -15,7 +15,7 @@ import { startNode } from './helpers/node.js'
 const DOCS: ReadonlyMap<string, string> = new Map(
   [
     'README.md',
-    ...readdirSync(new URL('../docs/', import.meta.url))
+    ...readdirSync(new URL('../docs', import.meta.url))
       .filter((f) => f.endsWith('.md'))
       .map((f) => `docs/${f}`),
   ].map((p) => [p, readFileSync(new URL(`../${p}`, import.meta.url), 'utf8')]),

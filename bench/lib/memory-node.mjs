@@ -8,9 +8,8 @@
 //                         (written after the figures are taken: it takes seconds and memory of its own)
 //   'close'   → closes the node and exits 0
 // With the environment's MEMORY_DB=<dir>, the node keeps its chain in <dir> (the CLI's --db) instead of in memory.
-// As the CLI does after start-up, V8's old-generation growth is capped by the CLI's own boundHeapGrowth
-// (dist/cli/heap-growth.js: --heap-growing-percent=50, or NODE_CLI_HEAP_GROWING_PERCENT), so RSS behaves as the
-// CLI's.
+// lib/memory.mjs adds the V8 option bounding the old generation's growth that the CLI's launcher adds
+// (bin/start-settings.js: --heap-growing-percent=50, or NODE_CLI_HEAP_GROWING_PERCENT), so RSS behaves as the CLI's.
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { writeHeapSnapshot } from 'node:v8'
@@ -22,9 +21,7 @@ if (typeof globalThis.gc !== 'function' || typeof process.send !== 'function') {
   process.exit(2)
 }
 const { createNode } = await import(pathToFileURL(join(root, 'dist', 'index.js')).href)
-const { boundHeapGrowth } = await import(pathToFileURL(join(root, 'dist', 'cli', 'heap-growth.js')).href)
 const node = await createNode({ host: '127.0.0.1', port: 0, db: process.env.MEMORY_DB || undefined })
-boundHeapGrowth()
 process.on('message', (m) => {
   const measure = /** @type {{ measure?: number } | null} */ (m)?.measure
   if (measure !== undefined) {

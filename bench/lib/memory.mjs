@@ -4,6 +4,7 @@
 // the --memory-blocks points (5 000 and 25 000 by default): RSS as it runs, then after two full GCs RSS, V8's
 // heapUsed, and the memory outside the heap (external, arrayBuffers: Uint8Array backing stores). The growth
 // between the two points, per block, is the figure.
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { log } from './log.mjs'
@@ -15,6 +16,7 @@ import { rssMiB, spawnChild } from './proc.mjs'
 import { Rpc } from './rpc.mjs'
 
 const MiB = 2 ** 20
+const { heapGrowingOption } = createRequire(import.meta.url)('../../bin/start-settings.js')
 /** What one block's transfer is, by --memory-to. */
 const LOADS = {
   new: 'one value transfer per block, to a new address',
@@ -77,7 +79,11 @@ export async function runMemory(peer, opts) {
   if (!peerAvailable(out, peer, `--memory`)) return out
   log(`\n== --memory: ${peer.name} in memory, ${LOADS[opts.memoryTo]}, memory at ${A} and ${B} blocks`)
   const check = checkRecorder(out, `memory`)
-  const h = spawnChild(process.execPath, ['--expose-gc', join(benchDir, 'lib', 'memory-node.mjs')], {
+  // V8's old-generation growth bounded as the CLI's launcher does at start (bin/start-settings.js:
+  // --heap-growing-percent=50, or NODE_CLI_HEAP_GROWING_PERCENT), so that RSS behaves as the CLI's
+  const heapGrowing = heapGrowingOption({ env: process.env, execArgv: process.execArgv })
+  const nodeArgs = ['--expose-gc', ...(heapGrowing ? [heapGrowing] : [])]
+  const h = spawnChild(process.execPath, [...nodeArgs, join(benchDir, 'lib', 'memory-node.mjs')], {
     cwd: root,
     ipc: true,
   })

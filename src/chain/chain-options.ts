@@ -9,8 +9,8 @@ import type { ForkStateSource } from '../state/fork-source.js'
 import type { OutdatedRule } from '../txpool/pool.js'
 import type { BlockRecord } from '../types/records.js'
 import type { ProgressListener } from '../util/progress.js'
-import type { GenesisFields } from './block-builder.js'
-import type { ChainStorage } from './storage.js'
+import type { GenesisFields } from './mining/block-builder.js'
+import type { ChainStorage } from '../db/chain-storage.js'
 
 /**
  * What a chain forked from a live node needs (docs/architecture.md#forking): the fork block, which the chain
@@ -97,7 +97,7 @@ export interface ChainOptions {
    */
   transactionBlockKeeper?: number
   /**
-   * Where blocks, receipts, the head and the states are stored (src/chain/storage.ts; `--db`). A database
+   * Where blocks, receipts, the head and the states are stored (src/db/chain-storage.ts; `--db`). A database
    * that already holds a chain is continued: its blocks are reloaded and mining goes on from its head.
    * Without it the chain lives in memory only.
    */

@@ -1,28 +1,29 @@
 /**
  * The read side of the chain and the parts it holds (src/chain/chain.ts extends it with every change): the parts
- * assembled by src/chain/chain-setup.ts, block and transaction reads (src/chain/block-store.ts), the clock and the
- * next block's context (src/chain/dev-state.ts), the `pending` block (src/chain/block-builder.ts), and calls,
- * estimates and state reads (src/chain/state-queries.ts) — those touching the VM or state run inside the queue.
+ * assembled by src/chain/chain-setup.ts, block and transaction reads (src/blocks/block-store.ts), the clock and the
+ * next block's context (src/chain/dev/dev-state.ts), the `pending` block (src/chain/mining/block-builder.ts), and
+ * calls, estimates and state reads (src/chain/queries/state-queries.ts) — those touching the VM or state run inside the
+ * queue.
  */
 import { EventEmitter } from 'node:events'
 import type { Common } from '@ethereumjs/common'
 import type { AppliedTx, BlockContext, CallRequest, CallResult, Executor } from '../execution/executor.js'
 import type { CallOverrides } from '../execution/state-override.js'
-import type { Unitrie } from '../rsk/unitrie.js'
+import type { Unitrie } from '../unitrie/unitrie.js'
 import type { PoolTx, TxPool } from '../txpool/pool.js'
 import type { BlockRecord, LogBlock } from '../types/records.js'
 import { toKey } from '../util/bytes.js'
 import { SerialQueue } from '../util/serial-queue.js'
-import type { BlockBuilder, BlockTx, OnExecuted } from './block-builder.js'
-import type { BlockStore, TxLocation } from './block-store.js'
+import type { BlockBuilder, BlockTx, OnExecuted } from './mining/block-builder.js'
+import type { BlockStore, TxLocation } from '../blocks/block-store.js'
 import type { ChainOptions } from './chain-options.js'
 import { assembleParts } from './chain-setup.js'
-import type { MergedMiningSource } from './consensus.js'
-import type { DevState } from './dev-state.js'
+import type { MergedMiningSource } from './mining/consensus.js'
+import type { DevState } from './dev/dev-state.js'
 import type { LiveState } from './live-state.js'
-import { contextOf, type StateQueries } from './state-queries.js'
-import type { ChainStorage } from './storage.js'
-import type { TxSubmission } from './tx-submission.js'
+import { contextOf, type StateQueries } from './queries/state-queries.js'
+import type { ChainStorage } from '../db/chain-storage.js'
+import type { TxSubmission } from './mining/tx-submission.js'
 
 /** The chain's parts and reads; `Chain` (src/chain/chain.ts) is the one concrete chain. */
 export abstract class ChainReads extends EventEmitter {
@@ -37,16 +38,16 @@ export abstract class ChainReads extends EventEmitter {
   /** See {@link ChainOptions.executionTimeoutMs}. */
   executionTimeoutMs!: number
 
-  /** The pool, pool submission and automine (src/chain/tx-submission.ts). */
+  /** The pool, pool submission and automine (src/chain/mining/tx-submission.ts). */
   protected submission!: TxSubmission
 
   /** Transactions waiting to be mined (owned by the submission path). */
   protected get pool(): TxPool {
     return this.submission.pool
   }
-  /** Building, sealing and the pending block (src/chain/block-builder.ts). */
+  /** Building, sealing and the pending block (src/chain/mining/block-builder.ts). */
   protected builder!: BlockBuilder
-  /** Calls, estimates and state reads (src/chain/state-queries.ts). */
+  /** Calls, estimates and state reads (src/chain/queries/state-queries.ts). */
   protected queries!: StateQueries
   /** In-place state changes, state-file capture and import (src/chain/live-state.ts). */
   protected live!: LiveState
@@ -219,7 +220,7 @@ export abstract class ChainReads extends EventEmitter {
   }
 
   /**
-   * eth_call against a block's state (src/chain/state-queries.ts).
+   * eth_call against a block's state (src/chain/queries/state-queries.ts).
    * @throws VmExecutionError on revert; CallPreconditionError when the sender cannot pay the value;
    *   ExecutionTimeoutError past {@link executionTimeoutMs} (nothing is cached or kept); StateNotFoundError
    *   beyond the kept states (the JSON-RPC answers: docs/architecture.md#errors)

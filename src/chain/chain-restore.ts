@@ -7,8 +7,8 @@
 import type { Common } from '@ethereumjs/common'
 import type { Executor } from '../execution/executor.js'
 import { toKey } from '../util/bytes.js'
-import type { BlockStore } from './block-store.js'
-import { decodeStoredBlock } from './stored-block.js'
+import type { BlockStore } from '../blocks/block-store.js'
+import { decodeStoredBlock } from '../blocks/stored-block.js'
 import {
   blockIndexOps,
   STORAGE_FORMAT,
@@ -17,7 +17,7 @@ import {
   type ChainStorage,
   type PutOp,
   type StoredMeta,
-} from './storage.js'
+} from '../db/chain-storage.js'
 import type { BlockRecord } from '../types/records.js'
 import { throttleProgress, type ProgressListener } from '../util/progress.js'
 

@@ -6,16 +6,16 @@
 import { Executor, type BlockContext, type ExecutionRules } from '../execution/executor.js'
 import { CONSENSUS_RULES } from '../rsk/activations.js'
 import type { BlockRecord } from '../types/records.js'
-import { BlockBuilder, type BlockTx, type OnExecuted } from './block-builder.js'
-import { LevelBlockArchive } from './block-archive.js'
-import { MemoryBlockArchive } from './memory-block-archive.js'
-import { BlockStore } from './block-store.js'
+import { BlockBuilder, type BlockTx, type OnExecuted } from './mining/block-builder.js'
+import { LevelBlockBackend } from '../db/level-block-backend.js'
+import { MemoryBlockBackend } from '../blocks/memory-block-backend.js'
+import { BlockStore } from '../blocks/block-store.js'
 import { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
 import { restoreChain } from './chain-restore.js'
-import { DevState } from './dev-state.js'
+import { DevState } from './dev/dev-state.js'
 import { LiveState } from './live-state.js'
-import { StateQueries } from './state-queries.js'
-import { TxSubmission, type MinedBlock } from './tx-submission.js'
+import { StateQueries } from './queries/state-queries.js'
+import { TxSubmission, type MinedBlock } from './mining/tx-submission.js'
 import { REFERENCE_OUTDATED_RULE } from '../txpool/pool.js'
 import type { SerialQueue } from '../util/serial-queue.js'
 
@@ -89,9 +89,9 @@ export interface ChainParts {
 
 /** Builds the parts of a chain over `executor` (no block yet: {@link startChain} adds the first). */
 export function assembleParts(executor: Executor, opts: ChainOptions, host: ChainHost): ChainParts {
-  const archive = opts.storage ? new LevelBlockArchive(opts.storage) : new MemoryBlockArchive()
+  const backend = opts.storage ? new LevelBlockBackend(opts.storage) : new MemoryBlockBackend()
   const headerRules = opts.fork && ((n: bigint) => opts.fork!.rules.headerRulesAt(n))
-  const blocks = new BlockStore(opts.common, archive, opts.fork?.block.header.number ?? 0n, headerRules)
+  const blocks = new BlockStore(opts.common, backend, opts.fork?.block.header.number ?? 0n, headerRules)
   const forkRoot = opts.fork ? executor.stateRoot : undefined
   const dev = new DevState({
     clock: opts.clock ?? Date.now,
@@ -157,7 +157,7 @@ export async function startChain(
   executor.stateManager.db.maxRoots = history === 0 ? Number.POSITIVE_INFINITY : history + 16
   executor.stateManager.db.pin(executor.stateRoot)
   // --db: tries read their nodes from the database as they reach them (a restart loads no whole state; the
-  // state held in memory stays bounded, src/chain/block-commit.ts)
+  // state held in memory stays bounded, src/chain/mining/block-commit.ts)
   opts.storage?.readNodesOnDemand()
   const genesis = opts.fork ? opts.fork.block : parts.builder.genesis(opts.genesis)
   // with --db: continue the stored chain (src/chain/chain-restore.ts), or start it

@@ -17,28 +17,28 @@
  * `console` (ConsoleLogEvent); `internalError` (err) for a failure while sealing an already-answered block.
  */
 import type { AppliedTx, BlockContext, Executor } from '../execution/executor.js'
-import type { MergedMiningFields } from '../rsk/merged-mining.js'
-import type { Unitrie } from '../rsk/unitrie.js'
+import type { MergedMiningFields } from '../rsk/merged-mining/merged-mining.js'
+import type { Unitrie } from '../unitrie/unitrie.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import type { PoolTx } from '../txpool/pool.js'
-import type { BlockTx, OnExecuted } from './block-builder.js'
+import type { BlockTx, OnExecuted } from './mining/block-builder.js'
 import type { ChainOptions } from './chain-options.js'
-import type { EncodedBlock } from './block-codec.js'
-import { commitBlock, type CommitParts } from './block-commit.js'
-import type { MergedMiningSource, MiningWork } from './consensus.js'
+import type { EncodedBlock } from '../blocks/block-codec.js'
+import { commitBlock, type CommitParts } from './mining/block-commit.js'
+import type { MergedMiningSource, MiningWork } from './mining/consensus.js'
 import { createChainExecutor, startChain } from './chain-setup.js'
 import type { ChainCapture } from './live-state.js'
 import { ChainReads } from './chain-reads.js'
-import { Rewinds } from './rewind.js'
-import type { TxToSubmit } from './tx-submission.js'
-import { buildWorkBlock, mineWorkBlock, type WorkParts } from './work-blocks.js'
+import { Rewinds } from './dev/rewind.js'
+import type { TxToSubmit } from './mining/tx-submission.js'
+import { buildWorkBlock, mineWorkBlock, type WorkParts } from './mining/work-blocks.js'
 import type { BlockRecord } from '../types/records.js'
 import type { ProgressListener } from '../util/progress.js'
 
 export { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
-export type { ConsoleLogEvent } from './state-queries.js'
-export type { TxLocation } from './block-store.js'
-export type { TxToSubmit } from './tx-submission.js'
+export type { ConsoleLogEvent } from './queries/state-queries.js'
+export type { TxLocation } from '../blocks/block-store.js'
+export type { TxToSubmit } from './mining/tx-submission.js'
 
 /**
  * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}; nothing
@@ -46,9 +46,9 @@ export type { TxToSubmit } from './tx-submission.js'
  * reads (blocks, state, calls, the pending block) are in {@link ChainReads} (src/chain/chain-reads.ts).
  */
 export class Chain extends ChainReads {
-  /** evm_snapshot, evm_revert and resets (src/chain/rewind.ts). */
+  /** evm_snapshot, evm_revert and resets (src/chain/dev/rewind.ts). */
   private rewinds!: Rewinds
-  /** What a mined block is committed with (src/chain/block-commit.ts). */
+  /** What a mined block is committed with (src/chain/mining/block-commit.ts). */
   private commit!: CommitParts
   /** The predicates of {@link wantRemovedBlocks} (kept for the rewinds of a reopened chain). */
   private readonly removedWanted: (() => boolean)[] = []
@@ -136,7 +136,7 @@ export class Chain extends ChainReads {
     this.submission.setAutomine(on)
   }
 
-  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev-state.ts, src/chain/rewind.ts ----
+  // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev/dev-state.ts, src/chain/dev/rewind.ts ----
 
   /**
    * Adds seconds to the clock offset of the next block (evm_increaseTime; reference MinerClock): a value
@@ -247,7 +247,7 @@ export class Chain extends ChainReads {
   /**
    * Continues a dumped chain (`--load-state` of a node-cli state file): appends its blocks after the genesis and
    * makes `state` the live state. Only on a chain that has mined nothing and keeps no database.
-   * @param blocks `[blockRlp, extra]` of blocks 1 … head (src/chain/storage.ts encodings)
+   * @param blocks `[blockRlp, extra]` of blocks 1 … head (src/db/chain-storage.ts encodings)
    * @param state the live state of the dump (its root was checked by the caller)
    * @param onProgress receives the `importing blocks` step (blocks checked of all, throttled)
    * @throws Error when the chain is not fresh or a block does not decode or follow its parent
@@ -268,7 +268,7 @@ export class Chain extends ChainReads {
     return this.queue.run(() => this.pool.remove(hash) !== undefined)
   }
 
-  // ---- merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*): src/chain/work-blocks.ts ----
+  // ---- merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*): src/chain/mining/work-blocks.ts ----
 
   /**
    * Builds the block a merged miner works on: the next block from the pool (as {@link mineBlock} picks it),
@@ -286,7 +286,7 @@ export class Chain extends ChainReads {
     return this.queue.run(() => mineWorkBlock(work, mm, this.workParts(), this.pool))
   }
 
-  /** The parts the merged-mining work blocks use (src/chain/work-blocks.ts). */
+  /** The parts the merged-mining work blocks use (src/chain/mining/work-blocks.ts). */
   private workParts(): WorkParts {
     const { executor, blocks, builder, submission } = this
     return { executor, blocks, builder, submission, mineWith: (ctx, txs, mm) => this.mineWith(ctx, txs, mm) }
@@ -354,7 +354,7 @@ export class Chain extends ChainReads {
 
   /**
    * Mines one block with the given transactions (they must be valid in order) — or an empty block
-   * (src/chain/block-commit.ts). Must run inside the queue.
+   * (src/chain/mining/block-commit.ts). Must run inside the queue.
    */
   protected mineWith(
     ctx: BlockContext,

@@ -8,21 +8,21 @@
  */
 import type { Common } from '@ethereumjs/common'
 import type { Executor } from '../execution/executor.js'
-import type { Unitrie } from '../rsk/unitrie.js'
+import type { Unitrie } from '../unitrie/unitrie.js'
 import type { UnitrieStateManager } from '../state/unitrie-state-manager.js'
 import { toKey } from '../util/bytes.js'
 import { throttleProgress, type ProgressListener } from '../util/progress.js'
-import type { BlockStore } from './block-store.js'
-import type { ChainStorage } from './storage.js'
-import type { EncodedBlock } from './block-codec.js'
-import { decodeStoredBlock } from './stored-block.js'
+import type { BlockStore } from '../blocks/block-store.js'
+import type { ChainStorage } from '../db/chain-storage.js'
+import type { EncodedBlock } from '../blocks/block-codec.js'
+import { decodeStoredBlock } from '../blocks/stored-block.js'
 import type { BlockRecord } from '../types/records.js'
 
 /** A consistent capture of the chain for a state dump. */
 export interface ChainCapture {
   /** The live state (a Unitrie is immutable, so it stays as captured while the chain goes on). */
   state: Unitrie
-  /** Blocks 1 … head, encoded (src/chain/block-codec.ts). */
+  /** Blocks 1 … head, encoded (src/blocks/block-codec.ts). */
   blocks: EncodedBlock[]
   head: BlockRecord
   genesis: BlockRecord
@@ -68,7 +68,7 @@ export class LiveState {
   /**
    * Continues a dumped chain: appends its blocks after the genesis to the block store and makes `state` the
    * live state. Only on a chain that has mined nothing and keeps no database.
-   * @param blocks `[blockRlp, extra]` of blocks 1 … head (src/chain/storage.ts encodings)
+   * @param blocks `[blockRlp, extra]` of blocks 1 … head (src/db/chain-storage.ts encodings)
    * @param state the live state of the dump (its root was checked by the caller)
    * @param onProgress receives the `importing blocks` step (blocks checked of all, every
    *   {@link BLOCKS_PER_REPORT} blocks, throttled)

@@ -30,8 +30,8 @@ export class TxRejectedError extends DomainError {}
 
 /**
  * An execution that failed in the EVM: a revert, out of gas, an invalid opcode… (eth_call, eth_estimateGas, or
- * an auto-mined send; docs/reference-rules.md#rule-error-revert). Built by `executionError` (src/chain/revert.ts),
- * which words the message.
+ * an auto-mined send; docs/reference-rules.md#rule-error-revert). Built by `executionError`
+ * (src/chain/queries/revert.ts), which words the message.
  */
 export class VmExecutionError extends DomainError {
   /**

@@ -153,7 +153,7 @@ export async function queryLogs(
  * Appends the logs of `block` matching `c` (all when undefined) to `out`. With `bits`, a transaction whose receipt
  * bloom rules the criteria out is skipped unread: every RSK block's Remasc transaction carries 5 payment logs, so
  * a 1000-block query otherwise compares ~6000 scattered logs (cache misses) for ~1000 hits (warm query 1.13 →
- * 0.71 ms), and a cached block's receipt decodes its logs only when first read (src/chain/stored-block.ts).
+ * 0.71 ms), and a cached block's receipt decodes its logs only when first read (src/blocks/stored-block.ts).
  */
 function walkBlock(block: LogBlock, c: LogCriteria | undefined, bits: BloomBits | undefined, out: LogMatch[]): void {
   const txs = block.transactions

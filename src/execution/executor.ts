@@ -28,7 +28,7 @@ import {
 } from './ethereumjs/index.js'
 import { UnitrieStateManager, type UnitrieStateManagerOpts } from '../state/unitrie-state-manager.js'
 import type { ForkStateSource } from '../state/fork-source.js'
-import type { TrieNodeStore } from '../rsk/unitrie.js'
+import type { TrieNodeStore } from '../unitrie/unitrie.js'
 import type { ProcessingBlock } from '../rsk/remasc.js'
 import type { StateOverride } from './state-override.js'
 import { ConsoleCapture } from './console-log.js'
@@ -70,7 +70,7 @@ export interface ExecutorOptions {
   blockHash: BlockHashLookup
   /** Canonical block `n` for the Remasc contract (hash, coinbase, paidFees of block N − maturity). */
   processingBlock?: (number: bigint) => Promise<ProcessingBlock | undefined>
-  /** Node store of the state (the chain's database when persistent, src/chain/storage.ts). */
+  /** Node store of the state (the chain's database when persistent, src/db/chain-storage.ts). */
   store?: TrieNodeStore
   /** Canonical block `n` for the native contracts (BlockHeader reads recent headers; src/execution/native/). */
   canonicalBlock?: (number: bigint) => Promise<BlockRecord | undefined>

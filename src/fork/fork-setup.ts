@@ -4,12 +4,12 @@
  * before it creates the chain and {@link OpenFork.close} after the chain is closed.
  */
 import type { ChainFork } from '../chain/chain-options.js'
-import { headerFields } from '../chain/stored-block.js'
+import { headerFields } from '../blocks/stored-block.js'
 import { InvalidArgumentError } from '../errors/domain-errors.js'
 import { activationsFor, type ActivationOverrides, type Activations } from '../rsk/activations.js'
 import { headerHash as rskHeaderHash, type RskHeader } from '../rsk/header.js'
 import { decodeHeader } from '../rsk/header-decode.js'
-import { hashForMergedMining } from '../rsk/merged-mining-hash.js'
+import { hashForMergedMining } from '../rsk/merged-mining/merged-mining-hash.js'
 import type { BlockRecord, HeaderFields } from '../types/records.js'
 import { fromHex, toKey } from '../util/bytes.js'
 import type { ProgressListener } from '../util/progress.js'

@@ -14,7 +14,7 @@
  * a creation has the created address as `to` (none when it failed) and the returned runtime code as `output`.
  * Everything else as above.
  */
-import { decodeRevertReason } from '../chain/revert.js'
+import { decodeRevertReason } from '../chain/queries/revert.js'
 import type { CallFrame, FrameLog } from '../execution/tracers/call-frames.js'
 import { orderedLogs } from '../execution/tracers/call-frames.js'
 import { toHex } from '../util/bytes.js'

@@ -30,7 +30,7 @@
  *   of the reference's (minimal-quantity `output`, CREATE2 typed CREATE; src/rpc/call-trace-format.ts).
  */
 import { RpcError } from './rpc-error.js'
-import { decodeRevertReason } from '../chain/revert.js'
+import { decodeRevertReason } from '../chain/queries/revert.js'
 import type { VmExecutionError } from '../errors/domain-errors.js'
 import type { BlockRecord, TxRecord } from '../types/records.js'
 import { REMASC_ADDRESS } from '../rsk/remasc.js'

@@ -11,7 +11,9 @@ import type { BlockRecord } from '../types/records.js'
 import { toHex } from '../util/bytes.js'
 import type { BlockRef } from './params.js'
 import type { CompatProfile } from './compat.js'
-import type { ForkServices } from './methods/fork.js'
+import type { ForkHistory } from '../fork/fork-history.js'
+import type { ForkPoint } from '../fork/fork-point.js'
+import type { RemoteNode } from '../fork/remote-node.js'
 
 /** The domain services handlers call. */
 export interface Services {
@@ -73,4 +75,13 @@ export async function requireBlock(chain: Chain, ref: BlockRef): Promise<BlockRe
     throw new RpcError(ErrorCode.InvalidRequest, `Block ${id} not found`)
   }
   return b
+}
+
+/** What the fork layer reads: the fork block, the remote's history and the remote itself. */
+export interface ForkServices {
+  /** The remote's URL (changed by anvil_setRpcUrl). */
+  url: string
+  point: ForkPoint
+  history: ForkHistory
+  remote: RemoteNode
 }

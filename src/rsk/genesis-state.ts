@@ -32,7 +32,7 @@
 import { hexToBytes } from '@ethereumjs/util'
 import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../crypto/keccak.js'
 import type { RskHeader } from './header.js'
-import { Unitrie } from './unitrie.js'
+import { Unitrie } from '../unitrie/unitrie.js'
 import {
   accountKey,
   codeKey,

@@ -1,7 +1,7 @@
 /**
  * RSK block header model and its encodings (the compressed, uncompressed and full forms, the block hash, the block
  * RLP), byte-compatible with the reference node (rskj). Decoding is in src/rsk/header-decode.ts, hashForMergedMining
- * in src/rsk/merged-mining-hash.ts, the RLP primitives in src/rsk/rlp-encoding.ts.
+ * in src/rsk/merged-mining/merged-mining-hash.ts, the RLP primitives in src/rsk/rlp-encoding.ts.
  *
  * Reference sources (rskj master, paths under rskj-core/src/main/java/):
  * - org/ethereum/core/BlockHeader.java         getEncoded(mm, proof, compressed), getHash

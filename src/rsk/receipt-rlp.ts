@@ -24,7 +24,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from '../crypto/keccak.js'
 import { bytesToBigInt, heapBytes, type Allocator } from '../util/bytes.js'
 import { rlpBytes, rlpList, unsignedBytes } from './rlp-encoding.js'
-import { Unitrie } from './unitrie.js'
+import { Unitrie } from '../unitrie/unitrie.js'
 
 /** A log entry: 20-byte address, 32-byte topics, arbitrary data. */
 export interface RskLog {

@@ -6,8 +6,6 @@
  * {@link Connection.push} so the RPC layer can deliver subscription notifications.
  */
 
-import type { UnsentLimitClose } from './ws-flow.js'
-
 /** One client connection as the RPC layer sees it. */
 export interface Connection {
   /** Unique per server instance, increasing from 1. */
@@ -88,4 +86,18 @@ export interface RunningServer {
   readonly transport: 'uws' | 'node'
   /** Stops listening and closes every open connection. Resolves when done. */
   close(): Promise<void>
+}
+
+/** A connection closed by the ledger, as reported to the server's log. */
+export interface UnsentLimitClose {
+  /** The connection's server-unique id. */
+  connectionId: number
+  /** Bytes held for it when closed (unsent answers and notifications, waiting requests). */
+  heldBytes: number
+  /** Bytes held for all connections before it was closed. */
+  totalBytes: number
+  /** `total`: the server's total was over `maxUnsentBytes`; `connection`: it alone held over `maxWsBufferBytes`. */
+  bound: 'total' | 'connection'
+  /** The bound in bytes. */
+  limitBytes: number
 }

@@ -13,7 +13,7 @@
  *   connection holding more than the per-connection bound (`maxWsBufferBytes`) is closed the same way. A client
  *   whose unsent bytes go down (it reads) is never closed for them.
  */
-import type { Connection, RequestHandler, ServerOptions } from './types.js'
+import type { Connection, RequestHandler, ServerOptions, UnsentLimitClose } from './types.js'
 import { callHandler, resolveMaxUnsentBytes, resolveMaxWsBufferBytes } from './common.js'
 
 /**
@@ -43,20 +43,6 @@ export const WS_CLOSE_UNSENT = 1008
 
 /** Close reason sent with {@link WS_CLOSE_UNSENT} (at most 123 bytes). */
 export const WS_CLOSE_UNSENT_REASON = 'too many unsent answers: the client stopped reading'
-
-/** A connection closed by the ledger, as reported to the server's log. */
-export interface UnsentLimitClose {
-  /** The connection's server-unique id. */
-  connectionId: number
-  /** Bytes held for it when closed (unsent answers and notifications, waiting requests). */
-  heldBytes: number
-  /** Bytes held for all connections before it was closed. */
-  totalBytes: number
-  /** `total`: the server's total was over `maxUnsentBytes`; `connection`: it alone held over `maxWsBufferBytes`. */
-  bound: 'total' | 'connection'
-  /** The bound in bytes. */
-  limitBytes: number
-}
 
 /** What a flow needs from its transport's socket. */
 export interface WsFlowSocket {

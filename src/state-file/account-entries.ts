@@ -7,7 +7,7 @@
  * Key layout: src/rsk/trie-keys.ts (rskj TrieKeyMapper).
  */
 import { keccak256 } from '../crypto/keccak.js'
-import type { EntryBatch } from '../rsk/entry-batch.js'
+import type { EntryBatch } from '../unitrie/entry-batch.js'
 import {
   CODE_PREFIX,
   encodeAccountState,

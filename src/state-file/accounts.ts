@@ -4,8 +4,8 @@
  * cell). What the accounts cannot express is set aside for the node_cli member. Key layout:
  * src/rsk/trie-keys.ts (rskj TrieKeyMapper); the loading direction is ./account-entries.ts.
  */
-import type { Unitrie } from '../rsk/unitrie.js'
-import { unitrieEntryViews } from '../rsk/unitrie-walk.js'
+import type { Unitrie } from '../unitrie/unitrie.js'
+import { unitrieEntryViews } from '../unitrie/unitrie-walk.js'
 import {
   accountKey,
   decodeAccountState,

@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream'
 import type { Chain } from '../chain/chain.js'
-import { Unitrie } from '../rsk/unitrie.js'
+import { Unitrie } from '../unitrie/unitrie.js'
 import { toHex } from '../util/bytes.js'
 import type { ProgressListener } from '../util/progress.js'
 import { stateFileGzipHex, writeStateFile, type DumpSource } from './dump.js'

@@ -16,7 +16,7 @@
  *   `head` (best block number), `minimumGasPrice` (wei, of the head);
  * - `blocks`: every block after the genesis as `[blockRlp, extra]` — the block exactly as the reference encodes it
  *   and the record the chain keeps beside it (hash, hashForMergedMining, total difficulty, senders, receipts; see
- *   src/chain/storage.ts) — so blocks, transactions, receipts and logs read as before the dump;
+ *   src/db/chain-storage.ts) — so blocks, transactions, receipts and logs read as before the dump;
  * - `storageBytes`: `{ "0x<address>": { "0x<slot32>": "0x<bytes>" } }` for storage cells Anvil's 32-byte words cannot
  *   carry (longer than 32 bytes, or stored with leading zeros: the Remasc and Bridge contracts' cells);
  * - `rawEntries`: `[["0x<key>", "0x<value>"], …]` Unitrie entries that the accounts cannot express (a storage

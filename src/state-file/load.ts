@@ -8,9 +8,9 @@ import { open } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { createGunzip } from 'node:zlib'
 import { wasmKeccakReady } from '../crypto/keccak.js'
-import { Unitrie } from '../rsk/unitrie.js'
-import { EntryBatch } from '../rsk/entry-batch.js'
-import { unitrieFromBatch } from '../rsk/unitrie-bulk.js'
+import { Unitrie } from '../unitrie/unitrie.js'
+import { EntryBatch } from '../unitrie/entry-batch.js'
+import { unitrieFromBatch } from '../unitrie/unitrie-bulk.js'
 import { accountKey, EMPTY_ACCOUNT_STATE } from '../rsk/trie-keys.js'
 import { fromHex } from '../util/bytes.js'
 import { throttleProgress, type ProgressListener } from '../util/progress.js'
@@ -240,7 +240,7 @@ function hexField(v: unknown, what: string): Uint8Array {
  * @param rebuild build the result in one pass over base's and the file's entries (a small base, e.g. at
  *   start-up; base's entries are added to `loaded.entries`, so a loaded state is applied once) instead of putting
  *   the file's entries into base one by one (a large live state, few entries)
- * @param onProgress receives the rebuild's steps (src/rsk/unitrie-bulk.ts: sorting, then building the trie)
+ * @param onProgress receives the rebuild's steps (src/unitrie/unitrie-bulk.ts: sorting, then building the trie)
  */
 export function intoState(
   loaded: LoadedState,

@@ -11,7 +11,7 @@
  */
 import { keccak256 } from '../crypto/keccak.js'
 import { decodeAccountState } from '../rsk/trie-keys.js'
-import type { TrieNode, Unitrie } from '../rsk/unitrie.js'
+import type { TrieNode, Unitrie } from '../unitrie/unitrie.js'
 
 /** Strip leading zero bytes; an all-zero or empty input gives an empty array. */
 export function unpad(v: Uint8Array): Uint8Array {

@@ -6,7 +6,7 @@
  * are always local.
  */
 import { keccak256 } from '../crypto/keccak.js'
-import type { Unitrie } from '../rsk/unitrie.js'
+import type { Unitrie } from '../unitrie/unitrie.js'
 import { toKey } from '../util/bytes.js'
 import type { Rec } from './address-record.js'
 import { isLocal, remoteAccountExists, remoteHasStorageMarker } from './fork-overlay.js'

@@ -9,7 +9,7 @@
  * state and which keys are local, hence what every read answers.
  */
 import { CONSENSUS_PRECOMPILE_ADDRESSES, GENESIS_PRECOMPILE_ADDRESSES } from '../rsk/genesis-state.js'
-import type { Unitrie } from '../rsk/unitrie.js'
+import type { Unitrie } from '../unitrie/unitrie.js'
 import { bytesEqual } from '../util/bytes.js'
 import type { ForkAccount } from './fork-source.js'
 

@@ -14,7 +14,7 @@
  * src/state/write-rules.ts.
  */
 import type { Address } from '@ethereumjs/util'
-import type { Unitrie } from '../rsk/unitrie.js'
+import type { Unitrie } from '../unitrie/unitrie.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 import {
   DIRTY_ACCT,

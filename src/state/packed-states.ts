@@ -1,11 +1,11 @@
 /**
  * The in-memory node's bound on the state's memory (no `--db`, docs/architecture.md#storage): every
- * UNLOAD_STATE_EVERY_BLOCKS blocks (src/chain/block-commit.ts) the registry's tries (src/state/unitrie-state-db.ts)
- * move their nodes into a packed {@link ArenaTrieStore} — each node as its message, about 100 B, instead of a
- * TrieNode object with a typed array per field, about 1 KB — and become lazy tries over it, which decode a node
- * again only when a read or a write reaches it. The arena only grows (it has no delete): superseded nodes stay in
- * it until it is rebuilt, which copies what the kept roots reach into a fresh arena once the superseded part may
- * exceed the live part (amortized: a rebuild copies at most as much as was appended since the last one).
+ * UNLOAD_STATE_EVERY_BLOCKS blocks (src/chain/mining/block-commit.ts) the registry's tries
+ * (src/state/unitrie-state-db.ts) move their nodes into a packed {@link ArenaTrieStore} — each node as its message,
+ * about 100 B, instead of a TrieNode object with a typed array per field, about 1 KB — and become lazy tries over it,
+ * which decode a node again only when a read or a write reaches it. The arena only grows (it has no delete): superseded
+ * nodes stay in it until it is rebuilt, which copies what the kept roots reach into a fresh arena once the superseded
+ * part may exceed the live part (amortized: a rebuild copies at most as much as was appended since the last one).
  *
  * Neither step stops the mining path for long (measured on 2 loaded cores, 30k nodes: a pack took 75-260 ms and a
  * rebuild 300-590 ms when each ran at once): every block's new nodes are saved into the arena as the block is
@@ -14,9 +14,9 @@
  * {@link REBUILD_NODES_PER_BLOCK} nodes per block, the tries moving to the fresh arena once everything they reach
  * is in it.
  */
-import { ArenaTrieStore } from '../rsk/trie-arena.js'
-import { ReachableCopy } from '../rsk/trie-arena-copy.js'
-import { Unitrie } from '../rsk/unitrie.js'
+import { ArenaTrieStore } from '../unitrie/trie-arena.js'
+import { ReachableCopy } from '../unitrie/trie-arena-copy.js'
+import { Unitrie } from '../unitrie/unitrie.js'
 import { toKey } from '../util/bytes.js'
 
 /**
@@ -74,7 +74,7 @@ export class PackedStates {
    * in {@link afterBlock}); a rebuild still running is finished first. The caller re-reads the tries it holds (the
    * live state manager).
    * @param eachTrie runs a swap over every kept trie (UnitrieStateDB.swapTries)
-   * @param live the live state: when it was built into an arena (a state file's, src/rsk/unitrie-bulk.ts), that
+   * @param live the live state: when it was built into an arena (a state file's, src/unitrie/unitrie-bulk.ts), that
    *   arena is adopted at the first pack instead of copying the whole state out of it
    */
   pack(eachTrie: SwapTries, live: Unitrie): void {

@@ -5,7 +5,7 @@
  * storage marker and every possibly written cell. Writes are path-copying puts, so the input trie is unchanged.
  */
 import { encodeAccountState } from '../rsk/trie-keys.js'
-import type { Unitrie } from '../rsk/unitrie.js'
+import type { Unitrie } from '../unitrie/unitrie.js'
 import { MARKER_VALUE, type Rec } from './address-record.js'
 import { markLocal } from './fork-overlay.js'
 

@@ -4,7 +4,7 @@
  */
 import type { StorageDump, StorageRange } from '@ethereumjs/common'
 import { slotFromStorageKey } from '../rsk/trie-keys.js'
-import type { Unitrie } from '../rsk/unitrie.js'
+import type { Unitrie } from '../unitrie/unitrie.js'
 import { toKey } from '../util/bytes.js'
 import { SECURE_KEY_SIZE, type Rec } from './address-record.js'
 

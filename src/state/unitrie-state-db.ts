@@ -4,7 +4,7 @@
  * asynchronous root loader and, in fork mode, the remote state source.
  */
 import { EMPTY_TRIE_HASH } from '../crypto/keccak.js'
-import { Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
+import { Unitrie, type TrieNodeStore } from '../unitrie/unitrie.js'
 import { bytesEqual, toKey } from '../util/bytes.js'
 import type { ForkStateSource } from './fork-source.js'
 import { PackedStates } from './packed-states.js'
@@ -102,7 +102,7 @@ export class UnitrieStateDB {
 
   /**
    * Optional asynchronous source of roots that are neither registered nor in the synchronous store (the
-   * chain's database, src/chain/storage.ts): returns the root's trie with every node in memory, or undefined.
+   * chain's database, src/db/chain-storage.ts): returns the root's trie with every node in memory, or undefined.
    */
   loadRoot: ((root: Uint8Array) => Promise<Unitrie | undefined>) | undefined
 
@@ -119,7 +119,7 @@ export class UnitrieStateDB {
    * Drops the nodes in memory of every registered root `store` holds: each such trie is replaced by a lazy
    * one over `store`, which reads its nodes back as they are reached (persistent tries share nodes, so what
    * they had loaded is freed once no other holder keeps it). Roots `store` lacks (not yet saved) keep their
-   * tries. For a store that reads a database on demand (src/chain/storage.ts, `nodeStore`): this is
+   * tries. For a store that reads a database on demand (src/db/chain-storage.ts, `nodeStore`): this is
    * what keeps the state's memory bounded with `--db` as the state grows. The caller re-reads its own tries
    * (the live state manager: `setStateRoot`).
    * @returns how many roots were replaced

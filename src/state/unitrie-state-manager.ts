@@ -23,7 +23,7 @@ import type { AccountFields, Common, StateManagerInterface, StorageDump, Storage
 import { OriginalStorageCache } from '@ethereumjs/statemanager'
 import { Account, Address, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
 import { genesisStateTrie, type GenesisAlloc, type RskNetworkId } from '../rsk/genesis-state.js'
-import { Unitrie, type TrieNodeStore } from '../rsk/unitrie.js'
+import { Unitrie, type TrieNodeStore } from '../unitrie/unitrie.js'
 import { EMPTY, loadAcct, loadCode, loadMarker, unpad } from './address-record.js'
 import { putCanonicalGenesis } from './canonical-genesis.js'
 import type { ForkStateSource } from './fork-source.js'

@@ -48,7 +48,7 @@ export interface LogTx {
 
 /**
  * What a log query needs of a block: its hash and number and its transactions' logs. A {@link BlockRecord}
- * is one; so is the lighter view log queries decode from a block's encodings (src/chain/block-codec.ts).
+ * is one; so is the lighter view log queries decode from a block's encodings (src/blocks/block-codec.ts).
  */
 export interface LogBlock {
   hash: Uint8Array

@@ -1,14 +1,14 @@
 /**
- * The chain's dev-state and snapshot-registry parts on their own (src/chain/dev-state.ts, src/chain/snapshots.ts):
+ * The chain's dev-state and snapshot-registry parts on their own (src/chain/dev/dev-state.ts, src/chain/dev/snapshots.ts):
  * the next block's context from the clock, the evm_increaseTime offset and the one-shot overrides; the reference
  * miner's gas-limit and minimumGasPrice steps (docs/reference-rules.md); snapshot ids. The same rules are also
  * exercised through the RPC in test/rpc/dev-*.test.ts; these pin the parts' own contracts.
  */
 import { describe, expect, it } from 'vitest'
-import { DevState } from '../../src/chain/dev-state.js'
+import { DevState } from '../../src/chain/dev/dev-state.js'
 import { InvalidArgumentError } from '../../src/errors/domain-errors.js'
 import { toRpcError } from '../../src/rpc/error-mapping.js'
-import { SnapshotRegistry, type ChainSnapshot } from '../../src/chain/snapshots.js'
+import { SnapshotRegistry, type ChainSnapshot } from '../../src/chain/dev/snapshots.js'
 
 type Header = Parameters<DevState['nextContext']>[0]
 

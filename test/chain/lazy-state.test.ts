@@ -1,7 +1,7 @@
 /**
  * With --db the state's tries read their nodes from the database as they reach them and drop what they loaded every
- * UNLOAD_STATE_EVERY_BLOCKS blocks (docs/architecture.md#storage; src/chain/storage.ts `readNodesOnDemand`,
- * src/state/unitrie-state-db.ts `unloadStored`, src/chain/block-commit.ts): every state read, call and mined
+ * UNLOAD_STATE_EVERY_BLOCKS blocks (docs/architecture.md#storage; src/db/chain-storage.ts `readNodesOnDemand`,
+ * src/state/unitrie-state-db.ts `unloadStored`, src/chain/mining/block-commit.ts): every state read, call and mined
  * block must answer the same after an unload as a node that keeps its whole state in memory, and a restart reads
  * the head's state lazily.
  */
@@ -12,8 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
 import type { NodeConfig } from '../../src/config.js'
 import { internals } from '../../src/node-internals.js'
-import type { ChainStorage } from '../../src/chain/storage.js'
-import { UNLOAD_STATE_EVERY_BLOCKS } from '../../src/chain/block-commit.js'
+import type { ChainStorage } from '../../src/db/chain-storage.js'
+import { UNLOAD_STATE_EVERY_BLOCKS } from '../../src/chain/mining/block-commit.js'
 import { buildChain, observe, probe } from '../helpers/chain-fixture.js'
 import { COW, COW1, rpc, startNode } from '../helpers/node.js'
 import { q, sendTx } from '../rpc/shapes.js'

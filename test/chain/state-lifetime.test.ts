@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
 import { hexToBytes } from '@ethereumjs/util'
-import { UNLOAD_STATE_EVERY_BLOCKS } from '../../src/chain/block-commit.js'
+import { UNLOAD_STATE_EVERY_BLOCKS } from '../../src/chain/mining/block-commit.js'
 import { MAX_PREVIEW_ROOTS } from '../../src/state/unitrie-state-db.js'
 import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
 import { q, sendTx } from '../rpc/shapes.js'

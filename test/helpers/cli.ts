@@ -2,8 +2,6 @@
  * Running the CLI as a user runs it: `node bin/node-cli.js …` in a child process (after the build in `prepare`).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 /** The launcher. */
@@ -25,14 +23,16 @@ const started: ChildProcess[] = []
  * @param env extra environment
  * @param bin the launcher to run
  * @param node the node binary to run it with (default: the one running the tests)
+ * @param nodeArgs Node's own options, before the launcher (e.g. V8 flags NODE_OPTIONS refuses)
  */
 export function runCli(
   args: string[],
   env: Record<string, string> = {},
   bin = BIN,
   node = process.execPath,
+  nodeArgs: string[] = [],
 ): CliProcess {
-  const child = spawn(node, [bin, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env } })
+  const child = spawn(node, [...nodeArgs, bin, ...args], { env: { ...process.env, FORCE_COLOR: '0', ...env } })
   started.push(child)
   let out = ''
   const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = []
@@ -71,22 +71,6 @@ export async function waitUntil(check: () => boolean | Promise<boolean>, what: s
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 20))
   }
-}
-
-/**
- * Writes a `--require` preload (for NODE_OPTIONS) that reports every V8 flag change of the process on stderr as
- * a line `[v8 flags] <flags>`: the CLI's heap-growth cap becomes an event a test can wait for.
- * @param dir where to write it
- * @returns its path
- */
-export function v8FlagReporter(dir: string): string {
-  const file = join(dir, 'v8-flag-reporter.cjs')
-  writeFileSync(
-    file,
-    `const v8 = require('v8'); const fs = require('fs'); const set = v8.setFlagsFromString
-    v8.setFlagsFromString = function (flags) { set.call(v8, flags); fs.writeSync(2, '[v8 flags] ' + flags + '\\n') }`,
-  )
-  return file
 }
 
 /** Kills every CLI process still running (afterEach). */

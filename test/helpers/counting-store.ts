@@ -1,5 +1,5 @@
 /** A trie node store for tests that counts the reads it passes on. */
-import type { TrieNodeStore } from '../../src/rsk/unitrie.js'
+import type { TrieNodeStore } from '../../src/unitrie/unitrie.js'
 
 /**
  * `store` behind a counter of its reads.

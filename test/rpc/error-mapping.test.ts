@@ -13,8 +13,8 @@ import {
   StateNotFoundError,
   VmExecutionError,
 } from '../../src/errors/domain-errors.js'
-import { PoolApplyError, PoolTimeoutError } from '../../src/chain/block-builder.js'
-import { executionError } from '../../src/chain/revert.js'
+import { PoolApplyError, PoolTimeoutError } from '../../src/chain/mining/block-builder.js'
+import { executionError } from '../../src/chain/queries/revert.js'
 import { TraceTooLargeError } from '../../src/execution/tracers/struct-logs.js'
 import { compatProfile } from '../../src/rpc/compat.js'
 import { DOMAIN_ERROR_CODES, toRpcError } from '../../src/rpc/error-mapping.js'

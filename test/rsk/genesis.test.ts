@@ -18,7 +18,7 @@ import {
   rawHeader,
   type RskHeader,
 } from '../../src/rsk/header.js'
-import { hashForMergedMining } from '../../src/rsk/merged-mining-hash.js'
+import { hashForMergedMining } from '../../src/rsk/merged-mining/merged-mining-hash.js'
 
 const devJson = JSON.parse(readFileSync(new URL('../../src/rsk/genesis/rsk-dev.json', import.meta.url), 'utf8')) as {
   alloc: Record<string, { balance: string }>

@@ -15,7 +15,11 @@ import {
   type RskHeader,
 } from '../../src/rsk/header.js'
 import { decodeBlock, decodeHeader } from '../../src/rsk/header-decode.js'
-import { RSK_TAG, calculateForkDetectionData, hashForMergedMining } from '../../src/rsk/merged-mining-hash.js'
+import {
+  RSK_TAG,
+  calculateForkDetectionData,
+  hashForMergedMining,
+} from '../../src/rsk/merged-mining/merged-mining-hash.js'
 import { javaBigIntegerBytes, rlpBytes, rlpList, rlpSignedCoin, rlpUnsigned } from '../../src/rsk/rlp-encoding.js'
 
 const hex = bytesToHex

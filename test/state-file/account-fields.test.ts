@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { intoState, loadState, stateBytes } from '../../src/state-file/load.js'
-import { Unitrie } from '../../src/rsk/unitrie.js'
+import { Unitrie } from '../../src/unitrie/unitrie.js'
 import {
   accountKey,
   codeKey,

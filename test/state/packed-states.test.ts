@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { keccak256 } from '../../src/crypto/keccak.js'
-import { unitrieFromEntries } from '../../src/rsk/unitrie-bulk.js'
-import { ArenaTrieStore } from '../../src/rsk/trie-arena.js'
-import { Unitrie } from '../../src/rsk/unitrie.js'
+import { unitrieFromEntries } from '../../src/unitrie/unitrie-bulk.js'
+import { ArenaTrieStore } from '../../src/unitrie/trie-arena.js'
+import { Unitrie } from '../../src/unitrie/unitrie.js'
 import { PackedStates, REBUILD_NODES_PER_BLOCK } from '../../src/state/packed-states.js'
 import { UnitrieStateDB } from '../../src/state/unitrie-state-db.js'
 

@@ -25,7 +25,7 @@ import {
   storagePrefixKey,
   STORAGE_MARKER_VALUE,
 } from '../../src/rsk/trie-keys.js'
-import { MemoryTrieNodeStore, Unitrie } from '../../src/rsk/unitrie.js'
+import { MemoryTrieNodeStore, Unitrie } from '../../src/unitrie/unitrie.js'
 import { UnitrieStateManager } from '../../src/state/unitrie-state-manager.js'
 import { applyReferenceStateRules } from '../../src/execution/ethereumjs/index.js'
 

@@ -17,7 +17,7 @@
  * reference's miner always merge-mines). The local chain has no uncles.
  */
 import type { BlockRecord } from '../../types/records.js'
-import { RSK_TAG } from '../../rsk/merged-mining-hash.js'
+import { RSK_TAG } from '../../rsk/merged-mining/merged-mining-hash.js'
 import { bigIntToBytes } from '../../util/bytes.js'
 import { encodeBytes, type ArgReader } from './abi.js'
 import { dataGas, NativeContractError, type NativeCall, type NativeMethod } from './native-contract.js'

@@ -10,7 +10,8 @@
  *   leaf first, root last (RskModuleImpl); null when the transaction is not in that block;
  * - ext_getStorageBytesAt(address, key, block): a storage cell's raw bytes (may exceed 32 bytes), "0x0" when
  *   unset (Web3Impl.rsk_getStorageBytesAt);
- * - mnr_getWork / mnr_submitBitcoinBlock / …Transactions / …PartialMerkle (src/chain/merged-mining-work.ts);
+ * - mnr_getWork / mnr_submitBitcoinBlock / …Transactions / …PartialMerkle
+ *   (src/chain/merged-mining/merged-mining-work.ts);
  * - eth_getWork: [hashForMergedMining, zero seed hash, target] — the spec's work array over the merged-mining
  *   work (the reference has no eth_getWork); eth_submitWork: always false (blocks are merge-mined: submit
  *   Bitcoin solutions with mnr_submitBitcoinBlock*; the reference throws "Not implemented");
@@ -24,16 +25,16 @@
  *   empty for an account without code, zero hash for a missing account, as RSKIP169 getCodeHashStandard).
  */
 import { ErrorCode, RpcError } from '../rpc-error.js'
-import { MergedMiningWorkServer } from '../../chain/merged-mining-work.js'
-import { encodeReceipt, toRskHeader } from '../../chain/seal.js'
+import { MergedMiningWorkServer } from '../../chain/merged-mining/merged-mining-work.js'
+import { encodeReceipt, toRskHeader } from '../../rsk/block-encoding.js'
 import type { BlockRecord } from '../../types/records.js'
 import { keccak256 } from '../../crypto/secp256k1.js'
 import { rawHeader } from '../../rsk/header.js'
 import { EMPTY_TRIE_HASH } from '../../crypto/keccak.js'
 import { receiptNodes } from '../../rsk/receipt-rlp.js'
 import { accountKey, codeKey, decodeAccountState, storageKey, storagePrefixKey } from '../../rsk/trie-keys.js'
-import { bytesToBits, type Unitrie } from '../../rsk/unitrie.js'
-import { targetBytes } from '../../rsk/merged-mining.js'
+import { bytesToBits, type Unitrie } from '../../unitrie/unitrie.js'
+import { targetBytes } from '../../rsk/merged-mining/merged-mining.js'
 import { bytesEqual, padLeft, quantity, toHex, ZERO_HASH } from '../../util/bytes.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { decodeData, param, P } from '../params.js'

@@ -6,27 +6,16 @@
  * the handlers of a chain that is not forked are not wrapped.
  */
 import { randomBytes } from 'node:crypto'
-import type { ForkHistory } from '../../fork/fork-history.js'
-import type { ForkPoint } from '../../fork/fork-point.js'
-import type { RemoteJson, RemoteNode } from '../../fork/remote-node.js'
+import type { RemoteJson } from '../../fork/remote-node.js'
 import type { CallRequest } from '../../execution/executor.js'
 import { quantity, toHex } from '../../util/bytes.js'
 import { RawJson } from '../format.js'
 import type { CallContext, MethodSpec } from '../method-table.js'
 import type { BlockRef, FilterObject } from '../params.js'
-import type { Services } from '../services.js'
+import type { ForkServices, Services } from '../services.js'
 import { invalidParams } from '../rpc-error.js'
 import { method } from '../method-table.js'
 import { P } from '../params.js'
-
-/** What the fork layer reads: the fork block, the remote's history and the remote itself. */
-export interface ForkServices {
-  /** The remote's URL (changed by anvil_setRpcUrl). */
-  url: string
-  point: ForkPoint
-  history: ForkHistory
-  remote: RemoteNode
-}
 
 type Handler = (ctx: CallContext, args: unknown[]) => unknown
 

@@ -1,0 +1,160 @@
+/**
+ * The compact encodings a block is kept in (docs/architecture.md#storage): the block RLP exactly as the reference
+ * node encodes it (Block.getEncoded) and an "extra" RLP with what the block RLP does not hold (its hash,
+ * hashForMergedMining, total difficulty, and per transaction its sender, created contract, receipt and first log
+ * index). Both block backends (memory and level) and state files hold these two byte strings per block; decoded
+ * records ({@link BlockRecord}) exist only in the block store's bounded cache; ./stored-block.ts rebuilds them.
+ *
+ * Also: cheap reads straight from the block RLP without decoding it (the header's logs bloom, for log queries).
+ */
+import { RLP } from '@ethereumjs/rlp'
+import { bigIntToBytes, bytesToBigInt } from '../util/bytes.js'
+import { listItems, rlpItem, skipItems, wholeItem, type RlpItemBounds } from '../util/rlp-views.js'
+import { blockEncoding, encodeReceipt } from '../rsk/block-encoding.js'
+import type { BlockRecord } from '../types/records.js'
+
+/** The stored data is inconsistent (a block does not decode, does not link to its parent, a state is missing). */
+export class StorageCorruptError extends Error {}
+
+/**
+ * Runs a read of stored data, reporting any failure of it as corrupt storage.
+ * @param what the data read, for the message (e.g. `block 12: the stored block`)
+ * @returns what `read` returns
+ * @throws StorageCorruptError `<what> does not decode: <the failure's message>` (the failure as its cause), or the
+ *   StorageCorruptError `read` raised itself
+ */
+export function readStored<T>(what: string, read: () => T): T {
+  try {
+    return read()
+  } catch (err) {
+    if (err instanceof StorageCorruptError) throw err
+    throw new StorageCorruptError(`${what} does not decode: ${(err as Error).message}`, { cause: err })
+  }
+}
+
+/** A block's two encodings (see the module documentation). */
+export interface EncodedBlock {
+  /** The block RLP as the reference encodes it. */
+  rlp: Uint8Array
+  /** The extra RLP ({@link blockExtra}). */
+  extra: Uint8Array
+}
+
+/** Block RLPs already computed when the block was sealed (its `size`), so a mined block is encoded once. */
+export const encodedBlocks = new WeakMap<BlockRecord, Uint8Array>()
+
+/** The block RLP of a record (reference Block.getEncoded: full header, transactions, no uncles). */
+export function blockRlp(block: BlockRecord): Uint8Array {
+  return (
+    encodedBlocks.get(block) ??
+    blockEncoding(
+      block.header,
+      block.transactions.map((t) => t.tx.serialize()),
+    )
+  )
+}
+
+/** The extra RLP of a block: what the block RLP does not hold (see the module documentation). */
+export function blockExtra(block: BlockRecord): Uint8Array {
+  return RLP.encode([
+    block.hash,
+    block.hashForMergedMining,
+    bigIntToBytes(block.totalDifficulty),
+    block.transactions.map((t) => [
+      t.from,
+      t.receipt.contractAddress ?? new Uint8Array(0),
+      encodeReceipt(t.receipt),
+      bigIntToBytes(BigInt(t.receipt.logs[0]?.logIndex ?? 0)),
+    ]),
+  ])
+}
+
+/**
+ * The extra RLP of a block whose receipts are dropped (`--transaction-block-keeper`): senders and created
+ * contracts stay (blocks still list their transactions in full), each receipt is empty.
+ * @throws Error when `extra` does not have blockExtra's shape ({@link readExtra})
+ */
+export function prunedBlockExtra(extra: Uint8Array): Uint8Array {
+  const { hash, hashForMergedMining, totalDifficulty, txs } = readExtra(extra)
+  const empty = new Uint8Array(0)
+  return RLP.encode([
+    hash,
+    hashForMergedMining,
+    totalDifficulty,
+    txs.map((t) => [t.from, t.contractAddress, empty, empty]),
+  ])
+}
+
+/** One transaction's entry of an extra RLP ({@link blockExtra}), read in place: byte fields are views into it. */
+export interface ExtraTxEntry {
+  /** The 20-byte sender. */
+  from: Uint8Array
+  /** The created contract (20 bytes), empty for none. */
+  contractAddress: Uint8Array
+  /** The receipt RLP, empty when `--transaction-block-keeper` dropped it. */
+  receipt: Uint8Array
+  /** The block-wide index of the receipt's first log. */
+  firstLogIndex: number
+}
+
+/** An extra RLP ({@link blockExtra}) read in place: byte fields are views into it. */
+export interface ExtraRecord {
+  /** The block hash (32 bytes in a sound record). */
+  hash: Uint8Array
+  /** The hash merged-mining proofs commit to (32 bytes). */
+  hashForMergedMining: Uint8Array
+  /** Total difficulty, big-endian bytes. */
+  totalDifficulty: Uint8Array
+  txs: ExtraTxEntry[]
+}
+
+/**
+ * An extra RLP read in place (views into `extra`, which is only read): the one reader of {@link blockExtra}'s
+ * layout, for the stored blocks (./stored-block.ts) and their log views (./block-log-view.ts).
+ * @throws Error when it does not have that shape: one list of three byte strings and a list of entries, each a
+ *   list of four byte strings, every item inside its list
+ */
+export function readExtra(extra: Uint8Array): ExtraRecord {
+  const fields = listItems(extra, wholeItem(extra))
+  if (fields.length !== 4 || fields.slice(0, 3).some((f) => f.list) || !fields[3]!.list)
+    throw new Error("the extra record does not have blockExtra's shape")
+  const bytes = (b: RlpItemBounds): Uint8Array => extra.subarray(b.data, b.end)
+  const txs = listItems(extra, fields[3]!).map((entry): ExtraTxEntry => {
+    const items = entry.list ? listItems(extra, entry) : []
+    if (items.length !== 4 || items.some((i) => i.list)) throw new Error("a transaction's extra entry is malformed")
+    const [from, contract, receipt, logIndex] = items.map(bytes) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array]
+    return { from, contractAddress: contract, receipt, firstLogIndex: Number(bytesToBigInt(logIndex)) }
+  })
+  const [hash, hashForMergedMining, totalDifficulty] = fields.slice(0, 3).map(bytes) as [
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+  ]
+  return { hash, hashForMergedMining, totalDifficulty, txs }
+}
+
+/** Both encodings of a record. */
+export function encodeBlock(block: BlockRecord): EncodedBlock {
+  return { rlp: blockRlp(block), extra: blockExtra(block) }
+}
+
+/**
+ * Index of the logs bloom among the header's fields (parentHash, unclesHash, coinbase, stateRoot, txRoot, receiptRoot,
+ * bloom).
+ */
+const BLOOM_FIELD = 6
+
+/**
+ * The header's 256-byte logs bloom read in place from a block RLP, without decoding the block (a view into
+ * `rlp`; do not keep it).
+ * @throws StorageCorruptError when the RLP does not have the block shape
+ */
+export function blockLogsBloom(rlp: Uint8Array): Uint8Array {
+  const block = rlpItem(rlp, 0)
+  const header = rlpItem(rlp, block.data)
+  const pos = skipItems(rlp, header.data, BLOOM_FIELD)
+  const bloom = rlpItem(rlp, pos)
+  if (bloom.end - bloom.data !== 256 || bloom.end > header.end)
+    throw new StorageCorruptError('a stored block has no logs bloom')
+  return rlp.subarray(bloom.data, bloom.end)
+}

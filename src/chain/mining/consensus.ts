@@ -1,0 +1,145 @@
+/**
+ * Turning an executed block into the reference node's block (docs/reference-rules.md#rule-remasc-transaction,
+ * docs/reference-rules.md#rule-parallel-sublists, docs/reference-rules.md#rule-merged-mining-fields,
+ * docs/reference-rules.md#rule-hash-for-merged-mining):
+ * - the transaction list in RSKIP144 block order with the Remasc transaction last (listed, as the
+ *   reference lists it: rpc.skipRemasc=false);
+ * - merged mining as the reference regtest miner client does it for every block it mines: the
+ *   hashForMergedMining of the sealed header (RSKIP110 fork detection data from block 449 on,
+ *   ForkDetectionDataCalculator), a one-transaction Bitcoin block committing to it
+ *   (src/rsk/merged-mining/merged-mining-miner.ts), its header, compressed coinbase and (empty) RSKIP92 merkle proof in
+ *   the header, so the block hash includes the Bitcoin header.
+ */
+import type { Common } from '@ethereumjs/common'
+import type { AppliedBlock, PendingExecution } from '../../execution/executor.js'
+import {
+  btcBlockHash,
+  calculateForkDetectionData,
+  FORK_DETECTION_MIN_HEIGHT,
+  hashForMergedMining as rskHashForMergedMining,
+} from '../../rsk/merged-mining/merged-mining-hash.js'
+import { rlpBytes, rlpList } from '../../rsk/rlp-encoding.js'
+import type { MergedMiningFields } from '../../rsk/merged-mining/merged-mining.js'
+import { mineMergedMiningFields } from '../../rsk/merged-mining/merged-mining-miner.js'
+import { toRskHeader } from '../../rsk/block-encoding.js'
+import { remascTxRecord } from '../../blocks/remasc-tx-record.js'
+import type { BlockRecord, HeaderFields, TxRecord } from '../../types/records.js'
+
+/**
+ * The block's transaction records in block order (parallel sublists, sequential sublist, Remasc last).
+ * Transactions left out (no sublist had room) are not listed.
+ */
+export function blockTransactions(
+  number: bigint,
+  txs: readonly PendingExecution[],
+  applied: AppliedBlock,
+  common: Common,
+): TxRecord[] {
+  const records: TxRecord[] = applied.order.map((src, i) => ({
+    tx: txs[src]!.tx,
+    hash: txs[src]!.tx.hash(),
+    from: txs[src]!.from,
+    index: i,
+    receipt: applied.txs[src]!.receipt,
+  }))
+  records.push(remascTxRecord(number, records.length, applied.remasc.receipt, common))
+  return records
+}
+
+/** Last byte of each block's Bitcoin header hash (ForkDetectionDataCalculator's commit-to-parents bytes), cached. */
+const btcHashLastByte = new WeakMap<BlockRecord, number>()
+
+/**
+ * RSKIP110 fork detection data of a block to be mined at `number` (ForkDetectionDataCalculator over the
+ * parent and its 448 ancestors; see calculateForkDetectionData in src/rsk/merged-mining/merged-mining-hash.ts); empty
+ * below block 449.
+ * @param block canonical block lookup
+ */
+export async function forkDetectionDataFor(
+  number: bigint,
+  block: (n: bigint) => Promise<BlockRecord | undefined>,
+): Promise<Uint8Array> {
+  if (number < FORK_DETECTION_MIN_HEIGHT) return new Uint8Array(0)
+  const best = number - 1n
+  const out = new Uint8Array(12)
+  const offset = best % 64n
+  for (let i = 0; i < 7; i++) {
+    const b = await block(best - offset - BigInt(i * 64))
+    if (!b) return calculateForkDetectionData([])
+    let last = btcHashLastByte.get(b)
+    if (last === undefined) {
+      last = btcBlockHash(b.header.bitcoinMergedMiningHeader).at(-1)!
+      btcHashLastByte.set(b, last)
+    }
+    out[i] = last
+  }
+  let uncles = 0
+  for (let i = 0n; i < 32n; i++) uncles += (await block(best - i))?.header.uncleCount ?? 0
+  out[7] = Math.min(uncles, 255)
+  new DataView(out.buffer).setInt32(8, Number(BigInt.asIntN(32, number)), false)
+  return out
+}
+
+/** hashForMergedMining of a header without merged-mining fields, with its fork detection data. */
+export function workHashForMergedMining(header: HeaderFields, forkDetectionData: Uint8Array): Uint8Array {
+  return rskHashForMergedMining(toRskHeader(header), {
+    includeForkDetectionData: forkDetectionData.length > 0,
+    forkDetectionData,
+  })
+}
+
+/**
+ * Supplies the merged-mining fields of a block from its hashForMergedMining (the regtest miner client by
+ * default; mnr_submitBitcoinBlock* supply a miner's solution).
+ */
+export type MergedMiningSource = (hashForMergedMining: Uint8Array, header: HeaderFields) => MergedMiningFields
+
+/** The reference regtest miner client (MinerClientImpl): a Bitcoin block meeting the target. */
+export const regtestMinerClient: MergedMiningSource = (h, header) =>
+  mineMergedMiningFields(h, header.difficulty, header.timestamp)
+
+/**
+ * Fills the merged-mining fields of a mined block's header (in place).
+ * @returns the header's hashForMergedMining
+ */
+export async function mergeMine(
+  header: HeaderFields,
+  block: (n: bigint) => Promise<BlockRecord | undefined>,
+  source: MergedMiningSource = regtestMinerClient,
+): Promise<Uint8Array> {
+  const hfmm = workHashForMergedMining(header, await forkDetectionDataFor(header.number, block))
+  const mm = source(hfmm, header)
+  header.bitcoinMergedMiningHeader = mm.bitcoinMergedMiningHeader
+  header.bitcoinMergedMiningMerkleProof = mm.bitcoinMergedMiningMerkleProof
+  header.bitcoinMergedMiningCoinbaseTransaction = mm.bitcoinMergedMiningCoinbaseTransaction
+  return hfmm
+}
+
+/**
+ * extraData of mined blocks (MinerServerImpl.buildExtraData): RLP[ RLP(0x01), RLP(identity) ], e.g.
+ * RLP[0x01, "node-cli-0.1.0"] as the reference's RLP[0x01, "SNAPSHOT-40179fb97"].
+ */
+export function minerExtraData(identity: string): Uint8Array {
+  return rlpList([rlpBytes(Uint8Array.of(1)), rlpBytes(new TextEncoder().encode(identity))])
+}
+
+/** A block prepared for a merged miner (mnr_getWork): executed but not committed. */
+export interface MiningWork {
+  /** The preview block (no merged-mining fields). */
+  block: BlockRecord
+  /** What the miner's coinbase must commit to. */
+  hashForMergedMining: Uint8Array
+  /** The parent (the best block when the work was built). */
+  parentHash: Uint8Array
+  /** @internal block context and transactions to re-execute on submission */
+  ctx: import('../../execution/executor.js').BlockContext
+  /** @internal */
+  txs: PendingExecution[]
+  /** @internal pool hashes of `txs` */
+  poolHashes: Uint8Array[]
+  /** @internal the state the block executes on */
+  stateRoot: Uint8Array
+}
+
+/** The work's parent is no longer the best block (or its state changed): the solution cannot be imported. */
+export class StaleWorkError extends Error {}

@@ -1,0 +1,215 @@
+/**
+ * Reads of the chain's state: eth_call and eth_estimateGas with their memo and overrides, account, code and
+ * storage reads, and the (context, state root) a block's reads run at, with the `--state-history` "state not
+ * found" check. Every method runs inside the chain's queue (src/chain/chain.ts calls them from there); nothing
+ * here changes the chain.
+ */
+import type { Unitrie } from '../../unitrie/unitrie.js'
+import { LRUCache } from 'lru-cache'
+import { type BlockContext, type CallRequest, type CallResult, type Executor } from '../../execution/executor.js'
+import { overrideContext, overrideKey, type CallOverrides } from '../../execution/state-override.js'
+import { toKey } from '../../util/bytes.js'
+import { Doorkeeper } from '../../util/doorkeeper.js'
+import { StateNotFoundError } from '../../errors/domain-errors.js'
+import { executionError } from './revert.js'
+import type { BlockRecord } from '../../types/records.js'
+
+/**
+ * The `console` event: lines a transaction (mined), an eth_call or an eth_estimateGas printed with Solidity's
+ * console.log (src/execution/console-log.ts). `hash` (32 bytes) for transactions.
+ */
+export interface ConsoleLogEvent {
+  source: 'transaction' | 'call' | 'estimateGas'
+  hash?: Uint8Array
+  lines: string[]
+}
+
+/** What {@link StateQueries} reads from the chain. */
+export interface StateQueriesOptions {
+  executor: Executor
+  /** The canonical head. */
+  head: () => BlockRecord
+  /** The `pending` block (built inside the queue). */
+  pendingBlock: () => Promise<BlockRecord>
+  /** Context of the next block (the `pending` context). */
+  nextContext: () => BlockContext
+  /** Receives console.log output of calls and estimates. */
+  onConsole: (event: ConsoleLogEvent) => void
+  /** eth_call gas cap (reference rpc.callGasCap). */
+  callGasCap: bigint
+  /** eth_estimateGas cap (reference rpc.gasEstimationCap). */
+  gasEstimationCap: bigint
+  /** Deadline of one eth_call / eth_estimateGas in ms; 0 = none. */
+  executionTimeoutMs: number
+  /**
+   * Fork mode: the fork block and the local root of its state (its header carries the remote's root, which the
+   * local trie does not hold; docs/architecture.md#forking).
+   */
+  fork?: { block: BlockRecord; root: Uint8Array }
+}
+
+/** Context of an existing block (calls "at" a past block run in that block's context). */
+export function contextOf(block: BlockRecord): BlockContext {
+  const h = block.header
+  return {
+    number: h.number,
+    timestamp: h.timestamp,
+    coinbase: h.coinbase,
+    gasLimit: h.gasLimit,
+    difficulty: h.difficulty,
+    minimumGasPrice: h.minimumGasPrice,
+  }
+}
+
+/**
+ * The memo key of an execution: every input that can change its result (the caller prepends the context
+ * block's hash, which covers the ancestors BLOCKHASH can read).
+ */
+function executionKey(root: Uint8Array, ctx: BlockContext, req: CallRequest): string {
+  const hex = (b: Uint8Array | undefined) => (b === undefined ? '' : toKey(b))
+  return [
+    toKey(root),
+    ctx.number,
+    ctx.timestamp,
+    hex(ctx.coinbase),
+    ctx.gasLimit,
+    ctx.difficulty,
+    ctx.minimumGasPrice,
+    hex(req.from),
+    hex(req.to),
+    req.gas ?? '',
+    req.gasPrice ?? '',
+    req.value ?? '',
+    hex(req.data),
+  ].join('|')
+}
+
+/** Calls, estimates and state reads at a block or at `pending`. All methods: inside the chain's queue. */
+export class StateQueries {
+  /**
+   * Results of eth_call and eth_estimateGas by (state root, block context, request): both are pure functions
+   * of those, so an identical request against unchanged state (a UI or test polling `balanceOf`) is answered
+   * without running the EVM again. Bounded; entries of old roots simply age out. A result enters it on its
+   * request's second arrival ({@link memoize}).
+   */
+  private readonly executionMemo = new LRUCache<string, object>({ max: 2048 })
+  /**
+   * The memo's admission filter: requests that never repeat (a new address or amount each time, a new state
+   * root each block) do not enter the memo, so its entries are not garbage the old generation has to collect
+   * (docs/architecture.md#performance-rules). 8 192 keys remembered (32 KB).
+   */
+  private readonly memoDoorkeeper = new Doorkeeper(8192)
+
+  constructor(private readonly o: StateQueriesOptions) {}
+
+  /**
+   * eth_call against a block's state.
+   * @throws VmExecutionError on revert; CallPreconditionError when the sender cannot pay the value;
+   *   ExecutionTimeoutError past the execution timeout (nothing is cached or kept); StateNotFoundError beyond
+   *   the kept states (docs/architecture.md#errors)
+   */
+  async call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides): Promise<CallResult> {
+    const { ctx: base, root } = await this.stateFor(block)
+    const ctx = overrideContext(base, over.block)
+    const key = 'c' + this.blockKey(block) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
+    const cached = this.executionMemo.get(key) as CallResult | undefined
+    if (cached !== undefined) {
+      if (cached.consoleLogs !== undefined) this.o.onConsole({ source: 'call', lines: cached.consoleLogs })
+      return cached
+    }
+    const { callGasCap, executionTimeoutMs } = this.o
+    const result = await this.o.executor.call(req, ctx, root, callGasCap, executionTimeoutMs, over.state)
+    this.memoize(key, result)
+    if (result.consoleLogs !== undefined) this.o.onConsole({ source: 'call', lines: result.consoleLogs })
+    return result
+  }
+
+  /**
+   * eth_estimateGas: the lowest gas limit with which the call succeeds, capped by the estimation cap.
+   * @throws VmExecutionError when it fails even at the cap; CallPreconditionError "insufficient funds for
+   *   transfer"; StateNotFoundError beyond the kept states
+   */
+  async estimateGas(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides): Promise<bigint> {
+    const { ctx: base, root } = await this.stateFor(block)
+    const ctx = overrideContext(base, over.block)
+    const key = 'e' + this.blockKey(block) + executionKey(root, ctx, req) + overrideKey(over.state, over.block)
+    let outcome = this.executionMemo.get(key) as Awaited<ReturnType<Executor['estimateGas']>> | undefined
+    if (outcome === undefined) {
+      const { gasEstimationCap, executionTimeoutMs } = this.o
+      outcome = await this.o.executor.estimateGas(req, ctx, root, gasEstimationCap, executionTimeoutMs, over.state)
+      this.memoize(key, outcome)
+    }
+    const lines = 'failure' in outcome ? outcome.failure.consoleLogs : outcome.consoleLogs
+    if (lines !== undefined) this.o.onConsole({ source: 'estimateGas', lines })
+    if ('failure' in outcome) throw executionError(outcome.failure.error!, outcome.failure.returnValue)
+    return outcome.gas
+  }
+
+  /** Account fields at a block. @throws StateNotFoundError beyond the kept states */
+  async account(address: Uint8Array, block: BlockRecord | 'pending') {
+    return this.o.executor.getAccount(address, (await this.stateFor(block)).root)
+  }
+
+  /** Code at a block. @throws StateNotFoundError beyond the kept states */
+  async code(address: Uint8Array, block: BlockRecord | 'pending') {
+    return this.o.executor.getCode(address, (await this.stateFor(block)).root)
+  }
+
+  /** Storage word (32-byte slot) at a block. @throws StateNotFoundError beyond the kept states */
+  async storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
+    return this.o.executor.getStorage(address, slot, (await this.stateFor(block)).root)
+  }
+
+  /**
+   * Raw bytes of a storage cell at a block (cells may exceed 32 bytes; ext_getStorageBytesAt).
+   * @param key32 the storage key as a 32-byte word
+   * @throws StateNotFoundError beyond the kept states
+   */
+  async storageBytes(address: Uint8Array, key32: Uint8Array, block: BlockRecord | 'pending'): Promise<Uint8Array> {
+    return (await this.o.executor.stateAt((await this.stateFor(block)).root)).getStorageBytes(address, key32)
+  }
+
+  /**
+   * The Unitrie of a block's state (eth_getProof builds its node lists from it; a Unitrie is immutable, so it
+   * stays as read).
+   * @throws StateNotFoundError beyond the kept states
+   */
+  async stateTrie(block: BlockRecord | 'pending'): Promise<Unitrie> {
+    return (await this.o.executor.stateAt((await this.stateFor(block)).root)).getTrie()
+  }
+
+  /**
+   * Block context and state root to run or read at: `pending` runs on the pending block's state in the next
+   * block's context; the head reads the live state (which includes in-place changes such as setBalance).
+   * @throws StateNotFoundError beyond the kept states (older than `--state-history`; reference stateNotFound,
+   *   docs/reference-rules.md#rule-state-not-found)
+   */
+  async stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
+    if (block === 'pending') {
+      const p = await this.o.pendingBlock()
+      return { ctx: this.o.nextContext(), root: p.header.stateRoot }
+    }
+    const root =
+      block === this.o.head()
+        ? this.o.executor.stateRoot
+        : block === this.o.fork?.block
+          ? this.o.fork.root
+          : block.header.stateRoot
+    // (with --db an old state not in memory any more is loaded from the database)
+    const states = this.o.executor.stateManager.db
+    if (states.lookup(root) === undefined && (await states.load(root)) === undefined) {
+      throw new StateNotFoundError(block.hashKey)
+    }
+    return { ctx: contextOf(block), root }
+  }
+
+  /** Stores an execution's result under its memo key, when the doorkeeper has seen that key before. */
+  private memoize(key: string, result: object): void {
+    if (this.memoDoorkeeper.seen(key)) this.executionMemo.set(key, result)
+  }
+
+  /** The hash key that opens a memo key: the head's for `pending`. */
+  private blockKey(block: BlockRecord | 'pending'): string {
+    return block === 'pending' ? this.o.head().hashKey : block.hashKey
+  }
+}
