@@ -19,11 +19,11 @@
 // Native addons and packages that locate files next to themselves stay external.
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { keccak_256 } from '@noble/hashes/sha3'
 import { build } from 'esbuild'
+import { patchesNotInEffect, readPatches } from './dependency-patches.mjs'
 
 const OUT = 'dist/node-cli.cjs'
 const CACHE = OUT + '.v8cache'
@@ -78,272 +78,20 @@ const dedupePlugin = {
 }
 
 /**
- * Patches of dependencies (start-up work; garbage on the execution path), applied to the bundled copy:
- * [package file, [search, replacement]…]; a string search replaces its first occurrence, a RegExp (with the g flag)
- * all of them. Several entries may name one file (e.g. two versions of a package): each applies where all its
- * search texts are found. The list, with what each entry relies on, is in docs/architecture.md#bundle-patches.
- *
- * The build FAILS when a dependency changed under a patch: a bundled file none of whose entries applies, an
- * entry only some of whose search texts are in a file (a half-applied patch), or an entry that applied to no
- * file at all (its file moved, or its text is gone from every copy). Re-check the patch against the new
- * version, then fix or drop it.
+ * The dependency patches (patches/, applied to node_modules by patch-package: docs/dependency-patches.md) are
+ * bundled as installed; this script edits no dependency text. The build FAILS when a patch is not in effect in
+ * node_modules (installed without `npm run prepare`), and when the bundle takes a file from a copy of a patched
+ * package that has no patch (e.g. a new nested version): that copy would run unpatched.
  */
-const PATCHES = [
-  // @ethereumjs/util fills a cache of the 65,536 BigInts 0…0xffff at import: ~4.5 ms and ~1.5 MB of young
-  // objects (a GC or two) per start-up. Filled on use instead; same values. The 65,536-slot array itself (512 KB,
-  // ~2 ms of fresh pages) is allocated when a 2-byte value is first converted; 1-byte values have their own
-  // 256 slots.
-  [
-    '@ethereumjs/util/dist/esm/bytes.js',
-    [
-      [
-        'const BIGINT_CACHE = [];\nfor (let i = 0; i <= 256 * 256 - 1; i++) {\n    BIGINT_CACHE[i] = BigInt(i);\n}',
-        'const BIGINT_CACHE_1 = new Array(256); // node-cli bundle: filled on use\nlet BIGINT_CACHE_2; // node-cli bundle: allocated and filled on use',
-      ],
-      ['return BIGINT_CACHE[bytes[0]];', 'return (BIGINT_CACHE_1[bytes[0]] ??= BigInt(bytes[0]));'],
-      [
-        'return BIGINT_CACHE[bytes[0] * 256 + bytes[1]];',
-        'const i = bytes[0] * 256 + bytes[1];\n        return ((BIGINT_CACHE_2 ??= new Array(256 * 256))[i] ??= BigInt(i));',
-      ],
-    ],
-  ],
-  // …and its setLength pads through two array spreads (`new Uint8Array([...new Uint8Array(n), ...msg])`): an
-  // iterator, a JS array and a copy per call. MSTORE pads every word it writes this way, and SLOAD/SSTORE every
-  // key: ~6% of the node's CPU under the --sustain read mix (CPU profile). A zeroed array of the target length
-  // with `msg` set into it instead; the same bytes.
-  [
-    '@ethereumjs/util/dist/esm/bytes.js',
-    [
-      [
-        '        return right\n            ? new Uint8Array([...msg, ...new Uint8Array(length - msg.length)])\n            : new Uint8Array([...new Uint8Array(length - msg.length), ...msg]);',
-        '        const padded = new Uint8Array(length); // node-cli bundle: no array spreads\n        padded.set(msg, right ? 0 : length - msg.length);\n        return padded;',
-      ],
-    ],
-  ],
-  // @ethereumjs/vm builds a default block header at import (a mainnet Common, its parameter tables: ~2.8 ms and
-  // ~200 KB of young objects). It is only read for a transaction run without a block; built then, the same value.
-  [
-    '@ethereumjs/vm/dist/esm/runTx.js',
-    [
-      [
-        'const DEFAULT_HEADER = createBlockHeader();',
-        'let nodeCliDefaultHeader; // node-cli bundle: built on first use\nconst defaultHeader = () => (nodeCliDefaultHeader ??= createBlockHeader());',
-      ],
-      [/\bDEFAULT_HEADER\b/g, 'defaultHeader()'],
-    ],
-  ],
-  // @noble/curves builds the secp256k1 curve at import: field, point precomputation set-up and a randomBytes
-  // probe that loads node:crypto and WebCrypto (~7 ms and ~10 ms of start-up, measured). The node signs and
-  // recovers with the native secp256k1 addon (src/crypto/secp256k1.ts); @ethereumjs only reaches this object in
-  // fallbacks and signature helpers. Built on first property access instead; the same object behind a proxy.
-  [
-    '@noble/curves/secp256k1.js',
-    [
-      [
-        'const Fpk1 = /* @__PURE__ */ Field(secp256k1_CURVE.p, { sqrt: sqrtMod });\nconst Pointk1 = /* @__PURE__ */ weierstrass(secp256k1_CURVE, {\n    Fp: Fpk1,\n    endo: secp256k1_ENDO,\n});',
-        'let Fpk1, Pointk1; // node-cli bundle: created on first use (initPointk1)\n' +
-          'function initPointk1() {\n    Fpk1 ??= Field(secp256k1_CURVE.p, { sqrt: sqrtMod });\n    Pointk1 ??= weierstrass(secp256k1_CURVE, { Fp: Fpk1, endo: secp256k1_ENDO });\n    return Pointk1;\n}',
-      ],
-      [
-        'export const secp256k1 = /* @__PURE__ */ ecdsa(Pointk1, sha256);',
-        'let secp256k1Built;\nexport const secp256k1 = /* @__PURE__ */ __nodeCliLazyObject(() => (secp256k1Built ??= ecdsa(initPointk1(), sha256)));',
-      ],
-    ],
-  ],
-  // …and @ethereumjs/util reads the curve order from it at import: the same constant, as a literal.
-  [
-    '@ethereumjs/util/dist/esm/constants.js',
-    [
-      [
-        'export const SECP256K1_ORDER = secp256k1.Point.CURVE().n;',
-        "export const SECP256K1_ORDER = BigInt('0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141'); // node-cli bundle: secp256k1.Point.CURVE().n",
-      ],
-    ],
-  ],
-  // @ethereumjs/evm's precompile back-ends import the P-256, BN254 and BLS12-381 curves of @noble/curves, which
-  // build their fields and points at import (~6 ms of start-up with the secp256k1 set-up above, measured). Each
-  // import becomes a require on first use: esbuild then wraps the curve module in a lazy initialiser.
-  [
-    '@ethereumjs/evm/dist/esm/precompiles/100-p256verify.js',
-    [
-      [
-        "import { p256 } from '@noble/curves/nist.js';",
-        "const p256 = __nodeCliLazyObject(() => require('@noble/curves/nist.js').p256); // node-cli bundle: built on first use",
-      ],
-    ],
-  ],
-  [
-    '@ethereumjs/evm/dist/esm/precompiles/bn254/noble.js',
-    [
-      [
-        "import { bn254 } from '@noble/curves/bn254.js';",
-        "const bn254 = __nodeCliLazyObject(() => require('@noble/curves/bn254.js').bn254); // node-cli bundle: built on first use",
-      ],
-    ],
-  ],
-  [
-    '@ethereumjs/evm/dist/esm/precompiles/bls12_381/noble.js',
-    [
-      [
-        "import { bls12_381 } from '@noble/curves/bls12-381.js';",
-        "const bls12_381 = __nodeCliLazyObject(() => require('@noble/curves/bls12-381.js').bls12_381); // node-cli bundle: built on first use",
-      ],
-      // the curve's static zero points, read where they are used (the same objects)
-      ['const G1_ZERO = bls12_381.G1.Point.ZERO;\nconst G2_ZERO = bls12_381.G2.Point.ZERO;\n', ''],
-      [/\bG1_ZERO\b/g, 'bls12_381.G1.Point.ZERO'],
-      [/\bG2_ZERO\b/g, 'bls12_381.G2.Point.ZERO'],
-    ],
-  ],
-  // Digests of constants hashed at import with the pure-JS @noble SHA-256 and Keccak (their first, interpreted
-  // runs: ~1-2 ms of start-up); the same bytes as literals.
-  [
-    '@ethereumjs/util/dist/esm/constants.js',
-    [
-      [
-        'export const SHA256_NULL = sha256(new Uint8Array());',
-        `// node-cli bundle: sha256 of the empty input\nexport const SHA256_NULL = new Uint8Array([${createHash('sha256').digest().join(', ')}]);`,
-      ],
-    ],
-  ],
-  [
-    '@ethereumjs/evm/dist/esm/eof/util.js',
-    [
-      [
-        'export const EOFHASH = keccak_256(EOFBYTES);',
-        `// node-cli bundle: keccak_256(0xef00)\nexport const EOFHASH = new Uint8Array([${keccak_256(Uint8Array.of(0xef, 0x00)).join(', ')}]);`,
-      ],
-    ],
-  ],
-  // @ethereumjs/evm copies every message and every frame's result with object spreads of several sources
-  // (`{ ...a, ...b }`, `{ ...a, key: v }`). On Node 20's V8 such a literal of a few dozen properties costs ~1.5-2.5 KB
-  // each, most of which survives the next young-generation GC although nothing refers to it (a toy with the same
-  // shapes: 45-77% survive; with Object.assign: <1%), so it is promoted and fills the old generation: ~20 KB per
-  // eth_call, ~90% of all promoted bytes under a mixed read load, one full GC every ~1.5 s (measured in-process,
-  // --trace-gc-nvp; docs/architecture.md#bundle-patches). Object.assign onto a fresh object gives the same keys, in
-  // the same order, with the same values (no source has an own `__proto__` key).
-  [
-    '@ethereumjs/evm/dist/esm/evm.js',
-    [
-      [
-        '            result = await this.runInterpreter({\n                ...{ codeAddress: message.codeAddress },\n                ...message,\n                gasLimit,\n            }, {',
-        '            result = await this.runInterpreter(/* node-cli bundle: no spread */ Object.assign({ codeAddress: message.codeAddress }, message, { gasLimit }), {',
-      ],
-      [
-        '            result = {\n                ...result,\n                logs: [],\n                selfdestruct: new Map(),\n                createdAddresses: new Set(),\n            };',
-        '            result = Object.assign({}, result, { logs: [], selfdestruct: new Map(), createdAddresses: new Set() }); // node-cli bundle: no spread',
-      ],
-      [
-        '        return {\n            ...result,\n            runState: {\n                ...interpreterRes.runState,\n                ...result,\n                ...interpreter._env,\n            },\n            exceptionError: interpreterRes.exceptionError,\n            gas: interpreterRes.runState?.gasLeft,\n            executionGasUsed: gasUsed,\n            gasRefund: interpreterRes.runState.gasRefund,\n            stateGasSpilled: interpreterRes.runState.stateGasSpilled,\n            returnValue: result.returnValue ?? new Uint8Array(0),\n        };',
-        '        return Object.assign({}, result, { // node-cli bundle: no spread\n            runState: Object.assign({}, interpreterRes.runState, result, interpreter._env),\n            exceptionError: interpreterRes.exceptionError,\n            gas: interpreterRes.runState?.gasLeft,\n            executionGasUsed: gasUsed,\n            gasRefund: interpreterRes.runState.gasRefund,\n            stateGasSpilled: interpreterRes.runState.stateGasSpilled,\n            returnValue: result.returnValue ?? new Uint8Array(0),\n        });',
-      ],
-    ],
-  ],
-  // debug (through @ethereumjs) asks at every debug(namespace) whether stderr is a TTY, which creates
-  // process.stderr (a net.Socket or tty.WriteStream: node:net and node:stream, ~5 ms) at import. Asked when a
-  // debug instance first logs (its `useColors` is read) instead; same answer.
-  [
-    'debug/src/common.js',
-    [
-      [
-        '\t\tdebug.useColors = createDebug.useColors();',
-        '\t\tlet useColors; // node-cli bundle: asked on first use\n' +
-          "\t\tObject.defineProperty(debug, 'useColors', { enumerable: true, configurable: true, get: () => (useColors ??= createDebug.useColors()), set: v => { useColors = v; } });",
-      ],
-    ],
-  ],
-  // lru-cache picks `performance` for its TTL clock at import; reading the global loads node:perf_hooks
-  // (11 modules, ~2 ms). The caches here use no TTL: the clock is looked up on its first use instead.
-  [
-    'lru-cache/dist/esm/index.js',
-    [
-      [
-        "const defaultPerf = (typeof performance === 'object' &&\n    performance &&\n    typeof performance.now === 'function') ?\n    performance\n    : Date;",
-        "const defaultPerf = { now: () => (typeof performance === 'object' && performance && typeof performance.now === 'function' ? performance : Date).now() }; // node-cli bundle: clock looked up on use",
-      ],
-    ],
-  ],
-  // classic-level (the `--db` database, bundled so that a restart does not load its ~20 modules one by one: ~30 ms
-  // of start-up, measured) finds its native binary with node-gyp-build from its own directory, which in the bundle
-  // would be dist/. The package's directory is resolved instead, and on glibc Linux — node-gyp-build's own test:
-  // no LIBC override, no /etc/alpine-release — its prebuilt binary is required directly (node-gyp-build's search
-  // costs ~2-4 ms); anything else, or a binary that fails to load, takes node-gyp-build as the package does.
-  [
-    'classic-level/binding.js',
-    [
-      [
-        "module.exports = require('node-gyp-build')(__dirname)",
-        // (the name in a variable: esbuild warns about a require.resolve of a literal it bundles)
-        "const nodeCliName = 'classic-level' // node-cli bundle: the package's directory, resolved from dist/\n" +
-          "const nodeCliDir = require('node:path').dirname(require.resolve(nodeCliName + '/package.json'))\n" +
-          'function nodeCliBinding() {\n' +
-          "  if (process.platform === 'linux' && !process.env.LIBC && !require('node:fs').existsSync('/etc/alpine-release')) {\n" +
-          "    try { return require(nodeCliDir + '/prebuilds/linux-' + process.arch + '/classic-level.node') } catch {}\n" +
-          '  }\n' +
-          "  return require('node-gyp-build')(nodeCliDir)\n" +
-          '}\n' +
-          'module.exports = nodeCliBinding()',
-      ],
-    ],
-  ],
-  [
-    'lru-cache/dist/esm/index.js',
-    [
-      [
-        "const perf = typeof performance === 'object' &&\n    performance &&\n    typeof performance.now === 'function'\n    ? performance\n    : Date;",
-        "const perf = { now: () => (typeof performance === 'object' && performance && typeof performance.now === 'function' ? performance : Date).now() }; // node-cli bundle: clock looked up on use",
-      ],
-    ],
-  ],
-]
-
-/**
- * How an entry of {@link PATCHES} is named in errors: its file and the start of its first search text.
- * @param {any[]} entry
- */
-const patchName = (entry) => `${entry[0]} (${String(entry[1][0][0]).slice(0, 50).replace(/\n/g, '\\n')}…)`
-
-/** esbuild plugin applying {@link PATCHES}; fails the build when one no longer fits (see there). */
-const patchPlugin = {
-  name: 'dependency-patches',
-  setup(build) {
-    const byFile = new Map()
-    for (const entry of PATCHES) byFile.set(entry[0], [...(byFile.get(entry[0]) ?? []), entry])
-    const appliedEntries = new Set()
-    const found = (text, search) => (typeof search === 'string' ? text.includes(search) : text.search(search) !== -1)
-    for (const [file, entries] of byFile) {
-      const suffix = '/node_modules/' + file
-      build.onLoad({ filter: new RegExp(suffix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + '$') }, (args) => {
-        let text = readFileSync(args.path, 'utf8')
-        let applied = 0
-        for (const entry of entries) {
-          const present = entry[1].filter(([search]) => found(text, search)).length
-          if (present === 0) continue
-          if (present < entry[1].length) {
-            throw new Error(`bundle: patch ${patchName(entry)} only partly fits ${args.path}: the dependency changed`)
-          }
-          for (const [search, replacement] of entry[1]) text = text.replace(search, replacement)
-          appliedEntries.add(entry)
-          applied++
-        }
-        if (applied === 0)
-          throw new Error(`bundle: no patch of ${file} fits ${args.path} (text not found): the dependency changed`)
-        return { contents: text, loader: 'js' }
-      })
-    }
-    build.onEnd((result) => {
-      if (result.errors.length > 0) return
-      const unused = PATCHES.filter((entry) => !appliedEntries.has(entry))
-      if (unused.length > 0) {
-        return {
-          errors: unused.map((entry) => ({
-            text: `bundle: patch ${patchName(entry)} applied to no bundled file: the dependency changed`,
-          })),
-        }
-      }
-      return undefined
-    })
-  },
+const notInEffect = patchesNotInEffect()
+if (notInEffect.length > 0) {
+  throw new Error(
+    `bundle: dependency patches not in effect (run \`npm run patch-deps\`):\n  ${notInEffect.join('\n  ')}`,
+  )
 }
+const patchedFiles = readPatches()
+const patchedNames = new Set(patchedFiles.map((e) => e.packageName))
+const patchedRoots = new Set(patchedFiles.map((e) => e.packageRoot))
 
 /**
  * Node built-in modules the bundle requires lazily: a `require("node:crypto")` (or `require("crypto")`) becomes
@@ -410,11 +158,33 @@ const noSupportsColorPlugin = {
   },
 }
 
+/**
+ * Packages left out of both bundles (CLI and library) and loaded from node_modules at run time: native addons,
+ * packages that locate files next to themselves, and the lazily loaded ones. None of them is patched.
+ */
+const EXTERNAL = [
+  // the two uWebSockets.js distributions (src/server/index.ts loadUws): bin/node-cli.js requires their binaries
+  'uWebSockets.js',
+  'uws-pack',
+  'keccak',
+  'secp256k1',
+  // level and classic-level are bundled (its binding finds the binary from the package's directory:
+  // patches/classic-level+3.0.0+001+binding-from-package-dir.patch); memory-level is for tests and tools
+  'memory-level',
+  // Loaded lazily (dynamic import) by the accounts code, only for personal_*/signing methods or --mnemonic:
+  // kept out of the bundle so start-up does not parse them.
+  '@ethereumjs/wallet',
+  '@scure/bip39',
+  '@scure/bip32',
+  'ethers',
+]
+
 const result = await build({
-  plugins: [dedupePlugin, patchPlugin, noSupportsColorPlugin],
+  plugins: [dedupePlugin, noSupportsColorPlugin],
   entryPoints: ['dist/cli/main.js'],
   outfile: OUT,
   write: false,
+  metafile: true,
   bundle: true,
   platform: 'node',
   format: 'cjs',
@@ -426,24 +196,25 @@ const result = await build({
   // as UTF-8 (measured with the code cache).
   minifyWhitespace: true,
   minifySyntax: true,
-  external: [
-    // the two uWebSockets.js distributions (src/server/index.ts loadUws): bin/node-cli.js requires their binaries
-    'uWebSockets.js',
-    'uws-pack',
-    'keccak',
-    'secp256k1',
-    // level and classic-level are bundled (see the classic-level patch above); memory-level is for tests and tools
-    'memory-level',
-    // Loaded lazily (dynamic import) by the accounts code, only for personal_*/signing methods or --mnemonic:
-    // kept out of the bundle so start-up does not parse them.
-    '@ethereumjs/wallet',
-    '@scure/bip39',
-    '@scure/bip32',
-    'ethers',
-  ],
+  external: EXTERNAL,
   define: { 'import.meta.url': '__nodeCliImportMetaUrl' },
 })
 
+/**
+ * Fails the build when `metafile` (esbuild's) lists a file of a patched package from a copy that has no patch.
+ * @param {import('esbuild').Metafile} metafile
+ */
+function assertNoUnpatchedCopies(metafile) {
+  const unpatched = new Set()
+  for (const input of Object.keys(metafile.inputs)) {
+    const m = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(input)
+    if (m && patchedNames.has(m[2]) && !patchedRoots.has(m[1])) unpatched.add(m[1])
+  }
+  if (unpatched.size > 0) {
+    throw new Error(`bundle: bundled copies of patched packages without a patch: ${[...unpatched].join(', ')}`)
+  }
+}
+assertNoUnpatchedCopies(result.metafile)
 let code = result.outputFiles[0].text
 const lazyNames = LAZY_BUILTINS.map((m) => m.replace('/', '\\/')).join('|')
 let lazy = 0
@@ -483,6 +254,42 @@ const source =
 writeFileSync(OUT, source)
 rmSync('dist/node-cli.mjs', { force: true }) // the ESM bundle of earlier builds
 rmSync(CACHE, { force: true })
+
+// The library entry (dist/index.js, `createNode`: package.json `exports`) is bundled too, as an ES module over
+// tsc's output, so that library users run the patched dependency code whatever their node_modules hold (a registry
+// install does not run patch-package). The same externals and dedupe as the CLI; not minified; the d.ts files
+// (tsc) and the other dist/ modules stay as they are. `require` is created for the bundled CommonJS packages
+// (debug, level's classic-level binding). Built after the CLI bundle, which does not read dist/index.js.
+const LIBRARY = 'dist/index.js'
+const LIBRARY_BANNER =
+  '// node-cli library bundle (scripts/bundle.mjs): the dependencies inlined with their patches (patches/)'
+// tsc's dist/index.js, kept as the bundle's entry: a second run of this script (without tsc) then bundles tsc's
+// output again, not the bundle
+const LIBRARY_ENTRY = 'dist/library-entry.js'
+if (!readFileSync(LIBRARY, 'utf8').startsWith(LIBRARY_BANNER)) copyFileSync(LIBRARY, LIBRARY_ENTRY)
+const library = await build({
+  plugins: [dedupePlugin, noSupportsColorPlugin],
+  entryPoints: [LIBRARY_ENTRY],
+  outfile: LIBRARY,
+  write: false,
+  metafile: true,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  legalComments: 'none',
+  logLevel: 'warning',
+  external: EXTERNAL,
+  banner: {
+    js:
+      LIBRARY_BANNER +
+      '\n' +
+      "import { createRequire as __nodeCliCreateRequire } from 'node:module';\n" +
+      'const require = __nodeCliCreateRequire(import.meta.url);',
+  },
+})
+assertNoUnpatchedCopies(library.metafile)
+writeFileSync(LIBRARY, library.outputFiles.find((f) => f.path.endsWith('.js')).text)
 
 // Prime the code cache: run the CLI (any free port) and send it one request, so the cache also holds the request
 // path; the CLI writes the cache shortly after it serves (bin/node-cli.js). The CLI runs twice over one temporary
