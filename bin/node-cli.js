@@ -13,8 +13,9 @@
 // the cache is rewritten once the node serves. The cache sits next to the bundle, never in a shared directory
 // such as /tmp: V8 trusts a cache it accepts, so it must be as trusted as the code itself.
 'use strict'
-// First of all: on Linux with Node >= 22.15 this may replace the process (see start-settings.js, which checks the
-// rest). Elsewhere the module is not loaded at all: loading it cost 1.5-2.8 ms of start-up on Node 20 (measured).
+// First of all: on Linux with Node >= 22.15 this may replace the process with the start settings added (see
+// start-settings.js, which checks the rest). Elsewhere the module is not loaded at all: loading it cost 1.5-2.8 ms
+// of start-up on Node 20 (measured).
 if (process.platform === 'linux' && typeof process.execve === 'function') {
   require('./start-settings.js').runWithStartSettings()
 }
@@ -109,8 +110,8 @@ function loadBundle() {
 }
 
 const bundle = loadBundle()
-// `afterStartup` runs ~0.2 s after the node serves, before main changes any V8 flag: a cache written after a flag
-// change carries that flag's hash and V8 would reject it at every later start (see src/cli/main.ts).
+// `afterStartup` runs once the node serves (src/cli/main.ts). V8 stamps the cache with a hash of its flags, all set
+// on the command line at start (start-settings.js): the next start with the same settings accepts it.
 ;(bundle ? Promise.resolve(bundle) : import('../dist/cli/main.js'))
   .then(({ main }) => main(process.argv, { afterStartup: bundle?.writeCache }))
   .catch((err) => {

@@ -1,14 +1,14 @@
 /**
  * The `node-cli` command: flags → NodeConfig, startup banner, request log, clean shutdown on SIGINT/SIGTERM.
  * The pieces: the flags (./options.ts), their checks and the NodeConfig (./node-config.ts), the banner
- * (./banner.ts), terminal output (./terminal.ts), signal handling (./shutdown.ts), the heap-growth bound
- * (./heap-growth.ts), the progress of long work at start and exit (./progress.ts).
+ * (./banner.ts), terminal output (./terminal.ts), signal handling (./shutdown.ts), the progress of
+ * long work at start and exit (./progress.ts). The process's memory settings are decided before this module loads
+ * (bin/start-settings.js).
  */
 import { createNode } from '../node.js'
 import type { Node } from '../node-api.js'
 import { internals } from '../node-internals.js'
 import { exposureWarnings, banner } from './banner.js'
-import { boundHeapGrowth, HEAP_FLAG_DELAY_MS } from './heap-growth.js'
 import { checkOptions, nodeConfig } from './node-config.js'
 import { buildProgram, type CliOptions } from './options.js'
 import { ProgressDisplay, startTitle } from './progress.js'
@@ -22,10 +22,8 @@ export { exposureWarnings } from './banner.js'
 /** Options of {@link main}. */
 export interface MainOptions {
   /**
-   * Called once, {@link HEAP_FLAG_DELAY_MS} after the node serves and before {@link boundHeapGrowth} changes a V8
-   * flag (bin/node-cli.js writes the bundle's V8 code cache here). V8 stamps a code cache with a hash of the
-   * flags and rejects it when they differ, so a cache written after the flag change was rejected at every later
-   * start: the 1 MB bundle was compiled from source each time (~45 ms more start-up, measured).
+   * Called once, right after the node serves and its banner (or URL) is printed, in a later turn of the event loop
+   * (bin/node-cli.js writes the bundle's V8 code cache here, so that it holds the functions start-up compiled).
    */
   afterStartup?: () => void
 }
@@ -40,7 +38,7 @@ function startSummary(node: Node): string {
       `${loaded.accounts.toLocaleString('en-US')} accounts, ${loaded.cells.toLocaleString('en-US')} storage cells` +
       (loaded.kind === 'chain' ? `, head #${loaded.head}` : '')
     )
-  return `head #${internals(node).chain.head.header.number}`
+  return `head #${internals(node).chain.reads.head.header.number}`
 }
 
 /**
@@ -80,9 +78,5 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   handleShutdownSignals(node, o, progress)
   printLine(o.silent ? node.url : banner(node, o))
   if (o.silent) for (const warning of exposureWarnings(o)) console.error(warning)
-  // after the first answers, not before: changing V8 flags makes Node's cached builtins miss (~8 ms of start-up)
-  setTimeout(() => {
-    options.afterStartup?.()
-    boundHeapGrowth()
-  }, HEAP_FLAG_DELAY_MS).unref()
+  if (options.afterStartup) setImmediate(options.afterStartup).unref()
 }

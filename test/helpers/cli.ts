@@ -56,22 +56,14 @@ export function runCli(
         const m = out.match(re)
         if (m) return resolve(m)
         waiters.push({ re, resolve })
-        child.once('exit', () => setTimeout(() => reject(new Error(`exited before ${re}: ${out}`)), 50))
+        // 'close' comes after the process exited and its output was all read: no later line can match
+        child.once('close', () => reject(new Error(`exited before ${re}: ${out}`)))
       }),
   }
 }
 
-/**
- * Resolves once `check` holds (polled every 20 ms), or fails naming `what` after `ms` — a generous deadline,
- * never a timing assertion.
- */
-export async function waitUntil(check: () => boolean | Promise<boolean>, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
+/** The polling wait, for the CLI tests that import it from here (./wait.ts). */
+export { waitUntil } from './wait.js'
 
 /** Kills every CLI process still running (afterEach). */
 export function killStartedClis(): void {
