@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Interface } from 'ethers'
 import { ConsoleProbe } from '../fixtures/index.js'
 import { COW, rpc } from './helpers/node.js'
+import { waitUntil } from './helpers/wait.js'
 
 const BIN = fileURLToPath(new URL('../bin/node-cli.js', import.meta.url))
 const children: ChildProcess[] = []
@@ -44,8 +45,6 @@ async function exercise(url: string): Promise<string> {
     { from: COW.address, to: address, data: probe.encodeFunctionData('count'), gas: '0x30000' },
   ])
   await rpc(url, 'eth_call', [{ to: address, data: probe.encodeFunctionData('all') }, 'latest'])
-  // stdout is written synchronously before the answer, but reaches the pipe a moment later
-  await new Promise((r) => setTimeout(r, 200))
   return hash
 }
 
@@ -53,6 +52,12 @@ describe('node-cli console.log output', () => {
   it('prints the lines under the transaction hash and under eth_call', async () => {
     const n = start([])
     const hash = await exercise(await n.url)
+    // stdout is written before the answer, but reaches the pipe a moment later: the call's block comes last
+    await waitUntil(
+      () => /console\.log \(eth_call\):\n( {2}.*\n){4}/.test(n.output()),
+      "the eth_call's 4 lines",
+      10_000,
+    )
     const out = n.output()
     expect(out).toContain(`console.log (transaction ${hash}):\n  count now 1\n`)
     expect(out).toContain('console.log (eth_call):\n  hello\n  42\n  -7\n  true\n')
@@ -60,8 +65,10 @@ describe('node-cli console.log output', () => {
   })
 
   it('--no-console-log prints nothing', async () => {
-    const n = start(['--no-console-log'])
+    // --verbose logs each request once it is answered: the eth_call's line comes after anything the call printed
+    const n = start(['--no-console-log', '--verbose'])
     await exercise(await n.url)
+    await waitUntil(() => / eth_call \d/.test(n.output()), 'the request log line of the eth_call', 10_000)
     expect(n.output()).not.toContain('console.log')
     expect(n.output()).not.toContain('count now')
   })

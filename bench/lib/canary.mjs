@@ -7,7 +7,7 @@ import { fork } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { median } from './proc.mjs'
+import { median } from './stats.mjs'
 
 /** Milliseconds between two runs of the fixed work in the child. */
 const CANARY_EVERY_MS = 2000

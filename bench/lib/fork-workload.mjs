@@ -8,7 +8,8 @@
 import { performance } from 'node:perf_hooks'
 import { SUPPLY, TRANSFER_GAS, balanceOfData, transferData } from './erc20.mjs'
 import { deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
-import { median, sleep } from './proc.mjs'
+import { sleep } from './proc.mjs'
+import { median } from './stats.mjs'
 import { Rpc, hex } from './rpc.mjs'
 import { countsBetween } from './fork-proxy.mjs'
 

@@ -221,12 +221,6 @@ export function childPids(pid) {
   }
 }
 
-export const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-
 /** utime + stime of a process in seconds (/proc/<pid>/stat, 100 ticks/s), or null. */
 export function cpuSeconds(pid) {
   return statCpuSeconds(`/proc/${pid}/stat`)

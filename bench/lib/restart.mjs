@@ -9,7 +9,8 @@ import { SUPPLY, balanceOfData, tokenTransferTx } from './erc20.mjs'
 import { fmtMs, log } from './log.mjs'
 import { checkRecorder, peerAvailable } from './section.mjs'
 import { deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
-import { dirBytes, median, peakRssMiB, rssMiB, sleep, tempDir } from './proc.mjs'
+import { dirBytes, peakRssMiB, rssMiB, sleep, tempDir } from './proc.mjs'
+import { median } from './stats.mjs'
 import { Rpc, hex } from './rpc.mjs'
 
 /** Empty blocks per anvil_mine call while building the chain. */

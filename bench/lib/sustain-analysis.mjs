@@ -1,25 +1,10 @@
 // Analysis and printing for `--sustain`: is the node's RSS flat over a sustained mixed load,
 // how steep is it, and how much of the growth the chain's own growth explains.
 import { fmtMin } from './log.mjs'
-import { median } from './proc.mjs'
+import { median, slope } from './stats.mjs'
 
 /** Samples at or after this many seconds count for the verdict: 1 min, or a quarter of a run shorter than 4 min. */
 export const warmupSeconds = (totalS) => Math.min(60, totalS / 4)
-
-/** Least-squares slope of ys over xs (null with fewer than 2 points or no spread in xs). */
-export function slope(xs, ys) {
-  const n = xs.length
-  if (n < 2) return null
-  const mx = xs.reduce((a, b) => a + b, 0) / n
-  const my = ys.reduce((a, b) => a + b, 0) / n
-  let sxy = 0
-  let sxx = 0
-  for (let i = 0; i < n; i++) {
-    sxy += (xs[i] - mx) * (ys[i] - my)
-    sxx += (xs[i] - mx) ** 2
-  }
-  return sxx === 0 ? null : sxy / sxx
-}
 
 /**
  * The spread of `values` (MiB): { medianMiB, minMiB, maxMiB, maxDeviationPct (the largest distance from the median,

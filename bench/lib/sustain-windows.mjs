@@ -3,19 +3,13 @@
 // mined, transfers and reads per second, and p50/p99 latency of the reads and of the transfers; and the derived
 // growth figures: RSS bytes per block after the first window, and the last window against the first.
 import { performance } from 'node:perf_hooks'
-import { slope, warmupSeconds } from './sustain-analysis.mjs'
+import { warmupSeconds } from './sustain-analysis.mjs'
+import { fittedChange, quantile, slope } from './stats.mjs'
 
 const MiB = 2 ** 20
 
 /** Window length in seconds for a run of `totalS` seconds: 60, or a quarter of a run shorter than 4 minutes. */
 export const windowSeconds = (totalS) => warmupSeconds(totalS)
-
-/** The q-quantile (0..1) of `xs` by nearest rank, or null when empty. Sorts `xs` in place. */
-function quantile(xs, q) {
-  if (xs.length === 0) return null
-  xs.sort((a, b) => a - b)
-  return xs[Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1))]
-}
 
 const ms = (x) => (x == null ? null : +x.toFixed(2))
 
@@ -176,25 +170,6 @@ export function windowGrowth(windows, samples, totalS) {
       readCost: fittedChange(windows.map((w) => w.readCost)),
     }
   return out
-}
-
-/**
- * A least-squares line through `ys` (one value per window, in order): { pct — its value at the last window against
- * its value at the first, in %; spreadPct — the residual standard deviation in % of the mean }; null when a value
- * is missing or the line starts at or below 0.
- */
-function fittedChange(ys) {
-  if (ys.some((y) => y == null)) return null
-  const xs = ys.map((_, i) => i)
-  const k = slope(xs, ys)
-  if (k == null) return null
-  const n = ys.length
-  const mean = ys.reduce((a, b) => a + b, 0) / n
-  const first = mean - (k * (n - 1)) / 2
-  const last = first + k * (n - 1)
-  if (first <= 0) return null
-  const residual = Math.sqrt(ys.reduce((a, y, i) => a + (y - (first + k * i)) ** 2, 0) / n)
-  return { pct: +(((last - first) / first) * 100).toFixed(1), spreadPct: +((residual / mean) * 100).toFixed(1) }
 }
 
 const pad = (v, w) => String(v ?? '—').padStart(w)

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks'
 import { RECIPIENT, tokenTransferTx } from './erc20.mjs'
 import { log } from './log.mjs'
 import { deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
-import { median } from './proc.mjs'
+import { median } from './stats.mjs'
 import { Rpc } from './rpc.mjs'
 
 /** Sequential requests per tracer; the median is reported. */

@@ -4,7 +4,7 @@
  * Kept apart from node-http.ts so that the uWebSockets.js transport (the default) does not load `ws` and, with
  * it, node:http, node:https, node:tls and node:zlib: ~5 ms of the CLI's ~150 ms start-up (measured on Node 20).
  */
-import type { Connection, HandlerResponse, RequestHandler, ServerOptions } from './types.js'
+import type { Connection, HandlerResponse, RequestHandler, ServerOptions, ServerTimeouts } from './types.js'
 
 /** Default maximum HTTP body / WebSocket message size, in bytes (5 MB, like the reference node). */
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -68,6 +68,27 @@ export const WS_CLOSE_GOING_AWAY = 1001
  * frame before its socket is destroyed, in ms (uWS destroys it after its 4 s close timeout the same way).
  */
 export const WS_CLOSE_GRACE_MS = 4_000
+
+/**
+ * Validates {@link ServerOptions.timeouts} and fills in the defaults above.
+ * @returns every node transport timeout, in ms
+ * @throws RangeError if one is not a positive integer, or `headersMs` exceeds `requestMs` (node:http refuses that)
+ */
+export function resolveTimeouts(options: ServerOptions): ServerTimeouts {
+  const t = options.timeouts ?? {}
+  const timeouts: ServerTimeouts = {
+    headersMs: positiveInteger('timeouts.headersMs', t.headersMs ?? HEADERS_TIMEOUT_MS),
+    bodyIdleMs: positiveInteger('timeouts.bodyIdleMs', t.bodyIdleMs ?? BODY_IDLE_TIMEOUT_MS),
+    requestMs: positiveInteger('timeouts.requestMs', t.requestMs ?? REQUEST_TIMEOUT_MS),
+    keepAliveMs: positiveInteger('timeouts.keepAliveMs', t.keepAliveMs ?? KEEP_ALIVE_TIMEOUT_MS),
+    wsCloseGraceMs: positiveInteger('timeouts.wsCloseGraceMs', t.wsCloseGraceMs ?? WS_CLOSE_GRACE_MS),
+  }
+  if (timeouts.headersMs > timeouts.requestMs)
+    throw new RangeError(
+      `timeouts.headersMs (${timeouts.headersMs}) must not exceed timeouts.requestMs (${timeouts.requestMs})`,
+    )
+  return timeouts
+}
 
 /** WebSocket close reason sent to clients when the server shuts down. */
 export const WS_CLOSE_REASON = 'server shutting down'

@@ -6,7 +6,14 @@ import { createRequire } from 'node:module'
 import type { RequestHandler, RunningServer, ServerOptions } from './types.js'
 import type { UwsModule } from './uws.js'
 
-export type { Connection, HandlerResponse, RequestHandler, RunningServer, ServerOptions } from './types.js'
+export type {
+  Connection,
+  HandlerResponse,
+  RequestHandler,
+  RunningServer,
+  ServerOptions,
+  ServerTimeouts,
+} from './types.js'
 
 /** Inside the CLI bundle: the loader of its dynamic imports, which bin/node-cli.js supplies (scripts/bundle.mjs). */
 declare const __nodeCliImport: unknown

@@ -6,7 +6,8 @@
  * Observable behaviour matches {@link ./uws.ts}: Origin/Host checks first (403, ./origin-policy.ts), POST on any
  * path, WebSocket upgrade on any path, CORS preflight via OPTIONS, 405 for every other method, 413 above
  * `maxBodyBytes`, 400 and a closed socket for a malformed request head, slow request heads closed after
- * {@link HEADERS_TIMEOUT_MS}, WebSocket requests and answers under the flow control of ./ws-flow.ts.
+ * `timeouts.headersMs` (./common.ts HEADERS_TIMEOUT_MS by default), WebSocket requests and answers under the flow
+ * control of ./ws-flow.ts.
  *
  * The constants and helpers both transports share are in ./common.ts (re-exported here).
  */
@@ -20,10 +21,6 @@ import { ledgerFor, WsFlow } from './ws-flow.js'
 import { NodeWsConnection } from './node-ws-connection.js'
 import {
   BAD_REQUEST_TEXT,
-  BODY_IDLE_TIMEOUT_MS,
-  HEADERS_TIMEOUT_MS,
-  REQUEST_TIMEOUT_MS,
-  KEEP_ALIVE_TIMEOUT_MS,
   WS_CLOSE_GOING_AWAY,
   WS_CLOSE_REASON,
   ALLOWED_METHODS,
@@ -33,6 +30,7 @@ import {
   INTERNAL_ERROR_TEXT,
   payloadTooLargeText,
   resolveMaxBodyBytes,
+  resolveTimeouts,
   addressInUseError,
   HttpConnection,
   callHandler,
@@ -58,14 +56,16 @@ const RAW_BAD_REQUEST =
 /**
  * Starts the node:http + ws transport.
  * @param handler receives every POST body and WebSocket text/binary message (as UTF-8 text)
- * @param options host, port (0 = any free port), maxBodyBytes (bytes, default 5 MB)
+ * @param options host, port (0 = any free port), maxBodyBytes (bytes, default 5 MB), timeouts (ms, defaults in
+ *   ./common.ts)
  * @returns the running server once it listens
  * @throws (rejects) an Error with `code: 'EADDRINUSE'` and message `port <n> on <host> is already in use`
  *   when the port is taken; other listen errors (EACCES, EADDRNOTAVAIL, ENOTFOUND...) as Node raises them;
- *   RangeError for an invalid `maxBodyBytes`
+ *   RangeError for an invalid `maxBodyBytes` or `timeouts`
  */
 export async function startNodeServer(handler: RequestHandler, options: ServerOptions): Promise<RunningServer> {
   const maxBodyBytes = resolveMaxBodyBytes(options)
+  const timeouts = resolveTimeouts(options)
   const ledger = ledgerFor(options)
   const tooLargeText = payloadTooLargeText(maxBodyBytes)
   const { host, port } = options
@@ -78,12 +78,13 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
 
   const server = createServer({
     noDelay: true,
-    headersTimeout: HEADERS_TIMEOUT_MS,
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    // how often the two timeouts above are checked (Node's default, 30 s, would let slow sockets live 40 s)
-    connectionsCheckingInterval: 1_000,
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    // how often the two timeouts above are checked (Node's default, 30 s, would let slow sockets live 40 s): every
+    // second, or a quarter of a shorter headers timeout
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(timeouts.headersMs / 4)),
   })
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+  server.keepAliveTimeout = timeouts.keepAliveMs
   // A request head that does not parse (no HTTP version, a header line without a colon, a bad chunk size...)
   // or a timed-out one: answer 400 / 408 when nothing was written yet, and close the socket.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
@@ -161,8 +162,8 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
         writeTooLarge(res, cors)
       })
     // a body that stops arriving (e.g. a chunk size of ffffffffffffffff and nothing after it) closes the socket
-    // after BODY_IDLE_TIMEOUT_MS without data, as uWS's idle timeout does
-    const idle = setTimeout(onIdle, BODY_IDLE_TIMEOUT_MS)
+    // after timeouts.bodyIdleMs without data, as uWS's idle timeout does
+    const idle = setTimeout(onIdle, timeouts.bodyIdleMs)
     function onIdle(): void {
       if (!res.headersSent)
         writeText(res, 408, 'Request Timeout: the request body stopped arriving.\n', cors, ['connection', 'close'])
@@ -242,7 +243,7 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
       return
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const connection = new NodeWsConnection(nextId++, ws)
+      const connection = new NodeWsConnection(nextId++, ws, timeouts.wsCloseGraceMs)
       const flow = (connection.flow = new WsFlow(connection, connection, handler, ledger))
       ws.on('message', (data: RawData, _isBinary: boolean) => {
         // binaryType is 'nodebuffer': data is one Buffer (fragments already joined)
@@ -282,8 +283,7 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
       closing ??= new Promise<void>((resolve) => {
         // Resolves once every socket (HTTP keep-alive and upgraded WebSocket ones) is gone, and the event loop has
         // polled once more (two setImmediate): an HTTP client in this process (fetch's keep-alive pool) has then seen
-        // its sockets close before a node started again on the same port is asked anything (it reused one and failed
-        // once creating a node no longer happened to yield to the event loop)
+        // its sockets close before a node started again on the same port is asked anything (else it may reuse one)
         ledger.stop()
         server.close(() => setImmediate(() => setImmediate(resolve)))
         server.closeAllConnections()

@@ -8,7 +8,7 @@
  * of answers showed no progress for seconds and looked stalled. The rest waits here, counted as unsent.
  */
 import type { WebSocket } from 'ws'
-import { WS_CLOSE_GRACE_MS, WsConnectionBase } from './common.js'
+import { WsConnectionBase } from './common.js'
 import type { WsFlow, WsFlowSocket } from './ws-flow.js'
 
 /** Largest fragment written at once, in bytes: the granularity at which a client's reading shows as progress. */
@@ -32,10 +32,13 @@ export class NodeWsConnection extends WsConnectionBase implements WsFlowSocket {
   /**
    * @param id the server-unique connection id
    * @param socket the upgraded `ws` socket
+   * @param closeGraceMs how long, in ms, {@link closeForLimit} lets the client read up to the close frame
+   *   (./common.ts WS_CLOSE_GRACE_MS by default)
    */
   constructor(
     id: number,
     private readonly socket: WebSocket,
+    private readonly closeGraceMs: number,
   ) {
     super(id)
   }
@@ -96,7 +99,7 @@ export class NodeWsConnection extends WsConnectionBase implements WsFlowSocket {
 
   /**
    * {@inheritDoc WsFlowSocket.closeForLimit}: what was not handed to `ws` yet is dropped, the close frame goes out
-   * after the rest; the socket is destroyed after {@link WS_CLOSE_GRACE_MS} if the client has not read up to it.
+   * after the rest; the socket is destroyed after `closeGraceMs` if the client has not read up to it.
    */
   closeForLimit(code: number, reason: string): void {
     const socket = this.socket
@@ -108,7 +111,7 @@ export class NodeWsConnection extends WsConnectionBase implements WsFlowSocket {
       socket.terminate()
       return
     }
-    const timer = setTimeout(() => socket.terminate(), WS_CLOSE_GRACE_MS)
+    const timer = setTimeout(() => socket.terminate(), this.closeGraceMs)
     timer.unref()
     socket.once('close', () => clearTimeout(timer))
   }

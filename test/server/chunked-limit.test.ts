@@ -13,6 +13,7 @@ import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer } from '../../src/server/index.js'
 import type { RunningServer } from '../../src/server/types.js'
+import { waitUntil } from '../helpers/wait.js'
 
 type Transport = 'uws' | 'node'
 const LIMIT = 1024
@@ -37,7 +38,10 @@ class RawClient {
     this.socket.on('error', () => {})
   }
 
-  /** Writes each piece as its own write, 50 ms apart (so the server reads them apart). */
+  /**
+   * Writes each piece as its own write, 50 ms apart (so the server reads them apart). Not a wait for an event: the
+   * pause shapes the input into separate reads, which the raw socket cannot observe on the server's side.
+   */
   async send(...pieces: string[]): Promise<void> {
     await this.ready
     for (const [k, piece] of pieces.entries()) {
@@ -48,8 +52,8 @@ class RawClient {
 
   /** Resolves with everything received once `n` answers (status lines) arrived, or the socket closed. */
   async answers(n: number): Promise<string> {
-    while ((this.text.match(/HTTP\/1\.1 \d{3}/g) ?? []).length < n && !this.closed)
-      await new Promise((r) => setTimeout(r, 10))
+    const count = () => (this.text.match(/HTTP\/1\.1 \d{3}/g) ?? []).length
+    await waitUntil(() => count() >= n || this.closed, `${n} answer(s)`, 20_000, 10)
     return this.text
   }
 

@@ -235,12 +235,13 @@ describe.each<Transport>(['uws', 'node'])('%s transport: WebSocket flow control'
     // owed 96 MiB; up to WS_MAX_IN_FLIGHT answers of 8 MiB wait in the server at once: over the 20 MiB bound
     const N = 12
     for (let i = 0; i < N; i++) peer.ws.send(`size:${8 * MiB}`)
-    // read for a moment every 100 ms: far slower than the server could write, but never stopping
+    // read for a moment every 50 ms: far slower than the server could write, but never stopping (a client whose
+    // unsent bytes do not go down for ~1 s counts as stopped, src/server/ws-flow.ts)
     while (peer.received.length < N && peer.ws.readyState === WebSocket.OPEN) {
       peer.resume()
       await sleep(2)
       peer.pause()
-      await sleep(100)
+      await sleep(50)
     }
     expect(peer.received).toHaveLength(N)
     expect(peer.ws.readyState).toBe(WebSocket.OPEN)

@@ -1,17 +1,37 @@
 /**
  * HTTP edge cases and slow or non-reading clients on both transports with real sockets: HTTP/1.0, malformed request heads, a body that never arrives, slowloris heads, and a WebSocket client
  * that stops reading.
+ *
+ * The node transport runs with short timeouts ({@link NODE_TIMEOUTS}, ServerOptions.timeouts) so that its slow
+ * clients are closed in about a second, not after the 10 s defaults; uWS's timeouts are fixed in its binary (HTTP
+ * sockets idle for 10 s are closed), so its slow-client tests wait for them.
  */
 import { Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { startServer } from '../../src/server/index.js'
-import type { Connection, HandlerResponse, RequestHandler, RunningServer } from '../../src/server/types.js'
+import { HEADERS_TIMEOUT_MS } from '../../src/server/common.js'
+import type {
+  Connection,
+  HandlerResponse,
+  RequestHandler,
+  RunningServer,
+  ServerTimeouts,
+} from '../../src/server/types.js'
 import { rawExchange, replyBody } from '../helpers/raw-http.js'
 
 type Transport = 'uws' | 'node'
 
 const BODY = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}'
+
+/** The node transport's timeouts here, in ms: short, so slow clients are closed within seconds. */
+const NODE_TIMEOUTS: Partial<ServerTimeouts> = { headersMs: 1_000, bodyIdleMs: 1_000, wsCloseGraceMs: 500 }
+
+/**
+ * How often a slowloris socket sends a byte, in ms: well inside the headers timeout (so only a timeout on the
+ * whole head closes it, not one on idleness), on uWS within its 10 s idle timeout.
+ */
+const TRICKLE_MS: Record<Transport, number> = { uws: 2_000, node: 200 }
 
 /** Echoes the body; `flood:<n>` pushes n messages of 1 MB on the connection first and remembers it. */
 class FloodHandler implements RequestHandler {
@@ -64,7 +84,13 @@ describe.each<Transport>(['uws', 'node'])('%s transport: HTTP edge cases', (tran
   let handler: FloodHandler
   beforeAll(async () => {
     handler = new FloodHandler()
-    server = await startServer(handler, { host: '127.0.0.1', port: 0, transport, maxWsBufferBytes: 1024 * 1024 })
+    server = await startServer(handler, {
+      host: '127.0.0.1',
+      port: 0,
+      transport,
+      maxWsBufferBytes: 1024 * 1024,
+      timeouts: NODE_TIMEOUTS,
+    })
   })
   afterAll(async () => {
     await server?.close()
@@ -127,18 +153,46 @@ describe.each<Transport>(['uws', 'node'])('%s transport: HTTP edge cases', (tran
     30_000,
   )
 
+  // node transport only: uWS's idle timeout is fixed in its binary (10 s)
+  if (transport === 'node')
+    it.concurrent(
+      'answers 408 and closes a socket whose body stops arriving, after the body idle timeout',
+      async () => {
+        const started = Date.now()
+        const reply = await rawExchange(
+          server.port,
+          `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY.slice(0, 10)}`,
+          20_000,
+        )
+        const elapsed = Date.now() - started
+        expect(reply.closed).toBe(true)
+        expect(reply.status).toBe(408)
+        expect(elapsed).toBeGreaterThanOrEqual(NODE_TIMEOUTS.bodyIdleMs! - 50)
+        expect(elapsed).toBeLessThan(HEADERS_TIMEOUT_MS)
+      },
+      30_000,
+    )
+
   it.concurrent(
     'closes slowloris sockets whose head never completes',
     async () => {
+      const started = Date.now()
       const sockets = Array.from({ length: 20 }, () =>
-        slowloris(server.port, 'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', 2_000),
+        slowloris(server.port, 'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', TRICKLE_MS[transport]),
       )
       const outcome = await Promise.race([
         Promise.all(sockets),
         new Promise<'open'>((r) => setTimeout(() => r('open'), 25_000)),
       ])
+      const elapsed = Date.now() - started
       for (const s of sockets) s.socket.destroy()
       expect(outcome).not.toBe('open')
+      if (transport === 'node' && outcome !== 'open') {
+        // closed by the (injected) headers timeout, not before it and not after the 10 s default; answered 408
+        expect(elapsed).toBeGreaterThanOrEqual(NODE_TIMEOUTS.headersMs! - 50)
+        expect(elapsed).toBeLessThan(HEADERS_TIMEOUT_MS)
+        for (const s of outcome) expect(s.text).toMatch(/^HTTP\/1\.1 408 /)
+      }
       // and the server still serves
       expect((await fetch(`http://127.0.0.1:${server.port}/`, { method: 'POST', body: BODY })).status).toBe(200)
     },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import WebSocket from 'ws'
 import { loadUws, startServer } from '../../src/server/index.js'
 import type { Connection, HandlerResponse, RequestHandler, RunningServer } from '../../src/server/types.js'
+import { waitUntil } from '../helpers/wait.js'
 
 type Transport = 'uws' | 'node'
 
@@ -23,12 +24,18 @@ class TestHandler implements RequestHandler {
   readonly kept = new Map<string, Connection>()
   readonly closeCount = new Map<string, number>()
   readonly closed = new Map<string, Promise<void>>()
+  /** 'slow' requests that reached the handler, and those it finished (each after 200 ms). */
+  readonly slow = { started: 0, done: 0 }
 
   async handle(body: string, connection: Connection): Promise<HandlerResponse | undefined> {
     if (body === 'bad') return { status: 400, body: '{"error":"bad"}' }
     if (body === 'none') return undefined
     if (body === 'throw') throw new Error('boom')
-    if (body === 'slow') await new Promise((r) => setTimeout(r, 200))
+    if (body === 'slow') {
+      this.slow.started++
+      await new Promise((r) => setTimeout(r, 200))
+      this.slow.done++
+    }
     if (body.startsWith('keep:')) {
       const name = body.slice(5)
       this.kept.set(name, connection)
@@ -441,7 +448,8 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
       client.ws.send('fast')
       expect(JSON.parse(await client.next()).text).toBe('fast')
       expect(JSON.parse(await client.next()).text).toBe('slow')
-      await sleep(50)
+      // 'none' was handled first, 200 ms before 'slow' was answered on the same connection: an answer to it would
+      // have arrived before that one
       expect(client.messages).toEqual([])
       client.ws.close()
     })
@@ -480,7 +488,8 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
       expect(handler.closeCount.get('close')).toBe(0)
       client.ws.close()
       await handler.closed.get('close')
-      await sleep(50)
+      // a negative check (no second call): a repeated close would come from the same teardown, a turn or two later
+      await sleep(20)
       expect(handler.closeCount.get('close')).toBe(1)
       expect(second).toBe(1)
       // registering after close runs the callback at once
@@ -499,10 +508,12 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
 
     it('does not answer a request whose socket closed while it was handled', async () => {
       const client = await Client.open(wsBase)
+      const done = handler.slow.done
       client.ws.send('slow')
       client.ws.close()
       await client.closed
-      await sleep(300) // the handler answers after 200 ms: must not throw or crash the server
+      // the handler answers after 200 ms: must not throw or crash the server
+      await waitUntil(() => handler.slow.done > done, "the handler's answer", 5_000, 5)
       expect((await post('/', 'alive')).status).toBe(200)
     })
   })
@@ -527,14 +538,15 @@ describe.each<Transport>(['uws', 'node'])('%s transport', (transport) => {
     })
 
     it('close() with a request in flight does not crash', async () => {
-      const s = await startServer(new TestHandler(), { host: '127.0.0.1', port: 0, transport })
+      const h = new TestHandler()
+      const s = await startServer(h, { host: '127.0.0.1', port: 0, transport })
       const pending = fetch(`http://127.0.0.1:${s.port}/`, { method: 'POST', body: 'slow' }).then(
         (r) => r.status,
         () => 'failed',
       )
-      await sleep(50)
+      await waitUntil(() => h.slow.started === 1, 'the request to reach the handler', 5_000, 5)
       await s.close()
-      await sleep(300)
+      await waitUntil(() => h.slow.done === 1, "the handler's answer", 5_000, 5)
       expect([200, 'failed']).toContain(await pending)
     })
 

@@ -13,6 +13,7 @@ import { createNode } from '../../src/index.js'
 import { clientBin, CLIENTS_DIR } from '../helpers/clients.js'
 import { COW, rpc, startNode } from '../helpers/node.js'
 import { deploy } from '../rpc/shapes.js'
+import { waitUntil } from '../helpers/wait.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'node-cli-anvil-state-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -37,15 +38,17 @@ async function startAnvil(args: string[]): Promise<{ url: string; child: ChildPr
   let out = ''
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()))
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline) {
-    const m = /Listening on (127\.0\.0\.1:\d+)/.exec(out)
-    if (m) return { url: `http://${m[1]}`, child }
-    if (child.exitCode !== null) throw new Error(`anvil exited: ${out}`)
-    await new Promise((r) => setTimeout(r, 50))
+  const listening = /Listening on (127\.0\.0\.1:\d+)/
+  try {
+    await waitUntil(() => {
+      if (child.exitCode !== null) throw new Error(`anvil exited: ${out}`)
+      return listening.test(out)
+    }, 'anvil to listen')
+  } catch (err) {
+    child.kill('SIGKILL')
+    throw new Error(`anvil did not start (${(err as Error).message}): ${out}`)
   }
-  child.kill('SIGKILL')
-  throw new Error(`anvil did not start: ${out}`)
+  return { url: `http://${listening.exec(out)![1]}`, child }
 }
 
 describe('Anvil ⇄ node-cli state files', () => {

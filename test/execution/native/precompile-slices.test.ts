@@ -12,6 +12,8 @@ import { pairingCheck } from '../../../src/execution/native/bn254-pairing.js'
 import { compress } from '../../../src/execution/native/blake2f.js'
 import { executionCheckpoint, setDeadline } from '../../../src/execution/deadline.js'
 import { ExecutionTimeoutError } from '../../../src/errors/domain-errors.js'
+import { seededRandom } from '../../helpers/seeded.js'
+import { waitUntil } from '../../helpers/wait.js'
 
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Istanbul, params: paramsEVM })
 const evm = await createEVM({ common })
@@ -99,7 +101,8 @@ describe('bn254 pairing check in slices', () => {
     const data = bytes((g1(P) + g2(Q)).repeat(4))
     const timed = await createEVM({ common })
     setDeadline(timed, 1)
-    await new Promise((r) => setTimeout(r, 5))
+    const armed = Date.now()
+    await waitUntil(() => Date.now() > armed + 1, 'the deadline to pass', 1_000, 1)
     await expect(pairingCheck(data, { _EVM: timed } as unknown as PrecompileInput)).rejects.toBeInstanceOf(
       ExecutionTimeoutError,
     )
@@ -111,11 +114,8 @@ describe('BLAKE2 F in slices', () => {
   function input(rounds: number, seed: number, flag: number): Uint8Array {
     const data = new Uint8Array(213)
     new DataView(data.buffer).setUint32(0, rounds)
-    let x = seed
-    for (let i = 4; i < 212; i++) {
-      x = (Math.imul(x, 1103515245) + 12345) >>> 0
-      data[i] = x >>> 24
-    }
+    const next = seededRandom(seed)
+    for (let i = 4; i < 212; i++) data[i] = next(256)
     data[212] = flag
     return data
   }
@@ -135,7 +135,8 @@ describe('BLAKE2 F in slices', () => {
   it('stops with -32011 once its deadline has passed', async () => {
     const timed = await createEVM({ common })
     setDeadline(timed, 1)
-    await new Promise((r) => setTimeout(r, 5))
+    const armed = Date.now()
+    await waitUntil(() => Date.now() > armed + 1, 'the deadline to pass', 1_000, 1)
     await expect(compress(input(100_000, 3, 1), () => executionCheckpoint(timed))).rejects.toBeInstanceOf(
       ExecutionTimeoutError,
     )
