@@ -158,7 +158,7 @@ export interface NodeConfig {
    * Receives the progress of long work at start and at close (the CLI shows it on a terminal): opening
    * {@link fork} (`asking the remote for its chain id and head`, `reading fork block #<n>`, `fetching the dev
    * accounts from the remote`, `opening the fork cache`), opening {@link db} (`opening the database`, `reading the
-   * stored chain`, `upgrading the storage format` in blocks), reading {@link loadState} (`reading` in bytes of the file
+   * stored chain`), reading {@link loadState} (`reading` in bytes of the file
    * with accounts and cells, `sorting entries` and `building the state trie` in entries, `importing blocks` in
    * blocks) and, on close, writing {@link dumpState} (`writing` in bytes with accounts and cells, `syncing`). Steps
    * with a measure report at most every ~100 ms; the calls are synchronous, from the work itself: keep the

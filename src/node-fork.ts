@@ -44,9 +44,10 @@ export function forkSwitcher(host: ForkSwitchHost) {
     const next = await openFork({ ...host.config, url: target.url, blockNumber: target.blockNumber })
     try {
       await next.cache.ready
-      if (next.point.chainId !== host.chain.chainId) {
+      const runs = host.chain.reads.chainId
+      if (next.point.chainId !== runs) {
         throw new InvalidArgumentError(
-          `cannot fork chain id ${next.point.chainId} at run time: this node runs chain id ${host.chain.chainId} ` +
+          `cannot fork chain id ${next.point.chainId} at run time: this node runs chain id ${runs} ` +
             '(restart with --fork-url to fork another network)',
         )
       }

@@ -255,11 +255,11 @@ async function startNode(
     disabledModules,
     onRequest: (method, ms, err) => onRequest?.(method, ms, err),
     onInternalError: config.onInternalError,
-    before: () => chain.sealing,
+    before: () => chain.finishingBlock,
     mapError: (err) => toRpcError(err, compat),
     errorsAnswerHttp200: compat.errorsAnswerHttp200,
   })
-  chain.on('internalError', (err: unknown) => config.onInternalError?.('block sealing', err))
+  chain.on('internalError', (err: unknown) => config.onInternalError?.('block finishing', err))
   chain.on('droppedTransaction', (hash: Uint8Array, reason: string) =>
     config.onDroppedTransaction?.(toHex(hash), reason),
   )

@@ -147,7 +147,7 @@ describe('createNode: the public Node', () => {
     expect(parts.chain).toBeInstanceOf(Chain)
     expect(parts.miner).toBeInstanceOf(Miner)
     expect(parts.miner).toBe(node.miner)
-    expect(parts.chain.head.header.number).toBeGreaterThan(0n)
+    expect(parts.chain.reads.head.header.number).toBeGreaterThan(0n)
     expect(() => internals({ ...node })).toThrow('not a node made by createNode')
   })
 })

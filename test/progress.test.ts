@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Progress } from '../src/config.js'
-import { ChainStorage, storageKeys } from '../src/db/chain-storage.js'
 import { PROGRESS_INTERVAL_MS, throttleProgress } from '../src/util/progress.js'
 import { closeForkTest, forkConfig, startForkRemote } from './helpers/fork.js'
 import { rpc, startNode } from './helpers/node.js'
@@ -127,7 +126,7 @@ describe('NodeConfig.onProgress', () => {
     }
   }, 60_000)
 
-  it('--db reports opening the database and reading the stored chain, and a format 1 upgrade in blocks', async () => {
+  it('--db reports opening the database and reading the stored chain, at the first start and a restart', async () => {
     const db = join(dir, 'db')
     const first = recorder()
     const a = await startNode({ db, onProgress: first.listener })
@@ -135,26 +134,9 @@ describe('NodeConfig.onProgress', () => {
     await rpc(a.url, 'anvil_mine', ['0x20'])
     await a.close()
 
-    // make it a format 1 directory (no hash or transaction index, meta format 1), as test/blocks/block-store.test.ts
-    const storage = await ChainStorage.openDirectory(join(db, 'chain'))
-    const meta = await storage.read()
-    const removed: Uint8Array[] = []
-    for await (const key of storage.db.keys())
-      if (key[0] === storageKeys.byHash(new Uint8Array(0))[0] || key[0] === storageKeys.tx(new Uint8Array(0))[0])
-        removed.push(key)
-    await storage.db.batch(removed.map((key) => ({ type: 'del' as const, key })))
-    await storage.writeMeta({ ...meta!.meta, format: 1 })
-    await storage.close()
-
     const second = recorder()
     const b = await startNode({ db, onProgress: second.listener })
-    expect(phases(second.events)).toEqual([
-      'opening the database',
-      'reading the stored chain',
-      'upgrading the storage format',
-    ])
-    const upgrade = second.events.filter((e) => e.phase === 'upgrading the storage format')
-    expect(upgrade[0]).toMatchObject({ done: 0, total: 32, unit: 'blocks' })
+    expect(phases(second.events)).toEqual(['opening the database', 'reading the stored chain'])
     expect(await rpc(b.url, 'eth_blockNumber')).toBe('0x20')
     await b.close()
   }, 60_000)

@@ -1,20 +1,28 @@
 /**
  * The byte chunks the in-memory block backend writes its encodings into (docs/architecture.md#storage).
  *
- * Bytes are appended to the open chunk; once it is full the next one opens and the full one is sealed: it is
+ * Bytes are appended to the open chunk; once it is full the next one opens and the full one is closed: it is
  * deflated by node:zlib's asynchronous API, so on the libuv thread pool and not on the thread that serves requests
  * and mines, and once the compressed copy is in place the uncompressed bytes are no longer read (a transfer
- * block's ~1.25 KB of packed encodings become ~0.35 KB: consecutive blocks repeat addresses, Remasc logs and zero
- * runs). Until then every read uses the uncompressed bytes, so a read racing a compression answers the same. A read
- * in a compressed chunk inflates the whole chunk into a small cache of inflated chunks ({@link INFLATED_CHUNKS}), so
- * a scan over consecutive old blocks inflates each chunk once.
+ * block's ~1.25 KB of zero-run packed encodings become ~0.35 KB: consecutive blocks repeat addresses, Remasc logs
+ * and zero runs). Until then every read uses the uncompressed bytes, so a read racing a compression answers the
+ * same. A read in a compressed chunk inflates the whole chunk into a small LRU cache of inflated chunks
+ * ({@link INFLATED_CHUNKS}, lru-cache), so a scan over consecutive old blocks inflates each chunk once.
  *
  * Each chunk has a version, which changes whenever bytes already written change (receipts pruned in place, a
  * compaction, a truncation that reopens it) and when its compressed copy takes over (its uncompressed buffer is
  * then reused for a later chunk): a compression of an older version is dropped, and a reader holding the bytes of
  * an older version reads again. Compressed copies are kept in large arenas (src/blocks/zipped-arenas.ts).
+ *
+ * The chunks are this file's own rather than src/util/chunked-bytes.ts (the append-only chunk list the trie store
+ * and the state-file entries share): each chunk here has a state of its own — uncompressed, being compressed,
+ * compressed into an arena, inflated again to be changed — and is replaced (a compaction) or cut (a truncation)
+ * on its own; the writer reserves a bound and commits what it wrote (the zero-run packed size is known only after
+ * writing); and a new chunk reuses a spare buffer of a compressed one. Only the "open a chunk when the write
+ * does not fit" rule is the same.
  */
 import { deflateRaw, inflateRawSync } from 'node:zlib'
+import { LRUCache } from 'lru-cache'
 import { ZippedArenas, type ZippedArenaStats, type ZippedHolder } from './zipped-arenas.js'
 
 /**
@@ -28,7 +36,7 @@ export const CHUNK_BYTES = 256 * 1024
 export const INFLATED_CHUNKS = 4
 
 /**
- * Deflate level of sealed chunks: 1 compresses a chunk of transfer blocks ~3.7× in ~15-20 ms of pool-thread CPU
+ * Deflate level of closed chunks: 1 compresses a chunk of transfer blocks ~3.7× in ~15-20 ms of pool-thread CPU
  * (~20 µs per block); levels 6-9 gain under 1% for 3-5× the time, brotli ~8% for over 10× (measured).
  */
 const DEFLATE_LEVEL = 1
@@ -79,9 +87,9 @@ export function unpackZeros(packed: Uint8Array, length: number): Uint8Array {
 }
 
 interface Chunk extends ZippedHolder {
-  /** The bytes, uncompressed: the open chunk, a sealed one not compressed yet, or one thawed to be changed. */
+  /** The bytes, uncompressed: the open chunk, a closed one not compressed yet, or one thawed to be changed. */
   raw: Uint8Array | undefined
-  /** The deflated bytes 0 … size of a sealed chunk, once `raw` is dropped (a view into the zipped arenas). */
+  /** The deflated bytes 0 … size of a closed chunk, once `raw` is dropped (a view into the zipped arenas). */
   zipped: Uint8Array | undefined
   /** Bytes in use. */
   size: number
@@ -89,8 +97,8 @@ interface Chunk extends ZippedHolder {
   version: number
   /** A compression is running. */
   compressing: boolean
-  /** Sealed again (replaced) while a compression of an older version ran: compressed again once it ends. */
-  resealed: boolean
+  /** Replaced while a compression of an older version ran: compressed again once that one ends. */
+  recompress: boolean
 }
 
 /** What {@link ChunkStore.stats} reports. */
@@ -107,16 +115,16 @@ export interface ChunkStats {
   inflated: number
   /** Chunks inflated so far (reads and changes of compressed chunks). */
   inflates: number
-  /** The arenas the compressed chunks are packed into. */
+  /** The arenas the compressed chunks are stored in. */
   arenas: ZippedArenaStats
 }
 
-/** Bytes appended back to back in chunks, sealed chunks compressed (see the module documentation). */
+/** Bytes appended back to back in chunks, closed chunks compressed (see the module documentation). */
 export class ChunkStore {
   private readonly chunks: Chunk[] = []
   private nextVersion = 1
-  /** Inflated bytes of compressed chunks, least recently used first. */
-  private readonly inflatedCache = new Map<Chunk, Uint8Array>()
+  /** Inflated bytes of compressed chunks, the least recently read evicted first. */
+  private readonly inflatedCache: LRUCache<Chunk, Uint8Array>
   /** Buffers of compressed chunks, of {@link chunkBytes}, to open chunks in ({@link SPARE_CHUNKS}). */
   private readonly spare: Uint8Array[] = []
   private readonly compressions = new Set<Promise<void>>()
@@ -124,14 +132,16 @@ export class ChunkStore {
 
   /**
    * @param chunkBytes size of a new chunk, bytes (a write larger than that gets a chunk of its own size)
-   * @param inflatedChunks inflated chunks kept for reads
+   * @param inflatedChunks inflated chunks kept for reads (at least 1)
    * @param arenas where compressed chunks are kept (src/blocks/zipped-arenas.ts)
    */
   constructor(
     readonly chunkBytes = CHUNK_BYTES,
-    private readonly inflatedChunks = INFLATED_CHUNKS,
+    inflatedChunks = INFLATED_CHUNKS,
     private readonly arenas = new ZippedArenas(),
-  ) {}
+  ) {
+    this.inflatedCache = new LRUCache({ max: inflatedChunks })
+  }
 
   /** Number of chunks (the last is the open one). */
   get length(): number {
@@ -139,21 +149,21 @@ export class ChunkStore {
   }
 
   /**
-   * Room for up to `bound` bytes at the end of the open chunk, opening a new one (and sealing the full one) when
+   * Room for up to `bound` bytes at the end of the open chunk, opening a new one (and closing the full one) when
    * they do not fit; the caller writes into `bytes` at `at` and then calls {@link commit}.
    * @returns the chunk's index, its writable bytes and the write position
    */
   reserve(bound: number): { index: number; bytes: Uint8Array; at: number } {
     let last = this.chunks[this.chunks.length - 1]
     if (last === undefined || last.raw === undefined || last.size + bound > last.raw.length) {
-      if (last !== undefined) this.seal(this.chunks.length - 1)
+      if (last !== undefined) this.compress(this.chunks.length - 1)
       last = {
         raw: bound <= this.chunkBytes ? (this.spare.pop() ?? new Uint8Array(this.chunkBytes)) : new Uint8Array(bound),
         zipped: undefined,
         size: 0,
         version: this.nextVersion++,
         compressing: false,
-        resealed: false,
+        recompress: false,
       }
       this.chunks.push(last)
     }
@@ -184,19 +194,14 @@ export class ChunkStore {
     if (out === undefined) {
       this.inflates++
       out = inflateRawSync(c.zipped!)
-    }
-    // most recently used last
-    this.inflatedCache.delete(c)
-    this.inflatedCache.set(c, out)
-    while (this.inflatedCache.size > this.inflatedChunks) {
-      this.inflatedCache.delete(this.inflatedCache.keys().next().value!)
+      this.inflatedCache.set(c, out)
     }
     return out
   }
 
   /**
    * The uncompressed bytes of chunk `index` to change in place, under a new version (a compressed chunk is
-   * inflated into a buffer of its own first and stays uncompressed until it is {@link replace}d or sealed).
+   * inflated into a buffer of its own first and stays uncompressed until it is {@link replace}d or closed).
    */
   writable(index: number): Uint8Array {
     const c = this.chunks[index]!
@@ -210,14 +215,14 @@ export class ChunkStore {
   }
 
   /**
-   * Replaces sealed chunk `index` by `bytes` (all in use; a compaction), under a new version, and compresses it.
+   * Replaces closed chunk `index` by `bytes` (all in use; a compaction), under a new version, and compresses it.
    */
   replace(index: number, bytes: Uint8Array): void {
     const c = this.chunks[index]!
     this.thawed(c, bytes)
     c.size = bytes.length
     c.version = this.nextVersion++
-    this.seal(index)
+    this.compress(index)
   }
 
   /**
@@ -266,26 +271,26 @@ export class ChunkStore {
   }
 
   /** Compresses chunk `index` off this thread; the compressed copy replaces the bytes if they did not change. */
-  private seal(index: number): void {
+  private compress(index: number): void {
     const c = this.chunks[index]!
     if (c.raw === undefined) return
     if (c.compressing) {
-      c.resealed = true
+      c.recompress = true
       return
     }
     const version = c.version
     c.compressing = true
     const done = new Promise<void>((resolve) => {
       deflateRaw(c.raw!.subarray(0, c.size), { level: DEFLATE_LEVEL }, (err, out) => {
-        const again = c.resealed
+        const again = c.recompress
         c.compressing = false
-        c.resealed = false
+        c.recompress = false
         this.compressions.delete(done)
         resolve()
         const held = this.chunks[index] === c && index !== this.chunks.length - 1
         if (err !== null || !held || c.version !== version) {
-          // changed meanwhile: compressed when replaced or sealed again (now, if that happened meanwhile)
-          if (again && held) this.seal(index)
+          // changed meanwhile: compressed when replaced or closed (now, if that happened meanwhile)
+          if (again && held) this.compress(index)
           return
         }
         this.arenas.store(c, out)

@@ -1,9 +1,10 @@
 /**
  * The compact encodings a block is kept in (docs/architecture.md#storage): the block RLP exactly as the reference
- * node encodes it (Block.getEncoded) and an "extra" RLP with what the block RLP does not hold (its hash,
- * hashForMergedMining, total difficulty, and per transaction its sender, created contract, receipt and first log
- * index). Both block backends (memory and level) and state files hold these two byte strings per block; decoded
- * records ({@link BlockRecord}) exist only in the block store's bounded cache; ./stored-block.ts rebuilds them.
+ * node encodes it (Block.getEncoded) and the "derived" RLP: what the block RLP does not hold but is derived from it
+ * and its chain by hashing, signature recovery and execution (its hash, hashForMergedMining, total difficulty, and
+ * per transaction its sender, created contract, receipt and first log index). Both block backends (memory and
+ * level) and state files hold these two byte strings per block; decoded records ({@link BlockRecord}) exist only
+ * in the block store's bounded cache; ./stored-block.ts rebuilds them.
  *
  * Also: cheap reads straight from the block RLP without decoding it (the header's logs bloom, for log queries).
  */
@@ -12,9 +13,7 @@ import { bigIntToBytes, bytesToBigInt } from '../util/bytes.js'
 import { listItems, rlpItem, skipItems, wholeItem, type RlpItemBounds } from '../util/rlp-views.js'
 import { blockEncoding, encodeReceipt } from '../rsk/block-encoding.js'
 import type { BlockRecord } from '../types/records.js'
-
-/** The stored data is inconsistent (a block does not decode, does not link to its parent, a state is missing). */
-export class StorageCorruptError extends Error {}
+import { StorageCorruptError } from '../errors/storage-errors.js'
 
 /**
  * Runs a read of stored data, reporting any failure of it as corrupt storage.
@@ -36,11 +35,11 @@ export function readStored<T>(what: string, read: () => T): T {
 export interface EncodedBlock {
   /** The block RLP as the reference encodes it. */
   rlp: Uint8Array
-  /** The extra RLP ({@link blockExtra}). */
-  extra: Uint8Array
+  /** The derived RLP ({@link blockDerived}). */
+  derived: Uint8Array
 }
 
-/** Block RLPs already computed when the block was sealed (its `size`), so a mined block is encoded once. */
+/** Block RLPs already computed when the block was assembled (its `size`), so a mined block is encoded once. */
 export const encodedBlocks = new WeakMap<BlockRecord, Uint8Array>()
 
 /** The block RLP of a record (reference Block.getEncoded: full header, transactions, no uncles). */
@@ -54,8 +53,8 @@ export function blockRlp(block: BlockRecord): Uint8Array {
   )
 }
 
-/** The extra RLP of a block: what the block RLP does not hold (see the module documentation). */
-export function blockExtra(block: BlockRecord): Uint8Array {
+/** The derived RLP of a block: what the block RLP does not hold (see the module documentation). */
+export function blockDerived(block: BlockRecord): Uint8Array {
   return RLP.encode([
     block.hash,
     block.hashForMergedMining,
@@ -70,12 +69,12 @@ export function blockExtra(block: BlockRecord): Uint8Array {
 }
 
 /**
- * The extra RLP of a block whose receipts are dropped (`--transaction-block-keeper`): senders and created
+ * The derived RLP of a block whose receipts are dropped (`--transaction-block-keeper`): senders and created
  * contracts stay (blocks still list their transactions in full), each receipt is empty.
- * @throws Error when `extra` does not have blockExtra's shape ({@link readExtra})
+ * @throws Error when `derived` does not have blockDerived's shape ({@link readDerived})
  */
-export function prunedBlockExtra(extra: Uint8Array): Uint8Array {
-  const { hash, hashForMergedMining, totalDifficulty, txs } = readExtra(extra)
+export function prunedBlockDerived(derived: Uint8Array): Uint8Array {
+  const { hash, hashForMergedMining, totalDifficulty, txs } = readDerived(derived)
   const empty = new Uint8Array(0)
   return RLP.encode([
     hash,
@@ -85,8 +84,8 @@ export function prunedBlockExtra(extra: Uint8Array): Uint8Array {
   ])
 }
 
-/** One transaction's entry of an extra RLP ({@link blockExtra}), read in place: byte fields are views into it. */
-export interface ExtraTxEntry {
+/** One transaction's entry of a derived RLP ({@link blockDerived}), read in place: byte fields are views into it. */
+export interface DerivedTxEntry {
   /** The 20-byte sender. */
   from: Uint8Array
   /** The created contract (20 bytes), empty for none. */
@@ -97,31 +96,31 @@ export interface ExtraTxEntry {
   firstLogIndex: number
 }
 
-/** An extra RLP ({@link blockExtra}) read in place: byte fields are views into it. */
-export interface ExtraRecord {
+/** A derived RLP ({@link blockDerived}) read in place: byte fields are views into it. */
+export interface DerivedRecord {
   /** The block hash (32 bytes in a sound record). */
   hash: Uint8Array
   /** The hash merged-mining proofs commit to (32 bytes). */
   hashForMergedMining: Uint8Array
   /** Total difficulty, big-endian bytes. */
   totalDifficulty: Uint8Array
-  txs: ExtraTxEntry[]
+  txs: DerivedTxEntry[]
 }
 
 /**
- * An extra RLP read in place (views into `extra`, which is only read): the one reader of {@link blockExtra}'s
+ * A derived RLP read in place (views into `derived`, which is only read): the one reader of {@link blockDerived}'s
  * layout, for the stored blocks (./stored-block.ts) and their log views (./block-log-view.ts).
  * @throws Error when it does not have that shape: one list of three byte strings and a list of entries, each a
  *   list of four byte strings, every item inside its list
  */
-export function readExtra(extra: Uint8Array): ExtraRecord {
-  const fields = listItems(extra, wholeItem(extra))
+export function readDerived(derived: Uint8Array): DerivedRecord {
+  const fields = listItems(derived, wholeItem(derived))
   if (fields.length !== 4 || fields.slice(0, 3).some((f) => f.list) || !fields[3]!.list)
-    throw new Error("the extra record does not have blockExtra's shape")
-  const bytes = (b: RlpItemBounds): Uint8Array => extra.subarray(b.data, b.end)
-  const txs = listItems(extra, fields[3]!).map((entry): ExtraTxEntry => {
-    const items = entry.list ? listItems(extra, entry) : []
-    if (items.length !== 4 || items.some((i) => i.list)) throw new Error("a transaction's extra entry is malformed")
+    throw new Error("the derived record does not have blockDerived's shape")
+  const bytes = (b: RlpItemBounds): Uint8Array => derived.subarray(b.data, b.end)
+  const txs = listItems(derived, fields[3]!).map((entry): DerivedTxEntry => {
+    const items = entry.list ? listItems(derived, entry) : []
+    if (items.length !== 4 || items.some((i) => i.list)) throw new Error("a transaction's derived entry is malformed")
     const [from, contract, receipt, logIndex] = items.map(bytes) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array]
     return { from, contractAddress: contract, receipt, firstLogIndex: Number(bytesToBigInt(logIndex)) }
   })
@@ -135,7 +134,7 @@ export function readExtra(extra: Uint8Array): ExtraRecord {
 
 /** Both encodings of a record. */
 export function encodeBlock(block: BlockRecord): EncodedBlock {
-  return { rlp: blockRlp(block), extra: blockExtra(block) }
+  return { rlp: blockRlp(block), derived: blockDerived(block) }
 }
 
 /**

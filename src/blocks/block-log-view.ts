@@ -7,7 +7,8 @@
 import { keccak256 } from '../crypto/keccak.js'
 import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { listItems, wholeItem } from '../util/rlp-views.js'
-import { blockLogsBloom, readExtra, readStored, StorageCorruptError } from './block-codec.js'
+import { blockLogsBloom, readDerived, readStored } from './block-codec.js'
+import { StorageCorruptError } from '../errors/storage-errors.js'
 import { indexedLogs } from './stored-block.js'
 import type { LogBlock, LogRecord, LogTx } from '../types/records.js'
 
@@ -30,7 +31,7 @@ const ZERO_BLOOM: Uint8Array = new Uint8Array(256)
 
 /**
  * A block's logs as a {@link LogBlock}, decoded from its encodings (src/blocks/block-codec.ts).
- * @param number the block number; @param rlp its block RLP; @param extra its extra RLP (both owned by the caller
+ * @param number the block number; @param rlp its block RLP; @param derived its derived RLP (both owned by the caller
  *   for as long as the view is used)
  * @param receiptMayMatch when given, receipts whose bloom it rules out are not decoded (their logs read as empty);
  *   without it every receipt is decoded
@@ -39,17 +40,17 @@ const ZERO_BLOOM: Uint8Array = new Uint8Array(256)
 export function decodeLogView(
   number: bigint,
   rlp: Uint8Array,
-  extra: Uint8Array,
+  derived: Uint8Array,
   receiptMayMatch?: (bloom: Uint8Array) => boolean,
 ): LogBlock {
-  const [{ hash, txs: txExtras }, items] = readStored(`block ${number}: the stored block`, () => {
-    const read = readExtra(extra)
+  const [{ hash, txs: txEntries }, items] = readStored(`block ${number}: the stored block`, () => {
+    const read = readDerived(derived)
     if (read.hash.length !== 32) throw new Error('the block hash is not 32 bytes')
     return [read, transactionItems(rlp)] as const
   })
-  if (items.length !== txExtras.length)
+  if (items.length !== txEntries.length)
     throw new StorageCorruptError(`block ${number}: receipts do not match the transactions`)
-  const transactions = txExtras.map(({ receipt: receiptRlp, firstLogIndex }, index): LogTx => {
+  const transactions = txEntries.map(({ receipt: receiptRlp, firstLogIndex }, index): LogTx => {
     let logs: LogRecord[] = []
     let logsBloom = ZERO_BLOOM
     // an empty receipt: dropped by --transaction-block-keeper

@@ -93,7 +93,7 @@ export class BlockStore {
     const enc = await this.backend.encoded(n - this.base)
     // a rewind may have happened while reading
     if (enc === undefined || n >= BigInt(this.count)) return undefined
-    const block = decodeStoredBlock(enc.rlp, enc.extra, this.common, false, this.headerRules)
+    const block = decodeStoredBlock(enc.rlp, enc.derived, this.common, false, this.headerRules)
     this.cacheBlock(n, block)
     return block
   }
@@ -144,7 +144,7 @@ export class BlockStore {
     } else {
       // the head is served as built; the cache keeps the compact record decoded from the encodings, which a
       // block built here outweighs three times (docs/architecture.md#storage)
-      this.cacheBlock(n, decodeStoredBlock(encoded.rlp, encoded.extra, this.common, false, this.headerRules))
+      this.cacheBlock(n, decodeStoredBlock(encoded.rlp, encoded.derived, this.common, false, this.headerRules))
     }
     this.backend.append(
       n - this.base,
@@ -246,9 +246,9 @@ export class BlockStore {
       }
       let end = n
       while (end < last && this.decoded(end + 1n, true) === undefined) end++
-      for await (const { number, rlp, extra } of this.backend.encodedRange(n - base, end - base)) {
+      for await (const { number, rlp, derived } of this.backend.encodedRange(n - base, end - base)) {
         if (!mayMatch(blockLogsBloom(rlp))) continue
-        yield this.decoded(number + base, true) ?? decodeLogView(number + base, rlp, extra, receiptMayMatch)
+        yield this.decoded(number + base, true) ?? decodeLogView(number + base, rlp, derived, receiptMayMatch)
       }
       n = end + 1n
     }
@@ -268,7 +268,7 @@ export class BlockStore {
   private async decodeAt(n: bigint): Promise<BlockRecord> {
     const enc = await this.backend.encoded(n - this.base)
     if (enc === undefined) throw new Error(`block ${n} is missing from the backend`)
-    const block = decodeStoredBlock(enc.rlp, enc.extra, this.common, false, this.headerRules)
+    const block = decodeStoredBlock(enc.rlp, enc.derived, this.common, false, this.headerRules)
     this.cacheBlock(n, block)
     return block
   }

@@ -2,22 +2,18 @@
  * Where the transactions of the block store's decoded blocks are (docs/architecture.md#storage): an index kept
  * beside the decoded-block cache (src/blocks/block-store.ts) when the backend reads a database (`--db`), so that a
  * transaction of a recent or recently read block — a receipt poll right after a send, a client re-reading the
- * receipts it knows — is found without reading the database's transaction index. Keyed by a 31-bit prefix of the
- * hash (a small integer, no string per entry); the caller checks the full hash.
+ * receipts it knows — is found without reading the database's transaction index. A multimap from the 30-bit prefix
+ * of the hash (src/util/hash-prefix.ts) to packed positions (src/blocks/tx-position-key.ts) in the in-memory
+ * backend's typed-array table (src/blocks/hash-prefix-index.ts): no object or string per entry; the caller checks
+ * the full hash.
  */
+import { HashPrefixIndex } from './hash-prefix-index.js'
+import { txPositionIndex, txPositionKey, txPositionNumber } from './tx-position-key.js'
+import { hashPrefix } from '../util/hash-prefix.js'
 
-/** A transaction position packed in one number: block number × 2^20 + index (a block holds far fewer than 2^20). */
-const SPAN = 2 ** 20
-
-/** The 31-bit prefix of a 32-byte hash. */
-function prefixOf(h: Uint8Array): number {
-  return ((h[0]! << 23) | (h[1]! << 15) | (h[2]! << 7) | (h[3]! >>> 1)) >>> 0
-}
-
-/** Transaction hash prefixes → positions (number × 2^20 + index) of the transactions of the cached blocks. */
+/** Transaction hash prefixes → positions (src/blocks/tx-position-key.ts) of the transactions of the cached blocks. */
 export class CachedTxIndex {
-  /** A single position is stored unwrapped. */
-  private readonly positions = new Map<number, number | number[]>()
+  private readonly positions = new HashPrefixIndex()
 
   /**
    * Indexes the transactions of block `number`, once (adding a block again changes nothing).
@@ -25,41 +21,23 @@ export class CachedTxIndex {
    */
   add(number: number, txHashes: readonly Uint8Array[]): void {
     for (let i = 0; i < txHashes.length; i++) {
-      const key = prefixOf(txHashes[i]!)
-      const pos = number * SPAN + i
-      const cur = this.positions.get(key)
-      if (cur === undefined) this.positions.set(key, pos)
-      else if (typeof cur === 'number') {
-        if (cur !== pos) this.positions.set(key, [cur, pos])
-      } else if (!cur.includes(pos)) cur.push(pos)
+      const key = hashPrefix(txHashes[i]!)
+      const pos = txPositionKey(number, i)
+      if (!this.positions.has(key, pos)) this.positions.add(key, pos)
     }
   }
 
   /** Forgets the transactions of block `number` (it left the cache). @param txHashes as given to {@link add} */
   remove(number: number, txHashes: readonly Uint8Array[]): void {
-    for (let i = 0; i < txHashes.length; i++) {
-      const key = prefixOf(txHashes[i]!)
-      const pos = number * SPAN + i
-      const cur = this.positions.get(key)
-      if (cur === undefined) continue
-      if (typeof cur === 'number') {
-        if (cur === pos) this.positions.delete(key)
-        continue
-      }
-      const rest = cur.filter((p) => p !== pos)
-      if (rest.length === 0) this.positions.delete(key)
-      else this.positions.set(key, rest.length === 1 ? rest[0]! : rest)
-    }
+    for (let i = 0; i < txHashes.length; i++) this.positions.delete(hashPrefix(txHashes[i]!), txPositionKey(number, i))
   }
 
   /** Positions where a transaction with this 32-byte hash may be (block number, index), possibly none. */
   candidates(hash: Uint8Array): { number: number; index: number }[] {
-    const cur = this.positions.get(prefixOf(hash))
-    if (cur === undefined) return []
-    return (typeof cur === 'number' ? [cur] : cur).map((p) => ({ number: Math.floor(p / SPAN), index: p % SPAN }))
+    return this.positions.get(hashPrefix(hash)).map((p) => ({ number: txPositionNumber(p), index: txPositionIndex(p) }))
   }
 
-  /** Number of hash prefixes indexed (tests). */
+  /** Number of transaction positions indexed (tests). */
   get size(): number {
     return this.positions.size
   }

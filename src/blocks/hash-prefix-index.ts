@@ -1,6 +1,7 @@
 /**
- * A multimap from a 30-bit hash prefix to numbers, in two typed arrays (docs/architecture.md#storage): the
- * in-memory block backend's block-hash and transaction-hash indexes. A JS `Map` costs 28-56 B per entry on the
+ * A multimap from a 30-bit hash prefix (src/util/hash-prefix.ts) to numbers, in two typed arrays
+ * (docs/architecture.md#storage): the in-memory block backend's block-hash and transaction-hash indexes, and the
+ * transaction index of the decoded blocks (src/blocks/cached-tx-index.ts). A JS `Map` costs 28-56 B per entry on the
  * heap, its table is traced by every full GC (time that grows with the chain) and it stops at 2^24 entries
  * (~8 M blocks of the transaction index); this table costs 12 B per slot, 16-32 B per entry (at most three
  * quarters of the slots used), holds nothing the GC traces and grows by doubling.
@@ -53,6 +54,15 @@ export class HashPrefixIndex {
       if (this.keys[i] === key) out.push(this.values[i]!)
     }
     return out.length > 1 ? out.sort((a, b) => a - b) : out
+  }
+
+  /** Whether an entry `key` → `value` is held. */
+  has(key: number, value: number): boolean {
+    const mask = this.keys.length - 1
+    for (let i = home(key, mask); this.keys[i] !== EMPTY; i = (i + 1) & mask) {
+      if (this.keys[i] === key && this.values[i] === value) return true
+    }
+    return false
   }
 
   /** Removes one entry `key` → `value`; false when there is none. */

@@ -1,35 +1,22 @@
 /**
  * The in-memory block backend (no `--db`; docs/architecture.md#storage): each block's two encodings, zero runs
  * packed, back to back in byte chunks that are compressed once full (src/blocks/block-chunks.ts); the block hashes
- * in one flat byte array; the hash and transaction indexes as typed-array multimaps from a 30-bit hash prefix to
- * block numbers and transaction positions (src/blocks/hash-prefix-index.ts) — a few hundred bytes per block with a
- * transfer, and no object per block on the heap.
+ * in one flat byte array; the hash and transaction indexes as typed-array multimaps from a 30-bit hash prefix
+ * (src/util/hash-prefix.ts) to block numbers and packed transaction positions (src/blocks/hash-prefix-index.ts,
+ * src/blocks/tx-position-key.ts) — a few hundred bytes per block with a transfer, and no object per block on the heap.
  */
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from '../crypto/keccak.js'
-import { prunedBlockExtra, type EncodedBlock } from './block-codec.js'
+import { prunedBlockDerived, type EncodedBlock } from './block-codec.js'
 import { ChunkStore, packZeros, unpackZeros, type ChunkStats } from './block-chunks.js'
 import type { BlockBackend, TxPosition } from './block-backend.js'
 import { HashPrefixIndex } from './hash-prefix-index.js'
+import { txPositionIndex, txPositionKey, txPositionNumber } from './tx-position-key.js'
+import { hashPrefix } from '../util/hash-prefix.js'
 
-/** The 30-bit prefix of a hash, the key of the hash indexes (the full hash is checked on every lookup). */
-function prefixKey(h: Uint8Array): number {
-  return (h[0]! << 22) | (h[1]! << 14) | (h[2]! << 6) | (h[3]! >>> 2)
-}
-
-/**
- * A transaction position packed in one number, the transaction index's value (exact in its Float64Array): block
- * number × 16 + index for the first 16 transactions of blocks below 2^26; any other position is
- * −(number × 2^20 + index) − 1 (a block holds far fewer than 2^20 transactions).
- */
-function txPositionKey(n: number, index: number): number {
-  return index < 16 && n < 2 ** 26 ? n * 16 + index : -(n * 2 ** 20 + index) - 1
-}
-
+/** A transaction position as the transaction index stores it (src/blocks/tx-position-key.ts). */
 function txPositionOf(key: number): TxPosition {
-  if (key >= 0) return { number: BigInt(Math.floor(key / 16)), index: key % 16 }
-  const wide = -key - 1
-  return { number: BigInt(Math.floor(wide / 2 ** 20)), index: wide % 2 ** 20 }
+  return { number: BigInt(txPositionNumber(key)), index: txPositionIndex(key) }
 }
 
 /** Transaction hashes of a block RLP (keccak256 of each transaction's RLP). */
@@ -51,7 +38,7 @@ function grow<T extends Uint8Array | Uint32Array>(a: T): T {
 export class MemoryBlockBackend implements BlockBackend {
   readonly indexesTxsInMemory = true
   private readonly chunks: ChunkStore
-  /** Per block: chunk index, offset, packed RLP length, packed extra length, RLP length, extra length. */
+  /** Per block: chunk index, offset, packed RLP length, packed derived length, RLP length, derived length. */
   private slots = new Uint32Array(SLOT * 1024)
   private hashes = new Uint8Array(32 * 1024)
   private count = 0
@@ -72,18 +59,18 @@ export class MemoryBlockBackend implements BlockBackend {
     const n = Number(number)
     if (n !== this.count) throw new Error(`block ${number} does not follow block ${this.count - 1}`)
     // packed size is at most the size plus one byte per 255 zeros
-    const bound = enc.rlp.length + enc.extra.length + Math.ceil((enc.rlp.length + enc.extra.length) / 255) + 2
+    const bound = enc.rlp.length + enc.derived.length + Math.ceil((enc.rlp.length + enc.derived.length) / 255) + 2
     const { index, bytes, at } = this.chunks.reserve(bound)
     const rlpPacked = packZeros(enc.rlp, bytes, at)
-    const extraPacked = packZeros(enc.extra, bytes, at + rlpPacked)
-    this.chunks.commit(rlpPacked + extraPacked)
+    const derivedPacked = packZeros(enc.derived, bytes, at + rlpPacked)
+    this.chunks.commit(rlpPacked + derivedPacked)
     if ((n + 1) * SLOT > this.slots.length) this.slots = grow(this.slots)
     if ((n + 1) * 32 > this.hashes.length) this.hashes = grow(this.hashes)
-    this.slots.set([index, at, rlpPacked, extraPacked, enc.rlp.length, enc.extra.length], n * SLOT)
+    this.slots.set([index, at, rlpPacked, derivedPacked, enc.rlp.length, enc.derived.length], n * SLOT)
     this.hashes.set(hash, n * 32)
     this.count++
-    this.byHash.add(prefixKey(hash), n)
-    txHashes.forEach((h, i) => this.byTx.add(prefixKey(h), txPositionKey(n, i)))
+    this.byHash.add(hashPrefix(hash), n)
+    txHashes.forEach((h, i) => this.byTx.add(hashPrefix(h), txPositionKey(n, i)))
   }
 
   encoded(number: bigint): Promise<EncodedBlock | undefined> {
@@ -103,20 +90,20 @@ export class MemoryBlockBackend implements BlockBackend {
     const rlpEnd = off + s[n * SLOT + 2]!
     return {
       rlp: unpackZeros(chunk.subarray(off, rlpEnd), s[n * SLOT + 4]!),
-      extra: unpackZeros(chunk.subarray(rlpEnd, rlpEnd + s[n * SLOT + 3]!), s[n * SLOT + 5]!),
+      derived: unpackZeros(chunk.subarray(rlpEnd, rlpEnd + s[n * SLOT + 3]!), s[n * SLOT + 5]!),
     }
   }
 
   numbersOfHash(hash: Uint8Array): Promise<bigint[]> {
     const out: bigint[] = []
-    for (const n of this.byHash.get(prefixKey(hash))) {
+    for (const n of this.byHash.get(hashPrefix(hash))) {
       if (Buffer.compare(this.hashes.subarray(n * 32, n * 32 + 32), hash) === 0) out.push(BigInt(n))
     }
     return Promise.resolve(out)
   }
 
   txPositions(hash: Uint8Array): Promise<TxPosition[]> {
-    return Promise.resolve(this.byTx.get(prefixKey(hash)).map(txPositionOf))
+    return Promise.resolve(this.byTx.get(hashPrefix(hash)).map(txPositionOf))
   }
 
   hashOf(number: bigint): Promise<Uint8Array | undefined> {
@@ -128,14 +115,14 @@ export class MemoryBlockBackend implements BlockBackend {
     const n = Number(number)
     if (!(n >= 0 && n < this.count)) return Promise.resolve()
     const enc = this.encodedNow(n)
-    txHashes.forEach((h, i) => this.byTx.delete(prefixKey(h), txPositionKey(n, i)))
-    const extra = prunedBlockExtra(enc.extra)
-    // in place (a compressed chunk is inflated for it): the pruned extra is never longer than the one it replaces
+    txHashes.forEach((h, i) => this.byTx.delete(hashPrefix(h), txPositionKey(n, i)))
+    const derived = prunedBlockDerived(enc.derived)
+    // in place (a compressed chunk is inflated for it): the pruned derived RLP is never longer than the one it replaces
     const s = this.slots
     const chunk = this.chunks.writable(s[n * SLOT]!)
-    const packed = packZeros(extra, chunk, s[n * SLOT + 1]! + s[n * SLOT + 2]!)
+    const packed = packZeros(derived, chunk, s[n * SLOT + 1]! + s[n * SLOT + 2]!)
     s[n * SLOT + 3] = packed
-    s[n * SLOT + 5] = extra.length
+    s[n * SLOT + 5] = derived.length
     this.compactChunkOf(n)
     return Promise.resolve()
   }
@@ -171,8 +158,8 @@ export class MemoryBlockBackend implements BlockBackend {
     const keep = Number(number) + 1
     if (keep >= this.count) return
     for (let n = this.count - 1; n >= keep; n--) {
-      this.byHash.delete(prefixKey(this.hashes.subarray(n * 32, n * 32 + 32)), n)
-      txHashesOf(this.encodedNow(n).rlp).forEach((h, i) => this.byTx.delete(prefixKey(h), txPositionKey(n, i)))
+      this.byHash.delete(hashPrefix(this.hashes.subarray(n * 32, n * 32 + 32)), n)
+      txHashesOf(this.encodedNow(n).rlp).forEach((h, i) => this.byTx.delete(hashPrefix(h), txPositionKey(n, i)))
     }
     this.count = keep
     // the chunk of the last kept block is written again after it (readers get unpacked copies, never views)
@@ -190,22 +177,22 @@ export class MemoryBlockBackend implements BlockBackend {
       const s = this.slots
       const i = n * SLOT
       const rlpEnd = s[i + 1]! + s[i + 2]!
-      const extraPacked = s[i + 3]!
-      const extraLength = s[i + 5]!
+      const derivedPacked = s[i + 3]!
+      const derivedLength = s[i + 5]!
       const block = n
-      // log scans read every header's bloom but few extras: the extra is unpacked only when asked, from the
+      // log scans read every header's bloom but few derived RLPs: the derived RLP is unpacked only when asked, from the
       // same bytes unless they changed meanwhile (receipts pruned in place)
-      const readExtra = (): Uint8Array =>
+      const readDerived = (): Uint8Array =>
         this.chunks.version(index) === version || block >= this.count
-          ? unpackZeros(bytes.subarray(rlpEnd, rlpEnd + extraPacked), extraLength)
-          : this.encodedNow(block).extra
-      let extra: Uint8Array | undefined
+          ? unpackZeros(bytes.subarray(rlpEnd, rlpEnd + derivedPacked), derivedLength)
+          : this.encodedNow(block).derived
+      let derived: Uint8Array | undefined
       yield {
         number: BigInt(n),
         rlp: unpackZeros(bytes.subarray(s[i + 1]!, rlpEnd), s[i + 4]!),
-        get extra(): Uint8Array {
-          extra ??= readExtra()
-          return extra
+        get derived(): Uint8Array {
+          derived ??= readDerived()
+          return derived
         },
       }
     }

@@ -1,5 +1,5 @@
 /**
- * Block records rebuilt from their stored encodings (./block-codec.ts: the block RLP and the extra RLP), compact
+ * Block records rebuilt from their stored encodings (./block-codec.ts: the block RLP and the derived RLP), compact
  * by construction (docs/architecture.md#storage): the record owns one copy of both encodings and its byte fields
  * are views into it (src/util/rlp-views.ts); a transaction's object and a receipt's logs are built on first use.
  * Measured per cached block with a transfer (heap + external): 6.0 KB this way, against 15.7 KB with a copy per
@@ -18,7 +18,8 @@ import { listItems, viewsOf, wholeItem, type RlpView } from '../util/rlp-views.j
 import { remascTxRecord } from './remasc-tx-record.js'
 import { hasPlaceholderSignature, reportSender } from '../accounts/impersonation.js'
 import { headerHash } from '../rsk/block-encoding.js'
-import { encodedBlocks, readExtra, readStored, StorageCorruptError } from './block-codec.js'
+import { encodedBlocks, readDerived, readStored } from './block-codec.js'
+import { StorageCorruptError } from '../errors/storage-errors.js'
 import type { BlockRecord, HeaderFields, LogRecord, ReceiptRecord, TxRecord } from '../types/records.js'
 
 /** The receipt of a transaction whose block's receipts were dropped. */
@@ -107,8 +108,8 @@ class StoredTx implements TxRecord {
  * Rebuilds a mined block's record from its encodings. The record owns one copy of both encodings (the backends
  * may reuse their buffers) and its byte fields are views into it (src/util/rlp-views.ts): a decoded block with a
  * transfer is ~6 KB of heap instead of ~16 KB with a copy per field (docs/architecture.md#storage).
- * @param storedRlp the block RLP (reference Block.getEncoded); @param storedExtra its extra RLP
- *   (./block-codec.ts `blockExtra`); both only read (copied)
+ * @param storedRlp the block RLP (reference Block.getEncoded); @param storedDerived its derived RLP
+ *   (./block-codec.ts `blockDerived`); both only read (copied)
  * @param common the chain's Common, for the transaction objects built on first use
  * @param verify check that the header hashes to the stored hash (data from outside this process: a database
  *   being opened, a state file); blocks this node stored itself are read without it
@@ -120,33 +121,33 @@ class StoredTx implements TxRecord {
  */
 export function decodeStoredBlock(
   storedRlp: Uint8Array,
-  storedExtra: Uint8Array,
+  storedDerived: Uint8Array,
   common: Common,
   verify = false,
   headerRules?: (number: bigint) => HeaderDecodeRules,
 ): BlockRecord {
-  const owned = new Uint8Array(storedRlp.length + storedExtra.length)
+  const owned = new Uint8Array(storedRlp.length + storedDerived.length)
   owned.set(storedRlp)
-  owned.set(storedExtra, storedRlp.length)
+  owned.set(storedDerived, storedRlp.length)
   const rlp = owned.subarray(0, storedRlp.length)
-  const extra = owned.subarray(storedRlp.length)
-  const [decodedBlock, extraRecord] = readStored(
+  const derived = owned.subarray(storedRlp.length)
+  const [decodedBlock, derivedRecord] = readStored(
     'a stored block',
-    () => [decodeBlock(rlp, headerRules), readExtra(extra)] as const,
+    () => [decodeBlock(rlp, headerRules), readDerived(derived)] as const,
   )
   const { header: rsk, txsRlp } = decodedBlock
   const header = headerFields(rsk)
   // a fork's blocks carry the format of their height, as the block builder gave it them (their raw header and
   // hash depend on it, docs/reference-rules.md#rule-network-activations)
   if (headerRules !== undefined) header.format = headerRules(header.number)
-  const { hash, hashForMergedMining, totalDifficulty, txs: txExtras } = extraRecord
+  const { hash, hashForMergedMining, totalDifficulty, txs: txEntries } = derivedRecord
   if (verify && !bytesEqual(headerHash(header), hash)) {
     throw new StorageCorruptError(`block ${header.number}: the stored header does not hash to 0x${toKey(hash)}`)
   }
-  if (txExtras.length !== txsRlp.length)
+  if (txEntries.length !== txsRlp.length)
     throw new StorageCorruptError(`block ${header.number}: receipts do not match the transactions`)
   const transactions: TxRecord[] = txsRlp.map((txRlp, index) => {
-    const { from, contractAddress, receipt: receiptRlp, firstLogIndex } = txExtras[index]!
+    const { from, contractAddress, receipt: receiptRlp, firstLogIndex } = txEntries[index]!
     const receipt =
       receiptRlp.length === 0 ? prunedReceipt() : new StoredReceipt(receiptRlp, firstLogIndex, contractAddress)
     // the Remasc transaction (last in every mined block) is the reference's unsigned one
@@ -225,7 +226,7 @@ function decodeStoredReceipt(receiptRlp: Uint8Array, withLogs: boolean): ReturnT
 
 /**
  * A receipt's decoded logs as log records, numbered across the block from `firstLogIndex` (the block-wide index
- * of the receipt's first log, as the extra RLP stores it; reference LogFilterElement's logIndex).
+ * of the receipt's first log, as the derived RLP stores it; reference LogFilterElement's logIndex).
  */
 export function indexedLogs(
   logs: readonly { address: Uint8Array; topics: Uint8Array[]; data: Uint8Array }[],

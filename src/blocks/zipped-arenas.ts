@@ -1,25 +1,30 @@
 /**
  * Where the in-memory block backend keeps its compressed chunks (src/blocks/block-chunks.ts;
- * docs/architecture.md#storage): packed back to back into a few large arenas instead of one malloc block each.
+ * docs/architecture.md#storage): stored back to back in a few large arenas instead of one malloc block each.
  *
  * A compressed chunk is ~60-90 KB. Held as a buffer of its own it is served from glibc's main malloc heap (its
  * mmap threshold rises above such sizes once any larger mapped block is freed, as the chunks being written are),
  * where it lands between the short-lived buffers of requests and blocks; the heap then cannot shrink past it and
  * its holes get split by small allocations, so the process's resident memory grows faster than the chunks it
  * holds. Arenas larger than the largest threshold glibc ever sets are mapped on their own, and their pages become
- * resident only as chunks are written into them (src/state/packed-states.ts measured the same for state nodes).
+ * resident only as chunks are written into them (src/util/mmap-chunk.ts; measured the same for state nodes).
  *
  * A chunk released (its bytes changed: receipts pruned, a truncation) leaves a hole in its arena; once an arena
  * other than the one being filled holds more holes than chunks, its chunks are copied into the one being filled
  * and it is dropped, so pruning gives memory back.
+ *
+ * The arenas are not src/util/chunked-bytes.ts (whose chunks are addressed by their index and never move): an
+ * arena is dropped from the middle of the list once it is mostly holes and its chunks move, so a compressed chunk
+ * is addressed by a view its holder keeps (rewritten when it moves), and each arena counts its live bytes and
+ * holders.
  */
-import { PACKED_CHUNK_BYTES } from '../state/packed-states.js'
+import { MMAP_CHUNK_BYTES } from '../util/mmap-chunk.js'
 
 /**
- * Bytes per arena: the packed state store's chunk size (just over 32 MiB, above glibc's largest mmap threshold),
- * ~90 000 blocks with a transfer at ~0.35 KB compressed each. Untouched pages cost no resident memory.
+ * Bytes per arena: a chunk glibc keeps mapped on its own (src/util/mmap-chunk.ts: just over 32 MiB, above its largest
+ * mmap threshold), ~90 000 blocks with a transfer at ~0.35 KB compressed each. Untouched pages cost no resident memory.
  */
-export const ZIPPED_ARENA_BYTES = PACKED_CHUNK_BYTES
+export const ZIPPED_ARENA_BYTES = MMAP_CHUNK_BYTES
 
 /** Something holding compressed bytes in an arena: the arenas move them by rewriting `zipped`. */
 export interface ZippedHolder {
@@ -49,7 +54,7 @@ export interface ZippedArenaStats {
   compactions: number
 }
 
-/** Compressed byte strings packed into large arenas (see the module documentation). */
+/** Compressed byte strings stored back to back in large arenas (see the module documentation). */
 export class ZippedArenas {
   private readonly arenas: Arena[] = []
   private compactions = 0

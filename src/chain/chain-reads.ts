@@ -1,105 +1,67 @@
 /**
- * The read side of the chain and the parts it holds (src/chain/chain.ts extends it with every change): the parts
- * assembled by src/chain/chain-setup.ts, block and transaction reads (src/blocks/block-store.ts), the clock and the
- * next block's context (src/chain/dev/dev-state.ts), the `pending` block (src/chain/mining/block-builder.ts), and
- * calls, estimates and state reads (src/chain/queries/state-queries.ts) — those touching the VM or state run inside the
- * queue.
+ * The read side of the chain (`Chain.reads`): block and transaction reads (src/blocks/block-store.ts), the clock and
+ * the next block's context (src/chain/dev/dev-state.ts), the `pending` block (src/chain/mining/block-builder.ts),
+ * and calls, estimates and state reads (src/chain/queries/state-queries.ts) — those touching the VM or state run
+ * inside the chain's queue. The changes are Chain's own (src/chain/chain.ts).
  */
-import { EventEmitter } from 'node:events'
 import type { Common } from '@ethereumjs/common'
-import type { AppliedTx, BlockContext, CallRequest, CallResult, Executor } from '../execution/executor.js'
+import type { BlockContext, CallRequest, CallResult, Executor } from '../execution/executor.js'
 import type { CallOverrides } from '../execution/state-override.js'
 import type { Unitrie } from '../unitrie/unitrie.js'
-import type { PoolTx, TxPool } from '../txpool/pool.js'
+import type { PoolTx } from '../txpool/pool.js'
 import type { BlockRecord, LogBlock } from '../types/records.js'
 import { toKey } from '../util/bytes.js'
-import { SerialQueue } from '../util/serial-queue.js'
-import type { BlockBuilder, BlockTx, OnExecuted } from './mining/block-builder.js'
-import type { BlockStore, TxLocation } from '../blocks/block-store.js'
+import type { SerialQueue } from '../util/serial-queue.js'
+import type { TxLocation } from '../blocks/block-store.js'
 import type { ChainOptions } from './chain-options.js'
-import { assembleParts } from './chain-setup.js'
-import type { MergedMiningSource } from './mining/consensus.js'
-import type { DevState } from './dev/dev-state.js'
-import type { LiveState } from './live-state.js'
-import { contextOf, type StateQueries } from './queries/state-queries.js'
-import type { ChainStorage } from '../db/chain-storage.js'
-import type { TxSubmission } from './mining/tx-submission.js'
+import type { ChainParts } from './chain-setup.js'
+import { contextOf } from './queries/state-queries.js'
 
-/** The chain's parts and reads; `Chain` (src/chain/chain.ts) is the one concrete chain. */
-export abstract class ChainReads extends EventEmitter {
-  /** The single writer; also used for every read that touches the VM/state. */
-  readonly queue = new SerialQueue()
-  /** The canonical blocks and their indexes (encoded in memory, or read back from the database). */
-  protected blocks!: BlockStore
-  /** The clock, next-block overrides and mining targets (evm_increaseTime, evm_setNextBlockTimestamp, …). */
-  protected dev!: DevState
-  callGasCap!: bigint
-  gasEstimationCap!: bigint
-  /** See {@link ChainOptions.executionTimeoutMs}. */
-  executionTimeoutMs!: number
+/** What the reads run against: the chain's queue, its executor and options (replaced together on Chain.reopen). */
+export interface ReadContext {
+  /** The chain's single writer; also used for every read that touches the VM/state. */
+  queue: SerialQueue
+  executor: Executor
+  opts: ChainOptions
+}
 
-  /** The pool, pool submission and automine (src/chain/mining/tx-submission.ts). */
-  protected submission!: TxSubmission
-
-  /** Transactions waiting to be mined (owned by the submission path). */
-  protected get pool(): TxPool {
-    return this.submission.pool
-  }
-  /** Building, sealing and the pending block (src/chain/mining/block-builder.ts). */
-  protected builder!: BlockBuilder
-  /** Calls, estimates and state reads (src/chain/queries/state-queries.ts). */
-  protected queries!: StateQueries
-  /** In-place state changes, state-file capture and import (src/chain/live-state.ts). */
-  protected live!: LiveState
-
-  /** The chain's database, if persistent. */
-  protected readonly database: ChainStorage | undefined
-
-  /** Fork mode: the local root of the fork block's state (what a reset goes back to). */
-  protected forkRoot: Uint8Array | undefined
-
-  protected constructor(
-    /** The executor (replaced when the chain starts over on another fork: Chain.reopen). */
-    public executor: Executor,
-    protected opts: ChainOptions,
-  ) {
-    super()
-    this.database = opts.storage
-    this.setMaxListeners(0)
-    this.assemble(executor, opts)
-  }
-
-  /** Builds the parts over `executor` (at creation, and when the chain starts over: Chain.reopen). */
-  protected assemble(executor: Executor, opts: ChainOptions): void {
-    this.executor = executor
-    this.opts = opts
-    const parts = assembleParts(executor, opts, {
-      queue: this.queue,
-      emit: (event, ...args) => this.emit(event, ...args),
-      head: () => this.head,
-      nextContext: () => this.nextContext(),
-      computePending: () => this.computePending(),
-      mineWith: (ctx, txs, onExecuted) => this.mineWith(ctx, txs, undefined, onExecuted),
-    })
-    ;({ blocks: this.blocks, dev: this.dev, builder: this.builder, submission: this.submission } = parts)
-    ;({ live: this.live, queries: this.queries, callGasCap: this.callGasCap, forkRoot: this.forkRoot } = parts)
-    ;({ gasEstimationCap: this.gasEstimationCap, executionTimeoutMs: this.executionTimeoutMs } = parts)
-  }
-
+/**
+ * The chain's reads over one set of parts (src/chain/chain-setup.ts): `Chain.reads`. A chain that starts over
+ * (Chain.reopen) builds new parts and a new `ChainReads`; callers read `chain.reads` each time instead of keeping it.
+ */
+export class ChainReads {
   /**
-   * Mines one block with the given transactions (they must be valid in order) — or an empty block
-   * (src/chain/chain.ts). Must run inside the queue.
+   * @param parts the parts of the chain (block store, clock, builder, submission, queries)
+   * @param ctx the chain's queue, executor and options
    */
-  protected abstract mineWith(
-    ctx: BlockContext,
-    txs: BlockTx[],
-    mm?: MergedMiningSource,
-    onExecuted?: OnExecuted,
-  ): Promise<{ block: BlockRecord; applied: AppliedTx[] }>
+  constructor(
+    private readonly parts: ChainParts,
+    private readonly ctx: ReadContext,
+  ) {}
+
+  /** The executor these reads run on (the chain's current one). */
+  get executor(): Executor {
+    return this.ctx.executor
+  }
+
+  /** eth_call gas cap (gas). */
+  get callGasCap(): bigint {
+    return this.parts.callGasCap
+  }
+
+  /** eth_estimateGas cap (gas). */
+  get gasEstimationCap(): bigint {
+    return this.parts.gasEstimationCap
+  }
+
+  /** See {@link ChainOptions.executionTimeoutMs} (milliseconds). */
+  get executionTimeoutMs(): number {
+    return this.parts.executionTimeoutMs
+  }
 
   /** Fork mode: the number of the fork block (blocks at or below it are the remote's); undefined otherwise. */
   get forkBlockNumber(): bigint | undefined {
-    return this.opts.fork?.block.header.number
+    return this.ctx.opts.fork?.block.header.number
   }
 
   /**
@@ -108,38 +70,38 @@ export abstract class ChainReads extends EventEmitter {
    * @throws ForkRemoteError (-32000) when the remote cannot answer
    */
   prefetch(accounts: readonly (Uint8Array | undefined)[]): Promise<void> | undefined {
-    const fork = this.opts.fork
+    const fork = this.ctx.opts.fork
     if (fork === undefined) return undefined
     return fork.source.prefetch(accounts.filter((a): a is Uint8Array => a !== undefined))
   }
 
   /** The EIP-155 chain id. */
   get chainId(): bigint {
-    return this.opts.common.chainId()
+    return this.ctx.opts.common.chainId()
   }
 
   /** The Common used for transactions. */
   get common(): Common {
-    return this.opts.common
+    return this.ctx.opts.common
   }
 
   /** The canonical head block. */
   get head(): BlockRecord {
-    return this.blocks.head
+    return this.parts.blocks.head
   }
 
   /**
    * Canonical block by number, or undefined. Old blocks are decoded from the block store's encodings (memory or
    * `--db`), recent and recently read ones come from its cache.
-   * @throws StorageCorruptError when the stored block does not decode (JSON-RPC -32000 at the boundary)
+   * @throws StorageCorruptError when the stored block does not decode (answered as an internal error, -32603)
    */
   blockByNumber(n: bigint): Promise<BlockRecord | undefined> {
-    return this.blocks.byNumber(n)
+    return this.parts.blocks.byNumber(n)
   }
 
   /** Canonical block by 32-byte hash, or undefined. */
   blockByHash(hash: Uint8Array): Promise<BlockRecord | undefined> {
-    return this.blocks.byBlockHash(hash)
+    return this.parts.blocks.byBlockHash(hash)
   }
 
   /**
@@ -152,22 +114,22 @@ export abstract class ChainReads extends EventEmitter {
     mayMatch: (bloom: Uint8Array) => boolean,
     receiptMayMatch?: (bloom: Uint8Array) => boolean,
   ): AsyncGenerator<LogBlock> {
-    return this.blocks.blocksWithBloom(from, to, mayMatch, receiptMayMatch)
+    return this.parts.blocks.blocksWithBloom(from, to, mayMatch, receiptMayMatch)
   }
 
   /** A mined transaction by hash, or undefined. */
   transaction(hash: Uint8Array): Promise<TxLocation | undefined> {
-    return this.blocks.transaction(hash)
+    return this.parts.blocks.transaction(hash)
   }
 
   /** Current time for the next block, in seconds (wall clock + evm_increaseTime offset). */
   now(): bigint {
-    return this.dev.now()
+    return this.parts.dev.now()
   }
 
   /** Seconds the next block's clock is moved forward (evm_increaseTime), 0 when none. */
   get timeOffset(): bigint {
-    return this.dev.timeOffset
+    return this.parts.dev.timeOffset
   }
 
   /**
@@ -175,12 +137,12 @@ export abstract class ChainReads extends EventEmitter {
    * for calls and estimates); see {@link DevState.nextContext}.
    */
   nextContext(): BlockContext {
-    return this.dev.nextContext(this.head.header)
+    return this.parts.dev.nextContext(this.head.header)
   }
 
   /** Bumped whenever the pool changes (cache keys). */
   get poolVersion(): number {
-    return this.pool.version
+    return this.parts.submission.pool.version
   }
 
   /** Context of an existing block (calls "at" a past block run in that block's context). */
@@ -193,8 +155,8 @@ export abstract class ChainReads extends EventEmitter {
    * is about to be dropped (docs/reference-rules.md#rule-pool-outdated).
    */
   pooled(hash: Uint8Array): PoolTx | undefined {
-    const p = this.pool.get(hash)
-    return p === undefined || this.submission.isOutdated(p) ? undefined : p
+    const p = this.parts.submission.pool.get(hash)
+    return p === undefined || this.parts.submission.isOutdated(p) ? undefined : p
   }
 
   /**
@@ -204,18 +166,18 @@ export abstract class ChainReads extends EventEmitter {
    * pool or the live state changes. Its state root stays readable, so `pending` state reads see the pool's effects.
    */
   pendingBlock(): Promise<BlockRecord> {
-    return this.queue.run(() => this.computePending())
+    return this.ctx.queue.run(() => this.computePending())
   }
 
-  /** The pending block, inside the queue. */
-  private computePending(): Promise<BlockRecord> {
+  /** The pending block, inside the queue (the parts' host calls it). */
+  computePending(): Promise<BlockRecord> {
     // (outdated transactions leave first, so that the cache key sees the pool without them)
-    this.submission.dropOutdated()
-    return this.builder.pending(
-      () => `${this.head.hashKey}:${this.pool.version}:${toKey(this.executor.stateRoot)}`,
+    this.parts.submission.dropOutdated()
+    return this.parts.builder.pending(
+      () => `${this.head.hashKey}:${this.parts.submission.pool.version}:${toKey(this.ctx.executor.stateRoot)}`,
       () => this.nextContext(),
-      (ctx) => this.submission.pickForBlock(ctx),
-      (p, err) => this.submission.drop(p, err.message),
+      (ctx) => this.parts.submission.pickForBlock(ctx),
+      (p, err) => this.parts.submission.drop(p, err.message),
     )
   }
 
@@ -226,13 +188,13 @@ export abstract class ChainReads extends EventEmitter {
    *   beyond the kept states (the JSON-RPC answers: docs/architecture.md#errors)
    */
   call(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<CallResult> {
-    if (this.opts.fork) {
-      return this.queue.run(async () => {
+    if (this.ctx.opts.fork) {
+      return this.ctx.queue.run(async () => {
         await this.prefetch([req.from, req.to])
-        return this.queries.call(req, block, over)
+        return this.parts.queries.call(req, block, over)
       })
     }
-    return this.queue.run(() => this.queries.call(req, block, over))
+    return this.ctx.queue.run(() => this.parts.queries.call(req, block, over))
   }
 
   /**
@@ -241,41 +203,42 @@ export abstract class ChainReads extends EventEmitter {
    *   transfer"; StateNotFoundError beyond the kept states
    */
   estimateGas(req: CallRequest, block: BlockRecord | 'pending', over: CallOverrides = {}): Promise<bigint> {
-    return this.queue.run(() => this.queries.estimateGas(req, block, over))
+    return this.ctx.queue.run(() => this.parts.queries.estimateGas(req, block, over))
   }
 
   /** Account fields at a block (inside the queue). */
   account(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.queries.account(address, block))
+    return this.ctx.queue.run(() => this.parts.queries.account(address, block))
   }
 
   /** Code at a block (inside the queue). */
   code(address: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.queries.code(address, block))
+    return this.ctx.queue.run(() => this.parts.queries.code(address, block))
   }
 
   /** Storage word at a block (inside the queue). */
   storage(address: Uint8Array, slot: Uint8Array, block: BlockRecord | 'pending') {
-    return this.queue.run(() => this.queries.storage(address, slot, block))
+    return this.ctx.queue.run(() => this.parts.queries.storage(address, slot, block))
   }
 
   /** Raw bytes of a storage cell at a block, `key32` a 32-byte word (inside the queue). @throws StateNotFoundError */
   storageBytes(address: Uint8Array, key32: Uint8Array, block: BlockRecord | 'pending'): Promise<Uint8Array> {
-    return this.queue.run(() => this.queries.storageBytes(address, key32, block))
+    return this.ctx.queue.run(() => this.parts.queries.storageBytes(address, key32, block))
   }
 
   /**
    * The Unitrie of a block's state, for proofs (inside the queue). @throws StateNotFoundError beyond the kept states
    */
   stateTrie(block: BlockRecord | 'pending'): Promise<Unitrie> {
-    return this.queue.run(() => this.queries.stateTrie(block))
+    return this.ctx.queue.run(() => this.parts.queries.stateTrie(block))
   }
 
   /** The state root `block`'s transactions ran on: its parent's, or the in-place-changed state they ran on. */
   async preStateRoot(block: BlockRecord): Promise<Uint8Array | undefined> {
     // mined here since the start, or recorded with the block in the database
-    const changed = this.builder.changedPreStateRoot(block) ?? (await this.database?.preStateRoot(block.header.number))
-    return changed ?? this.builder.preStateRoot(block)
+    const changed =
+      this.parts.builder.changedPreStateRoot(block) ?? (await this.ctx.opts.storage?.preStateRoot(block.header.number))
+    return changed ?? this.parts.builder.preStateRoot(block)
   }
 
   /**
@@ -288,6 +251,6 @@ export abstract class ChainReads extends EventEmitter {
 
   /** Block context and state root to run or read at (inside the queue). */
   private stateFor(block: BlockRecord | 'pending'): Promise<{ ctx: BlockContext; root: Uint8Array }> {
-    return this.queries.stateFor(block)
+    return this.parts.queries.stateFor(block)
   }
 }

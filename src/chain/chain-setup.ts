@@ -167,7 +167,6 @@ export async function startChain(
         blocks: parts.blocks,
         common: opts.common,
         network: opts.network,
-        onProgress: opts.onProgress,
       })
     : 'new'
   if (restored === 'new') append(genesis)

@@ -1,11 +1,11 @@
 /**
  * The chain: the one serialized writer (its queue) that sequences the parts below and emits the chain's events
  * (docs/architecture.md#single-writer, docs/architecture.md#events). Each part holds one job and emits no
- * events; only the submission path runs tasks on the queue itself (for its answer before the seal):
+ * events; only the submission path runs tasks on the queue itself (for its answer before the block is finished):
  * - block-store.ts: the canonical blocks, the hash and transaction indexes;
  * - dev-state.ts, snapshots.ts: the clock offset, next-block overrides, mining targets; evm_snapshot records;
- * - block-builder.ts: building and sealing blocks, the genesis, the `pending` block;
- * - tx-submission.ts: the pool, pool submission and automine (the answer-before-seal path);
+ * - block-builder.ts: building and assembling blocks, the genesis, the `pending` block;
+ * - tx-submission.ts: the pool, pool submission and automine (its early answer);
  * - state-queries.ts: calls, estimates (with their memo and overrides) and state reads;
  * - live-state.ts: in-place state changes, state-file capture and import; chain-restore.ts: continuing `--db`;
  * - block-commit.ts: a mined block built, written to `--db` and appended; rewind.ts: snapshot, revert, reset;
@@ -14,7 +14,7 @@
  *
  * Events: `block` (BlockRecord) after every appended block; `removedBlocks` (BlockRecord[], highest first) after
  * a revert or reset; `pendingTransaction` (hash, from) and `droppedTransaction` (hash, reason) from the pool;
- * `console` (ConsoleLogEvent); `internalError` (err) for a failure while sealing an already-answered block.
+ * `console` (ConsoleLogEvent); `internalError` (err) for a failure while finishing an already-answered block.
  */
 import type { AppliedTx, BlockContext, Executor } from '../execution/executor.js'
 import type { MergedMiningFields } from '../rsk/merged-mining/merged-mining.js'
@@ -26,8 +26,10 @@ import type { ChainOptions } from './chain-options.js'
 import type { EncodedBlock } from '../blocks/block-codec.js'
 import { commitBlock, type CommitParts } from './mining/block-commit.js'
 import type { MergedMiningSource, MiningWork } from './mining/consensus.js'
-import { createChainExecutor, startChain } from './chain-setup.js'
+import { assembleParts, createChainExecutor, startChain, type ChainParts } from './chain-setup.js'
+import { SerialQueue } from '../util/serial-queue.js'
 import type { ChainCapture } from './live-state.js'
+import { EventEmitter } from 'node:events'
 import { ChainReads } from './chain-reads.js'
 import { Rewinds } from './dev/rewind.js'
 import type { TxToSubmit } from './mining/tx-submission.js'
@@ -40,38 +42,63 @@ export type { ConsoleLogEvent } from './queries/state-queries.js'
 export type { TxLocation } from '../blocks/block-store.js'
 export type { TxToSubmit } from './mining/tx-submission.js'
 
+/** One assembly of the chain over an executor: replaced whole when the chain starts over (Chain.reopen). */
+interface ChainAssembly {
+  executor: Executor
+  opts: ChainOptions
+  parts: ChainParts
+  reads: ChainReads
+  /** evm_snapshot, evm_revert and resets (src/chain/dev/rewind.ts). */
+  rewinds: Rewinds
+  /** What a mined block is committed with (src/chain/mining/block-commit.ts). */
+  commit: CommitParts
+}
+
 /**
  * The chain state machine. All mutating operations and all VM access run through {@link Chain.queue}; nothing
- * outside writes its fields (automine, the clock, the sealing gate change through methods only). Its parts and the
- * reads (blocks, state, calls, the pending block) are in {@link ChainReads} (src/chain/chain-reads.ts).
+ * outside writes its fields (automine, the clock, the finishing-block gate change through methods only). Its parts are
+ * built by src/chain/chain-setup.ts; its reads (blocks, state, calls, the pending block) are {@link Chain.reads}
+ * (src/chain/chain-reads.ts).
  */
-export class Chain extends ChainReads {
-  /** evm_snapshot, evm_revert and resets (src/chain/dev/rewind.ts). */
-  private rewinds!: Rewinds
-  /** What a mined block is committed with (src/chain/mining/block-commit.ts). */
-  private commit!: CommitParts
+export class Chain extends EventEmitter {
+  /** The single writer; also used for every read that touches the VM/state. */
+  readonly queue = new SerialQueue()
   /** The predicates of {@link wantRemovedBlocks} (kept for the rewinds of a reopened chain). */
   private readonly removedWanted: (() => boolean)[] = []
+  private assembly: ChainAssembly
 
   private constructor(executor: Executor, opts: ChainOptions) {
-    super(executor, opts)
-    this.assembleRewinds(executor, opts)
+    super()
+    this.setMaxListeners(0)
+    this.assembly = this.assemble(executor, opts)
   }
 
-  private assembleRewinds(executor: Executor, opts: ChainOptions): void {
-    const { blocks, builder, dev, database, forkRoot } = this
-    this.rewinds = new Rewinds({
+  /** Builds the parts, the reads, the rewinds and the commit over `executor` (at creation and on reopen). */
+  private assemble(executor: Executor, opts: ChainOptions): ChainAssembly {
+    const parts = assembleParts(executor, opts, {
+      queue: this.queue,
+      emit: (event, ...args) => this.emit(event, ...args),
+      head: () => this.reads.head,
+      nextContext: () => this.reads.nextContext(),
+      computePending: () => this.reads.computePending(),
+      mineWith: (ctx, txs, onExecuted) => this.mineWith(ctx, txs, undefined, onExecuted),
+    })
+    const reads = new ChainReads(parts, { queue: this.queue, executor, opts })
+    const { blocks, builder, dev, forkRoot } = parts
+    const database = opts.storage
+    const rewinds = new Rewinds({
       ...{ executor, blocks, builder, dev, database, forkRoot },
-      pool: () => this.pool,
+      pool: () => parts.submission.pool,
       emitRemoved: (removed) => this.emit('removedBlocks', removed),
     })
-    for (const p of this.removedWanted) this.rewinds.wantRemovedBlocks(p)
-    this.commit = {
+    for (const p of this.removedWanted) rewinds.wantRemovedBlocks(p)
+    const commit: CommitParts = {
       ...{ executor, blocks, builder, database },
       transactionBlockKeeper: opts.transactionBlockKeeper,
-      prefetch: opts.fork && ((accounts) => this.prefetch(accounts)),
+      prefetch: opts.fork && ((accounts) => reads.prefetch(accounts)),
       append: (block, enc) => this.append(block, enc),
     }
+    return { executor, opts, parts, reads, rewinds, commit }
   }
 
   /**
@@ -81,17 +108,34 @@ export class Chain extends ChainReads {
    */
   static async create(opts: ChainOptions): Promise<Chain> {
     let chain: Chain | undefined
-    const executor = await createChainExecutor(opts, () => chain?.blocks)
+    const executor = await createChainExecutor(opts, () => chain?.assembly.parts.blocks)
     const created = (chain = new Chain(executor, opts))
-    await startChain(opts, executor, { blocks: created.blocks, builder: created.builder }, (genesis) =>
-      created.append(genesis),
-    )
+    const { blocks, builder } = created.assembly.parts
+    await startChain(opts, executor, { blocks, builder }, (genesis) => created.append(genesis))
     return created
+  }
+
+  /**
+   * The chain's reads: blocks, transactions, the clock, the pending block, calls, estimates and state
+   * (src/chain/chain-reads.ts). Read it at each use: a chain that starts over (reopen) has new reads.
+   */
+  get reads(): ChainReads {
+    return this.assembly.reads
+  }
+
+  /** The executor (replaced when the chain starts over on another fork: {@link reopen}). */
+  get executor(): Executor {
+    return this.assembly.executor
+  }
+
+  /** The parts of the current assembly (src/chain/chain-setup.ts). */
+  private get parts(): ChainParts {
+    return this.assembly.parts
   }
 
   /** Stops using the chain's database (after the queue drains). Idempotent. */
   close(): Promise<void> {
-    return this.queue.run(() => this.database?.close())
+    return this.queue.run(() => this.assembly.opts.storage?.close())
   }
 
   /**
@@ -101,7 +145,7 @@ export class Chain extends ChainReads {
    */
   wantRemovedBlocks(predicate: () => boolean): void {
     this.removedWanted.push(predicate)
-    this.rewinds.wantRemovedBlocks(predicate)
+    this.assembly.rewinds.wantRemovedBlocks(predicate)
   }
 
   /**
@@ -114,26 +158,28 @@ export class Chain extends ChainReads {
    */
   reopen(opts: ChainOptions): Promise<void> {
     return this.queue.run(async () => {
-      if (opts.storage !== undefined || this.database !== undefined) throw new Error('a chain with --db cannot reopen')
-      const executor = await createChainExecutor(opts, () => this.blocks)
-      await this.rewinds.reset()
+      if (opts.storage !== undefined || this.assembly.opts.storage !== undefined) {
+        throw new Error('a chain with --db cannot reopen')
+      }
+      const executor = await createChainExecutor(opts, () => this.parts.blocks)
+      await this.assembly.rewinds.reset()
       const automine = this.automine
       executor.consoleLog = this.executor.consoleLog
-      this.assemble(executor, opts)
-      this.assembleRewinds(executor, opts)
+      this.assembly = this.assemble(executor, opts)
       this.setAutomine(automine)
-      await startChain(opts, executor, { blocks: this.blocks, builder: this.builder }, (first) => this.append(first))
+      const { blocks, builder } = this.parts
+      await startChain(opts, executor, { blocks, builder }, (first) => this.append(first))
     })
   }
 
   /** Whether instant mining is on (transactions are mined as they arrive). */
   get automine(): boolean {
-    return this.submission.automine
+    return this.parts.submission.automine
   }
 
   /** Turns instant mining on or off (the miner: evm_setAutomine, evm_start/stopMining). */
   setAutomine(on: boolean): void {
-    this.submission.setAutomine(on)
+    this.parts.submission.setAutomine(on)
   }
 
   // ---- dev-chain controls (evm_*, anvil_*/hardhat_*): src/chain/dev/dev-state.ts, src/chain/dev/rewind.ts ----
@@ -144,7 +190,7 @@ export class Chain extends ChainReads {
    * @returns the accumulated offset, seconds
    */
   increaseTime(seconds: bigint): bigint {
-    return this.dev.increaseTime(seconds)
+    return this.parts.dev.increaseTime(seconds)
   }
 
   /**
@@ -153,12 +199,12 @@ export class Chain extends ChainReads {
    * @throws InvalidArgumentError when not after the head's timestamp
    */
   setNextBlockTimestamp(timestamp: bigint): void {
-    this.dev.setNextBlockTimestamp(timestamp, this.head.header.timestamp)
+    this.parts.dev.setNextBlockTimestamp(timestamp, this.reads.head.header.timestamp)
   }
 
   /** The coinbase (20 bytes) of blocks mined from now on (anvil_setCoinbase). */
   setCoinbase(address: Uint8Array): void {
-    this.dev.setCoinbase(address)
+    this.parts.dev.setCoinbase(address)
   }
 
   /**
@@ -166,14 +212,14 @@ export class Chain extends ChainReads {
    * (hardhat_setMinGasPrice; later blocks follow the reference band around it).
    */
   setMinGasPrice(wei: bigint): void {
-    this.dev.setMinGasPrice(wei)
-    this.builder.invalidatePending()
+    this.parts.dev.setMinGasPrice(wei)
+    this.parts.builder.invalidatePending()
   }
 
   /** Sets the block gas limit of the next block and the target after it (evm_setBlockGasLimit). */
   setBlockGasLimit(gas: bigint): void {
-    this.dev.setBlockGasLimit(gas)
-    this.builder.invalidatePending()
+    this.parts.dev.setBlockGasLimit(gas)
+    this.parts.builder.invalidatePending()
   }
 
   /**
@@ -181,7 +227,7 @@ export class Chain extends ChainReads {
    * @returns the snapshot id: 1, 2, … (the RPC shows it as "0x1", "0x2", …)
    */
   snapshot(): Promise<number> {
-    return this.queue.run(() => this.rewinds.snapshot())
+    return this.queue.run(() => this.assembly.rewinds.snapshot())
   }
 
   /**
@@ -191,7 +237,7 @@ export class Chain extends ChainReads {
    * @returns false for an unknown id
    */
   revertTo(id: number): Promise<boolean> {
-    return this.queue.run(() => this.rewinds.revertTo(id))
+    return this.queue.run(() => this.assembly.rewinds.revertTo(id))
   }
 
   /**
@@ -199,7 +245,7 @@ export class Chain extends ChainReads {
    * controls are cleared.
    */
   reset(): Promise<void> {
-    return this.queue.run(() => this.rewinds.reset())
+    return this.queue.run(() => this.assembly.rewinds.reset())
   }
 
   /**
@@ -211,9 +257,9 @@ export class Chain extends ChainReads {
   modifyState(change: (sm: UnitrieStateManager) => Promise<void>): Promise<void> {
     return this.queue.run(async () => {
       try {
-        await this.live.modify(change)
+        await this.parts.live.modify(change)
       } finally {
-        this.builder.invalidatePending()
+        this.parts.builder.invalidatePending()
       }
     })
   }
@@ -225,7 +271,7 @@ export class Chain extends ChainReads {
    * immutable, so it stays as captured while the chain goes on), blocks 1 … head and the head.
    */
   captureState(): Promise<ChainCapture> {
-    return this.queue.run(() => this.live.capture())
+    return this.queue.run(() => this.parts.live.capture())
   }
 
   /**
@@ -237,9 +283,9 @@ export class Chain extends ChainReads {
   replaceLiveState(build: (live: Unitrie) => Promise<Unitrie>): Promise<void> {
     return this.queue.run(async () => {
       try {
-        await this.live.replace(build)
+        await this.parts.live.replace(build)
       } finally {
-        this.builder.invalidatePending()
+        this.parts.builder.invalidatePending()
       }
     })
   }
@@ -247,7 +293,7 @@ export class Chain extends ChainReads {
   /**
    * Continues a dumped chain (`--load-state` of a node-cli state file): appends its blocks after the genesis and
    * makes `state` the live state. Only on a chain that has mined nothing and keeps no database.
-   * @param blocks `[blockRlp, extra]` of blocks 1 … head (src/db/chain-storage.ts encodings)
+   * @param blocks `[blockRlp, derived]` of blocks 1 … head (src/db/chain-storage.ts encodings)
    * @param state the live state of the dump (its root was checked by the caller)
    * @param onProgress receives the `importing blocks` step (blocks checked of all, throttled)
    * @throws Error when the chain is not fresh or a block does not decode or follow its parent
@@ -258,14 +304,14 @@ export class Chain extends ChainReads {
     onProgress?: ProgressListener,
   ): Promise<void> {
     return this.queue.run(async () => {
-      await this.live.importChain(blocks, state, onProgress)
-      this.builder.invalidatePending()
+      await this.parts.live.importChain(blocks, state, onProgress)
+      this.parts.builder.invalidatePending()
     })
   }
 
   /** Removes a pool transaction (anvil_dropTransaction). @returns true when it was in the pool */
   dropTransaction(hash: Uint8Array): Promise<boolean> {
-    return this.queue.run(() => this.pool.remove(hash) !== undefined)
+    return this.queue.run(() => this.parts.submission.pool.remove(hash) !== undefined)
   }
 
   // ---- merged-mining work (mnr_getWork / mnr_submitBitcoinBlock*): src/chain/mining/work-blocks.ts ----
@@ -275,7 +321,7 @@ export class Chain extends ChainReads {
    * executed without committing, with its hashForMergedMining (RSKIP110 fork detection data from block 449).
    */
   buildWork(): Promise<MiningWork> {
-    return this.queue.run(() => buildWorkBlock(this.nextContext(), this.workParts()))
+    return this.queue.run(() => buildWorkBlock(this.reads.nextContext(), this.workParts()))
   }
 
   /**
@@ -283,12 +329,13 @@ export class Chain extends ChainReads {
    * @throws StaleWorkError when the best block or its state changed since the work was built
    */
   submitWork(work: MiningWork, mm: MergedMiningFields): Promise<BlockRecord> {
-    return this.queue.run(() => mineWorkBlock(work, mm, this.workParts(), this.pool))
+    return this.queue.run(() => mineWorkBlock(work, mm, this.workParts(), this.parts.submission.pool))
   }
 
   /** The parts the merged-mining work blocks use (src/chain/mining/work-blocks.ts). */
   private workParts(): WorkParts {
-    const { executor, blocks, builder, submission } = this
+    const { executor } = this
+    const { blocks, builder, submission } = this.parts
     return { executor, blocks, builder, submission, mineWith: (ctx, txs, mm) => this.mineWith(ctx, txs, mm) }
   }
 
@@ -300,9 +347,9 @@ export class Chain extends ChainReads {
    * mined, then the -32015 error is raised (reference EthModuleTransactionInstant).
    *
    * With automine on and no database, the answer is given as soon as the submitted transaction has executed:
-   * the rest of its block (Remasc, roots, merged mining, sealing) is finished right after the answer is on its
-   * way (see {@link sealing}), so the client's turnaround overlaps the sealing. Every RPC request waits for
-   * {@link sealing} first, so no request can observe the chain before the block is appended. With `--db` the
+   * the rest of its block (Remasc, roots, merged mining, assembly) is finished right after the answer is on its
+   * way (see {@link finishingBlock}), so the client's turnaround overlaps the finishing. Every RPC request waits
+   * for {@link finishingBlock} first, so no request can observe the chain before the block is appended. With `--db` the
    * answer waits until the block is written (a mined block is never lost to a crash after its answer).
    * @param tx signed (or impersonation) legacy transaction, or a function building it with the sender's
    *   pending nonce (called inside the queue, so concurrent sends from one account get consecutive nonces)
@@ -314,30 +361,30 @@ export class Chain extends ChainReads {
    *   mined (docs/reference-rules.md#rule-send-deadline)
    */
   submit(tx: TxToSubmit, from: Uint8Array, opts: { allowMissingSender?: boolean } = {}): Promise<{ hash: Uint8Array }> {
-    return this.submission.submit(tx, from, opts)
+    return this.parts.submission.submit(tx, from, opts)
   }
 
   /**
    * Completes while a block whose transaction was already answered is being finished (see {@link submit});
    * undefined when none is. The RPC layer awaits it before running any request. It never rejects: a failure of
-   * that sealing other than the transaction's own error is emitted as `internalError` (err) instead.
+   * that finishing other than the transaction's own error is emitted as `internalError` (err) instead.
    */
-  get sealing(): Promise<void> | undefined {
-    return this.submission.sealing
+  get finishingBlock(): Promise<void> | undefined {
+    return this.parts.submission.finishingBlock
   }
 
   /**
    * Pending (executable) and queued (after a nonce gap) pool transactions, each by sender then nonce.
    */
   poolContent(): Promise<{ pending: PoolTx[]; queued: PoolTx[] }> {
-    return this.queue.run(() => this.submission.content())
+    return this.queue.run(() => this.parts.submission.content())
   }
 
   /**
    * The next nonce of `address` counting its executable pool transactions (the `pending` nonce).
    */
   pendingNonce(address: Uint8Array): Promise<bigint> {
-    return this.queue.run(() => this.submission.pendingNonce(address))
+    return this.queue.run(() => this.parts.submission.pendingNonce(address))
   }
 
   /**
@@ -347,8 +394,8 @@ export class Chain extends ChainReads {
    */
   mineBlock(): Promise<BlockRecord> {
     return this.queue.run(async () => {
-      const ctx = this.nextContext()
-      return (await this.submission.mineFromPool(ctx, await this.submission.pickForBlock(ctx))).block
+      const ctx = this.reads.nextContext()
+      return (await this.parts.submission.mineFromPool(ctx, await this.parts.submission.pickForBlock(ctx))).block
     })
   }
 
@@ -356,13 +403,13 @@ export class Chain extends ChainReads {
    * Mines one block with the given transactions (they must be valid in order) — or an empty block
    * (src/chain/mining/block-commit.ts). Must run inside the queue.
    */
-  protected mineWith(
+  private mineWith(
     ctx: BlockContext,
     txs: BlockTx[],
     mm?: MergedMiningSource,
     onExecuted?: OnExecuted,
   ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
-    return commitBlock(this.commit, ctx, txs, mm, onExecuted)
+    return commitBlock(this.assembly.commit, ctx, txs, mm, onExecuted)
   }
 
   /**
@@ -370,13 +417,13 @@ export class Chain extends ChainReads {
    * @returns the new block
    */
   mineEmpty(): Promise<BlockRecord> {
-    return this.queue.run(async () => (await this.mineWith(this.nextContext(), [])).block)
+    return this.queue.run(async () => (await this.mineWith(this.reads.nextContext(), [])).block)
   }
 
-  protected append(block: BlockRecord, enc?: EncodedBlock): void {
+  private append(block: BlockRecord, enc?: EncodedBlock): void {
     // the clock controls apply to one block (reference MinerServerImpl.buildBlockToMine clears the offset)
-    this.dev.clearNextBlockControls()
-    this.blocks.add(block, enc)
+    this.parts.dev.clearNextBlockControls()
+    this.parts.blocks.add(block, enc)
     this.emit('block', block)
   }
 }

@@ -68,7 +68,7 @@ export class LiveState {
   /**
    * Continues a dumped chain: appends its blocks after the genesis to the block store and makes `state` the
    * live state. Only on a chain that has mined nothing and keeps no database.
-   * @param blocks `[blockRlp, extra]` of blocks 1 … head (src/db/chain-storage.ts encodings)
+   * @param blocks `[blockRlp, derived]` of blocks 1 … head (src/db/chain-storage.ts encodings)
    * @param state the live state of the dump (its root was checked by the caller)
    * @param onProgress receives the `importing blocks` step (blocks checked of all, every
    *   {@link BLOCKS_PER_REPORT} blocks, throttled)
@@ -87,14 +87,14 @@ export class LiveState {
     let parent = this.blocks.head
     const report = onProgress && throttleProgress(onProgress)
     const total = blocks.length
-    for (const [rlp, extra] of blocks) {
+    for (const [rlp, derived] of blocks) {
       if (report !== undefined && checked.length % BLOCKS_PER_REPORT === 0)
         report({ phase: 'importing blocks', done: checked.length, total, unit: 'blocks' })
-      const block = decodeStoredBlock(rlp, extra, this.common, true)
+      const block = decodeStoredBlock(rlp, derived, this.common, true)
       if (block.header.number !== parent.header.number + 1n || toKey(block.header.parentHash) !== parent.hashKey) {
         throw new Error(`block ${block.header.number} does not follow block ${parent.header.number}`)
       }
-      checked.push({ enc: { rlp, extra }, hash: block.hash, txHashes: block.transactions.map((t) => t.hash) })
+      checked.push({ enc: { rlp, derived }, hash: block.hash, txHashes: block.transactions.map((t) => t.hash) })
       parent = block
     }
     const sm = this.executor.stateManager

@@ -52,7 +52,7 @@ export function banner(node: Node, o: CliOptions): string {
   lines.push(
     `${chalk.dim('Chain')}      ` +
       (o.db
-        ? `${path.join(o.db, 'chain')} (head #${internals(node).chain.head.header.number})`
+        ? `${path.join(o.db, 'chain')} (head #${internals(node).chain.reads.head.header.number})`
         : 'in memory (use --db <dir> to keep it)'),
   )
   lines.push(

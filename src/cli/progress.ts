@@ -1,6 +1,6 @@
 /**
- * The CLI's display of long work — a fork's start-up, a `--load-state` file read, a `--db` directory opened or
- * upgraded, the `--dump-state` file written on exit — fed by the node's progress reports (NodeConfig.onProgress).
+ * The CLI's display of long work — a fork's start-up, a `--load-state` file read, a `--db` directory opened, the
+ * `--dump-state` file written on exit — fed by the node's progress reports (NodeConfig.onProgress).
  *
  * Work that ends within {@link SHOW_AFTER_MS} shows nothing (the output stays as it was). Longer work shows:
  * - on a terminal, an `ora` spinner line on stdout with the step under way and its figures, replaced at the end by
@@ -202,7 +202,7 @@ export class ProgressDisplay {
         // stdin and signals are left alone: ora's stdin discarding puts the terminal in raw mode, where Ctrl+C is
         // a key it handles in JavaScript; hiding the cursor installs exit handlers on SIGINT (signal-exit, to show
         // it again). Either way a Ctrl+C during a synchronous stretch of the work (building a state trie) would
-        // wait for it to end, instead of stopping the process at once as before.
+        // wait for it to end instead of stopping the process at once.
         this.spinner = ora({
           text: this.text(op),
           stream: process.stdout,

@@ -42,7 +42,7 @@ import {
   BLOCK,
   BY_HASH,
   blockIndexOps,
-  EXTRA,
+  DERIVED,
   hashKey,
   HEAD,
   LIVE,
@@ -58,20 +58,8 @@ import {
 } from './storage-layout.js'
 import { StorageReads } from './storage-reads.js'
 
-export {
-  blockIndexOps,
-  STORAGE_FORMAT,
-  storageKeys,
-  type ChainDatabase,
-  type PutOp,
-  type StoredMeta,
-} from './storage-layout.js'
+export { STORAGE_FORMAT, storageKeys, type ChainDatabase, type PutOp, type StoredMeta } from './storage-layout.js'
 export type { StoredChain } from './storage-reads.js'
-
-/** The database holds a chain that this configuration cannot continue (other genesis, chain id or format). */
-export class StorageMismatchError extends Error {}
-
-export { StorageCorruptError } from '../blocks/block-codec.js'
 
 /** Options of {@link ChainStorage.open}. */
 export interface ChainStorageOptions {
@@ -125,7 +113,7 @@ export class ChainStorage extends StorageReads {
   /**
    * Makes tries read the nodes they reach from the database synchronously (`getSync`, which `level`
    * and `memory-level` have): a stored root is then readable as a lazy trie that loads only the nodes it reaches
-   * (a restart no longer loads the head's whole state), and tries can drop their loaded nodes
+   * (a restart loads none of the head's state up front), and tries can drop their loaded nodes
    * (`UnitrieStateDB.unloadStored` in src/state/unitrie-state-db.ts) to read them back on demand. Roots are
    * still found through {@link loadRoot} only (so `--prune-history`, which switches that off, keeps older states
    * unreadable), which then hands out lazy tries over {@link nodeStore}.
@@ -154,29 +142,16 @@ export class ChainStorage extends StorageReads {
     )
   }
 
-  /** Rewrites the 'm' record (a format upgrade). */
-  async writeMeta(meta: StoredMeta): Promise<void> {
-    await this.write([{ type: 'put', key: META, value: Buffer.from(JSON.stringify(meta), 'utf8') }])
-  }
-
   /**
-   * Drops a block's receipts (`--transaction-block-keeper`) in one batch: its extra record replaced by `extra`
+   * Drops a block's receipts (`--transaction-block-keeper`) in one batch: its derived record replaced by `derived`
    * (receipts emptied), its transactions' index records deleted, the prune mark moved to `number`.
    */
-  async pruneReceipts(number: bigint, extra: Uint8Array, txHashes: readonly Uint8Array[]): Promise<void> {
+  async pruneReceipts(number: bigint, derived: Uint8Array, txHashes: readonly Uint8Array[]): Promise<void> {
     const ops: (PutOp | DelOp)[] = [
-      { type: 'put', key: numberKey(EXTRA, number), value: extra },
+      { type: 'put', key: numberKey(DERIVED, number), value: derived },
       { type: 'put', key: PRUNED, value: u64(number) },
     ]
     for (const h of txHashes) ops.push({ type: 'del', key: hashKey(TX, h) })
-    await this.write(ops)
-  }
-
-  /**
-   * Writes index records (a format upgrade) in one batch.
-   * @param ops from {@link blockIndexOps}
-   */
-  async writeIndexes(ops: PutOp[]): Promise<void> {
     await this.write(ops)
   }
 
@@ -229,7 +204,7 @@ export class ChainStorage extends StorageReads {
     for (let n = number + 1n; n <= oldHead; n++) {
       ops.push(
         { type: 'del', key: numberKey(BLOCK, n) },
-        { type: 'del', key: numberKey(EXTRA, n) },
+        { type: 'del', key: numberKey(DERIVED, n) },
         { type: 'del', key: numberKey(PRE_STATE, n) },
       )
     }
@@ -298,7 +273,7 @@ export class ChainStorage extends StorageReads {
     const n = block.header.number
     return [
       { type: 'put', key: numberKey(BLOCK, n), value: enc.rlp },
-      { type: 'put', key: numberKey(EXTRA, n), value: enc.extra },
+      { type: 'put', key: numberKey(DERIVED, n), value: enc.derived },
       ...blockIndexOps(
         n,
         block.hash,

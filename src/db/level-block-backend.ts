@@ -2,7 +2,7 @@
  * The `--db` block backend: the blocks the chain's database holds (docs/architecture.md#storage).
  */
 import { RLP } from '@ethereumjs/rlp'
-import { prunedBlockExtra, type EncodedBlock } from '../blocks/block-codec.js'
+import { prunedBlockDerived, type EncodedBlock } from '../blocks/block-codec.js'
 import type { BlockBackend, TxPosition } from '../blocks/block-backend.js'
 import type { ChainStorage } from './chain-storage.js'
 
@@ -21,9 +21,9 @@ export class LevelBlockBackend implements BlockBackend {
   }
 
   async hashOf(number: bigint): Promise<Uint8Array | undefined> {
-    // the first field of the extra record: no block decode
+    // the first field of the derived record: no block decode
     const enc = await this.storage.encoded(number)
-    return enc && (RLP.decode(enc.extra) as unknown as Uint8Array[])[0]
+    return enc && (RLP.decode(enc.derived) as unknown as Uint8Array[])[0]
   }
 
   async numbersOfHash(hash: Uint8Array): Promise<bigint[]> {
@@ -42,7 +42,7 @@ export class LevelBlockBackend implements BlockBackend {
 
   async pruneReceipts(number: bigint, txHashes: readonly Uint8Array[]): Promise<void> {
     const enc = await this.storage.encoded(number)
-    if (enc !== undefined) await this.storage.pruneReceipts(number, prunedBlockExtra(enc.extra), txHashes)
+    if (enc !== undefined) await this.storage.pruneReceipts(number, prunedBlockDerived(enc.derived), txHashes)
   }
 
   encodedRange(from: bigint, to: bigint): AsyncIterable<{ number: bigint } & EncodedBlock> {

@@ -16,11 +16,9 @@
  * `maxFileSize` 1 MiB for compacted tables (default 2 MiB; the bundled LevelDB 1.20 raises anything smaller to
  * 1 MiB when it opens the database, `SanitizeOptions` in db/db_impl.cc) and `writeBufferSize` 1 MiB for the newest
  * ones, each a flushed memtable (default 4 MiB). So the mapped pages are bounded by 64 MiB, reached only as reads
- * and compactions touch the open tables (measured under the `--sustain` load with `--db`: 6.7 MiB in 29 tables at
- * 5 minutes; RssFile 46-66 MiB over 10 minutes, 46-70 MiB over 30). Measured against LevelDB's defaults under the
- * 30-minute load (36 000 blocks, ~185 MiB database; two runs the same day): the resident pages of mapped tables
- * 14-60 MB with the defaults (RssFile 46-120 MiB), 6-21 MB with these (RssFile 46-70 MiB). The cost: about one file
- * per MiB of database, and restarts at 100 000 blocks still answer within ~0.2 s.
+ * and compactions touch the open tables: under the 30-minute `--sustain --db` load the resident pages of mapped
+ * tables stay at 6-21 MB where LevelDB's defaults reach 14-60 MB (docs/measurements/2026-11-leveldb-mapped-pages.md).
+ * The cost: about one file per MiB of database; restarts at 100 000 blocks still answer within ~0.2 s.
  * Private memory of the database: the block cache (`cacheSize`, decompressed blocks) and two write buffers (the
  * memtable being filled and the one being flushed).
  */

@@ -7,7 +7,7 @@
  *   'k'              the highest block whose receipts --transaction-block-keeper dropped
  *   'l'              the live state root (the head's, or the one after in-place changes such as anvil_setBalance)
  *   'b' ‖ number     the block RLP exactly as the reference node encodes it (Block.getEncoded): a byte-faithful archive
- *   'x' ‖ number     RLP[hash, hashForMergedMining, totalDifficulty,
+ *   'x' ‖ number     the derived record (../blocks/block-codec.ts): RLP[hash, hashForMergedMining, totalDifficulty,
  *                        [[from, contractAddress, receipt RLP, first logIndex] per tx]]
  *   'H' ‖ hash       number of the canonical block with that hash (8 bytes)
  *   'T' ‖ tx hash    where a mined transaction is: block number (8 bytes) ‖ index in the block (4 bytes)
@@ -41,7 +41,7 @@ export const HEAD = Uint8Array.of(0x68) // 'h'
 export const LIVE = Uint8Array.of(0x6c) // 'l'
 export const PRUNED = Uint8Array.of(0x6b) // 'k'
 export const BLOCK = 0x62 // 'b'
-export const EXTRA = 0x78 // 'x'
+export const DERIVED = 0x78 // 'x' (the derived record; its prefix since format 1)
 export const BY_HASH = 0x48 // 'H'
 export const TX = 0x54 // 'T'
 export const PRE_STATE = 0x70 // 'p'
@@ -101,7 +101,7 @@ export type DelOp = { type: 'del'; key: Uint8Array }
 /** The record keys (for tests and tools). */
 export const storageKeys = {
   block: (n: bigint): Uint8Array => numberKey(BLOCK, n),
-  extra: (n: bigint): Uint8Array => numberKey(EXTRA, n),
+  derived: (n: bigint): Uint8Array => numberKey(DERIVED, n),
   node: nodeKey,
   byHash: (hash: Uint8Array): Uint8Array => hashKey(BY_HASH, hash),
   tx: (hash: Uint8Array): Uint8Array => hashKey(TX, hash),

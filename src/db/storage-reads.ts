@@ -3,11 +3,12 @@
  * number and in ranges, the hash and transaction indexes, the pre-state and receipt-pruning records. Keys as laid
  * out in ./storage-layout.ts.
  */
-import { StorageCorruptError, type EncodedBlock } from '../blocks/block-codec.js'
+import type { EncodedBlock } from '../blocks/block-codec.js'
+import { StorageCorruptError } from '../errors/storage-errors.js'
 import {
   BLOCK,
   BY_HASH,
-  EXTRA,
+  DERIVED,
   HEAD,
   hashKey,
   LIVE,
@@ -83,31 +84,31 @@ export class StorageReads {
     // read a 1000-block range took ~70 of them per iterator (other databases ignore the option)
     const batch = { highWaterMarkBytes: RANGE_READ_BYTES }
     const blocks = this.db.iterator({ gte: numberKey(BLOCK, from), lte: numberKey(BLOCK, to), ...batch })
-    const extras = this.db.iterator({ gte: numberKey(EXTRA, from), lte: numberKey(EXTRA, to), ...batch })
+    const derivedRecords = this.db.iterator({ gte: numberKey(DERIVED, from), lte: numberKey(DERIVED, to), ...batch })
     try {
       let expected = from
       for await (const [key, rlp] of blocks) {
         const number = readU64(key.subarray(1))
-        const x = await extras.next()
+        const x = await derivedRecords.next()
         if (number !== expected || x === undefined || readU64(x[0].subarray(1)) !== number) {
           throw new StorageCorruptError(`${this.label}: block ${expected} is missing`)
         }
-        yield { number, rlp, extra: x[1] }
+        yield { number, rlp, derived: x[1] }
         expected++
       }
       if (expected !== to + 1n) throw new StorageCorruptError(`${this.label}: block ${expected} is missing`)
     } finally {
-      await Promise.all([blocks.close(), extras.close()])
+      await Promise.all([blocks.close(), derivedRecords.close()])
     }
   }
 
   /** The encodings of block `number`, or undefined when it is not stored. */
   async encoded(number: bigint): Promise<EncodedBlock | undefined> {
-    const [rlp, extra] =
+    const [rlp, derived] =
       this.syncReads && this.db.status === 'open'
-        ? [this.db.getSync(numberKey(BLOCK, number)), this.db.getSync(numberKey(EXTRA, number))]
-        : await this.db.getMany([numberKey(BLOCK, number), numberKey(EXTRA, number)])
-    return rlp === undefined || extra === undefined ? undefined : { rlp, extra }
+        ? [this.db.getSync(numberKey(BLOCK, number)), this.db.getSync(numberKey(DERIVED, number))]
+        : await this.db.getMany([numberKey(BLOCK, number), numberKey(DERIVED, number)])
+    return rlp === undefined || derived === undefined ? undefined : { rlp, derived }
   }
 
   /** The state block `number` ran on when it was not its parent's (recorded with the block), or undefined. */

@@ -52,11 +52,10 @@ export class WriteBackTrieStore implements TrieNodeStore {
 
 /**
  * Record bytes of each of the two generations of stored nodes {@link onDemandStore} keeps at hand (with their
- * tables about 17 MiB in all; ~70k nodes of a token's storage per generation). 8 MiB rather than 4: under the
- * bench's `--sustain --db` load (a new token holder per block) the state outgrew two 4 MiB generations within
- * 10 minutes and reads went back to LevelDB more and more (reads per `balanceOf` of a new address at 12 750
- * holders 0.48-1.25 with 4 MiB, 0.26-0.57 with 8; work per read +10.6 to +18.8% over 10-minute runs against
- * +1.2 / +3.2% with 8 MiB, median RSS +3-4 MiB, peak lower: docs/architecture.md#storage).
+ * tables about 17 MiB in all; ~70k nodes of a token's storage per generation). 8 MiB because a growing token
+ * state under the bench's `--sustain --db` load outgrows two 4 MiB generations within 10 minutes, and its reads
+ * then go back to LevelDB (work per read +1-3% over 10 minutes with 8 MiB, +11-19% with 4 MiB, for +3-4 MiB of
+ * median RSS; docs/measurements/2026-11-sustained-memory.md).
  */
 export const STORED_NODE_CACHE_BYTES = 8 * 1024 * 1024
 
@@ -69,8 +68,7 @@ export const STORED_NODE_CACHE_BYTES = 8 * 1024 * 1024
  * dropped), and a node found in the old one is copied into the current one, so the nodes in use stay. The tries
  * drop their decoded nodes every UNLOAD_STATE_EVERY_BLOCKS blocks and then read back what the next requests reach,
  * which for random reads of a growing state (a token's balances) is most of its upper nodes, those written since
- * the last unload included: from the database that cost grew with the state (measured: ~50 µs a read on a loaded
- * machine, 0.6 → 1.5 s of CPU per minute over a 10-minute load); from the arenas a read costs about a microsecond.
+ * the last unload included: a read from the database costs ~50 µs, from the arenas about a microsecond.
  * Content-addressed records never change, so nothing kept is ever stale.
  * @param readStored the database's synchronous read of a key (undefined when absent or the database is closed)
  */

@@ -96,7 +96,7 @@ export class FilterManager {
     this.filters.set(id, {
       kind: 'log',
       spec,
-      installedAt: this.chain.head.header.number,
+      installedAt: this.chain.reads.head.header.number,
       changes: [],
       lastPoll: this.clock(),
     })
@@ -145,16 +145,16 @@ export class FilterManager {
     if (f.kind !== 'log') throw new FilterNotFoundError(id)
     const { spec } = f
     if (spec.blockHash) {
-      const b = await this.chain.blockByHash(spec.blockHash)
+      const b = await this.chain.reads.blockByHash(spec.blockHash)
       const out: LogMatch[] = []
       if (b) collect(b, spec, out)
       return out
     }
-    const head = this.chain.head.header.number
+    const head = this.chain.reads.head.header.number
     const from = spec.from === 'head' ? f.installedAt : spec.from
     const to = spec.to === 'head' || spec.to > head ? head : spec.to
     if (from > to) return []
-    return queryLogs(this.chain, from, to, spec, this.opts.keccak)
+    return queryLogs(this.chain.reads, from, to, spec, this.opts.keccak)
   }
 
   /**
@@ -166,7 +166,7 @@ export class FilterManager {
   logQuery(id: string): { spec: LogFilterSpec; from: bigint; to: bigint } {
     const f = this.get(id)
     if (f.kind !== 'log') throw new FilterNotFoundError(id)
-    const head = this.chain.head.header.number
+    const head = this.chain.reads.head.header.number
     const from = f.spec.from === 'head' ? f.installedAt : f.spec.from
     const to = f.spec.to === 'head' || f.spec.to > head ? head : f.spec.to
     return { spec: f.spec, from, to }

@@ -4,6 +4,7 @@
  * Used by the executor (./executor.ts), inside the chain's queue (docs/architecture.md#single-writer).
  */
 import { Account, Address } from '@ethereumjs/util'
+import { LRUCache } from 'lru-cache'
 import type { RunTxResult, VM } from '@ethereumjs/vm'
 import type { LogRecord } from '../types/records.js'
 import { ExecutionTimeoutError, ForkRemoteError } from '../errors/domain-errors.js'
@@ -269,14 +270,13 @@ export class BlockApplier {
     }
   }
 
-  /** Blooms of Remasc payment logs by payees (the bloom covers addresses and topics only, which repeat). */
-  private readonly remascBlooms = new Map<string, Uint8Array>()
+  /** Blooms of Remasc payment logs by payees, the 64 last used (blooms cover addresses and topics, which repeat). */
+  private readonly remascBlooms = new LRUCache<string, Uint8Array>({ max: 64 })
   private remascBloom(logs: Parameters<typeof logsBloom>[0]): Uint8Array {
     const key = logs.map((l) => Buffer.from(l.topics[1]!).toString('hex')).join()
     let bloom = this.remascBlooms.get(key)
     if (bloom === undefined) {
       bloom = logs.length === 0 ? ZERO_BLOOM : logsBloom(logs)
-      if (this.remascBlooms.size > 64) this.remascBlooms.clear()
       this.remascBlooms.set(key, bloom)
     }
     // shared: receipt blooms are read-only

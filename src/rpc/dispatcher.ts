@@ -30,7 +30,7 @@ export interface DispatcherOptions {
   onInternalError?: (method: string, err: unknown) => void
   /**
    * Awaited (when it returns a promise; it must not reject) before any request of a message runs: the chain's
-   * sealing of an already-answered block (Chain.sealing), so that no request observes the chain before it.
+   * finishing of an already-answered block (Chain.finishingBlock), so that no request observes the chain before it.
    */
   before?: () => Promise<void> | undefined
   /**

@@ -2,8 +2,10 @@
  * Domain records → the JSON shapes the reference node emits (docs/reference-rules.md#rule-block-json,
  * docs/reference-rules.md#rule-transaction-json, docs/reference-rules.md#rule-receipt-json,
  * docs/reference-rules.md#rule-log-json; rskj BlockResultDTO, TransactionResultDTO, TransactionReceiptDTO,
- * LogFilterElement). Quantities are minimal hex, data is unpadded hex, nulls are emitted.
+ * LogFilterElement), and the merged-mining answers (docs/reference-rules.md#rule-mnr-methods; MinerWork,
+ * SubmittedBlockInfo). Quantities are minimal hex, data is unpadded hex, nulls are emitted.
  */
+import type { MinerWork, SubmittedBlockInfo } from '../chain/merged-mining/merged-mining-work.js'
 import type { BlockRecord, LogBlock, LogRecord, LogTx, TxRecord } from '../types/records.js'
 import { quantity, toHex, ZERO_HASH } from '../util/bytes.js'
 
@@ -177,5 +179,47 @@ export function formatBlock(
     // (a fork's block without the edges field: null; docs/reference-rules.md#rule-network-activations)
     rskPteEdges: h.number === 0n || h.format?.edges === false ? null : (h.edges ?? []),
     baseEvent: null,
+  }
+}
+
+/** mnr_getWork's JSON (the reference's MinerWork). */
+export interface MinerWorkJson {
+  blockHashForMergedMining: string
+  target: string
+  feesPaidToMiner: string
+  notify: boolean
+  parentBlockHash: string
+}
+
+/**
+ * mnr_getWork's answer (docs/reference-rules.md#rule-mnr-methods): the hashes and the 32-byte target as unpadded
+ * hex, the fees as a decimal string (the reference's MinerWork does so).
+ */
+export function formatMinerWork(w: MinerWork): MinerWorkJson {
+  return {
+    blockHashForMergedMining: toHex(w.hashForMergedMining),
+    target: toHex(w.target),
+    feesPaidToMiner: w.feesPaidToMiner.toString(10),
+    notify: w.notify,
+    parentBlockHash: toHex(w.parentHash),
+  }
+}
+
+/** mnr_submitBitcoinBlock*'s JSON (the reference's SubmittedBlockInfo). */
+export interface SubmittedBlockInfoJson {
+  blockImportedResult: string
+  blockHash: string
+  blockIncludedHeight: string
+}
+
+/**
+ * mnr_submitBitcoinBlock*'s answer (docs/reference-rules.md#rule-mnr-methods): the ImportResult name as the hex
+ * of its ASCII bytes, the block hash, the block number as a quantity.
+ */
+export function formatSubmittedBlockInfo(info: SubmittedBlockInfo): SubmittedBlockInfoJson {
+  return {
+    blockImportedResult: toHex(new TextEncoder().encode(info.importResult)),
+    blockHash: toHex(info.blockHash),
+    blockIncludedHeight: quantity(info.blockNumber),
   }
 }

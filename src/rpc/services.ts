@@ -54,13 +54,13 @@ export interface Services {
 export async function resolveBlock(chain: Chain, ref: BlockRef): Promise<BlockRecord | 'pending' | undefined> {
   switch (ref.kind) {
     case 'tag':
-      if (ref.tag === 'latest') return chain.head
-      if (ref.tag === 'earliest') return chain.blockByNumber(0n)
+      if (ref.tag === 'latest') return chain.reads.head
+      if (ref.tag === 'earliest') return chain.reads.blockByNumber(0n)
       return 'pending'
     case 'number':
-      return chain.blockByNumber(ref.number)
+      return chain.reads.blockByNumber(ref.number)
     case 'hash':
-      return chain.blockByHash(ref.hash)
+      return chain.reads.blockByHash(ref.hash)
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Sealing a block the way the reference node builds it (docs/reference-rules.md#rule-unitrie-tx-receipt-tries,
+ * Assembling a block the way the reference node builds it (docs/reference-rules.md#rule-unitrie-tx-receipt-tries,
  * docs/reference-rules.md#rule-header-fields, docs/reference-rules.md#rule-block-hash,
  * docs/reference-rules.md#rule-block-rlp-size, docs/reference-rules.md#rule-hash-for-merged-mining): Unitrie
  * transaction and receipt roots keyed by RLP(index), the RSK header encoding and hash (V0 genesis, V2 from block 1 as
@@ -35,7 +35,7 @@ export function receiptsTrieRoot(receipts: readonly ReceiptRecord[]): Uint8Array
 /**
  * A receipt in the reference RLP (J/org/ethereum/core/TransactionReceipt.java `getEncoded`). Not cached: a
  * cache kept alive with every receipt cost ~0.5 KB per mined transaction, and re-encoding is cheap (a few µs)
- * for the rare readers after sealing (the database write, ext_getRawTransactionReceiptByHash).
+ * for the rare readers after assembly (the database write, ext_getRawTransactionReceiptByHash).
  * @param alloc where the encoding is allocated (util/bytes tempBytes when it is only hashed)
  */
 export function encodeReceipt(r: ReceiptRecord, alloc: Allocator = heapBytes): Uint8Array {
@@ -86,7 +86,7 @@ export function toRskHeader(h: HeaderFields): RskHeader {
  * version, edges, baseEvent, useRskip92Encoding). One object literal, not a spread of a fields object
  * plus the rest: on Node 20's V8 such spread literals were promoted to the old generation (measured with a
  * sampling heap profile keeping what major GCs collect: ~19 KB per mined block, 15% of all promoted bytes
- * under the sustained load; docs/architecture.md#bundle-patches explains the same effect in @ethereumjs/evm).
+ * under the sustained load; docs/dependency-patches.md explains the same effect in @ethereumjs/evm).
  */
 function rskHeaderOf(
   h: HeaderFields,
@@ -156,10 +156,10 @@ export function blockEncoding(h: HeaderFields, signedTxs: readonly Uint8Array[])
 }
 
 /**
- * What sealing a block derives from its header: {@link headerHash}, {@link blockEncoding} and
+ * What assembling a block derives from its header: {@link headerHash}, {@link blockEncoding} and
  * {@link hashForMergedMining}.
  */
-export interface SealedHeader {
+export interface AssembledHeader {
   /** The block hash (32 bytes). */
   hash: Uint8Array
   /** The block RLP; its length is the JSON `size` (bytes). */
@@ -169,15 +169,15 @@ export interface SealedHeader {
 }
 
 /**
- * The hash, block RLP and hashForMergedMining of a block being sealed, from one conversion of `h` to the
+ * The hash, block RLP and hashForMergedMining of a block being assembled, from one conversion of `h` to the
  * reference header instead of one per value (the same bytes as the three functions above; no errors raised).
- * @param h the header being sealed (its `format`, when set, picks the reference header version)
+ * @param h the header being assembled (its `format`, when set, picks the reference header version)
  * @param signedTxs serialized transactions in block order
  * @param hfmm a hashForMergedMining already known (src/chain/mining/consensus.ts `mergeMine` returns it for the header
  * it
  *   filled): used as it is, not computed
  */
-export function sealHeader(h: HeaderFields, signedTxs: readonly Uint8Array[], hfmm?: Uint8Array): SealedHeader {
+export function assembleHeader(h: HeaderFields, signedTxs: readonly Uint8Array[], hfmm?: Uint8Array): AssembledHeader {
   const rsk = toRskHeader(h)
   return {
     hash: rskHeaderHash(rsk),

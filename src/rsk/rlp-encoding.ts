@@ -31,7 +31,7 @@ function writePrefix(out: Uint8Array, len: number, offset: number): number {
 
 /**
  * RLP-encode a byte string (RLP.encodeElement): empty/null → 0x80; one byte < 0x80 (including
- * 0x00) → itself; otherwise length prefix ‖ bytes. One allocation (block sealing encodes ~100 items per
+ * 0x00) → itself; otherwise length prefix ‖ bytes. One allocation (block assembly encodes ~100 items per
  * mined block: headers three times, receipts, logs), from `alloc` (util/bytes {@link tempBytes} for values
  * that are only hashed).
  */

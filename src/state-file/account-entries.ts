@@ -6,6 +6,7 @@
  * hashed part is computed once per distinct slot text among recent ones (contracts share their low slots).
  * Key layout: src/rsk/trie-keys.ts (rskj TrieKeyMapper).
  */
+import { LRUCache } from 'lru-cache'
 import { keccak256 } from '../crypto/keccak.js'
 import type { EntryBatch } from '../unitrie/entry-batch.js'
 import {
@@ -25,7 +26,7 @@ const ACCOUNT_KEY_LENGTH = 1 + SECURE_KEY_SIZE + 20
 const CODE_SUFFIX = Uint8Array.of(CODE_PREFIX)
 const MAX_NONCE = (1n << 64n) - 1n
 const MAX_BALANCE = (1n << 256n) - 1n
-/** Recent slots' key suffixes kept (then the cache starts over). */
+/** Recent slots' key suffixes kept (least recently used dropped first). */
 const MAX_SUFFIXES = 4096
 
 /** A value as an error message shows it: a scalar as JSON (cut at 80 characters), a container by its kind. */
@@ -55,7 +56,7 @@ export class AccountEntryWriter {
   private readonly address = new Uint8Array(20)
   private readonly word = new Uint8Array(32)
   private bytes = new Uint8Array(1024)
-  private readonly suffixes = new Map<string, Uint8Array>()
+  private readonly suffixes = new LRUCache<string, Uint8Array>({ max: MAX_SUFFIXES })
 
   /**
    * @param batch where the entries go
@@ -187,7 +188,6 @@ export class AccountEntryWriter {
     if (!decodeHexWordInto(slot, this.word, 0))
       throw new StateFileError(`${what}: storage slot: expected a 32-byte hex word, got ${shown(slot)}`)
     suffix = storageKeySuffix(this.word.slice())
-    if (this.suffixes.size >= MAX_SUFFIXES) this.suffixes.clear()
     this.suffixes.set(slot, suffix)
     return suffix
   }

@@ -85,9 +85,9 @@ export async function loadStateFileIntoNewChain(
   const meta = loaded.meta
   if (meta === undefined) {
     await chain.replaceLiveState(async (live) => intoState(loaded, live, true, onProgress))
-    return { kind: 'merged', accounts: loaded.accounts, cells: loaded.cells, head: chain.head.header.number }
+    return { kind: 'merged', accounts: loaded.accounts, cells: loaded.cells, head: chain.reads.head.header.number }
   }
-  const genesis = toHex((await chain.blockByNumber(0n))!.hash)
+  const genesis = toHex((await chain.reads.blockByNumber(0n))!.hash)
   if (meta.network !== id.network || meta.chainId !== id.chainId || meta.genesisHash !== genesis) {
     throw new StateFileError(
       `${label} holds a chain of network ${meta.network}, chain id ${meta.chainId}, genesis ${meta.genesisHash}; ` +
@@ -111,7 +111,7 @@ export async function loadStateFileIntoNewChain(
   } catch (err) {
     throw new StateFileError(`${label}: ${(err as Error).message}`)
   }
-  return { kind: 'chain', accounts: loaded.accounts, cells: loaded.cells, head: chain.head.header.number }
+  return { kind: 'chain', accounts: loaded.accounts, cells: loaded.cells, head: chain.reads.head.header.number }
 }
 
 /**
@@ -122,5 +122,5 @@ export async function loadStateFileIntoNewChain(
 export async function mergeStateIntoChain(chain: Chain, input: Readable, label: string): Promise<LoadSummary> {
   const loaded = await loadState(input, label)
   await chain.replaceLiveState(async (live) => intoState(loaded, live, false))
-  return { kind: 'merged', accounts: loaded.accounts, cells: loaded.cells, head: chain.head.header.number }
+  return { kind: 'merged', accounts: loaded.accounts, cells: loaded.cells, head: chain.reads.head.header.number }
 }

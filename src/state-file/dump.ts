@@ -90,7 +90,7 @@ export function* stateFileChunks(src: DumpSource, tally?: DumpTally): Generator<
       .text(firstBlock ? '[' : ',[')
       .quotedHex(b.rlp)
       .text(',')
-      .quotedHex(b.extra)
+      .quotedHex(b.derived)
       .text(']')
     firstBlock = false
     if (out.full) yield out.take()

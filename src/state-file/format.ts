@@ -14,7 +14,7 @@
  * plus, in a `node_cli` member Anvil ignores, what this chain needs to continue exactly where it was:
  * - `version` ({@link STATE_FILE_VERSION}), `network`, `chainId`, `genesisHash`, `stateRoot` (the live Unitrie root),
  *   `head` (best block number), `minimumGasPrice` (wei, of the head);
- * - `blocks`: every block after the genesis as `[blockRlp, extra]` — the block exactly as the reference encodes it
+ * - `blocks`: every block after the genesis as `[blockRlp, derived]` — the block exactly as the reference encodes it
  *   and the record the chain keeps beside it (hash, hashForMergedMining, total difficulty, senders, receipts; see
  *   src/db/chain-storage.ts) — so blocks, transactions, receipts and logs read as before the dump;
  * - `storageBytes`: `{ "0x<address>": { "0x<slot32>": "0x<bytes>" } }` for storage cells Anvil's 32-byte words cannot

@@ -2,6 +2,11 @@
  * Output of a state file's JSON text as bytes: pieces (ASCII syntax, hex digits straight from byte arrays) are
  * written into a buffer that is handed out in chunks of about {@link CHUNK_SIZE} bytes — no string per value and
  * no UTF-8 encoding pass (a dump of a million storage cells made a few million strings).
+ *
+ * Not src/util/chunked-bytes.ts (a store of chunks kept and addressed by chunk and offset): this is an output
+ * buffer whose written bytes are handed away whole ({@link JsonBytes.take}) and never read again, so it holds one
+ * buffer at a time and grows it in place when a piece does not fit (a piece may not straddle two buffers: the
+ * writers fill it by index). Its {@link CHUNK_SIZE} is the size of a piece of output, not of a storage chunk.
  */
 import { encodeHexInto } from '../util/hex-codec.js'
 

@@ -30,7 +30,7 @@ export interface LoadedState {
   accountsNeeded: Uint8Array[]
   /** The `node_cli` member (undefined for an Anvil file). */
   meta?: NodeCliMeta
-  /** `[blockRlp, extra]` of blocks 1 … head (node-cli files; empty otherwise). */
+  /** `[blockRlp, derived]` of blocks 1 … head (node-cli files; empty otherwise). */
   blocks: [Uint8Array, Uint8Array][]
   /** Accounts read. */
   accounts: number

@@ -18,18 +18,10 @@ import { ArenaTrieStore } from '../unitrie/trie-arena.js'
 import { ReachableCopy } from '../unitrie/trie-arena-copy.js'
 import { Unitrie } from '../unitrie/unitrie.js'
 import { toKey } from '../util/bytes.js'
+import { MMAP_CHUNK_BYTES } from '../util/mmap-chunk.js'
 
-/**
- * Bytes per chunk of the packed arenas: just over 32 MiB. A chunk is one large malloc block; glibc serves blocks
- * that large by mmap and, when one of at most 32 MiB (its DEFAULT_MMAP_THRESHOLD_MAX on 64-bit systems) is freed,
- * raises its mmap threshold above it — from then on every chunk of the same size came from the main malloc heap,
- * the holes dropped arenas left there were split by the small allocations made meanwhile, and the process's
- * resident memory grew by kilobytes per block with a few hundred bytes of live data per block (measured with
- * `npm run bench -- --memory`, `MEMORY_SMAPS=1`: bench/README.md). Larger chunks stay mapped on their own and go
- * back to the system when their arena is dropped. Pages of a chunk become resident only as records are written
- * into them, so a small state does not cost the whole chunk (V8's `external` memory counts it, though).
- */
-export const PACKED_CHUNK_BYTES = 33 * 1024 * 1024
+/** Bytes per chunk of the packed arenas: a chunk glibc keeps mapped on its own (src/util/mmap-chunk.ts). */
+const PACKED_CHUNK_BYTES = MMAP_CHUNK_BYTES
 
 /** The arena is rebuilt only once it may hold at least this many bytes of superseded nodes. */
 export const MIN_PACKED_GARBAGE_BYTES = 8 * 1024 * 1024

@@ -121,7 +121,7 @@ export interface HeaderFormat {
   rskip92: boolean
 }
 
-/** A sealed block with everything the RPC needs to answer about it. */
+/** An assembled block with everything the RPC needs to answer about it. */
 export interface BlockRecord {
   header: HeaderFields
   /** 32-byte block hash. */

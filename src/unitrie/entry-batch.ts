@@ -5,6 +5,8 @@
  * be sorted and built into a trie (src/unitrie/unitrie-bulk.ts).
  */
 
+import { ChunkedBytes } from '../util/chunked-bytes.js'
+
 /** Bytes per chunk (a larger entry gets a chunk of its own). */
 const CHUNK_SIZE = 4 * 1024 * 1024
 const EMPTY = new Uint8Array(0)
@@ -24,15 +26,25 @@ export interface SortedEntries {
 
 /** Entries in insertion order; a later entry with the same key wins, unless added with a lower rank. */
 export class EntryBatch {
-  private readonly chunks: Uint8Array[] = []
-  private chunk: Uint8Array = new Uint8Array(0)
-  private used = 0
+  /** The keys and values, appended (src/util/chunked-bytes.ts). */
+  private readonly bytes: ChunkedBytes
+  /** `bytes.chunks`, read by the sort's loops. */
+  private readonly chunks: Uint8Array[]
   private n = 0
   private chunkOf = new Uint32Array(1024)
   private keyAt = new Uint32Array(1024)
   private keyLength = new Uint32Array(1024)
   private valueLength = new Uint32Array(1024)
   private rank = new Uint8Array(1024)
+
+  /**
+   * @param chunkBytes bytes per chunk (default 4 MiB; an entry larger than this gets a chunk of its own size)
+   * @throws RangeError when `chunkBytes` is not a positive integer
+   */
+  constructor(chunkBytes = CHUNK_SIZE) {
+    this.bytes = new ChunkedBytes(chunkBytes)
+    this.chunks = this.bytes.chunks
+  }
 
   /** Number of entries added. */
   get length(): number {
@@ -57,23 +69,17 @@ export class EntryBatch {
     const keyLength = head.length + tail.length
     const valueLength = to - from
     const need = keyLength + valueLength
-    if (this.used + need > this.chunk.length) {
-      this.chunk = new Uint8Array(Math.max(CHUNK_SIZE, need))
-      this.chunks.push(this.chunk)
-      this.used = 0
-    }
     if (this.n === this.keyAt.length) this.grow()
-    const c = this.chunk
-    const at = this.used
+    const at = this.bytes.reserve(need)
+    const c = this.bytes.chunk
     // (loops: TypedArray#set costs more on the short keys and values entries have)
     let p = at
     for (let k = 0; k < head.length; k++) c[p++] = head[k]!
     for (let k = 0; k < tail.length; k++) c[p++] = tail[k]!
     if (valueLength > 64) c.set(source.subarray(from, to), p)
     else for (let k = from; k < to; k++) c[p++] = source[k]!
-    this.used += need
     const i = this.n++
-    this.chunkOf[i] = this.chunks.length - 1
+    this.chunkOf[i] = this.bytes.last
     this.keyAt[i] = at
     this.keyLength[i] = keyLength
     this.valueLength[i] = valueLength

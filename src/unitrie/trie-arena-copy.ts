@@ -4,29 +4,15 @@
  * the children kept by hash, the long values of the nodes and of their embedded children. Used to rebuild the
  * in-memory state's arena without the nodes no kept root reaches any more (src/state/packed-states.ts).
  */
-import {
-  FLAG_LEFT,
-  FLAG_LEFT_EMBEDDED,
-  FLAG_LONG_VALUE,
-  FLAG_RIGHT,
-  FLAG_RIGHT_EMBEDDED,
-  FLAG_SHARED_PATH,
-  readSharedPathLength,
-  readVarInt,
-} from './unitrie-codec.js'
+import { FLAG_LEFT_EMBEDDED, FLAG_RIGHT_EMBEDDED, HASH_SIZE } from './unitrie-codec.js'
+import { NodeMessage } from './node-message.js'
 import type { ArenaTrieStore } from './trie-arena.js'
-
-/** Bytes before a record's message in its chunk: its hash (32 B) and length (4 B). */
-const HEADER = 36
-const SIDES = [
-  [FLAG_LEFT, FLAG_LEFT_EMBEDDED],
-  [FLAG_RIGHT, FLAG_RIGHT_EMBEDDED],
-] as const
 
 /**
  * Copies the node whose hash is `root` and everything it reaches (nodes kept by hash, long values) from `from` into
  * `to`; subtrees `to` holds already are skipped.
- * @throws Error when a node or long value is missing in `from`
+ * @throws Error when a node or long value is missing in `from`, or a message is malformed (truncated, pre-RSKIP107:
+ *   src/unitrie/node-message.ts)
  */
 export function copyReachable(from: ArenaTrieStore, to: ArenaTrieStore, root: Uint8Array): void {
   const copy = new ReachableCopy(from, to)
@@ -44,6 +30,9 @@ export class ReachableCopy {
   /** The stack: hashes to copy, each as bytes [at, at + 32) of a buffer. */
   private readonly buffers: Uint8Array[] = []
   private readonly offsets: number[] = []
+  /** The reader of the node being copied, and of its embedded children (src/unitrie/node-message.ts). */
+  private readonly message = new NodeMessage()
+  private readonly embedded = new NodeMessage()
 
   constructor(
     private readonly from: ArenaTrieStore,
@@ -59,36 +48,35 @@ export class ReachableCopy {
   /**
    * Copies the queued nodes, at most `maxNodes` of them (each with its long values).
    * @returns whether everything queued so far is copied
-   * @throws Error when a node or long value is missing in `from`
+   * @throws Error when a node or long value is missing in `from`, or a message is malformed
    */
   step(maxNodes: number): boolean {
     const { buffers, offsets } = this
+    const { message, embedded } = this
     for (let n = 0; n < maxNodes && buffers.length > 0; n++) {
       const record = this.copy(buffers.pop()!, offsets.pop()!)
       if (record === undefined) continue
       const { chunk: m, start, end } = record
-      const flags = m[start]!
-      let pos = skipPath(m, start, flags)
-      for (const [present, embedded] of SIDES) {
-        if (!(flags & present)) continue
-        if (flags & embedded) {
-          // an embedded child is terminal: its long value, if any, is the last 35 bytes of its message
-          const len = m[pos++]!
-          if (m[pos]! & FLAG_LONG_VALUE) this.copy(m, pos + len - 35)
-          pos += len
-        } else {
-          buffers.push(m)
-          offsets.push(pos)
-          pos += 32
-        }
+      const msg = message.read(m, start, end)
+      const flags = msg.flags
+      // children: an embedded one is read in place for its long value; one kept by hash is queued
+      if (msg.leftAt >= 0) {
+        if (!(flags & FLAG_LEFT_EMBEDDED)) this.queue(m, msg.leftAt)
+        else if (embedded.read(m, msg.leftAt, msg.leftEnd).hasLongValue) this.copy(m, embedded.valueAt)
       }
-      if (flags & (FLAG_LEFT | FLAG_RIGHT)) pos = readVarInt(m, pos)[1]
-      if (flags & FLAG_LONG_VALUE) {
-        if (pos + 35 !== end) throw new Error('Unitrie: bad long value encoding')
-        this.copy(m, pos)
+      if (msg.rightAt >= 0) {
+        if (!(flags & FLAG_RIGHT_EMBEDDED)) this.queue(m, msg.rightAt)
+        else if (embedded.read(m, msg.rightAt, msg.rightEnd).hasLongValue) this.copy(m, embedded.valueAt)
       }
+      if (msg.hasLongValue) this.copy(m, msg.valueAt)
     }
     return buffers.length === 0
+  }
+
+  /** Queues the hash at bytes [at, at + 32) of `buffer`. */
+  private queue(buffer: Uint8Array, at: number): void {
+    this.buffers.push(buffer)
+    this.offsets.push(at)
   }
 
   /** Copies one record unless `to` has it; @returns where it is in `from`, or undefined when skipped. */
@@ -96,18 +84,13 @@ export class ReachableCopy {
     const { from, to } = this
     if (to.locate(buffer, at) >= 0) return undefined
     const loc = from.locate(buffer, at)
-    if (loc < 0) throw new Error(`Unitrie: missing node ${Buffer.from(buffer.subarray(at, at + 32)).toString('hex')}`)
+    const hash = buffer.subarray(at, at + HASH_SIZE)
+    if (loc < 0) throw new Error(`Unitrie: missing node ${Buffer.from(hash).toString('hex')}`)
     const chunk = from.chunkOf(loc)
     const start = from.startOf(loc)
     const end = from.endOf(loc)
-    to.put(chunk.subarray(start - HEADER, start - HEADER + 32), chunk.subarray(start, end))
+    // (the record's hash is the one looked up)
+    to.put(hash, chunk.subarray(start, end))
     return { chunk, start, end }
   }
-}
-
-/** The position after the flags and the shared path of the message starting at `start`. */
-function skipPath(m: Uint8Array, start: number, flags: number): number {
-  if (!(flags & FLAG_SHARED_PATH)) return start + 1
-  const [bits, at] = readSharedPathLength(m, start + 1)
-  return at + ((bits + 7) >> 3)
 }

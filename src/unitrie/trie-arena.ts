@@ -6,9 +6,13 @@
  * nodes are decoded into objects only when a read or a write reaches them (src/unitrie/unitrie-node.ts HashRef).
  *
  * Keys are Keccak-256 hashes (node hashes, value hashes: docs/reference-rules.md#rule-unitrie-node), so their first
- * four bytes index the table directly.
+ * 30 bits (src/util/hash-prefix.ts) index the table directly. The chunks are src/util/chunked-bytes.ts; the table
+ * stays this file's own (not src/blocks/hash-prefix-index.ts): its keys are the 32-byte hashes inside the records,
+ * compared in place after a 16-bit tag, and it has no delete.
  */
 import type { TrieNodeStore } from './unitrie-store.js'
+import { ChunkedBytes } from '../util/chunked-bytes.js'
+import { hashPrefix } from '../util/hash-prefix.js'
 
 /** Bytes per chunk (a record larger than this gets a chunk of its own). */
 const CHUNK_SIZE = 8 * 1024 * 1024
@@ -19,11 +23,6 @@ const CHUNK_SIZE = 8 * 1024 * 1024
 const LOC_SPAN = 2 ** 26
 const HEADER = 36
 
-/** The table's index bits of a hash (its first four bytes). */
-function h32(hash: Uint8Array, at = 0): number {
-  return hash[at]! | (hash[at + 1]! << 8) | (hash[at + 2]! << 16) | (hash[at + 3]! << 24)
-}
-
 /** A 16-bit tag of a hash (bytes 4 and 5) kept beside its table slot: most probes need not read the record. */
 function tagOf(hash: Uint8Array, at = 0): number {
   return hash[at + 4]! | (hash[at + 5]! << 8)
@@ -31,9 +30,10 @@ function tagOf(hash: Uint8Array, at = 0): number {
 
 /** A {@link TrieNodeStore} holding its records in packed chunks (see the module comment). */
 export class ArenaTrieStore implements TrieNodeStore {
-  private readonly chunks: Uint8Array[] = []
-  private chunk: Uint8Array = new Uint8Array(0)
-  private used = 0
+  /** The records, appended (src/util/chunked-bytes.ts; the record layout and locations are this file's). */
+  private readonly bytes: ChunkedBytes
+  /** `bytes.chunks` (read in the probe loop). */
+  private readonly chunks: Uint8Array[]
   /**
    * Open-addressing table (linear probing, at most half full), a slot being two adjacent integers (8 bytes, one
    * cache line read per probe): the record's offset in its chunk + 1 (0 = free), then its chunk (low 16 bits)
@@ -48,11 +48,10 @@ export class ArenaTrieStore implements TrieNodeStore {
    * @param chunkBytes bytes per chunk, at most 64 MiB (default 8 MiB; a record larger than this gets a chunk of its
    *   own)
    */
-  constructor(
-    expected = 0,
-    private readonly chunkBytes = CHUNK_SIZE,
-  ) {
+  constructor(expected = 0, chunkBytes = CHUNK_SIZE) {
     if (!(chunkBytes > 0 && chunkBytes <= LOC_SPAN)) throw new RangeError(`ArenaTrieStore: chunk size ${chunkBytes}`)
+    this.bytes = new ChunkedBytes(chunkBytes, 0xffff, 'ArenaTrieStore')
+    this.chunks = this.bytes.chunks
     let size = 1 << 12
     while (size < expected * 2) size *= 2
     this.slots = new Uint32Array(size * 2)
@@ -70,9 +69,7 @@ export class ArenaTrieStore implements TrieNodeStore {
 
   /** Bytes held by the chunks and the table (for measurements). */
   get byteSize(): number {
-    let n = this.slots.byteLength
-    for (const c of this.chunks) n += c.byteLength
-    return n
+    return this.slots.byteLength + this.bytes.byteSize
   }
 
   get(hash: Uint8Array): Uint8Array | undefined {
@@ -92,14 +89,8 @@ export class ArenaTrieStore implements TrieNodeStore {
     const slot = this.probe(hash, 0)
     if (this.slots[slot] !== 0) return
     const need = HEADER + data.length
-    if (this.used + need > this.chunk.length) {
-      if (this.chunks.length >= 0xffff) throw new Error('ArenaTrieStore: full')
-      this.chunk = new Uint8Array(Math.max(this.chunkBytes, need))
-      this.chunks.push(this.chunk)
-      this.used = 0
-    }
-    const at = this.used
-    const c = this.chunk
+    const at = this.bytes.reserve(need)
+    const c = this.bytes.chunk
     for (let k = 0; k < 32; k++) c[at + k] = hash[k]!
     const length = data.length
     c[at + 32] = length & 0xff
@@ -109,10 +100,9 @@ export class ArenaTrieStore implements TrieNodeStore {
     // (a loop beats TypedArray#set on the short messages most records are)
     if (length <= 128) for (let k = 0; k < length; k++) c[at + HEADER + k] = data[k]!
     else c.set(data, at + HEADER)
-    this.used += need
     this.records += need
     this.slots[slot] = at + 1
-    this.slots[slot + 1] = (this.chunks.length - 1) | (tagOf(hash) << 16)
+    this.slots[slot + 1] = this.bytes.last | (tagOf(hash) << 16)
     this.count++
   }
 
@@ -123,11 +113,7 @@ export class ArenaTrieStore implements TrieNodeStore {
    */
   clear(): void {
     this.slots.fill(0)
-    const first = this.chunks[0]
-    this.chunks.length = 0
-    this.chunk = new Uint8Array(0)
-    if (first !== undefined && first.length === this.chunkBytes) this.chunks.push((this.chunk = first))
-    this.used = 0
+    this.bytes.clear()
     this.count = 0
     this.records = 0
   }
@@ -167,7 +153,7 @@ export class ArenaTrieStore implements TrieNodeStore {
     const slots = this.slots
     const mask = slots.length - 2
     const tag = tagOf(hash, from)
-    let i = (h32(hash, from) << 1) & mask
+    let i = (hashPrefix(hash, from) << 1) & mask
     for (;;) {
       const off = slots[i]!
       if (off === 0) return i
@@ -190,7 +176,7 @@ export class ArenaTrieStore implements TrieNodeStore {
     for (let i = 0; i < old.length; i += 2) {
       const off = old[i]!
       if (off === 0) continue
-      let j = (h32(this.chunks[old[i + 1]! & 0xffff]!, off - 1) << 1) & mask
+      let j = (hashPrefix(this.chunks[old[i + 1]! & 0xffff]!, off - 1) << 1) & mask
       while (slots[j] !== 0) j = (j + 2) & mask
       slots[j] = off
       slots[j + 1] = old[i + 1]!

@@ -17,9 +17,18 @@ import {
   FLAG_RIGHT_EMBEDDED,
   FLAG_SHARED_PATH,
   FLAG_VERSION,
+  EMBEDDED_LENGTH_SIZE,
+  FLAGS_SIZE,
+  HASH_SIZE,
+  LONG_VALUE_SIZE,
   MAX_EMBEDDED_NODE_SIZE,
   MAX_SHORT_VALUE_LENGTH,
   MAX_VALUE_LENGTH,
+  PATH_LONG_MAX_BITS,
+  PATH_LONG_MIN_BITS,
+  PATH_LONG_OFFSET,
+  PATH_SHORT_MAX_BITS,
+  PATH_VARINT_MARKER,
   sharedPathSerializedLength,
   varIntSize,
   writeVarInt,
@@ -151,12 +160,12 @@ class Builder {
     const childrenSize = (left?.size ?? 0) + (right?.size ?? 0)
     const bits = to - from
     const length =
-      1 +
+      FLAGS_SIZE +
       sharedPathSerializedLength(bits) +
       childLength(left) +
       childLength(right) +
       (terminal ? 0 : varIntSize(childrenSize)) +
-      (long ? 35 : valueLength)
+      (long ? LONG_VALUE_SIZE : valueLength)
     if (this.scratch.length < length) this.scratch = new Uint8Array(length * 2)
     const out = this.scratch // every byte up to `length` is written below
     let flags = FLAG_VERSION
@@ -165,7 +174,7 @@ class Builder {
     if (left) flags |= FLAG_LEFT | (left.embedded ? FLAG_LEFT_EMBEDDED : 0)
     if (right) flags |= FLAG_RIGHT | (right.embedded ? FLAG_RIGHT_EMBEDDED : 0)
     out[0] = flags
-    let pos = 1
+    let pos = FLAGS_SIZE
     if (bits > 0) pos = this.writePath(out, pos, e, from, bits)
     pos = writeChild(out, pos, left)
     pos = writeChild(out, pos, right)
@@ -177,10 +186,10 @@ class Builder {
       const valueHash = keccak256(value)
       this.arena.put(valueHash, value)
       out.set(valueHash, pos)
-      out[pos + 32] = (valueLength >>> 16) & 0xff
-      out[pos + 33] = (valueLength >>> 8) & 0xff
-      out[pos + 34] = valueLength & 0xff
-      pos += 35
+      out[pos + HASH_SIZE] = (valueLength >>> 16) & 0xff
+      out[pos + HASH_SIZE + 1] = (valueLength >>> 8) & 0xff
+      out[pos + HASH_SIZE + 2] = valueLength & 0xff
+      pos += LONG_VALUE_SIZE
     } else {
       // (a loop, not a view and TypedArray#set: values here are at most 32 bytes)
       for (let k = valueAt; k < valueAt + valueLength; k++) out[pos++] = chunk[k]!
@@ -198,10 +207,10 @@ class Builder {
 
   /** Writes the shared path: bits [from, from + bits) of entry `e`'s key (SharedPathSerializer layout). */
   private writePath(out: Uint8Array, pos: number, e: number, from: number, bits: number): number {
-    if (bits <= 32) out[pos++] = bits - 1
-    else if (bits >= 160 && bits <= 382) out[pos++] = bits - 128
+    if (bits <= PATH_SHORT_MAX_BITS) out[pos++] = bits - 1
+    else if (bits >= PATH_LONG_MIN_BITS && bits <= PATH_LONG_MAX_BITS) out[pos++] = bits - PATH_LONG_OFFSET
     else {
-      out[pos++] = 0xff
+      out[pos++] = PATH_VARINT_MARKER
       pos = writeVarInt(out, pos, bits)
     }
     const key = this.s.chunks[this.s.chunkOf[e]!]!
@@ -220,7 +229,7 @@ class Builder {
 }
 
 function childLength(c: Built | undefined): number {
-  return c === undefined ? 0 : c.embedded ? 1 + c.embedded.length : 32
+  return c === undefined ? 0 : c.embedded ? EMBEDDED_LENGTH_SIZE + c.embedded.length : HASH_SIZE
 }
 
 function writeChild(out: Uint8Array, pos: number, c: Built | undefined): number {
@@ -231,5 +240,5 @@ function writeChild(out: Uint8Array, pos: number, c: Built | undefined): number 
     return pos + c.embedded.length
   }
   out.set(c.hash!, pos)
-  return pos + 32
+  return pos + HASH_SIZE
 }

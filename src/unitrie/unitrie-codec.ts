@@ -1,8 +1,8 @@
 /**
  * The byte-level pieces of the Unitrie node serialization (RSKIP107, docs/reference-rules.md#rule-unitrie-node):
  * node flags and size limits, bit strings (keys expanded to one bit per element, packed MSB-first), the
- * CompactSize VarInt and the shared-path encoding. The node message itself is written and read in
- * src/unitrie/unitrie-node.ts; src/unitrie/unitrie-bulk.ts and src/unitrie/unitrie-walk.ts use these pieces directly.
+ * CompactSize VarInt and the shared-path encoding. The node message itself is written in
+ * src/unitrie/unitrie-node.ts (and src/unitrie/unitrie-bulk.ts) and read in src/unitrie/node-message.ts.
  *
  * Reference sources (rskj master, paths under rskj-core/src/main/java/): co/rsk/trie/Trie.java (limits, flags),
  * co/rsk/trie/PathEncoder.java, co/rsk/trie/TrieKeySlice.java, co/rsk/trie/SharedPathSerializer.java.
@@ -33,6 +33,33 @@ export const FLAG_LEFT = 0b0000_1000
 export const FLAG_RIGHT = 0b0000_0100
 export const FLAG_LEFT_EMBEDDED = 0b0000_0010
 export const FLAG_RIGHT_EMBEDDED = 0b0000_0001
+
+/**
+ * Sizes in the RSKIP107 node message (TrieNode.message in src/unitrie/unitrie-node.ts, read back by
+ * src/unitrie/node-message.ts): the flags byte, a child or long value kept by hash (keccak256), an embedded child's
+ * length prefix, and a long value written as its hash and its length (uint24 big-endian).
+ */
+export const FLAGS_SIZE = 1
+export const HASH_SIZE = 32
+export const EMBEDDED_LENGTH_SIZE = 1
+export const LONG_VALUE_LENGTH_SIZE = 3
+/** Bytes a long value takes in its node's message: keccak256(value) ‖ uint24 length. */
+export const LONG_VALUE_SIZE = HASH_SIZE + LONG_VALUE_LENGTH_SIZE
+/**
+ * The first byte of a pre-RSKIP107 ("Orchid") message, the trie's arity: the reference reads such a message with its
+ * older decoder (Trie.fromMessage: `message[0] == ARITY`); this node rejects it.
+ */
+export const ORCHID_FIRST_BYTE = 2
+
+/**
+ * Shared-path length prefixes (SharedPathSerializer.java): one byte for a path of 1..32 bits (bits − 1) or of
+ * 160..382 bits (bits − 128), else {@link PATH_VARINT_MARKER} followed by a VarInt of the bits.
+ */
+export const PATH_SHORT_MAX_BITS = 32
+export const PATH_LONG_MIN_BITS = 160
+export const PATH_LONG_MAX_BITS = 382
+export const PATH_LONG_OFFSET = 128
+export const PATH_VARINT_MARKER = 0xff
 
 /** The empty bit string (a node with no shared path). */
 export const EMPTY_BITS: Uint8Array = new Uint8Array(0)
@@ -133,15 +160,24 @@ export function encodeVarInt(value: number): Uint8Array {
   return out
 }
 
-/** Reads a CompactSize integer at `pos`: [value, position after it]. @throws Error when truncated */
-export function readVarInt(msg: Uint8Array, pos: number): [value: number, next: number] {
-  const first = msg[pos]
-  if (first === undefined) throw new Error('Unitrie: truncated VarInt')
-  if (first < 253) return [first, pos + 1]
-  const dv = new DataView(msg.buffer, msg.byteOffset, msg.byteLength)
-  if (first === 253) return [dv.getUint16(pos + 1, true), pos + 3]
-  if (first === 254) return [dv.getUint32(pos + 1, true), pos + 5]
-  return [Number(dv.getBigUint64(pos + 1, true)), pos + 9]
+/** Encoded size of the CompactSize integer whose first byte is `first`: 1, 3 (0xfd), 5 (0xfe) or 9 (0xff). */
+export function varIntLength(first: number): number {
+  return first < 253 ? 1 : first === 253 ? 3 : first === 254 ? 5 : 9
+}
+
+/**
+ * The CompactSize integer at `pos` (the caller has checked that its {@link varIntLength} bytes are there; values
+ * above 2^53 lose precision). Allocates nothing.
+ */
+export function varIntAt(msg: Uint8Array, pos: number): number {
+  const first = msg[pos]!
+  if (first < 253) return first
+  const low = msg[pos + 1]! | (msg[pos + 2]! << 8)
+  if (first === 253) return low
+  const word = (low | (msg[pos + 3]! << 16) | (msg[pos + 4]! << 24)) >>> 0
+  if (first === 254) return word
+  const high = (msg[pos + 5]! | (msg[pos + 6]! << 8) | (msg[pos + 7]! << 16) | (msg[pos + 8]! << 24)) >>> 0
+  return high * 2 ** 32 + word
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,7 +188,9 @@ export function readVarInt(msg: Uint8Array, pos: number): [value: number, next: 
 export function sharedPathSerializedLength(bitLength: number): number {
   if (bitLength === 0) return 0
   const prefix =
-    (bitLength >= 1 && bitLength <= 32) || (bitLength >= 160 && bitLength <= 382) ? 1 : 1 + varIntSize(bitLength)
+    bitLength <= PATH_SHORT_MAX_BITS || (bitLength >= PATH_LONG_MIN_BITS && bitLength <= PATH_LONG_MAX_BITS)
+      ? 1
+      : 1 + varIntSize(bitLength)
   return prefix + ((bitLength + 7) >> 3)
 }
 
@@ -173,25 +211,13 @@ export function setPackedBit(key: Uint8Array, d: number, bit: number): Uint8Arra
   return key
 }
 
-/**
- * Reads a shared path's length prefix at `pos` (the inverse of {@link writeSharedPath}'s prefix: one byte for
- * 1-32 and 160-382 bits, else 0xff and a VarInt; docs/reference-rules.md#rule-unitrie-node).
- * @returns the path's length in bits and the position of its packed bits
- */
-export function readSharedPathLength(msg: Uint8Array, pos: number): [bitLength: number, next: number] {
-  const first = msg[pos++]!
-  if (first <= 31) return [first + 1, pos]
-  if (first <= 254) return [first + 128, pos]
-  return readVarInt(msg, pos)
-}
-
 /** Writes the shared path `bits` (length prefix, then packed bits) at `pos`; @returns the position after it. */
 export function writeSharedPath(out: Uint8Array, pos: number, bits: Uint8Array): number {
   const n = bits.length
-  if (n >= 1 && n <= 32) out[pos++] = n - 1
-  else if (n >= 160 && n <= 382) out[pos++] = n - 128
+  if (n >= 1 && n <= PATH_SHORT_MAX_BITS) out[pos++] = n - 1
+  else if (n >= PATH_LONG_MIN_BITS && n <= PATH_LONG_MAX_BITS) out[pos++] = n - PATH_LONG_OFFSET
   else {
-    out[pos++] = 0xff
+    out[pos++] = PATH_VARINT_MARKER
     pos = writeVarInt(out, pos, n)
   }
   for (let k = 0; k < n; k++) {

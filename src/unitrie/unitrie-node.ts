@@ -2,7 +2,8 @@
  * One Unitrie node (rskj `Trie` instance) and its RSKIP107 message codec (docs/reference-rules.md#rule-unitrie-node):
  * the immutable node with its cached message, hash and subtree size, children in memory or known only by hash
  * (loaded from a {@link TrieNodeStore} on first access), writing the message (flags, shared path, embedded child
- * or child hash, VarInt childrenSize, value or long-value hash and length) and decoding one.
+ * or child hash, VarInt childrenSize, value or long-value hash and length) and decoding one (read by
+ * src/unitrie/node-message.ts, which checks it).
  *
  * Reference sources (rskj master, paths under rskj-core/src/main/java/): co/rsk/trie/Trie.java (toMessage,
  * fromMessageRskip107, getHash), co/rsk/trie/NodeReference.java (embedded vs hashed children, referenceSize).
@@ -10,6 +11,7 @@
 import { bytesToHex } from '@ethereumjs/util'
 import { EMPTY_TRIE_HASH, keccak256 } from '../crypto/keccak.js'
 import {
+  EMBEDDED_LENGTH_SIZE,
   EMPTY_BITS,
   FLAG_LEFT,
   FLAG_LEFT_EMBEDDED,
@@ -18,17 +20,19 @@ import {
   FLAG_RIGHT_EMBEDDED,
   FLAG_SHARED_PATH,
   FLAG_VERSION,
+  FLAGS_SIZE,
+  HASH_SIZE,
+  LONG_VALUE_SIZE,
   MAX_EMBEDDED_NODE_SIZE,
   MAX_SHORT_VALUE_LENGTH,
   MAX_VALUE_LENGTH,
-  readSharedPathLength,
-  readVarInt,
   sharedPathSerializedLength,
   unpackBits,
   varIntSize,
   writeSharedPath,
   writeVarInt,
 } from './unitrie-codec.js'
+import { NodeMessage } from './node-message.js'
 import type { TrieNodeStore } from './unitrie-store.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -241,12 +245,12 @@ export class TrieNode {
     const pathLen = sharedPathSerializedLength(this.path.length)
     const leftEmb = childEmbeddable(this.left)
     const rightEmb = childEmbeddable(this.right)
-    const leftLen = this.left ? (leftEmb ? 1 + resolve(this.left).message().length : 32) : 0
-    const rightLen = this.right ? (rightEmb ? 1 + resolve(this.right).message().length : 32) : 0
+    const leftLen = childLength(this.left, leftEmb)
+    const rightLen = childLength(this.right, rightEmb)
     const terminal = this.isTerminal
     const cs = terminal ? 0 : this.childrenSize()
-    const valueLen = long ? 35 : this.valueLength
-    const out = new Uint8Array(1 + pathLen + leftLen + rightLen + (terminal ? 0 : varIntSize(cs)) + valueLen)
+    const valueLen = long ? LONG_VALUE_SIZE : this.valueLength
+    const out = new Uint8Array(FLAGS_SIZE + pathLen + leftLen + rightLen + (terminal ? 0 : varIntSize(cs)) + valueLen)
     let flags = FLAG_VERSION
     if (long) flags |= FLAG_LONG_VALUE
     if (this.path.length > 0) flags |= FLAG_SHARED_PATH
@@ -255,14 +259,14 @@ export class TrieNode {
     if (leftEmb) flags |= FLAG_LEFT_EMBEDDED
     if (rightEmb) flags |= FLAG_RIGHT_EMBEDDED
     out[0] = flags
-    let pos = 1
+    let pos = FLAGS_SIZE
     if (this.path.length > 0) pos = writeSharedPath(out, pos, this.path)
     pos = writeChild(out, pos, this.left, leftEmb)
     pos = writeChild(out, pos, this.right, rightEmb)
     if (!terminal) pos = writeVarInt(out, pos, cs)
     if (long) {
       out.set(this.getValueHash()!, pos)
-      pos += 32
+      pos += HASH_SIZE
       out[pos++] = (this.valueLength >>> 16) & 0xff
       out[pos++] = (this.valueLength >>> 8) & 0xff
       out[pos++] = this.valueLength & 0xff
@@ -289,6 +293,12 @@ function childEmbeddable(c: Child | undefined): boolean {
   return c.isEmbeddable()
 }
 
+/** Bytes child `c` takes in its parent's message: its length byte and message when embedded, else its hash. */
+function childLength(c: Child | undefined, embedded: boolean): number {
+  if (c === undefined) return 0
+  return embedded ? EMBEDDED_LENGTH_SIZE + resolve(c).message().length : HASH_SIZE
+}
+
 function writeChild(out: Uint8Array, pos: number, c: Child | undefined, embedded: boolean): number {
   if (c === undefined) return pos
   if (embedded) {
@@ -298,7 +308,7 @@ function writeChild(out: Uint8Array, pos: number, c: Child | undefined, embedded
     return pos + m.length
   }
   out.set(c instanceof HashRef ? c.hash : c.hash(), pos)
-  return pos + 32
+  return pos + HASH_SIZE
 }
 
 /** @internal NodeReference.referenceSize: childrenSize + external long-value length + message length. */
@@ -308,60 +318,28 @@ export function refSize(c: Child | undefined): number {
   return n.childrenSize() + (n.hasLongValue ? n.valueLength : 0) + n.message().length
 }
 
+/** The reader decodeNode uses (its fields are copied out before an embedded child is decoded with it). */
+const reading = new NodeMessage()
+
 /**
- * Decode one RSKIP107 node message (Trie.fromMessageRskip107). Embedded children are decoded
- * recursively; hashed children become lazy references resolved through `store`.
+ * Decode one RSKIP107 node message (Trie.fromMessageRskip107), read by {@link NodeMessage}. Embedded children are
+ * decoded recursively; hashed children become lazy references resolved through `store`.
  * Pre-RSKIP107 ("Orchid", first byte 0x02) messages are rejected.
  *
  * @param message the serialized node (kept by reference as the node's cached message)
  * @param store   where hashed children and long values are fetched from
+ * @throws Error `Unitrie: …` when the message is malformed (see NodeMessage.read)
  */
 export function decodeNode(message: Uint8Array, store?: TrieNodeStore): TrieNode {
-  if (message.length === 0) throw new Error('Unitrie: empty node message')
-  const flags = message[0]!
-  if (flags === 2) throw new Error('Unitrie: pre-RSKIP107 (Orchid) node serialization is not supported')
-  let pos = 1
-  let path: Uint8Array = EMPTY_BITS
-  if (flags & FLAG_SHARED_PATH) {
-    const [bitLength, pathAt] = readSharedPathLength(message, pos)
-    pos = pathAt
-    const byteLen = (bitLength + 7) >> 3
-    if (pos + byteLen > message.length) throw new Error('Unitrie: truncated shared path')
-    path = unpackBits(message, pos, bitLength)
-    pos += byteLen
-  }
-  const readChild = (present: number, embedded: number): Child | undefined => {
-    if (!(flags & present)) return undefined
-    if (flags & embedded) {
-      const len = message[pos++]!
-      if (pos + len > message.length) throw new Error('Unitrie: truncated embedded node')
-      const sub = message.subarray(pos, pos + len)
-      pos += len
-      return decodeNode(sub, store)
-    }
-    if (pos + 32 > message.length) throw new Error('Unitrie: truncated child hash')
-    const h = message.slice(pos, pos + 32)
-    pos += 32
-    return new HashRef(h, store)
-  }
-  const left = readChild(FLAG_LEFT, FLAG_LEFT_EMBEDDED)
-  const right = readChild(FLAG_RIGHT, FLAG_RIGHT_EMBEDDED)
-  let childrenSize = 0
-  if (left || right) [childrenSize, pos] = readVarInt(message, pos)
+  const { flags, pathBits, pathAt, leftAt, leftEnd, rightAt, rightEnd, childrenSize, valueAt, valueLength } =
+    reading.read(message)
+  const path = pathBits > 0 ? unpackBits(message, pathAt, pathBits) : EMPTY_BITS
+  const left = leftAt < 0 ? undefined : decodeChild(message, leftAt, leftEnd, flags & FLAG_LEFT_EMBEDDED, store)
+  const right = rightAt < 0 ? undefined : decodeChild(message, rightAt, rightEnd, flags & FLAG_RIGHT_EMBEDDED, store)
   let value: Uint8Array | undefined
   let valueHash: Uint8Array | undefined
-  let valueLength = 0
-  if (flags & FLAG_LONG_VALUE) {
-    if (pos + 35 !== message.length) throw new Error('Unitrie: bad long value encoding')
-    valueHash = message.slice(pos, pos + 32)
-    valueLength = (message[pos + 32]! << 16) | (message[pos + 33]! << 8) | message[pos + 34]!
-    pos += 35
-  } else if (pos < message.length) {
-    value = message.subarray(pos)
-    valueLength = value.length
-    pos = message.length
-  }
-  if (pos > message.length) throw new Error('Unitrie: truncated node message')
+  if (flags & FLAG_LONG_VALUE) valueHash = message.slice(valueAt, valueAt + HASH_SIZE)
+  else if (valueLength > 0) value = message.subarray(valueAt)
   const node = new TrieNode(path, value, valueLength, valueHash, left, right, childrenSize, store)
   node._msg = message
   // Per-side size hints so that later modifications never need to load an untouched sibling.
@@ -372,4 +350,10 @@ export function decodeNode(message: Uint8Array, store?: TrieNodeStore): TrieNode
     else if (!(right instanceof HashRef)) node._sideSize[0] = childrenSize - refSize(right)
   }
   return node
+}
+
+/** The child kept at bytes [at, end) of `message`: an embedded node (decoded now), or a hash to load it by. */
+function decodeChild(message: Uint8Array, at: number, end: number, embedded: number, store?: TrieNodeStore): Child {
+  if (embedded) return decodeNode(message.subarray(at, end), store)
+  return new HashRef(message.slice(at, end), store)
 }

@@ -13,10 +13,10 @@ import { HashRef, refSize, resolve, TrieNode, type Child } from './unitrie-node.
  * How deep a lookup or a write keeps what it loads: a child known only by hash that sits less than this many nodes
  * below the root is decoded into the trie and stays there (the top levels every path crosses); a deeper one is kept
  * only once operations have reached it {@link KEEP_AT_VISIT} times, and decoded for the operation alone before
- * (HashRef.nodeAfter). Reads of random keys otherwise kept most of a large state decoded until the next periodic
- * unload — ~1.4 KB of objects per node, growing with the state instead of staying bounded
- * (docs/architecture.md#storage); a path read again and again is kept level by level as before. A write still
- * returns new nodes along its path, which the new trie version holds.
+ * (HashRef.nodeAfter), so reads of random keys do not keep most of a large state decoded (~1.4 KB of objects per
+ * node) until the next periodic unload, while a path read again and again is kept level by level
+ * (docs/measurements/2026-11-sustained-memory.md). A write still returns new nodes along its path, which the new
+ * trie version holds.
  */
 export const KEPT_DEPTH = 12
 /** The visit of a node below {@link KEPT_DEPTH} from which it is kept (see there). */

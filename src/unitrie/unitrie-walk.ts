@@ -4,17 +4,8 @@
  * docs/reference-rules.md#rule-unitrie-node) — its shared paths copied bit for bit into the key, embedded children
  * read in place — without decoding a node object per node, nor keeping any.
  */
-import {
-  FLAG_LEFT,
-  FLAG_LEFT_EMBEDDED,
-  FLAG_LONG_VALUE,
-  FLAG_RIGHT,
-  FLAG_RIGHT_EMBEDDED,
-  FLAG_SHARED_PATH,
-  readSharedPathLength,
-  readVarInt,
-  setPackedBit,
-} from './unitrie-codec.js'
+import { FLAG_LEFT_EMBEDDED, FLAG_LONG_VALUE, FLAG_RIGHT_EMBEDDED, HASH_SIZE, setPackedBit } from './unitrie-codec.js'
+import { NodeMessage } from './node-message.js'
 import type { TrieNode } from './unitrie-node.js'
 import type { TrieNodeStore } from './unitrie-store.js'
 import { ArenaTrieStore } from './trie-arena.js'
@@ -41,7 +32,8 @@ export interface EntryView {
  * Unitrie.entries (with copies) and the state-file dump.
  * @param root the subtree's node (undefined: an empty trie)
  * @param prefixBits the key bits above `root` (0/1 each)
- * @throws Error when a node or long value is missing from the store
+ * @throws Error when a node or long value is missing from the store, or a stored message is malformed (truncated,
+ *   pre-RSKIP107: src/unitrie/node-message.ts)
  */
 export function* unitrieEntryViews(
   root: TrieNode | undefined,
@@ -49,6 +41,7 @@ export function* unitrieEntryViews(
 ): Generator<EntryView> {
   if (!root) return
   const view: EntryView = { key: NONE, keyLength: 0, value: NONE, valueStart: 0, valueEnd: 0 }
+  const reader = new NodeMessage()
   let key: Uint8Array = new Uint8Array(64)
   const setBit = (d: number, bit: number): void => {
     key = setPackedBit(key, d, bit)
@@ -79,16 +72,18 @@ export function* unitrieEntryViews(
     depths.push(depth)
     bits.push(bit)
   }
-  /** Pushes the stored node whose hash is bytes [at, at + 32) of `hashes`. */
+  /** Pushes the stored node whose hash is bytes [at, at + HASH_SIZE) of `hashes`. */
   const pushStored = (hashes: Uint8Array, at: number, store: TrieNodeStore | undefined, depth: number, bit: number) => {
     if (store instanceof ArenaTrieStore) {
       const loc = store.locate(hashes, at)
       if (loc >= 0) return push(undefined, store.chunkOf(loc), store.startOf(loc), store.endOf(loc), store, depth, bit)
     } else {
-      const msg = store?.get(hashes.subarray(at, at + 32))
+      const msg = store?.get(hashes.subarray(at, at + HASH_SIZE))
       if (msg) return push(undefined, msg, 0, msg.length, store, depth, bit)
     }
-    throw new Error(`Unitrie: missing node ${Buffer.from(hashes.subarray(at, at + 32)).toString('hex')} in store`)
+    throw new Error(
+      `Unitrie: missing node ${Buffer.from(hashes.subarray(at, at + HASH_SIZE)).toString('hex')} in store`,
+    )
   }
   for (let i = 0; i < prefixBits.length; i++) setBit(i, prefixBits[i]!)
   push(root, NONE, 0, 0, undefined, prefixBits.length, -1)
@@ -121,13 +116,13 @@ export function* unitrieEntryViews(
       }
       continue
     }
-    // a stored message: flags ‖ [shared path] ‖ [left] ‖ [right] ‖ [children size] ‖ value (TrieNode.message)
-    const flags = m[start]!
-    let pos = start + 1
-    if (flags & FLAG_SHARED_PATH) {
-      const [length, pathAt] = readSharedPathLength(m, pos)
-      pos = pathAt
+    // a stored message (read and checked by src/unitrie/node-message.ts)
+    const msg = reader.read(m, start, end)
+    const flags = msg.flags
+    const length = msg.pathBits
+    if (length > 0) {
       // packed MSB-first like the key: copied a byte at a time, shifted when the key's bit offset is not whole
+      const pos = msg.pathAt
       const bytes = (length + 7) >> 3
       const at = d >> 3
       if (at + bytes + 1 >= key.length) setBit(d + length + 8, 0) // (grows the key)
@@ -142,35 +137,13 @@ export function* unitrieEntryViews(
         }
       }
       d += length
-      pos += bytes
     }
-    // children: where each is (embedded: its message's bounds here; by hash: the hash's offset)
-    const hasLeft = (flags & FLAG_LEFT) !== 0
-    const hasRight = (flags & FLAG_RIGHT) !== 0
-    let leftAt = 0
-    let leftEnd = 0
-    let rightAt = 0
-    let rightEnd = 0
-    if (hasLeft) {
-      if (flags & FLAG_LEFT_EMBEDDED) {
-        leftAt = pos + 1
-        leftEnd = leftAt + m[pos]!
-      } else leftAt = pos
-      pos = leftEnd > 0 ? leftEnd : pos + 32
-    }
-    if (hasRight) {
-      if (flags & FLAG_RIGHT_EMBEDDED) {
-        rightAt = pos + 1
-        rightEnd = rightAt + m[pos]!
-      } else rightAt = pos
-      pos = rightEnd > 0 ? rightEnd : pos + 32
-    }
-    if (hasLeft || hasRight) pos = readVarInt(m, pos)[1]
+    const pos = msg.valueAt
     if ((d & 7) === 0 && (pos < end || flags & FLAG_LONG_VALUE)) {
       view.key = key
       view.keyLength = d >> 3
       if (flags & FLAG_LONG_VALUE) {
-        const long = store?.get(m.subarray(pos, pos + 32))
+        const long = store?.get(m.subarray(pos, pos + HASH_SIZE))
         if (!long) throw new Error('Unitrie: long value not in the store')
         view.value = long
         view.valueStart = 0
@@ -182,14 +155,14 @@ export function* unitrieEntryViews(
       }
       yield view
     }
-    // right first: the left child is visited next
-    if (hasRight) {
-      if (rightEnd > 0) push(undefined, m, rightAt, rightEnd, store, d, 1)
-      else pushStored(m, rightAt, store, d, 1)
+    // right first: the left child is visited next (`msg` still holds this message: only the next turn reads again)
+    if (msg.rightAt >= 0) {
+      if (flags & FLAG_RIGHT_EMBEDDED) push(undefined, m, msg.rightAt, msg.rightEnd, store, d, 1)
+      else pushStored(m, msg.rightAt, store, d, 1)
     }
-    if (hasLeft) {
-      if (leftEnd > 0) push(undefined, m, leftAt, leftEnd, store, d, 0)
-      else pushStored(m, leftAt, store, d, 0)
+    if (msg.leftAt >= 0) {
+      if (flags & FLAG_LEFT_EMBEDDED) push(undefined, m, msg.leftAt, msg.leftEnd, store, d, 0)
+      else pushStored(m, msg.leftAt, store, d, 0)
     }
   }
 }

@@ -83,7 +83,7 @@ export function viewsOf(b: Uint8Array, item: RlpItemBounds): RlpView {
 }
 
 /**
- * The bounds of `b` read as exactly one RLP item (a block RLP, a receipt RLP, an extra RLP).
+ * The bounds of `b` read as exactly one RLP item (a block RLP, a receipt RLP, a derived RLP).
  * @throws Error when `b` is empty, the item runs past `b`, or bytes follow it
  */
 export function wholeItem(b: Uint8Array): RlpItemBounds {

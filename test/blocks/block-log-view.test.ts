@@ -1,14 +1,14 @@
 /**
  * The log view of a stored block (src/blocks/block-log-view.ts): what eth_getLogs reads of a block outside the
- * decoded cache, straight from its block RLP and extra RLP (src/blocks/block-codec.ts `blockExtra`). The node-level
+ * decoded cache, straight from its block RLP and derived RLP (src/blocks/block-codec.ts `blockDerived`). The node-level
  * answers before and after eviction are compared in test/blocks/block-store.test.ts; this file pins the view's own
- * reading of the extra RLP: hash, first log indexes, receipts dropped by --transaction-block-keeper, the receipt
+ * reading of the derived RLP: hash, first log indexes, receipts dropped by --transaction-block-keeper, the receipt
  * filter, and malformed or corrupted encodings.
  */
 import { RLP } from '@ethereumjs/rlp'
 import { describe, expect, it } from 'vitest'
 import { keccak256 } from '../../src/crypto/keccak.js'
-import { StorageCorruptError } from '../../src/blocks/block-codec.js'
+import { StorageCorruptError } from '../../src/errors/storage-errors.js'
 import { decodeLogView } from '../../src/blocks/block-log-view.js'
 import { encodeReceipt } from '../../src/rsk/receipt-rlp.js'
 import { bigIntToBytes } from '../../src/util/bytes.js'
@@ -46,10 +46,10 @@ const receiptB = encodeReceipt({
 })
 
 /**
- * An extra RLP in `blockExtra`'s layout and encodings: [hash, hashForMergedMining, totalDifficulty, [[sender,
+ * A derived RLP in `blockDerived`'s layout and encodings: [hash, hashForMergedMining, totalDifficulty, [[sender,
  * created contract, receipt, first log index], …]].
  */
-function extraRlp(receipts: Uint8Array[], firstLogIndexes: number[]): Uint8Array {
+function derivedRlp(receipts: Uint8Array[], firstLogIndexes: number[]): Uint8Array {
   return RLP.encode([
     HASH,
     bytes(32, 0xcd),
@@ -60,7 +60,7 @@ function extraRlp(receipts: Uint8Array[], firstLogIndexes: number[]): Uint8Array
 
 describe('log view of a stored block', () => {
   it('reads the hash, each receipt and its logs with their block-wide indexes, and hashes transactions lazily', () => {
-    const view = decodeLogView(9n, blockRlp(bytes(256, 0xff)), extraRlp([receiptA, receiptB], [0, 2]))
+    const view = decodeLogView(9n, blockRlp(bytes(256, 0xff)), derivedRlp([receiptA, receiptB], [0, 2]))
     expect(view.hash).toEqual(HASH)
     expect(view.header.number).toBe(9n)
     expect(view.header.logsBloom).toEqual(bytes(256, 0xff))
@@ -79,7 +79,7 @@ describe('log view of a stored block', () => {
     const view = decodeLogView(
       3n,
       blockRlp(new Uint8Array(256)),
-      extraRlp([receiptA, new Uint8Array(0)], [0, 2]),
+      derivedRlp([receiptA, new Uint8Array(0)], [0, 2]),
       (bloom) => {
         seen.push(bloom.length)
         return false
@@ -94,26 +94,26 @@ describe('log view of a stored block', () => {
   it('encodings that do not have the block shape raise StorageCorruptError', () => {
     const rlp = blockRlp(new Uint8Array(256))
     // one receipt for two transactions
-    expect(() => decodeLogView(1n, rlp, extraRlp([receiptA], [0]))).toThrow(StorageCorruptError)
+    expect(() => decodeLogView(1n, rlp, derivedRlp([receiptA], [0]))).toThrow(StorageCorruptError)
     // a hash that is not 32 bytes
     const shortHash = RLP.encode([bytes(31, 1), bytes(32, 0xcd), Uint8Array.of(5), []])
     expect(() => decodeLogView(1n, rlp, shortHash)).toThrow(StorageCorruptError)
     // a transaction's entry whose receipt runs past the entry: read as whatever followed it before
-    const extra = extraRlp([receiptA, receiptB], [0, 2])
+    const derived = derivedRlp([receiptA, receiptB], [0, 2])
     // [list 3 B][hash 33][hfmm 33][td 1][tx list 3][entry 3][sender 21][contract 1][receipt: 0xb9, 2 length bytes]
     const receiptAt = 98
-    expect(extra[receiptAt]).toBe(0xb9)
-    const pastEntry = extra.slice()
+    expect(derived[receiptAt]).toBe(0xb9)
+    const pastEntry = derived.slice()
     pastEntry[receiptAt + 2] = pastEntry[receiptAt + 2]! + 8
     expect(() => decodeLogView(1n, rlp, pastEntry)).toThrow(StorageCorruptError)
     // a log that is a byte string instead of [address, topics, data]
     const byteLog = RLP.encode([Uint8Array.of(1), Uint8Array.of(1), bytes(256, 0), [bytes(20, 1)], Uint8Array.of(1)])
-    expect(() => decodeLogView(1n, rlp, extraRlp([byteLog, receiptB], [0, 1]))).toThrow(StorageCorruptError)
+    expect(() => decodeLogView(1n, rlp, derivedRlp([byteLog, receiptB], [0, 1]))).toThrow(StorageCorruptError)
   })
 
   it('any corruption of either encoding raises StorageCorruptError or reads as a block of the log shape', () => {
     const rlp0 = blockRlp(bytes(256, 0xff))
-    const extra0 = extraRlp([receiptA, receiptB], [0, 2])
+    const derived0 = derivedRlp([receiptA, receiptB], [0, 2])
     const next = seededRandom(0x5eed1)
     const bytesOf = (x: unknown, n?: number): boolean => x instanceof Uint8Array && (n === undefined || x.length === n)
     const wellShaped = (v: LogBlock): boolean =>
@@ -131,11 +131,11 @@ describe('log view of a stored block', () => {
     let misshapen = 0
     for (let i = 0; i < 3000; i++) {
       const rlp = rlp0.slice()
-      const extra = extra0.slice()
-      const target = i % 2 === 0 ? rlp : extra
+      const derived = derived0.slice()
+      const target = i % 2 === 0 ? rlp : derived
       for (let k = 1 + next(3); k > 0; k--) target[next(target.length)] = next(256)
       try {
-        if (!wellShaped(decodeLogView(1n, rlp, extra))) misshapen++
+        if (!wellShaped(decodeLogView(1n, rlp, derived))) misshapen++
       } catch (err) {
         expect(err).toBeInstanceOf(StorageCorruptError)
         corrupt++

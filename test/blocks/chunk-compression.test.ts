@@ -1,6 +1,6 @@
 /**
  * Compressed chunks of the in-memory block backend (docs/architecture.md#storage; src/blocks/block-chunks.ts,
- * memory-block-backend.ts): every read answers the same before a block's chunk is sealed, after it is compressed
+ * memory-block-backend.ts): every read answers the same before a block's chunk is closed, after it is compressed
  * and after its inflated copy left the read cache; reads racing a compression, a receipt pruning or a truncation
  * answer as the backend is; `--transaction-block-keeper` pruning compacts compressed chunks and compresses them
  * again.
@@ -33,12 +33,12 @@ let stored: { enc: EncodedBlock; hash: Uint8Array; txHashes: Uint8Array[] }[]
 
 /** The block store's cache of decoded blocks (emptied instead of mining a thousand blocks past it). */
 function decodedCache(n: Node): { clear(): void } {
-  return (internals(n).chain as unknown as { blocks: { cache: { clear(): void } } }).blocks.cache
+  return (internals(n).chain as unknown as { parts: { blocks: { cache: { clear(): void } } } }).parts.blocks.cache
 }
 
 /** Replaces the in-memory backend of a node that holds only its genesis by one with small chunks. */
 async function smallChunks(n: Node): Promise<MemoryBlockBackend> {
-  const store = (internals(n).chain as unknown as { blocks: { backend: BlockBackend } }).blocks
+  const store = (internals(n).chain as unknown as { parts: { blocks: { backend: BlockBackend } } }).parts.blocks
   const genesis = (await store.backend.encoded(0n))!
   const small = new MemoryBlockBackend(new ChunkStore(CHUNK, 2))
   small.append(0n, genesis, (await store.backend.hashOf(0n))!, [])
@@ -67,7 +67,7 @@ function chunkOf(a: MemoryBlockBackend, n: number): number {
 function hex(enc: EncodedBlock | undefined): string {
   return enc === undefined
     ? 'none'
-    : `${Buffer.from(enc.rlp).toString('hex')}/${Buffer.from(enc.extra).toString('hex')}`
+    : `${Buffer.from(enc.rlp).toString('hex')}/${Buffer.from(enc.derived).toString('hex')}`
 }
 
 async function allEncoded(a: MemoryBlockBackend, upTo = 36): Promise<string[]> {
@@ -78,7 +78,7 @@ async function allEncoded(a: MemoryBlockBackend, upTo = 36): Promise<string[]> {
 
 async function rangeEncoded(a: MemoryBlockBackend, upTo = 36): Promise<string[]> {
   const out: string[] = []
-  for await (const { rlp, extra } of a.encodedRange(0n, BigInt(upTo))) out.push(hex({ rlp, extra }))
+  for await (const { rlp, derived } of a.encodedRange(0n, BigInt(upTo))) out.push(hex({ rlp, derived }))
   return out
 }
 
@@ -102,7 +102,7 @@ describe('a node whose blocks are in compressed chunks', () => {
   it('answers every read as when the blocks were fresh, inflating each chunk once per scan', async () => {
     const fresh = await observe(node.url, probeAddress, { upTo: UP_TO, states: false })
     expect(fresh.probeLogs).not.toEqual([])
-    // every chunk of blocks 0 … UP_TO sealed and compressed, and the blocks out of the decoded-block cache
+    // every chunk of blocks 0 … UP_TO closed and compressed, and the blocks out of the decoded-block cache
     await rpc(node.url, 'anvil_mine', [q(16)])
     await backend.compressed()
     const stats = backend.chunkStats()
@@ -127,7 +127,7 @@ describe('a node whose blocks are in compressed chunks', () => {
 describe('the backend alone, on the fixture chain’s encodings', () => {
   it('reads of blocks whose chunks are being compressed answer the uncompressed bytes, then the same', async () => {
     const a = archiveOf(36)
-    // the append that opened the last chunk sealed the one before: its compression has not finished
+    // the append that opened the last chunk closed the one before: its compression has not finished
     const before = a.chunkStats()
     expect(before.chunks).toBeGreaterThan(3)
     expect(before.compressed).toBe(0)
@@ -161,9 +161,9 @@ describe('the backend alone, on the fixture chain’s encodings', () => {
     const held = (await scan.next()).value as EncodedBlock
     await a.pruneReceipts(BigInt(n), stored[n]!.txHashes)
     const pruned = (await a.encoded(BigInt(n)))!
-    expect(pruned.extra.length).toBeLessThan(stored[n]!.enc.extra.length)
-    expect(hex({ ...pruned, extra: stored[n]!.enc.extra })).toBe(hex(stored[n]!.enc))
-    // the extra is read when asked: after the prune
+    expect(pruned.derived.length).toBeLessThan(stored[n]!.enc.derived.length)
+    expect(hex({ ...pruned, derived: stored[n]!.enc.derived })).toBe(hex(stored[n]!.enc))
+    // the derived RLP is read when asked: after the prune
     expect(hex(held)).toBe(hex(pruned))
     expect(hex((await scan.next()).value as EncodedBlock)).toBe(hex(stored[n + 1]!.enc))
     expect(await a.txPositions(stored[n]!.txHashes[0]!)).toEqual([])
@@ -212,27 +212,27 @@ describe('the backend alone, on the fixture chain’s encodings', () => {
   it('a prune racing the compression of its chunk: kept uncompressed until compacted, reads stay right', async () => {
     const a = archiveOf(6)
     let next = 7
-    // append (empty blocks) until a chunk opens: the full one before it is sealed and its compression starts
+    // append (empty blocks) until a chunk opens: the full one before it is closed and its compression starts
     const chunksBefore = a.chunkStats().chunks
     while (a.chunkStats().chunks === chunksBefore) {
       a.append(BigInt(next), stored[next]!.enc, stored[next]!.hash, stored[next]!.txHashes)
       next++
     }
-    const sealedLast = next - 2
-    const sealed = chunkOf(a, sealedLast)
-    expect(chunkOf(a, sealedLast - 1)).toBe(sealed)
+    const closedLast = next - 2
+    const closed = chunkOf(a, closedLast)
+    expect(chunkOf(a, closedLast - 1)).toBe(closed)
     const reference = archiveOf(next - 1, 1 << 20)
     const prune = async (b: number) => {
       await a.pruneReceipts(BigInt(b), stored[b]!.txHashes)
       await reference.pruneReceipts(BigInt(b), stored[b]!.txHashes)
     }
-    // the chunks before are compacted and compressed; the sealed one changed while it was compressed
-    for (let b = 1; b < sealedLast; b++) await prune(b)
+    // the chunks before are compacted and compressed; the closed one changed while it was compressed
+    for (let b = 1; b < closedLast; b++) await prune(b)
     await a.compressed()
-    expect(a.chunkStats().compressed).toBe(sealed)
+    expect(a.chunkStats().compressed).toBe(closed)
     expect(await allEncoded(a, next - 1)).toEqual(await allEncoded(reference, next - 1))
     // its last block pruned: compacted and compressed
-    await prune(sealedLast)
+    await prune(closedLast)
     await a.compressed()
     expect(a.chunkStats().compressed).toBe(a.chunkStats().chunks - 1)
     expect(await allEncoded(a, next - 1)).toEqual(await allEncoded(reference, next - 1))
@@ -266,7 +266,7 @@ describe('the backend alone, on the fixture chain’s encodings', () => {
   it('a scan holding a block whose chunk was compressed and its buffer reused for a new chunk reads it right', async () => {
     const a = archiveOf(36)
     const scan = a.encodedRange(0n, 36n)[Symbol.asyncIterator]()
-    // the extra is read when asked, from the bytes the scan got, unless their chunk's version changed
+    // the derived RLP is read when asked, from the bytes the scan got, unless their chunk's version changed
     const held = (await scan.next()).value as EncodedBlock
     await a.compressed()
     // blocks appended after the compressions open chunks in the compressed chunks' buffers

@@ -74,3 +74,27 @@ describe('HashPrefixIndex', () => {
     expect(index.size).toBe(0)
   })
 })
+
+describe('HashPrefixIndex.has', () => {
+  it('answers like the model through adds and deletes of colliding entries', () => {
+    const index = new HashPrefixIndex()
+    const model: [number, number][] = []
+    const r = seededRandom(777)
+    for (let step = 0; step < 5_000; step++) {
+      // few keys and values: many collisions, entries stored twice, deletes of entries held and not held
+      const k = r(16) << 20
+      const v = r(8)
+      if (r(2) === 0) {
+        index.add(k, v)
+        model.push([k, v])
+      } else {
+        const at = model.findIndex(([mk, mv]) => mk === k && mv === v)
+        expect(index.delete(k, v)).toBe(at >= 0)
+        if (at >= 0) model.splice(at, 1)
+      }
+      const probeKey = r(16) << 20
+      const probeValue = r(8)
+      expect(index.has(probeKey, probeValue)).toBe(model.some(([mk, mv]) => mk === probeKey && mv === probeValue))
+    }
+  })
+})

@@ -8,7 +8,8 @@ import { RLP } from '@ethereumjs/rlp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Node } from '../../src/index.js'
 import type { BlockRecord } from '../../src/types/records.js'
-import { blockExtra, encodeBlock, StorageCorruptError } from '../../src/blocks/block-codec.js'
+import { blockDerived, encodeBlock } from '../../src/blocks/block-codec.js'
+import { StorageCorruptError } from '../../src/errors/storage-errors.js'
 import { decodeStoredBlock } from '../../src/blocks/stored-block.js'
 import { blockEncoding, headerHash } from '../../src/rsk/block-encoding.js'
 import { formatBlock, formatReceipt } from '../../src/rpc/format.js'
@@ -40,12 +41,12 @@ const json = (x: unknown): string =>
 
 describe('a block decoded from its encodings answers as the block it was built as', () => {
   it('block JSON with full transactions, receipts, logs, transaction objects and the header hash', () => {
-    const { common } = internals(node).chain
+    const { common } = internals(node).chain.reads
     expect(built.length).toBeGreaterThan(30)
     let logs = 0
     for (const b of built) {
       const enc = encodeBlock(b)
-      const d = decodeStoredBlock(enc.rlp, enc.extra, common, true)
+      const d = decodeStoredBlock(enc.rlp, enc.derived, common, true)
       expect(json(formatBlock(d, true))).toBe(json(formatBlock(b, true)))
       expect(d.transactions).toHaveLength(b.transactions.length)
       b.transactions.forEach((t, i) => {
@@ -67,7 +68,7 @@ describe('a block decoded from its encodings answers as the block it was built a
   it('is compact: its byte fields are views into one buffer, and the cache holds it, not the built record', async () => {
     const { chain } = internals(node)
     const b = built.find((x) => x.transactions.length > 2)!
-    const cached = (await chain.blockByNumber(b.header.number))!
+    const cached = (await chain.reads.blockByNumber(b.header.number))!
     expect(cached).not.toBe(b)
     const fields = [
       cached.hash,
@@ -86,7 +87,7 @@ describe('a block decoded from its encodings answers as the block it was built a
     const { chain } = internals(node)
     const head = Number(await rpc<string>(node.url, 'eth_blockNumber'))
     const decoded = (r: unknown): unknown => (r as { decodedLogs?: unknown }).decodedLogs
-    const records = (await Promise.all(built.map((b) => chain.blockByNumber(b.header.number)))).filter(
+    const records = (await Promise.all(built.map((b) => chain.reads.blockByNumber(b.header.number)))).filter(
       (b): b is BlockRecord => b !== undefined && b.header.number < BigInt(head),
     )
     // the blocks the query walks (their header bloom has the probe's logs): the Remasc receipt is last in each
@@ -104,32 +105,32 @@ describe('a block decoded from its encodings answers as the block it was built a
   })
 
   it("a fork's block keeps the header format of its height; without it the stored hash does not verify", () => {
-    const { common } = internals(node).chain
+    const { common } = internals(node).chain.reads
     const b = built[3]!
     const format = { umm: false, version: 0, edges: false, rskip92: true } as const
     const header = { ...b.header, format }
     const record: BlockRecord = { ...b, header, hash: headerHash(header), transactions: [] }
     const rlp = blockEncoding(header, [])
-    const extra = blockExtra(record)
-    const d = decodeStoredBlock(rlp, extra, common, true, () => format)
+    const derived = blockDerived(record)
+    const d = decodeStoredBlock(rlp, derived, common, true, () => format)
     expect(d.header.format).toEqual(format)
     expect(headerHash(d.header)).toEqual(record.hash)
-    expect(() => decodeStoredBlock(rlp, extra, common, true)).toThrow(StorageCorruptError)
+    expect(() => decodeStoredBlock(rlp, derived, common, true)).toThrow(StorageCorruptError)
   })
 
   it('any corruption of either encoding raises StorageCorruptError or decodes: never another error', () => {
-    const { common } = internals(node).chain
+    const { common } = internals(node).chain.reads
     // a block with several transactions and logs; a seeded generator, so a failure replays
     const enc = encodeBlock(built.find((x) => x.transactions.length > 2)!)
     const next = seededRandom(0x2545f491)
     let corrupt = 0
     for (let i = 0; i < 3000; i++) {
       const rlp = enc.rlp.slice()
-      const extra = enc.extra.slice()
-      const target = i % 2 === 0 ? rlp : extra
+      const derived = enc.derived.slice()
+      const target = i % 2 === 0 ? rlp : derived
       for (let k = 1 + next(3); k > 0; k--) target[next(target.length)] = next(256)
       try {
-        const d = decodeStoredBlock(rlp, extra, common, true)
+        const d = decodeStoredBlock(rlp, derived, common, true)
         for (const t of d.transactions) void t.receipt.logs
       } catch (err) {
         expect(err).toBeInstanceOf(StorageCorruptError)
@@ -140,13 +141,13 @@ describe('a block decoded from its encodings answers as the block it was built a
   })
 
   it('malformed encodings raise StorageCorruptError, never a crash or a wrong record', () => {
-    const { common } = internals(node).chain
+    const { common } = internals(node).chain.reads
     const enc = encodeBlock(built[2]!)
     const cut = (b: Uint8Array, n: number): Uint8Array => b.subarray(0, b.length - n)
-    expect(() => decodeStoredBlock(cut(enc.rlp, 1), enc.extra, common)).toThrow(StorageCorruptError)
-    expect(() => decodeStoredBlock(enc.rlp, cut(enc.extra, 1), common)).toThrow(StorageCorruptError)
+    expect(() => decodeStoredBlock(cut(enc.rlp, 1), enc.derived, common)).toThrow(StorageCorruptError)
+    expect(() => decodeStoredBlock(enc.rlp, cut(enc.derived, 1), common)).toThrow(StorageCorruptError)
     expect(() => decodeStoredBlock(enc.rlp, Uint8Array.of(0xc0), common)).toThrow(StorageCorruptError)
-    expect(() => decodeStoredBlock(Uint8Array.of(0x80), enc.extra, common)).toThrow(StorageCorruptError)
+    expect(() => decodeStoredBlock(Uint8Array.of(0x80), enc.derived, common)).toThrow(StorageCorruptError)
     // well-formed RLP of the wrong shape: a transaction's entry a byte string instead of a list of four
     const b = built[2]!
     const entries = b.transactions.map(() => Uint8Array.of(5))

@@ -1,5 +1,5 @@
 /**
- * Automined sends are answered once the transaction has executed and the block is sealed right after
+ * Automined sends are answered once the transaction has executed and the block is finished right after
  * (src/chain/chain.ts Chain.submit): nothing may observe the chain in between. And concurrent
  * eth_sendTransaction calls from one account get consecutive nonces (the pending nonce is taken inside the
  * chain's queue; regression: concurrent sends could both take the same nonce, one then failing with

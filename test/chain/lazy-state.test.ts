@@ -53,7 +53,8 @@ describe('--db: state read on demand and unloaded', () => {
     const ref = await open({})
     const { probeAddress } = await buildChain(a.url)
     expect((await buildChain(ref.url)).probeAddress).toBe(probeAddress)
-    const storage = (internals(a).chain as unknown as { database: ChainStorage }).database
+    const storage = (internals(a).chain as unknown as { assembly: { opts: { storage: ChainStorage } } }).assembly.opts
+      .storage
     expect(storage.nodeStore).toBeDefined()
 
     // an explicit unload: every registered root the database holds becomes a lazy trie, then the same answers

@@ -57,7 +57,7 @@ describe('--db: restart', () => {
     // states of old blocks are no longer in memory …
     const db = internals(a).chain.executor.stateManager.db
     for (const n of [2n, 5n])
-      expect(db.lookup((await internals(a).chain.blockByNumber(n))!.header.stateRoot)).toBeUndefined()
+      expect(db.lookup((await internals(a).chain.reads.blockByNumber(n))!.header.stateRoot)).toBeUndefined()
     before = await observe(a.url, probeAddress)
     expect(before.head).toBe(36)
     expect(before.logs.length).toBeGreaterThan(5)
@@ -178,7 +178,7 @@ describe('--db: evm_revert, evm_reset and in-place changes', () => {
     try {
       // the removed blocks' records are deleted, not just hidden
       expect(await storage.db.get(storageKeys.block(3n))).toBeUndefined()
-      expect(await storage.db.get(storageKeys.extra(4n))).toBeUndefined()
+      expect(await storage.db.get(storageKeys.derived(4n))).toBeUndefined()
     } finally {
       await storage.close()
     }
@@ -219,7 +219,8 @@ describe('--db: atomic block writes', () => {
   it('writes each mined block as one batch: block, receipts, state nodes, head', async () => {
     const dir = tempDir()
     const a = await open({ db: dir })
-    const db = (internals(a).chain as unknown as { database: ChainStorage }).database.db
+    const db = (internals(a).chain as unknown as { assembly: { opts: { storage: ChainStorage } } }).assembly.opts
+      .storage.db
     const calls: { type: string; key: Uint8Array }[][] = []
     const batch = db.batch.bind(db)
     const spy = { put: 0, del: 0 }
@@ -241,7 +242,7 @@ describe('--db: atomic block writes', () => {
     expect(keys).toEqual(
       expect.arrayContaining([
         hex(storageKeys.block(1n)),
-        hex(storageKeys.extra(1n)),
+        hex(storageKeys.derived(1n)),
         hex(storageKeys.head),
         hex(storageKeys.live),
       ]),
@@ -258,7 +259,8 @@ describe('--db: atomic block writes', () => {
     await sendTx(a.url, { to: COW1.address, value: '0x1', gas: '0x5208' })
     const head = await rpc(a.url, 'eth_getBlockByNumber', ['latest', false])
     const balance = await rpc(a.url, 'eth_getBalance', [COW1.address, 'latest'])
-    const db = (internals(a).chain as unknown as { database: ChainStorage }).database.db
+    const db = (internals(a).chain as unknown as { assembly: { opts: { storage: ChainStorage } } }).assembly.opts
+      .storage.db
     Object.assign(db, { batch: async () => Promise.reject(new Error('disk full')) })
     const e = await rpcError(a.url, 'eth_sendTransaction', [
       { from: COW.address, to: COW1.address, value: '0x1', gas: '0x5208' },

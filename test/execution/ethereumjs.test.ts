@@ -242,7 +242,7 @@ describe('what each reach relies on', () => {
   })
 
   it('LegacyTx overrides: a pinned encoding is what hash() hashes; other transactions keep the prototype methods', () => {
-    const common = chain().common
+    const common = chain().reads.common
     checkTransactionShape(common)
     const tx = createLegacyTx({ nonce: 1n, gasLimit: 21_000n, v: 27n, r: 1n, s: 1n }, { common, freeze: false })
     const sender = createAddressFromString('0x00000000000000000000000000000000000000cc')
@@ -256,7 +256,7 @@ describe('what each reach relies on', () => {
   })
 
   it('a derived context block is what the EVM reads (NUMBER, TIMESTAMP, GASLIMIT, DIFFICULTY)', async () => {
-    const common = chain().common
+    const common = chain().reads.common
     const base = createBlock({ header: { number: 5n } }, { common, skipConsensusFormatValidation: true, freeze: false })
     checkBlockShape(base)
     const block = deriveBlock(base, { number: 77n, timestamp: 1234n, gasLimit: 9_000_000n, difficulty: 3n })
@@ -276,7 +276,7 @@ describe('what each reach relies on', () => {
     const one = await rpc<{ hash: string }>(node.url, 'eth_getBlockByNumber', ['0x1', false])
     const base = createBlock(
       { header: { number: 5n } },
-      { common: chain().common, skipConsensusFormatValidation: true, freeze: false },
+      { common: chain().reads.common, skipConsensusFormatValidation: true, freeze: false },
     )
     const block = deriveBlock(base, { number: 3n, timestamp: 1n, gasLimit: 6_800_000n, difficulty: 1n })
     // BLOCKHASH(1) at 0x00, BLOCKHASH(2) at 0x20 (block 2 is not mined), RETURN 64 bytes

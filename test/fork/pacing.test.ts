@@ -42,6 +42,8 @@ describe('RateLimiter', () => {
     await limiter.take(10)
     let served = false
     const next = limiter.take(5).then(() => (served = true))
+    // a negative check (the clock stands still, so nothing may be served): 20 ms outlasts the microtasks and a
+    // short timer that a take served too early would resolve in; the limiter's own wait here is 500 ms
     await new Promise((r) => setTimeout(r, 20))
     expect(served).toBe(false)
     now = 500 // half a second: five tokens back

@@ -80,8 +80,8 @@ describe('execution memo', () => {
   })
 
   it('admits a result on the second arrival of its request: requests that never repeat leave the memo as it was', async () => {
-    const memo = (internals(node).chain as unknown as { queries: { executionMemo: { size: number } } }).queries
-      .executionMemo
+    const memo = (internals(node).chain as unknown as { parts: { queries: { executionMemo: { size: number } } } }).parts
+      .queries.executionMemo
     const fresh = (i: number) => '0x' + (0xc0000000 + i).toString(16).padStart(40, '0')
     const before = memo.size
     for (let i = 0; i < 20; i++) expect(await balanceOf(fresh(i))).toBe(0n)

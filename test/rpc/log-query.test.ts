@@ -4,7 +4,7 @@
  * the log limit, the query letting other work run every QUERY_SLICE_MS, and RawJson's single-join envelope.
  */
 import { describe, expect, it } from 'vitest'
-import type { Chain } from '../../src/chain/chain.js'
+import type { ChainReads } from '../../src/chain/chain-reads.js'
 import type { BlockRecord, LogRecord, TxRecord } from '../../src/types/records.js'
 import {
   blockLogs,
@@ -48,7 +48,10 @@ function block(number: number, txLogs: LogRecord[][], receiptBlooms?: Uint8Array
   } as unknown as BlockRecord
 }
 
-const chainOf = (blocks: BlockRecord[]): Chain & { at(n: bigint): BlockRecord | undefined } =>
+/** The block source queryLogs reads: the chain's blocksWithBloom over a list of blocks. */
+type LogSource = Pick<ChainReads, 'blocksWithBloom'> & { at(n: bigint): BlockRecord | undefined }
+
+const chainOf = (blocks: BlockRecord[]): LogSource =>
   ({
     at: (n: bigint) => (n >= 0n && n < BigInt(blocks.length) ? blocks[Number(n)] : undefined),
     // the chain's contract: blocks of the range whose header bloom may match, in order
@@ -56,10 +59,10 @@ const chainOf = (blocks: BlockRecord[]): Chain & { at(n: bigint): BlockRecord | 
       for (let n = from; n <= to && n < BigInt(blocks.length); n++)
         if (mayMatch(blocks[Number(n)]!.header.logsBloom)) yield blocks[Number(n)]!
     },
-  }) as unknown as Chain & { at(n: bigint): BlockRecord | undefined }
+  }) as unknown as LogSource
 
 const where = (addresses: Uint8Array[], topics: (Uint8Array[] | null)[] = []): LogCriteria => ({ addresses, topics })
-const ids = async (chain: Chain, c: LogCriteria): Promise<string[]> =>
+const ids = async (chain: LogSource, c: LogCriteria): Promise<string[]> =>
   (await queryLogs(chain, 0n, 10n, c, keccak256)).map((m) => `${m.block.header.number}:${m.tx.index}:${m.log.logIndex}`)
 
 describe('queryLogs', () => {
@@ -123,7 +126,7 @@ describe('queryLogs slices', () => {
           yield blocks[Number(n)]!
         }
       },
-    } as unknown as Chain
+    } as unknown as LogSource
     const order: string[] = []
     setImmediate(() => order.push('other request'))
     const matches = await queryLogs(slow, 0n, 11n, where([A]), keccak256)

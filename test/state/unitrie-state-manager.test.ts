@@ -28,6 +28,7 @@ import {
 import { MemoryTrieNodeStore, Unitrie } from '../../src/unitrie/unitrie.js'
 import { UnitrieStateManager } from '../../src/state/unitrie-state-manager.js'
 import { applyReferenceStateRules } from '../../src/execution/ethereumjs/index.js'
+import { seededRandom } from '../helpers/seeded.js'
 
 const GENESIS_ROOT = '0x9c13f6bf26a9d1b13b708b5da083cb8f4e948bb7f903174081ad95810d52723f'
 const devJson = JSON.parse(readFileSync(new URL('../../src/rsk/genesis/rsk-dev.json', import.meta.url), 'utf8')) as {
@@ -356,11 +357,7 @@ describe('UnitrieStateManager: checkpoints and roots', () => {
     async (seed0) => {
       type M = { nonce: bigint; balance: bigint; code?: Uint8Array; marker: boolean; storage: Map<number, Uint8Array> }
       const clone = (m: Map<number, M>) => new Map([...m].map(([k, v]) => [k, { ...v, storage: new Map(v.storage) }]))
-      let seed = seed0
-      const rnd = (n: number) => {
-        seed = (seed * 1103515245 + 12345) & 0x7fffffff
-        return seed % n
-      }
+      const rnd = seededRandom(seed0)
       const sm = new UnitrieStateManager()
       let model = new Map<number, M>()
       const stack: Map<number, M>[] = []

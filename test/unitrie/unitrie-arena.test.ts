@@ -9,39 +9,29 @@ import { describe, expect, it } from 'vitest'
 import { keccak256 } from '../../src/crypto/keccak.js'
 import { EntryBatch } from '../../src/unitrie/entry-batch.js'
 import { ArenaTrieStore } from '../../src/unitrie/trie-arena.js'
-import { PACKED_CHUNK_BYTES } from '../../src/state/packed-states.js'
+import { MMAP_CHUNK_BYTES } from '../../src/util/mmap-chunk.js'
 import { MemoryTrieNodeStore, Unitrie } from '../../src/unitrie/unitrie.js'
 import { unitrieFromBatch, unitrieFromEntries } from '../../src/unitrie/unitrie-bulk.js'
 import { copyReachable, ReachableCopy } from '../../src/unitrie/trie-arena-copy.js'
+import { seededRandom } from '../helpers/seeded.js'
 
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-function bytes(r: () => number, n: number): Uint8Array {
-  return Uint8Array.from({ length: n }, () => Math.floor(r() * 256))
+function bytes(r: (n: number) => number, n: number): Uint8Array {
+  return Uint8Array.from({ length: n }, () => r(256))
 }
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex')
 
 /** Random entries: shared prefixes, prefix keys, values from 1 B (embedded leaves) to 100 B (long values). */
 function randomEntries(seed: number, count: number): [Uint8Array, Uint8Array][] {
-  const r = random(seed)
+  const r = seededRandom(seed)
   const prefix = bytes(r, 40)
   const out: [Uint8Array, Uint8Array][] = []
   for (let i = 0; i < count; i++) {
-    const shared = prefix.subarray(0, Math.floor(r() * 41))
-    const key = Uint8Array.from([...shared, ...bytes(r, 1 + Math.floor(r() * 12))])
-    const size = r() < 0.5 ? 1 + Math.floor(r() * 4) : 1 + Math.floor(r() * 100)
+    const shared = prefix.subarray(0, r(41))
+    const key = Uint8Array.from([...shared, ...bytes(r, 1 + r(12))])
+    const size = r(2) < 1 ? 1 + r(4) : 1 + r(100)
     out.push([key, bytes(r, size)])
-    if (r() < 0.1) out.push([key.subarray(0, Math.max(1, key.length - 3)), bytes(r, 33 + Math.floor(r() * 40))])
+    if (r(10) < 1) out.push([key.subarray(0, Math.max(1, key.length - 3)), bytes(r, 33 + r(40))])
   }
   return out
 }
@@ -89,14 +79,14 @@ describe('the packed bulk build', () => {
     const entries = randomEntries(77, 500)
     let a = unitrieFromEntries(entries)
     let b = Unitrie.fromEntries(entries)
-    const r = random(78)
+    const r = seededRandom(78)
     for (let i = 0; i < 200; i++) {
-      const [k] = entries[Math.floor(r() * entries.length)]!
-      if (r() < 0.4) {
+      const [k] = entries[r(entries.length)]!
+      if (r(10) < 4) {
         a = a.delete(k)
         b = b.delete(k)
       } else {
-        const v = bytes(r, 1 + Math.floor(r() * 60))
+        const v = bytes(r, 1 + r(60))
         a = a.put(k, v)
         b = b.put(k, v)
       }
@@ -108,7 +98,7 @@ describe('the packed bulk build', () => {
 
   it('saving an arena trie to another store copies every node and long value', () => {
     const entries = randomEntries(5, 300)
-    const built = unitrieFromEntries(entries).put(entries[0]![0], bytes(random(6), 50))
+    const built = unitrieFromEntries(entries).put(entries[0]![0], bytes(seededRandom(6), 50))
     const store = new MemoryTrieNodeStore()
     const root = built.save(store)
     const reread = Unitrie.fromRootHash(root, store)
@@ -118,7 +108,7 @@ describe('the packed bulk build', () => {
 
   it('a single entry, the empty set, a long value at the root', () => {
     expect(hex(unitrieFromEntries([]).hash())).toBe(hex(Unitrie.empty().hash()))
-    for (const v of [Uint8Array.of(7), bytes(random(1), 33), bytes(random(2), 70_000)]) {
+    for (const v of [Uint8Array.of(7), bytes(seededRandom(1), 33), bytes(seededRandom(2), 70_000)]) {
       const e: [Uint8Array, Uint8Array][] = [[Uint8Array.of(1, 2, 3), v]]
       const built = unitrieFromEntries(e)
       expect(hex(built.hash())).toBe(hex(Unitrie.fromEntries(e).hash()))
@@ -153,10 +143,10 @@ describe('the packed bulk build', () => {
 describe('ArenaTrieStore', () => {
   it('stores and finds many records (the table grows), once per hash, large records too', () => {
     const store = new ArenaTrieStore()
-    const r = random(9)
+    const r = seededRandom(9)
     const records: [Uint8Array, Uint8Array][] = []
     for (let i = 0; i < 6000; i++) {
-      const data = bytes(r, 1 + Math.floor(r() * 90))
+      const data = bytes(r, 1 + r(90))
       const h = keccak256(data)
       records.push([h, data])
       store.put(h, data)
@@ -173,18 +163,18 @@ describe('ArenaTrieStore', () => {
   })
 
   it("chunks of the packed states' size (over 32 MiB): records past 32 MiB into a chunk and in later chunks", () => {
-    const store = new ArenaTrieStore(0, PACKED_CHUNK_BYTES)
-    expect(PACKED_CHUNK_BYTES).toBeGreaterThan(32 * 1024 * 1024)
+    const store = new ArenaTrieStore(0, MMAP_CHUNK_BYTES)
+    expect(MMAP_CHUNK_BYTES).toBeGreaterThan(32 * 1024 * 1024)
     const records: [Uint8Array, Uint8Array][] = []
     // 100 KB records: ~340 in the first chunk, the last ones starting past 32 MiB, then a second chunk
-    for (let i = 0; store.byteSize < 2 * PACKED_CHUNK_BYTES; i++) {
+    for (let i = 0; store.byteSize < 2 * MMAP_CHUNK_BYTES; i++) {
       const data = new Uint8Array(100_000).fill(i & 0xff)
       data[0] = i >> 8
       const h = keccak256(data)
       records.push([h, data])
       store.put(h, data)
     }
-    expect(records.length * 100_036).toBeGreaterThan(PACKED_CHUNK_BYTES)
+    expect(records.length * 100_036).toBeGreaterThan(MMAP_CHUNK_BYTES)
     for (const [h, data] of records) expect(Buffer.from(store.get(h)!).equals(Buffer.from(data))).toBe(true)
     for (const [h, data] of records.slice(320, 350)) {
       const loc = store.locate(h, 0)
@@ -198,10 +188,10 @@ describe('ArenaTrieStore', () => {
 describe('ArenaTrieStore.clear', () => {
   it('forgets every record, then refills into the memory it kept (no growth over many rounds)', () => {
     const store = new ArenaTrieStore(0, 64 * 1024)
-    const r = random(5)
+    const r = seededRandom(5)
     const fill = (n: number): [Uint8Array, Uint8Array][] =>
       Array.from({ length: n }, () => {
-        const data = bytes(r, 20 + Math.floor(r() * 100))
+        const data = bytes(r, 20 + r(100))
         const h = keccak256(data)
         store.put(h, data)
         return [h, data]

@@ -6,34 +6,24 @@
 import { describe, expect, it } from 'vitest'
 import { Unitrie } from '../../src/unitrie/unitrie.js'
 import { unitrieFromEntries } from '../../src/unitrie/unitrie-bulk.js'
+import { seededRandom } from '../helpers/seeded.js'
 
-/** A deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed
-  return () => {
-    a = (a + 0x6d2b79f5) | 0
-    let t = Math.imul(a ^ (a >>> 15), 1 | a)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-function bytes(r: () => number, n: number): Uint8Array {
-  return Uint8Array.from({ length: n }, () => Math.floor(r() * 256))
+function bytes(r: (n: number) => number, n: number): Uint8Array {
+  return Uint8Array.from({ length: n }, () => r(256))
 }
 
 describe('unitrieFromEntries', () => {
   it.each([1, 7, 42, 1234, 99999])('matches one-by-one puts (seed %i)', (seed) => {
-    const r = random(seed)
+    const r = seededRandom(seed)
     const prefix = bytes(r, 10)
     const entries: [Uint8Array, Uint8Array][] = []
     for (let i = 0; i < 400; i++) {
-      const shared = prefix.subarray(0, Math.floor(r() * 11))
-      const key = Uint8Array.from([...shared, ...bytes(r, 1 + Math.floor(r() * 6))])
-      const value = r() < 0.05 ? new Uint8Array(0) : bytes(r, 1 + Math.floor(r() * 70))
+      const shared = prefix.subarray(0, r(11))
+      const key = Uint8Array.from([...shared, ...bytes(r, 1 + r(6))])
+      const value = r(100) < 5 ? new Uint8Array(0) : bytes(r, 1 + r(70))
       entries.push([key, value])
-      if (r() < 0.1) entries.push([key, bytes(r, 3)])
-      if (r() < 0.1) entries.push([key.subarray(0, Math.max(1, key.length - 2)), bytes(r, 40)])
+      if (r(10) < 1) entries.push([key, bytes(r, 3)])
+      if (r(10) < 1) entries.push([key.subarray(0, Math.max(1, key.length - 2)), bytes(r, 40)])
     }
     const expected = Unitrie.fromEntries(entries)
     const built = unitrieFromEntries(entries.slice())

@@ -11,22 +11,11 @@ import {
 } from '../../src/unitrie/unitrie.js'
 import { unitrieFromEntries } from '../../src/unitrie/unitrie-bulk.js'
 import { countingStore } from '../helpers/counting-store.js'
+import { seededRandom } from '../helpers/seeded.js'
 
-/** Small deterministic PRNG (mulberry32) so failures are reproducible. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-function randomBytes(r: () => number, n: number): Uint8Array {
+function randomBytes(r: (n: number) => number, n: number): Uint8Array {
   const b = new Uint8Array(n)
-  for (let i = 0; i < n; i++) b[i] = Math.floor(r() * 256)
+  for (let i = 0; i < n; i++) b[i] = r(256)
   return b
 }
 
@@ -42,20 +31,19 @@ function indexOfBytes(hay: Uint8Array, needle: Uint8Array): number {
 }
 
 /** Random keys drawn from a small alphabet of prefixes so that keys share prefixes and nest. */
-function randomKey(r: () => number): Uint8Array {
-  const kind = r()
-  if (kind < 0.3) return randomBytes(r, 1 + Math.floor(r() * 3))
-  const prefix = [b(0), b(0, 1), b(0x80), b(0x12, 0x34)][Math.floor(r() * 4)]!
-  const tail = randomBytes(r, Math.floor(r() * 6))
+function randomKey(r: (n: number) => number): Uint8Array {
+  if (r(10) < 3) return randomBytes(r, 1 + r(3))
+  const prefix = [b(0), b(0, 1), b(0x80), b(0x12, 0x34)][r(4)]!
+  const tail = randomBytes(r, r(6))
   const k = new Uint8Array(prefix.length + tail.length)
   k.set(prefix)
   k.set(tail, prefix.length)
   return k
 }
 
-function randomValue(r: () => number): Uint8Array {
-  const x = r()
-  const len = x < 0.1 ? 0 : x < 0.8 ? 1 + Math.floor(r() * 32) : 33 + Math.floor(r() * 100)
+function randomValue(r: (n: number) => number): Uint8Array {
+  const x = r(10)
+  const len = x < 1 ? 0 : x < 8 ? 1 + r(32) : 33 + r(100)
   return randomBytes(r, len)
 }
 
@@ -167,13 +155,12 @@ describe('Unitrie basics', () => {
 describe('Unitrie vs Map (property style)', () => {
   for (const seed of [1, 2, 3, 42, 1337]) {
     it(`random put/get/delete sequence, seed ${seed}`, () => {
-      const r = rng(seed)
+      const r = seededRandom(seed)
       const ref = new Map<string, Uint8Array>()
       let t = Unitrie.empty()
       const snapshots: Array<{ trie: Unitrie; map: Map<string, Uint8Array>; hash: string }> = []
       for (let step = 0; step < 600; step++) {
-        const op = r()
-        if (op < 0.7 || ref.size === 0) {
+        if (r(10) < 7 || ref.size === 0) {
           const k = randomKey(r)
           const v = randomValue(r)
           t = t.put(k, v)
@@ -182,7 +169,7 @@ describe('Unitrie vs Map (property style)', () => {
         } else {
           // delete an existing key, or a random (probably missing) one
           const keys = [...ref.keys()]
-          const k = r() < 0.8 ? hexToBytes(keys[Math.floor(r() * keys.length)] as `0x${string}`) : randomKey(r)
+          const k = r(10) < 8 ? hexToBytes(keys[r(keys.length)] as `0x${string}`) : randomKey(r)
           t = t.delete(k)
           ref.delete(hex(k))
         }
@@ -206,7 +193,7 @@ describe('Unitrie vs Map (property style)', () => {
         })
       expect(listed).toEqual(expected)
       // the hash is canonical: rebuilding from the map in another order gives the same root
-      const shuffled = [...ref.entries()].sort(() => r() - 0.5)
+      const shuffled = [...ref.entries()].sort(() => r(2) - 0.5)
       const rebuilt = Unitrie.fromEntries(shuffled.map(([k, v]) => [hexToBytes(k as `0x${string}`), v] as const))
       expect(hex(rebuilt.hash())).toBe(hex(t.hash()))
       // old roots are still readable and unchanged
@@ -271,13 +258,13 @@ describe('Unitrie vs Map (property style)', () => {
 
 describe('Unitrie.getNodes (proof path)', () => {
   it('returns the nodes leaf first, root last, and each parent commits to its child', () => {
-    const r = rng(7)
+    const r = seededRandom(7)
     let t = Unitrie.empty()
     const keys: Uint8Array[] = []
     for (let i = 0; i < 300; i++) {
-      const k = randomBytes(r, 1 + Math.floor(r() * 4))
+      const k = randomBytes(r, 1 + r(4))
       keys.push(k)
-      t = t.put(k, randomBytes(r, 1 + Math.floor(r() * 60)))
+      t = t.put(k, randomBytes(r, 1 + r(60)))
     }
     let sawHashRef = false
     let sawEmbedded = false
@@ -317,7 +304,7 @@ describe('Unitrie.getNodes (proof path)', () => {
 
 describe('Unitrie persistence', () => {
   function buildRandom(seed: number, n: number): Unitrie {
-    const r = rng(seed)
+    const r = seededRandom(seed)
     let t = Unitrie.empty()
     for (let i = 0; i < n; i++) t = t.put(randomKey(r), randomValue(r))
     return t
@@ -359,13 +346,13 @@ describe('Unitrie persistence', () => {
       [...t.entries()].map(([k, v]) => hex(k) + hex(v)),
     )
     // modify both copies identically
-    const r = rng(99)
+    const r = seededRandom(99)
     let a = t
     let l = Unitrie.fromRootHash(root, store)
     for (let i = 0; i < 200; i++) {
       const k = randomKey(r)
       const v = randomValue(r)
-      if (r() < 0.25) {
+      if (r(4) < 1) {
         a = a.delete(k)
         l = l.delete(k)
       } else {
@@ -385,7 +372,7 @@ describe('Unitrie persistence', () => {
 
   it('a lazily loaded trie only fetches the nodes it needs for a point update', () => {
     let t = Unitrie.empty()
-    const r = rng(5)
+    const r = seededRandom(5)
     for (let i = 0; i < 2000; i++) t = t.put(randomBytes(r, 32), randomBytes(r, 20))
     const store = new MemoryTrieNodeStore()
     t.save(store)
@@ -417,7 +404,7 @@ describe('Unitrie persistence', () => {
 
   it('many keys: 20 000 puts keep every entry and give the root of the one-pass build', () => {
     // (how fast this is belongs to the bench, not to a test: no wall-time assertion)
-    const r = rng(3)
+    const r = seededRandom(3)
     const keys = Array.from({ length: 20000 }, () => randomBytes(r, 32))
     let t = Unitrie.empty()
     for (const k of keys) t = t.put(k, k.subarray(0, 20))

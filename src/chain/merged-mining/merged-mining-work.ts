@@ -1,22 +1,25 @@
 /**
  * The merged-mining server side of mnr_getWork / mnr_submitBitcoinBlock* (reference
  * J/co/rsk/mine/MinerServerImpl.java, J/co/rsk/rpc/modules/mnr/MnrModuleImpl.java):
- * - getWork builds the next block (the pool's transactions, not committed) and answers
- *   {blockHashForMergedMining, target, feesPaidToMiner, notify, parentBlockHash}; the last 20 works are kept
+ * - getWork builds the next block (the pool's transactions, not committed) and answers a {@link MinerWork}
+ *   (hashForMergedMining, target, fees paid to the miner, notify, parent hash); the last 20 works are kept
  *   by hashForMergedMining (blocksWaitingForPoW); `notify` is true the first time a work for a new parent is
  *   handed out;
  * - a submission is found by the hash its coinbase commits to (after the last "RSKBLOCK:" tag), its
  *   merged-mining fields are built (Bitcoin header, compressed coinbase, RSKIP92 proof from the block's
  *   transactions, from their ids, or from a merkle branch), checked with the proof-of-work rule, and the
- *   block is imported. The result is {blockImportedResult: hex of the ASCII ImportResult name,
- *   blockHash, blockIncludedHeight}; failures are MergedMiningSubmitError (the reference's
- *   JsonRpcSubmitBlockException).
+ *   block is imported. The result is a {@link SubmittedBlockInfo} (the ImportResult name, the block's hash and
+ *   number); failures are MergedMiningSubmitError (the reference's JsonRpcSubmitBlockException).
+ * Both results are domain values: src/rpc/format.ts turns them into the reference's JSON (formatMinerWork,
+ * formatSubmittedBlockInfo).
  *
  * This node keeps no side chains: a solution for a work whose parent is no longer the best block is
  * refused (MergedMiningSubmitError) instead of being imported as IMPORTED_NOT_BEST.
  */
+import { LRUCache } from 'lru-cache'
 import type { Chain } from '../chain.js'
-import { StaleWorkError, type MiningWork } from '../mining/consensus.js'
+import type { MiningWork } from '../mining/consensus.js'
+import { StaleWorkError } from '../../errors/stale-work-error.js'
 import { MergedMiningSubmitError } from '../../errors/domain-errors.js'
 import { headerHash } from '../../rsk/block-encoding.js'
 import { parseBtcBlock, parseBtcTransaction } from '../../rsk/merged-mining/bitcoin-codec.js'
@@ -24,25 +27,33 @@ import { coinbaseMerkleBranch } from '../../rsk/merged-mining/bitcoin-merkle-pro
 import { sha256d } from '../../rsk/merged-mining/bitcoin-sha256.js'
 import { targetBytes, validateMergedMining, type MergedMiningFields } from '../../rsk/merged-mining/merged-mining.js'
 import { compressCoinbase, extractHashForMergedMining } from '../../rsk/merged-mining/merged-mining-coinbase.js'
-import { concat, fromHex, quantity, toHex, toKey } from '../../util/bytes.js'
+import { concat, fromHex, toHex, toKey } from '../../util/bytes.js'
 
 /** blocksWaitingForPoW size (MinerServerImpl.CACHE_SIZE). */
 const CACHE_SIZE = 20
 
-/** mnr_getWork result (MinerWork). */
-export interface MinerWorkJson {
-  blockHashForMergedMining: string
-  target: string
-  feesPaidToMiner: string
+/** The work mnr_getWork hands out (the reference's MinerWork). */
+export interface MinerWork {
+  /** The 32-byte hash the miner's Bitcoin coinbase commits to. */
+  hashForMergedMining: Uint8Array
+  /** The proof-of-work target for the block's difficulty: 32 bytes, big-endian (merged-mining.ts targetBytes). */
+  target: Uint8Array
+  /** The fees the block's transactions pay its miner (wei). */
+  feesPaidToMiner: bigint
+  /** True the first time a work on this parent is handed out. */
   notify: boolean
-  parentBlockHash: string
+  /** The 32-byte hash of the block the work builds on. */
+  parentHash: Uint8Array
 }
 
-/** mnr_submit* result (SubmittedBlockInfo). */
-export interface SubmittedBlockInfoJson {
-  blockImportedResult: string
-  blockHash: string
-  blockIncludedHeight: string
+/** The outcome of an accepted mnr_submit* solution (the reference's SubmittedBlockInfo). */
+export interface SubmittedBlockInfo {
+  /** The reference's ImportResult name (only a new best block is imported here). */
+  importResult: 'IMPORTED_BEST'
+  /** The 32-byte hash of the imported block. */
+  blockHash: Uint8Array
+  /** Its number. */
+  blockNumber: bigint
 }
 
 function submitError(message: string): MergedMiningSubmitError {
@@ -75,7 +86,11 @@ function hashList(s: string, what: string): Uint8Array[] {
 
 /** Works handed to merged miners and the solutions they submit. */
 export class MergedMiningWorkServer {
-  private readonly waiting = new Map<string, MiningWork>()
+  /**
+   * The works handed out, by hashForMergedMining: the CACHE_SIZE most recently handed out (lru-cache, read with
+   * `peek`, so a submission does not keep a work longer — as the reference's insertion-ordered map).
+   */
+  private readonly waiting = new LRUCache<string, MiningWork>({ max: CACHE_SIZE })
   private current: { key: string; work: MiningWork } | undefined
   private lastNotifiedParent: string | undefined
 
@@ -83,32 +98,32 @@ export class MergedMiningWorkServer {
 
   /** The work for the next block (built when the best block, the pool or the state changed). */
   async work(): Promise<MiningWork> {
-    const key = `${this.chain.head.hashKey}:${toKey(this.chain.executor.stateRoot)}:${this.chain.poolVersion}`
+    const reads = this.chain.reads
+    const key = `${reads.head.hashKey}:${toKey(this.chain.executor.stateRoot)}:${reads.poolVersion}`
     if (this.current?.key === key) return this.current.work
     const work = await this.chain.buildWork()
     this.current = { key, work }
     this.waiting.set(toKey(work.hashForMergedMining), work)
-    while (this.waiting.size > CACHE_SIZE) this.waiting.delete(this.waiting.keys().next().value!)
     return work
   }
 
   /** mnr_getWork. */
-  async getWork(): Promise<MinerWorkJson> {
+  async getWork(): Promise<MinerWork> {
     const work = await this.work()
     const parent = toKey(work.parentHash)
     const notify = this.lastNotifiedParent !== parent
     this.lastNotifiedParent = parent
     return {
-      blockHashForMergedMining: toHex(work.hashForMergedMining),
-      target: toHex(targetBytes(work.block.header.difficulty)),
-      feesPaidToMiner: work.block.header.paidFees.toString(10),
+      hashForMergedMining: work.hashForMergedMining,
+      target: targetBytes(work.block.header.difficulty),
+      feesPaidToMiner: work.block.header.paidFees,
       notify,
-      parentBlockHash: toHex(work.parentHash),
+      parentHash: work.parentHash,
     }
   }
 
   /** mnr_submitBitcoinBlock: a whole Bitcoin block whose first transaction is the coinbase. */
-  submitBitcoinBlock(blockHex: string): Promise<SubmittedBlockInfoJson> {
+  submitBitcoinBlock(blockHex: string): Promise<SubmittedBlockInfo> {
     const block = this.parse(() => parseBtcBlock(hexBytes(blockHex, 'the Bitcoin block')))
     const coinbase = block.transactions[0]
     if (!coinbase) throw submitError('the Bitcoin block has no transactions')
@@ -122,7 +137,7 @@ export class MergedMiningWorkServer {
     headerHex: string,
     coinbaseHex: string,
     txHashesHex: string,
-  ): Promise<SubmittedBlockInfoJson> {
+  ): Promise<SubmittedBlockInfo> {
     const header = this.parse(() => parseBtcBlock(hexBytes(headerHex, 'the Bitcoin header')).header)
     const coinbase = this.parse(() => parseBtcTransaction(hexBytes(coinbaseHex, 'the coinbase')))
     const txids = hashList(txHashesHex, 'txHashes')
@@ -140,7 +155,7 @@ export class MergedMiningWorkServer {
     coinbaseHex: string,
     merkleHashesHex: string,
     _txCountHex: string,
-  ): Promise<SubmittedBlockInfoJson> {
+  ): Promise<SubmittedBlockInfo> {
     if (merkleHashesHex.trim().length === 0) throw submitError("The list of merkle hashes can't be empty")
     const header = this.parse(() => parseBtcBlock(hexBytes(headerHex, 'the Bitcoin header')).header)
     const coinbase = this.parse(() => parseBtcTransaction(hexBytes(coinbaseHex, 'the coinbase')))
@@ -161,9 +176,9 @@ export class MergedMiningWorkServer {
     header: Uint8Array,
     coinbase: Uint8Array,
     proof: () => Uint8Array,
-  ): Promise<SubmittedBlockInfoJson> {
+  ): Promise<SubmittedBlockInfo> {
     const hash = this.parse(() => extractHashForMergedMining(coinbase))
-    const work = this.waiting.get(toKey(hash))
+    const work = this.waiting.peek(toKey(hash))
     if (!work) throw submitError(`Cannot publish block, could not find hash ${toHex(hash)} in the cache`)
     const mm: MergedMiningFields = {
       bitcoinMergedMiningHeader: header.slice(0, 80),
@@ -191,10 +206,6 @@ export class MergedMiningWorkServer {
       throw err
     }
     this.waiting.delete(toKey(hash))
-    return {
-      blockImportedResult: toHex(new TextEncoder().encode('IMPORTED_BEST')),
-      blockHash: toHex(block.hash),
-      blockIncludedHeight: quantity(block.header.number),
-    }
+    return { importResult: 'IMPORTED_BEST', blockHash: block.hash, blockNumber: block.header.number }
   }
 }

@@ -1,7 +1,7 @@
 /**
- * Building and sealing blocks: executes a block's transactions on the executor, orders them with the Remasc
+ * Building and assembling blocks: executes a block's transactions on the executor, orders them with the Remasc
  * transaction (src/chain/mining/consensus.ts), computes the header's roots and bloom, merge-mines a mined block and
- * seals it into a {@link BlockRecord}; also the genesis block, the `pending` preview with its cache, and the
+ * assembles it into a {@link BlockRecord}; also the genesis block, the `pending` preview with its cache, and the
  * roots blocks ran on (for the tracers). It never appends: the chain (src/chain/chain.ts) writes the block to
  * the database and appends it. Every method runs inside the chain's queue.
  */
@@ -27,7 +27,7 @@ import {
   EMPTY_TRIE_ROOT,
   EMPTY_UNCLES_HASH,
   receiptsTrieRoot,
-  sealHeader,
+  assembleHeader,
   transactionsTrieRoot,
 } from '../../rsk/block-encoding.js'
 import type { ConsoleLogEvent } from '../queries/state-queries.js'
@@ -72,7 +72,7 @@ export interface BlockTx {
   from: Uint8Array
 }
 
-/** Called once a block's transactions have executed, before it is sealed (see Chain.submit). */
+/** Called once a block's transactions have executed, before it is assembled (see Chain.submit). */
 export type OnExecuted = (applied: AppliedBlock) => Promise<void>
 
 /** Genesis header fields (from the network preset). */
@@ -96,7 +96,7 @@ export interface BlockBuilderOptions {
   common: Common
   /** extraData of built blocks. */
   extraData: Uint8Array
-  /** Whether blocks go to a database (then the sealed encoding is kept for the storage to write as it is). */
+  /** Whether blocks go to a database (then the assembled encoding is kept for the storage to write as it is). */
   persistent: boolean
   /** Receives console.log output of mined transactions. */
   onConsole: (event: ConsoleLogEvent) => void
@@ -113,7 +113,7 @@ export interface BlockBuilderOptions {
   headerFormat?: (number: bigint) => HeaderFormat
 }
 
-/** Builds and seals blocks on the head of the block store. */
+/** Builds and assembles blocks on the head of the block store. */
 export class BlockBuilder {
   /** Roots blocks ran on where they differ from the parent's (state changed in place in between; in memory only). */
   private readonly preStateRoots = new LRUCache<string, Uint8Array>({ max: 4096 })
@@ -146,14 +146,14 @@ export class BlockBuilder {
       rawDifficulty: g.difficultyBytes,
       rawGasLimit: bigIntToBytes(g.gasLimit),
     }
-    return this.seal(header, [], g.difficulty)
+    return this.assemble(header, [], g.difficulty)
   }
 
   /**
-   * Executes `txs` in the context on the head and seals the block; `commit` false previews it (the `pending`
+   * Executes `txs` in the context on the head and assembles the block; `commit` false previews it (the `pending`
    * block, a merged miner's work) and leaves the live state as it was.
    * @param mm merged-mining fields source of a mined block (default: the regtest miner)
-   * @param onExecuted awaited between the execution and the sealing
+   * @param onExecuted awaited between the execution and the assembly
    * @throws PoolApplyError when a transaction cannot be applied; PoolTimeoutError when its execution passed the
    *   deadline (docs/reference-rules.md#rule-send-deadline); nothing is built and the state is unchanged
    */
@@ -204,7 +204,7 @@ export class BlockBuilder {
     if (this.o.headerFormat !== undefined) header.format = this.o.headerFormat(ctx.number)
     // consensus: a mined block is merge-mined (the pending preview has no merged-mining fields)
     const hfmm = commit ? await mergeMine(header, (n) => blocks.byNumber(n), mm) : undefined
-    const block = this.seal(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
+    const block = this.assemble(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
     // the tracers replay a block on the state it ran on: its parent's, unless changed in place in between
     if (commit && !bytesEqual(preRoot, parent.header.stateRoot)) this.preStateRoots.set(block.hashKey, preRoot)
     if (commit) {
@@ -285,8 +285,8 @@ export class BlockBuilder {
   }
 
   /** Hashes and encodes a header with its transactions into a block record. */
-  private seal(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint, hfmm?: Uint8Array): BlockRecord {
-    const { hash, rlp, hashForMergedMining } = sealHeader(
+  private assemble(header: HeaderFields, txs: TxRecord[], totalDifficulty: bigint, hfmm?: Uint8Array): BlockRecord {
+    const { hash, rlp, hashForMergedMining } = assembleHeader(
       header,
       txs.map((t) => t.tx.serialize()),
       hfmm,

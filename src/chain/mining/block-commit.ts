@@ -1,7 +1,7 @@
 /**
  * Committing a mined block (src/chain/chain.ts runs it inside its queue): in a fork, fetch the accounts it touches
- * first; build and seal it on the head (src/chain/mining/block-builder.ts); with `--db`, write it in one batch (block,
- * receipts, state nodes, head) before anyone sees it — a failed write rolls the state back; then append it and,
+ * first; build and assemble it on the head (src/chain/mining/block-builder.ts); with `--db`, write it in one batch
+ * (block, receipts, state nodes, head) before anyone sees it — a failed write rolls the state back; then append it and,
  * with a transaction block keeper, prune the receipts that fall out of it.
  */
 import type { AppliedTx, BlockContext, Executor } from '../../execution/executor.js'
@@ -19,12 +19,10 @@ import type { ChainStorage } from '../../db/chain-storage.js'
  * (nodes read back on demand) they become lazy tries over the database (src/state/unitrie-state-db.ts
  * `unloadStored`); in memory their nodes move into a packed arena (`pack`, src/state/packed-states.ts).
  *
- * 250, not more: between two turns every kept state (`--state-history`) holds the nodes its block built as objects,
- * so the live JS heap swings with the period, and V8's old generation, sized at each full GC from the live heap,
- * climbs for minutes towards the largest swing. Under the bench's sustained load (Node 22, in memory) V8's old space
- * rose 47 → 64 MB over 7 minutes with a turn every 1 000 blocks and stayed at 44-49 MB from 1.5 minutes with 250;
- * requests served and sequential transfers per second were the same within the runs' spread; on Node 20 with
- * `--db` it made no difference (docs/architecture.md#storage, "Where the resident memory still grows").
+ * 250: between two turns every kept state (`--state-history`) holds the nodes its block built as objects, so the
+ * live JS heap swings with the period and V8's old generation, sized from it at each full GC, climbs towards the
+ * largest swing; with 250 it stays flat (44-49 MB under the sustained load, where 1 000 climbed to 64 MB) at the
+ * same throughput (docs/measurements/2026-11-sustained-memory.md).
  * Unit: blocks (the turn runs after a block whose number is a multiple of it).
  */
 export const UNLOAD_STATE_EVERY_BLOCKS = 250
@@ -46,7 +44,7 @@ export interface CommitParts {
 /**
  * Mines one block with the given transactions (they must be valid in order) — or an empty block — on the head.
  * @param mm merged-mining fields source (merged-mining work); undefined mines with the built-in merged mining
- * @param onExecuted called once the transactions have executed, before sealing (the answer-before-seal path)
+ * @param onExecuted called once the transactions have executed, before assembly (automine's early answer)
  * @throws the write's error with `--db` (the state is rolled back to the parent's); the builder's errors
  */
 export async function commitBlock(

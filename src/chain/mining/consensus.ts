@@ -5,7 +5,7 @@
  * - the transaction list in RSKIP144 block order with the Remasc transaction last (listed, as the
  *   reference lists it: rpc.skipRemasc=false);
  * - merged mining as the reference regtest miner client does it for every block it mines: the
- *   hashForMergedMining of the sealed header (RSKIP110 fork detection data from block 449 on,
+ *   hashForMergedMining of the assembled header (RSKIP110 fork detection data from block 449 on,
  *   ForkDetectionDataCalculator), a one-transaction Bitcoin block committing to it
  *   (src/rsk/merged-mining/merged-mining-miner.ts), its header, compressed coinbase and (empty) RSKIP92 merkle proof in
  *   the header, so the block hash includes the Bitcoin header.
@@ -140,6 +140,3 @@ export interface MiningWork {
   /** @internal the state the block executes on */
   stateRoot: Uint8Array
 }
-
-/** The work's parent is no longer the best block (or its state changed): the solution cannot be imported. */
-export class StaleWorkError extends Error {}

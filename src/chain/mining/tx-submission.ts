@@ -2,7 +2,8 @@
  * Pool submission and automine: admits a transaction to the pool with the reference's rules
  * (src/txpool/validation.ts), orders and picks pool transactions for a block, mines them (retrying without a
  * transaction that can no longer be applied), and, with automine on, answers a submission as soon as its
- * transaction has executed — before its block is sealed — behind the `sealing` gate every RPC request waits for.
+ * transaction has executed — before its block is finished — behind the `finishingBlock` gate every RPC request
+ * waits for.
  * Mining itself (building, writing, appending) is the chain's `mineWith`, passed in; the chain
  * (src/chain/chain.ts) owns the queue this runs in.
  */
@@ -49,7 +50,7 @@ export interface TxSubmissionOptions {
   persistent: boolean
   /**
    * Receives the pool's events: `pendingTransaction` (hash, from), `droppedTransaction` (hash, reason) and
-   * `internalError` (err) for a failure while sealing an already-answered block.
+   * `internalError` (err) for a failure while finishing an already-answered block.
    */
   emit: (event: 'pendingTransaction' | 'droppedTransaction' | 'internalError', ...args: unknown[]) => void
   /** The head's block number (when a transaction enters the pool, and what it is outdated against). */
@@ -65,7 +66,7 @@ export class TxSubmission {
   /** Transactions waiting to be mined. */
   readonly pool = new TxPool()
   private automineOn = true
-  private sealingGate: Promise<void> | undefined
+  private finishGate: Promise<void> | undefined
 
   constructor(private readonly o: TxSubmissionOptions) {}
 
@@ -81,11 +82,11 @@ export class TxSubmission {
 
   /**
    * Completes while a block whose transaction was already answered is being finished (see {@link submit});
-   * undefined when none is. It never rejects: a failure of that sealing other than the transaction's own error
+   * undefined when none is. It never rejects: a failure of that finishing other than the transaction's own error
    * is emitted as `internalError` instead.
    */
-  get sealing(): Promise<void> | undefined {
-    return this.sealingGate
+  get finishingBlock(): Promise<void> | undefined {
+    return this.finishGate
   }
 
   /**
@@ -110,12 +111,12 @@ export class TxSubmission {
               },
             )
             .then(() => {
-              if (this.sealingGate === gate) this.sealingGate = undefined
+              if (this.finishGate === gate) this.finishGate = undefined
             })
-          this.sealingGate = gate
+          this.finishGate = gate
           if (outcome.error === undefined) resolve({ hash })
           else reject(executionError(outcome.error, outcome.returnValue, gasLimit, hash))
-          // let the answer be written before the block is sealed
+          // let the answer be written before the block is finished
           await new Promise<void>((r) => setImmediate(r))
         }),
       )
@@ -126,7 +127,7 @@ export class TxSubmission {
   /**
    * {@link submit}'s work, inside the queue.
    * @param onExecuted called once the submitted transaction has executed in its block, before the block is
-   *   sealed; the sealing waits for the promise it returns
+   *   assembled; the assembly waits for the promise it returns
    * @throws TxRejectedError when the pool rejects the transaction; VmExecutionError when it was mined but failed
    */
   private async submitInQueue(

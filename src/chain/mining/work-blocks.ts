@@ -12,14 +12,9 @@ import { toKey } from '../../util/bytes.js'
 import type { BlockBuilder, BlockTx } from './block-builder.js'
 import type { BlockStore } from '../../blocks/block-store.js'
 // consensus: fork detection data and the work hash (src/chain/mining/consensus.ts)
-import {
-  forkDetectionDataFor,
-  StaleWorkError,
-  workHashForMergedMining,
-  type MergedMiningSource,
-  type MiningWork,
-} from './consensus.js'
+import { forkDetectionDataFor, workHashForMergedMining, type MergedMiningSource, type MiningWork } from './consensus.js'
 import type { TxSubmission } from './tx-submission.js'
+import { StaleWorkError } from '../../errors/stale-work-error.js'
 import type { BlockRecord } from '../../types/records.js'
 
 /** The chain's parts a work block needs. */
@@ -78,7 +73,7 @@ export async function mineWorkBlock(
       return mm
     })
   } catch (err) {
-    // the state was committed before sealing failed: go back to the parent's
+    // the state was committed before assembly failed: go back to the parent's
     if (err instanceof StaleWorkError) await p.executor.resetTo(work.stateRoot)
     throw err
   }

@@ -12,7 +12,7 @@
  * Numbers come as Java `BigInteger.toByteArray()` (minimal two's complement: 0 → 0x00, 10 000 000 →
  * 0x00989680); the gas limit as the header stores it (the genesis' without leading zeros).
  *
- * Where node-cli differs: a block sealed without merged mining (instant mining) has no Bitcoin header or
+ * Where node-cli differs: a block mined without merged mining (instant mining) has no Bitcoin header or
  * coinbase transaction; getBitcoinHeader answers empty bytes for it and getMergedMiningTags empty bytes (the
  * reference's miner always merge-mines). The local chain has no uncles.
  */

@@ -130,6 +130,10 @@ export const BRIDGE_CONSTANTS: Record<BridgeNetwork, BridgeConstants> = {
   33: REGTEST,
 }
 
+/**
+ * Each network's genesis federation, built on first use. Not a bounded cache (no eviction): one entry per
+ * {@link BridgeNetwork}, a fixed handful, each built once for the process's life.
+ */
 const genesisCache = new Map<BridgeNetwork, FederationView>()
 
 /** The network's genesis federation (FederationSupportImpl.getGenesisFederation), built once. */

@@ -13,6 +13,7 @@
  * Local writes to these cells (a state file, or none today from node-cli's own methods) are read the same way.
  */
 import { decode as rlpDecode } from '@ethereumjs/rlp'
+import { LRUCache } from 'lru-cache'
 import { bytesToBigInt } from '../../util/bytes.js'
 import { dataWordFromString } from '../../rsk/remasc.js'
 import { BRIDGE_CONSTANTS, genesisFederation, type BridgeNetwork } from './bridge-constants.js'
@@ -95,8 +96,8 @@ export function decodeFederation(
   return federation(members, creationTimeMs, creationBlockNumber, format, BRIDGE_CONSTANTS[network])
 }
 
-/** Decoded federations by network, version and cell bytes (the cells rarely change: decode once). */
-const decoded = new Map<string, FederationView>()
+/** Decoded federations by network, version and cell bytes, the 16 last used (the cells rarely change: decode once). */
+const decoded = new LRUCache<string, FederationView>({ max: 16 })
 
 async function stored(
   read: BridgeCellReader,
@@ -116,7 +117,6 @@ async function stored(
   let fed = decoded.get(id)
   if (fed === undefined) {
     fed = decodeFederation(data, version, network)
-    if (decoded.size >= 16) decoded.clear()
     decoded.set(id, fed)
   }
   return fed

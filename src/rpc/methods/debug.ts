@@ -213,7 +213,7 @@ async function traceBlock(
     // one response: the struct logs of all its transactions share the 10 MB budget
     const budget = traceBudget()
     const traced = await traceBlockTxs(
-      chain,
+      chain.reads,
       block,
       (t) => !isRemascTx(t) && wanted(t),
       (sm, tx) => makeTracer(opts, sm, { from: tx.from, to: tx.tx.to?.bytes }, budget),
@@ -251,7 +251,7 @@ export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer 
       're-executes a mined transaction with a tracer (default: struct logs)',
       [P.hash('transactionHash'), traceOptionsParam(d, geth)],
       async (_c, hash, opts) => {
-        const loc = await chain.transaction(hash)
+        const loc = await chain.reads.transaction(hash)
         if (loc === undefined) return null
         const [t] = await traceBlock(chain, loc.block, opts, (tx) => tx === loc.tx)
         return t === undefined ? null : new RawJson(t.result)
@@ -263,7 +263,7 @@ export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer 
       'traces every transaction of a block: [{txHash, result}]',
       [P.hash('blockHash'), traceOptionsParam(d, geth)],
       async (_c, hash, opts) => {
-        const block = await chain.blockByHash(hash)
+        const block = await chain.reads.blockByHash(hash)
         if (block === undefined) return null
         return block.header.number === 0n ? [] : blockAnswer(await traceBlock(chain, block, opts))
       },
@@ -301,16 +301,16 @@ export function debugMethods(s: Services, opts: { defaultTracer?: DefaultTracer 
         const blockOverride = decodeBlockOverride(raw?.blockOverrides, 2)
         const block = await requireBlock(chain, ref)
         return chain.queue.run(async () => {
-          const { ctx, root } = await chain.executionState(block)
+          const { ctx, root } = await chain.reads.executionState(block)
           const { tracer, outcome } = await traceCallAt(
-            chain,
+            chain.reads,
             req,
             root,
             overrideContext(ctx, blockOverride),
             state,
             (sm) => makeTracer(opts, sm, { from: req.from ?? new Uint8Array(20), to: req.to }, traceBudget()),
           )
-          const gas = req.gas !== undefined && req.gas < chain.callGasCap ? req.gas : chain.callGasCap
+          const gas = req.gas !== undefined && req.gas < chain.reads.callGasCap ? req.gas : chain.reads.callGasCap
           return new RawJson(await resultJson(opts, tracer, outcome, req.to, undefined, gas))
         })
       },

@@ -29,10 +29,10 @@ export function devInfoMethods(s: Services): MethodSpec[] {
   /** The fields Hardhat's and Anvil's metadata share: numbers as JSON numbers, hashes as DATA. */
   const identity = () => ({
     clientVersion: s.clientVersion,
-    chainId: Number(chain.chainId),
+    chainId: Number(chain.reads.chainId),
     instanceId: s.instanceId,
-    latestBlockNumber: Number(chain.head.header.number),
-    latestBlockHash: toHex(chain.head.hash),
+    latestBlockNumber: Number(chain.reads.head.header.number),
+    latestBlockHash: toHex(chain.reads.head.hash),
   })
   const metadata = () => ({ ...identity(), snapshots: {}, compat: s.compat.name })
 
@@ -76,18 +76,18 @@ export function devInfoMethods(s: Services): MethodSpec[] {
       },
     ),
     method('anvil_nodeInfo', 'anvil', 'node configuration summary', [], () => ({
-      currentBlockNumber: quantity(chain.head.header.number),
-      currentBlockTimestamp: Number(chain.head.header.timestamp),
-      currentBlockHash: toHex(chain.head.hash),
+      currentBlockNumber: quantity(chain.reads.head.header.number),
+      currentBlockTimestamp: Number(chain.reads.head.header.timestamp),
+      currentBlockHash: toHex(chain.reads.head.hash),
       hardFork: 'rsk',
       compat: s.compat.name,
       transactionOrder: 'fees',
       miningMode: miner.describe(),
       environment: {
         baseFee: '0x0',
-        chainId: Number(chain.chainId),
-        gasLimit: quantity(chain.nextContext().gasLimit),
-        gasPrice: quantity(chain.nextContext().minimumGasPrice),
+        chainId: Number(chain.reads.chainId),
+        gasLimit: quantity(chain.reads.nextContext().gasLimit),
+        gasPrice: quantity(chain.reads.nextContext().minimumGasPrice),
       },
       // (the origin only: a hosted service's URL may hold its API key)
       forkConfig: s.fork

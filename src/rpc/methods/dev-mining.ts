@@ -38,14 +38,18 @@ export function devMiningMethods(s: Services): MethodSpec[] {
     requireMineCount(count, countArg)
     if (timestamp !== undefined) requireTimestamp(timestamp, 0, 'timestamp')
     if (interval !== undefined && interval > 0n && count > 1n) {
-      requireTimestamp(chain.now() + interval * (count - 1n), 1, 'interval * (blocks - 1) past the next timestamp')
+      requireTimestamp(
+        chain.reads.now() + interval * (count - 1n),
+        1,
+        'interval * (blocks - 1) past the next timestamp',
+      )
     }
     const yieldPoint = loopYielder()
     for (let i = 0n; i < count; i++) {
       if (i > 0n) await yieldPoint()
       if (i === 0n && timestamp !== undefined) chain.setNextBlockTimestamp(timestamp)
       else if (i > 0n && interval !== undefined && interval > 0n)
-        chain.setNextBlockTimestamp(chain.head.header.timestamp + interval)
+        chain.setNextBlockTimestamp(chain.reads.head.header.timestamp + interval)
       await chain.mineBlock()
     }
   }

@@ -63,7 +63,7 @@ export function devTimeMethods(s: Services): MethodSpec[] {
       "adds seconds to the next block's clock; returns the accumulated offset",
       [seconds('seconds')],
       (_c, n) => {
-        if (n > 0n) requireTimestamp(chain.now() + n, 0, 'seconds (added to the clock)')
+        if (n > 0n) requireTimestamp(chain.reads.now() + n, 0, 'seconds (added to the clock)')
         return quantity(chain.increaseTime(n))
       },
     ),

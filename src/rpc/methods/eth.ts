@@ -63,14 +63,14 @@ export function decodeRawTransaction(raw: Uint8Array, s: Services): LegacyTx {
   const v = BigInt(vBytes[0]!)
   if (v !== 27n && v !== 28n) {
     const chainId = (v - 35n) / 2n
-    if (v < 35n || chainId !== s.chain.chainId) throw invalidParams(`Invalid chainId: ${chainId}`)
+    if (v < 35n || chainId !== s.chain.reads.chainId) throw invalidParams(`Invalid chainId: ${chainId}`)
   }
   let tx: LegacyTx
   try {
     // the init-code limit is a pool rule in the reference (-32010, txpool/validation.ts), not a decoding error;
     // built unfrozen from the items already decoded, so the sender and encoding can be attached before freezing
     tx = createLegacyTxFromBytesArray(items as Uint8Array[], {
-      common: s.chain.common,
+      common: s.chain.reads.common,
       allowUnlimitedInitCodeSize: true,
       freeze: false,
     })
@@ -142,12 +142,12 @@ export async function sendFrom(
     throw s.accounts.has(obj.from) ? new LockedAccountError(obj.from) : new UnknownAccountError(obj.from)
   const from = obj.from
   // a compatibility profile sends without `gas` with the estimate (Hardhat/Anvil); the reference uses 90 000
-  const gas = obj.gas ?? (s.compat.estimateOmittedGas ? await chain.estimateGas(obj, 'pending') : undefined)
+  const gas = obj.gas ?? (s.compat.estimateOmittedGas ? await chain.reads.estimateGas(obj, 'pending') : undefined)
   const build = (nonce: bigint) => {
     const data = txData({ ...obj, gas }, nonce)
     return account
-      ? signLegacyTransaction(account.privateKey, data, chain.common)
-      : impersonatedTransaction(from, data, chain.common)
+      ? signLegacyTransaction(account.privateKey, data, chain.reads.common)
+      : impersonatedTransaction(from, data, chain.reads.common)
   }
   // without an explicit nonce the pending nonce is taken inside the chain's queue, right before the pool sees
   // the transaction: concurrent sends from one account then get consecutive nonces
@@ -166,7 +166,7 @@ export function ethMethods(s: Services): MethodSpec[] {
    */
   const blockOrPending = async (ref: BlockRef, required: boolean): Promise<BlockRecord | undefined> => {
     const b = await (required ? requireBlock(chain, ref) : resolveBlock(chain, ref))
-    return b === 'pending' ? chain.pendingBlock() : b
+    return b === 'pending' ? chain.reads.pendingBlock() : b
   }
   /** The uncle at `index` in block shape without transactions, or null (reference getUncleResultDTO). */
   const uncleAt = (b: BlockRecord | undefined, index: bigint): unknown => {
@@ -175,33 +175,33 @@ export function ethMethods(s: Services): MethodSpec[] {
   }
 
   return [
-    method('eth_chainId', 'eth', 'EIP-155 chain id', [], () => quantity(chain.chainId)),
+    method('eth_chainId', 'eth', 'EIP-155 chain id', [], () => quantity(chain.reads.chainId)),
     method('eth_protocolVersion', 'eth', 'protocol version', [], () => PROTOCOL_VERSION),
     method('eth_syncing', 'eth', 'false: a local node is never syncing', [], () => false),
-    method('eth_coinbase', 'eth', 'miner coinbase address', [], () => toHex(chain.nextContext().coinbase)),
+    method('eth_coinbase', 'eth', 'miner coinbase address', [], () => toHex(chain.reads.nextContext().coinbase)),
     method('eth_mining', 'eth', 'whether the miner is running', [], () => s.miner.isMining()),
     method('eth_hashrate', 'eth', 'local hash rate (0)', [], () => '0x0'),
     method('eth_gasPrice', 'eth', 'minimumGasPrice of the best block × 1.1', [], () =>
-      quantity((chain.head.header.minimumGasPrice * 110n) / 100n),
+      quantity((chain.reads.head.header.minimumGasPrice * 110n) / 100n),
     ),
     method('eth_accounts', 'eth', 'accounts the node holds keys for', [], () =>
       s.accounts.all().map((a) => toHex(a.address)),
     ),
-    method('eth_blockNumber', 'eth', 'number of the best block', [], () => quantity(chain.head.header.number)),
+    method('eth_blockNumber', 'eth', 'number of the best block', [], () => quantity(chain.reads.head.header.number)),
 
     method(
       'eth_getBalance',
       'eth',
       'balance in wei',
       [P.address(), optional(P.block(), LATEST)],
-      async (_c, address, ref) => quantity((await chain.account(address, await stateBlock(ref))).balance),
+      async (_c, address, ref) => quantity((await chain.reads.account(address, await stateBlock(ref))).balance),
     ),
     method(
       'eth_getStorageAt',
       'eth',
       'storage word (32 bytes)',
       [P.address(), P.slot(), optional(P.block(), LATEST)],
-      async (_c, address, slot, ref) => toHex(await chain.storage(address, slot, await stateBlock(ref))),
+      async (_c, address, slot, ref) => toHex(await chain.reads.storage(address, slot, await stateBlock(ref))),
     ),
     method(
       'eth_getTransactionCount',
@@ -210,7 +210,9 @@ export function ethMethods(s: Services): MethodSpec[] {
       [P.address(), optional(P.block(), LATEST)],
       async (_c, address, ref) => {
         const b = await stateBlock(ref)
-        return quantity(b === 'pending' ? await chain.pendingNonce(address) : (await chain.account(address, b)).nonce)
+        return quantity(
+          b === 'pending' ? await chain.pendingNonce(address) : (await chain.reads.account(address, b)).nonce,
+        )
       },
     ),
     method(
@@ -218,7 +220,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'eth',
       'contract code',
       [P.address(), optional(P.block(), LATEST)],
-      async (_c, address, ref) => toHex(await chain.code(address, await stateBlock(ref))),
+      async (_c, address, ref) => toHex(await chain.reads.code(address, await stateBlock(ref))),
     ),
 
     method(
@@ -227,7 +229,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'runs a call without a transaction, with optional state and block overrides',
       [P.tx(), optional(P.block(), LATEST), stateOverrideParam(), blockOverrideParam()],
       async (_c, obj, ref, state, block) => {
-        const r = await chain.call(obj, await stateBlock(ref), { state, block })
+        const r = await chain.reads.call(obj, await stateBlock(ref), { state, block })
         // Reverts are -32015 with data; other failures (out of gas, …) return the return data (reference).
         if (r.error === 'revert') throw executionError(r.error, r.returnValue)
         return toHex(r.returnValue)
@@ -244,7 +246,7 @@ export function ethMethods(s: Services): MethodSpec[] {
         blockOverrideParam(),
       ],
       async (_c, obj, ref, state, block) =>
-        quantity(await chain.estimateGas(obj, await stateBlock(ref), { state, block })),
+        quantity(await chain.reads.estimateGas(obj, await stateBlock(ref), { state, block })),
     ),
 
     method(
@@ -262,13 +264,13 @@ export function ethMethods(s: Services): MethodSpec[] {
     ),
 
     method('eth_getTransactionByHash', 'eth', 'transaction or null', [P.hash('transactionHash')], async (_c, hash) => {
-      const loc = await chain.transaction(hash)
+      const loc = await chain.reads.transaction(hash)
       if (loc) return formatTransaction(loc.tx, loc.block)
-      const pooled = chain.pooled(hash)
+      const pooled = chain.reads.pooled(hash)
       return pooled ? formatTransaction(pooled, undefined) : null
     }),
     method('eth_getTransactionReceipt', 'eth', 'receipt or null', [P.hash('transactionHash')], async (_c, hash) => {
-      const loc = await chain.transaction(hash)
+      const loc = await chain.reads.transaction(hash)
       return loc ? formatReceipt(loc.tx, loc.block) : null
     }),
     method(
@@ -280,7 +282,7 @@ export function ethMethods(s: Services): MethodSpec[] {
         const b = await resolveBlock(chain, ref)
         if (b === undefined) return null
         if (b === 'pending') {
-          const p = await chain.pendingBlock()
+          const p = await chain.reads.pendingBlock()
           return formatBlock(p, full, true, listedTransactions(p, s.compat))
         }
         return formatBlock(b, full, false, listedTransactions(b, s.compat))
@@ -292,7 +294,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'block or null',
       [P.hash('blockHash'), optional(P.bool('fullTransactions'), false)],
       async (_c, hash, full) => {
-        const b = await chain.blockByHash(hash)
+        const b = await chain.reads.blockByHash(hash)
         return b ? formatBlock(b, full, false, listedTransactions(b, s.compat)) : null
       },
     ),
@@ -303,7 +305,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'number of transactions, or null',
       [P.hash('blockHash')],
       async (_c, hash) => {
-        const b = await chain.blockByHash(hash)
+        const b = await chain.reads.blockByHash(hash)
         return b ? quantity(listedTransactions(b, s.compat).length) : null
       },
     ),
@@ -315,7 +317,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       async (_c, ref) => quantity(listedTransactions((await blockOrPending(ref, true))!, s.compat).length),
     ),
     method('eth_getUncleCountByBlockHash', 'eth', 'number of uncles', [P.hash('blockHash')], async (_c, hash) => {
-      const b = await chain.blockByHash(hash)
+      const b = await chain.reads.blockByHash(hash)
       if (!b) throw new RpcError(ErrorCode.InvalidRequest, `Block with hash ${toHex(hash)} not found`)
       return quantity(b.uncles.length)
     }),
@@ -327,7 +329,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'eth',
       'uncle (block shape, no transactions) or null',
       [P.hash('blockHash'), P.quantity('index')],
-      async (_c, hash, index) => uncleAt(await chain.blockByHash(hash), index),
+      async (_c, hash, index) => uncleAt(await chain.reads.blockByHash(hash), index),
     ),
     method(
       'eth_getUncleByBlockNumberAndIndex',
@@ -342,7 +344,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'transaction or null',
       [P.hash('blockHash'), P.quantity('index')],
       async (_c, hash, index) => {
-        const b = await chain.blockByHash(hash)
+        const b = await chain.reads.blockByHash(hash)
         const txs = b ? listedTransactions(b, s.compat) : []
         const t = index < BigInt(txs.length) ? txs[Number(index)] : undefined
         return t ? formatTransaction(t, b) : null
@@ -368,11 +370,11 @@ export function ethMethods(s: Services): MethodSpec[] {
       let from: bigint
       let to: bigint
       if (f.blockHash) {
-        const b = await chain.blockByHash(f.blockHash)
+        const b = await chain.reads.blockByHash(f.blockHash)
         if (!b) return []
         from = to = b.header.number
       } else {
-        const head = chain.head.header.number
+        const head = chain.reads.head.header.number
         const num = async (ref: BlockRef | undefined): Promise<bigint> => {
           if (!ref) return head
           const b = await resolveBlock(chain, ref)
@@ -384,7 +386,8 @@ export function ethMethods(s: Services): MethodSpec[] {
         if (to > head) to = head
         if (from > to) return []
       }
-      return new RawJson((await queryLogs(chain, from, to, f, keccak256)).map((m) => logJson(m.log, m.tx, m.block)))
+      const matches = await queryLogs(chain.reads, from, to, f, keccak256)
+      return new RawJson(matches.map((m) => logJson(m.log, m.tx, m.block)))
     }),
   ]
 }

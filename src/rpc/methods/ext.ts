@@ -11,7 +11,7 @@
  * - ext_getStorageBytesAt(address, key, block): a storage cell's raw bytes (may exceed 32 bytes), "0x0" when
  *   unset (Web3Impl.rsk_getStorageBytesAt);
  * - mnr_getWork / mnr_submitBitcoinBlock / …Transactions / …PartialMerkle
- *   (src/chain/merged-mining/merged-mining-work.ts);
+ *   (src/chain/merged-mining/merged-mining-work.ts; answers formatted by src/rpc/format.ts);
  * - eth_getWork: [hashForMergedMining, zero seed hash, target] — the spec's work array over the merged-mining
  *   work (the reference has no eth_getWork); eth_submitWork: always false (blocks are merge-mined: submit
  *   Bitcoin solutions with mnr_submitBitcoinBlock*; the reference throws "Not implemented");
@@ -36,6 +36,7 @@ import { accountKey, codeKey, decodeAccountState, storageKey, storagePrefixKey }
 import { bytesToBits, type Unitrie } from '../../unitrie/unitrie.js'
 import { targetBytes } from '../../rsk/merged-mining/merged-mining.js'
 import { bytesEqual, padLeft, quantity, toHex, ZERO_HASH } from '../../util/bytes.js'
+import { formatMinerWork, formatSubmittedBlockInfo } from '../format.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { decodeData, param, P } from '../params.js'
 import { requireBlock, resolveBlock, type Services } from '../services.js'
@@ -77,7 +78,7 @@ export function extMethods(s: Services): MethodSpec[] {
 
   const blockOrPending = async (ref: Parameters<typeof resolveBlock>[1]): Promise<BlockRecord | undefined> => {
     const b = await resolveBlock(chain, ref)
-    return b === 'pending' ? chain.pendingBlock() : b
+    return b === 'pending' ? chain.reads.pendingBlock() : b
   }
 
   return [
@@ -87,7 +88,7 @@ export function extMethods(s: Services): MethodSpec[] {
       'uncompressed header RLP, or null',
       [P.hash('blockHash')],
       async (_c, hash) => {
-        const b = await chain.blockByHash(hash)
+        const b = await chain.reads.blockByHash(hash)
         return b ? toHex(rawHeader(toRskHeader(b.header))) : null
       },
     ),
@@ -107,7 +108,7 @@ export function extMethods(s: Services): MethodSpec[] {
       'receipt RLP, or null',
       [P.hash('transactionHash')],
       async (_c, hash) => {
-        const loc = await chain.transaction(hash)
+        const loc = await chain.reads.transaction(hash)
         return loc ? toHex(encodeReceipt(loc.tx.receipt)) : null
       },
     ),
@@ -117,7 +118,7 @@ export function extMethods(s: Services): MethodSpec[] {
       'receipts-trie nodes of a receipt (leaf first), or null',
       [P.hash('blockHash'), P.hash('transactionHash')],
       async (_c, blockHash, txHash) => {
-        const b = await chain.blockByHash(blockHash)
+        const b = await chain.reads.blockByHash(blockHash)
         if (!b) return null
         const i = b.transactions.findIndex((t) => bytesEqual(t.hash, txHash))
         if (i < 0) return null
@@ -137,33 +138,36 @@ export function extMethods(s: Services): MethodSpec[] {
       async (_c, address, key, ref) => {
         if (key.length > 32)
           throw new RpcError(ErrorCode.InvalidParams, 'invalid argument 1: a storage key has at most 32 bytes')
-        const bytes = await chain.storageBytes(address, padLeft(key, 32), await requireBlock(chain, ref))
+        const bytes = await chain.reads.storageBytes(address, padLeft(key, 32), await requireBlock(chain, ref))
         return bytes.length === 0 ? '0x0' : toHex(bytes)
       },
     ),
 
-    method('mnr_getWork', 'mnr', 'merged-mining work for the next block', [], () => mining.getWork()),
+    method('mnr_getWork', 'mnr', 'merged-mining work for the next block', [], async () =>
+      formatMinerWork(await mining.getWork()),
+    ),
     method(
       'mnr_submitBitcoinBlock',
       'mnr',
       'submit a Bitcoin block merge-mining the work',
       [str('bitcoinBlockHex')],
-      (_c, hex) => mining.submitBitcoinBlock(hex),
+      async (_c, hex) => formatSubmittedBlockInfo(await mining.submitBitcoinBlock(hex)),
     ),
     method(
       'mnr_submitBitcoinBlockTransactions',
       'mnr',
       'submit a Bitcoin header, coinbase and transaction ids',
       [str('blockHashHex'), str('blockHeaderHex'), str('coinbaseHex'), str('txnHashesHex')],
-      (_c, hash, header, coinbase, txs) => mining.submitBitcoinBlockTransactions(hash, header, coinbase, txs),
+      async (_c, hash, header, coinbase, txs) =>
+        formatSubmittedBlockInfo(await mining.submitBitcoinBlockTransactions(hash, header, coinbase, txs)),
     ),
     method(
       'mnr_submitBitcoinBlockPartialMerkle',
       'mnr',
       'submit a Bitcoin header, coinbase and the coinbase merkle branch',
       [str('blockHashHex'), str('blockHeaderHex'), str('coinbaseHex'), str('merkleHashesHex'), str('blockTxnCountHex')],
-      (_c, hash, header, coinbase, hashes, count) =>
-        mining.submitBitcoinBlockPartialMerkle(hash, header, coinbase, hashes, count),
+      async (_c, hash, header, coinbase, hashes, count) =>
+        formatSubmittedBlockInfo(await mining.submitBitcoinBlockPartialMerkle(hash, header, coinbase, hashes, count)),
     ),
 
     method('eth_getWork', 'eth', '[hashForMergedMining, seed hash, target] of the merged-mining work', [], async () => {
@@ -203,7 +207,7 @@ export function extMethods(s: Services): MethodSpec[] {
       ],
       async (_c, address, keys, ref) => {
         // one immutable state, read through the chain's interface (the --state-history check included)
-        const trie = await chain.stateTrie(await requireBlock(chain, ref))
+        const trie = await chain.reads.stateTrie(await requireBlock(chain, ref))
         const acctKey = accountKey(address)
         const stored = trie.get(acctKey)
         const exists = stored !== undefined && stored.length > 0

@@ -91,7 +91,7 @@ export function filterMethods(s: Services, filters: FilterManager, subs: Subscri
       const topics = spec.topics.map((t) => (t === null ? null : t.map(toHex)))
       const forkN = fork.point.number
       if (spec.blockHash !== undefined) {
-        const b = await chain.blockByHash(spec.blockHash)
+        const b = await chain.reads.blockByHash(spec.blockHash)
         if (b !== undefined && b.header.number > forkN) return local
         return fork.history.logs({ blockHash: spec.blockHash, address, topics })
       }

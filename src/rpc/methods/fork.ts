@@ -60,12 +60,13 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
     switch (ref.kind) {
       case 'tag':
         if (ref.tag === 'earliest') return 0n
-        if (ref.tag === 'latest') return chain.head.header.number <= forkN() ? chain.head.header.number : undefined
+        if (ref.tag === 'latest')
+          return chain.reads.head.header.number <= forkN() ? chain.reads.head.header.number : undefined
         return undefined
       case 'number':
         return ref.number <= forkN() ? ref.number : undefined
       case 'hash': {
-        const local = await chain.blockByHash(ref.hash)
+        const local = await chain.reads.blockByHash(ref.hash)
         if (local !== undefined && local.header.number > forkN()) return undefined
         return numberOf(await cur().history.blockByHash(ref.hash, false), 'number')
       }
@@ -77,7 +78,7 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
     return n === undefined ? undefined : cur().history.blockByNumber(n, true)
   }
   const remoteBlockByHash = async (hash: Uint8Array): Promise<RemoteJson | null | undefined> => {
-    const local = await chain.blockByHash(hash)
+    const local = await chain.reads.blockByHash(hash)
     if (local !== undefined && local.header.number > forkN()) return undefined
     return cur().history.blockByHash(hash, true)
   }
@@ -90,7 +91,7 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
   })
   wrap('eth_getBlockByHash', (orig) => async (c, args) => {
     const hash = args[0] as Uint8Array
-    const local = await chain.blockByHash(hash)
+    const local = await chain.reads.blockByHash(hash)
     if (local !== undefined && local.header.number > forkN()) return orig(c, args)
     return cur().history.blockByHash(hash, args[1] as boolean)
   })
@@ -142,16 +143,16 @@ export function installForkLayer(methods: MethodSpec[], s: Services, f: ForkServ
     const address = filter.addresses.length === 0 ? undefined : filter.addresses.map(toHex)
     const topics = filter.topics.map((t) => (t === null ? null : t.map(toHex)))
     if (filter.blockHash !== undefined) {
-      const local = await chain.blockByHash(filter.blockHash)
+      const local = await chain.reads.blockByHash(filter.blockHash)
       if (local !== undefined && local.header.number > forkN()) return orig(c, args)
       return cur().history.logs({ blockHash: filter.blockHash, address, topics })
     }
-    const head = chain.head.header.number
+    const head = chain.reads.head.header.number
     const bound = async (ref: BlockRef | undefined): Promise<bigint> => {
       if (ref === undefined || (ref.kind === 'tag' && ref.tag !== 'earliest')) return head
       if (ref.kind === 'tag') return 0n
       if (ref.kind === 'number') return ref.number
-      const local = await chain.blockByHash(ref.hash)
+      const local = await chain.reads.blockByHash(ref.hash)
       return local?.header.number ?? numberOf(await cur().history.blockByHash(ref.hash, false), 'number') ?? head
     }
     const from = await bound(filter.fromBlock)

@@ -154,7 +154,7 @@ export function signingMethods(s: Services): MethodSpec[] {
         const tx = signLegacyTransaction(
           account.privateKey,
           await txDataFrom(s, { ...obj, from: obj.from }),
-          chain.common,
+          chain.reads.common,
         )
         return toHex(tx.serialize())
       },

@@ -9,7 +9,7 @@ import type { Services } from '../services.js'
 
 /** The state-file methods. */
 export function stateFileMethods(s: Services): MethodSpec[] {
-  const id = () => ({ network: s.network, chainId: Number(s.chain.chainId) })
+  const id = () => ({ network: s.network, chainId: Number(s.chain.reads.chainId) })
   return [
     method('anvil_dumpState', 'anvil', 'the state file (accounts, storage, blocks) gzipped, as hex', [], async () => {
       const { dumpChainToHex } = await import('../../state-file/chain-state.js')

@@ -111,7 +111,7 @@ async function blockTraces(
   if (block.header.number === 0n) return []
   return chain.queue.run(async () => {
     const traced = await traceBlockTxs(
-      chain,
+      chain.reads,
       block,
       (t) => !isRemascTx(t) && wanted(t),
       () => new CallFrameCollector(),
@@ -192,7 +192,7 @@ export function traceMethods(s: Services): MethodSpec[] {
   /** A block of trace_block / trace_filter; `pending` is the head (no mined transactions past it). */
   const blockOf = async (ref: BlockRef): Promise<BlockRecord | undefined> => {
     const b = await resolveBlock(chain, ref)
-    return b === 'pending' ? chain.head : b
+    return b === 'pending' ? chain.reads.head : b
   }
   return [
     method(
@@ -201,7 +201,7 @@ export function traceMethods(s: Services): MethodSpec[] {
       'parity-style traces of a mined transaction',
       [P.hash('transactionHash')],
       async (_c, hash) => {
-        const loc = await chain.transaction(hash)
+        const loc = await chain.reads.transaction(hash)
         if (loc === undefined) return null
         return blockTraces(chain, loc.block, (tx) => tx === loc.tx)
       },
@@ -226,7 +226,7 @@ export function traceMethods(s: Services): MethodSpec[] {
       [param('filter', decodeTraceFilter)],
       async (_c, f) => {
         const from = await blockOf(f.fromBlock)
-        const to = (await blockOf(f.toBlock)) ?? chain.head
+        const to = (await blockOf(f.toBlock)) ?? chain.reads.head
         if (from === undefined) return []
         if (from.header.number > to.header.number)
           throw invalidParams('invalid argument 0: fromBlock must not be greater than toBlock')
@@ -234,7 +234,7 @@ export function traceMethods(s: Services): MethodSpec[] {
         const out: object[] = []
         let skip = f.after
         for (let n = from.header.number; n <= to.header.number && out.length < f.count; n++) {
-          const block = await chain.blockByNumber(n)
+          const block = await chain.reads.blockByNumber(n)
           if (block === undefined) break
           const txs = block.transactions.filter(wanted)
           if (txs.length === 0) continue
@@ -260,7 +260,7 @@ export function traceMethods(s: Services): MethodSpec[] {
         }),
       ],
       async (_c, hash, indices) => {
-        const loc = await chain.transaction(hash)
+        const loc = await chain.reads.transaction(hash)
         if (loc === undefined) return null
         const traces = await blockTraces(chain, loc.block, (tx) => tx === loc.tx)
         return traces[indices[0]!] ?? null

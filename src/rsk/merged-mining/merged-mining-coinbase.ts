@@ -4,6 +4,7 @@
  * getEncodedState()[8..48]) followed by the unhashed tail (J/co/rsk/mine/MinerServerImpl.java `compressCoinbase`),
  * its transaction id, and the RSK hash it commits to after the tag (J/co/rsk/rpc/modules/mnr/MnrModuleImpl.java).
  */
+import { LRUCache } from 'lru-cache'
 import { finishSha256, midstateOf, reversed, sha256, type Midstate } from './bitcoin-sha256.js'
 import { RSK_TAG } from './merged-mining-hash.js'
 import { lastIndexOf } from '../../util/bytes.js'
@@ -11,15 +12,17 @@ import { lastIndexOf } from '../../util/bytes.js'
 /** Size of the midstate part of a compressed coinbase (RskMiningConstants.MIDSTATE_SIZE_TRIMMED). */
 export const MIDSTATE_SIZE_TRIMMED = 40
 
-/** The miner client's coinbases share their first 64 bytes: their midstate is computed once. */
-const midstateCache = new Map<string, Midstate>()
+/**
+ * The miner client's coinbases share their first 64 bytes: their midstate is computed once (the 16 first blocks
+ * seen most recently).
+ */
+const midstateCache = new LRUCache<string, Midstate>({ max: 16 })
 function cachedMidstate(data: Uint8Array, len: number): Midstate {
   if (len !== 64) return midstateOf(data, len)
   const key = Buffer.from(data.buffer, data.byteOffset, 64).toString('latin1')
   let st = midstateCache.get(key)
   if (st === undefined) {
     st = midstateOf(data, len)
-    if (midstateCache.size >= 16) midstateCache.clear()
     midstateCache.set(key, st)
   }
   return st
