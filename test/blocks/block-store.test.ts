@@ -4,47 +4,21 @@
  * cache as it did while the block was fresh — in memory and with --db, after a restart, after a revert across
  * evicted blocks, and on a directory written in the previous storage format (upgraded when opened).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { afterAll, describe, expect, it, vi } from 'vitest'
-import type { Node } from '../../src/index.js'
-import type { NodeConfig } from '../../src/config.js'
+import { describe, expect, it, vi } from 'vitest'
+import { dbNodes, FIXED_CLOCK } from '../helpers/db-nodes.js'
 import { ChainStorage, storageKeys } from '../../src/db/chain-storage.js'
 import type { BlockBackend } from '../../src/blocks/block-backend.js'
 import { OLDER_DECODED_BLOCKS, RECENT_DECODED_BLOCKS } from '../../src/blocks/decoded-block-cache.js'
 import { packZeros, unpackZeros } from '../../src/blocks/block-chunks.js'
 import { buildChain, observe } from '../helpers/chain-fixture.js'
-import { COW1, internals, rpc, startNode } from '../helpers/node.js'
+import { COW1, internals, rpc } from '../helpers/node.js'
 import { q, sendTx } from '../rpc/shapes.js'
 
-const dirs: string[] = []
-const nodes: Node[] = []
-const FIXED_CLOCK = () => 1_700_000_000_000
 /** Blocks mined after the fixture chain: enough for its blocks to leave the decoded-block cache. */
 const EVICT = RECENT_DECODED_BLOCKS + 64
 
-function tempDir(): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), 'node-cli-store-'))
-  dirs.push(d)
-  return d
-}
-
-async function open(config: NodeConfig): Promise<Node> {
-  const node = await startNode({ clock: FIXED_CLOCK, ...config })
-  nodes.push(node)
-  return node
-}
-
-async function close(node: Node): Promise<void> {
-  await node.close()
-  nodes.splice(nodes.indexOf(node), 1)
-}
-
-afterAll(async () => {
-  for (const n of nodes) await n.close()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
+const { tempDir, open, close } = dbNodes('node-cli-store-', { clock: FIXED_CLOCK })
 
 /** The log queries of {@link logRanges}, as [fromBlock, toBlock, address?]. */
 type LogQuery = [number, number | 'latest', string?]

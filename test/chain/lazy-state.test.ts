@@ -5,38 +5,16 @@
  * block must answer the same after an unload as a node that keeps its whole state in memory, and a restart reads
  * the head's state lazily.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import type { Node } from '../../src/index.js'
-import type { NodeConfig } from '../../src/config.js'
+import { describe, expect, it } from 'vitest'
+import { dbNodes, FIXED_CLOCK } from '../helpers/db-nodes.js'
 import { internals } from '../../src/node-internals.js'
 import type { ChainStorage } from '../../src/db/chain-storage.js'
 import { UNLOAD_STATE_EVERY_BLOCKS } from '../../src/chain/mining/block-commit.js'
 import { buildChain, observe, probe } from '../helpers/chain-fixture.js'
-import { COW, COW1, rpc, startNode } from '../helpers/node.js'
+import { COW, COW1, rpc } from '../helpers/node.js'
 import { q, sendTx } from '../rpc/shapes.js'
 
-const dirs: string[] = []
-const nodes: Node[] = []
-const FIXED_CLOCK = () => 1_700_000_000_000
-
-async function open(config: NodeConfig): Promise<Node> {
-  const node = await startNode({ clock: FIXED_CLOCK, ...config })
-  nodes.push(node)
-  return node
-}
-
-async function close(node: Node): Promise<void> {
-  await node.close()
-  nodes.splice(nodes.indexOf(node), 1)
-}
-
-afterAll(async () => {
-  for (const n of nodes) await n.close()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
+const { tempDir, open, close } = dbNodes('node-cli-lazy-', { clock: FIXED_CLOCK })
 
 /** Transactions that read and write state already on disk: storage, balances, a new account. */
 async function touchState(url: string, probeAddress: string, value: number): Promise<void> {
@@ -47,8 +25,7 @@ async function touchState(url: string, probeAddress: string, value: number): Pro
 
 describe('--db: state read on demand and unloaded', () => {
   it('answers and mines as a node with its whole state in memory, across unloads and a restart', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'node-cli-lazy-'))
-    dirs.push(dir)
+    const dir = tempDir()
     const a = await open({ db: dir, stateHistory: 3 })
     const ref = await open({})
     const { probeAddress } = await buildChain(a.url)

@@ -3,36 +3,15 @@
  * older than the last N (their transactions answer null by hash; the blocks stay) and `--prune-history N` keeps
  * only the last N states readable, also with --db (older reads answer -32600 "State not found…").
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
-import type { Node } from '../../src/index.js'
+import { describe, expect, it } from 'vitest'
+import { dbNodes } from '../helpers/db-nodes.js'
 import type { NodeConfig } from '../../src/config.js'
 import { probe } from '../helpers/chain-fixture.js'
 import { Probe } from '../../fixtures/index.js'
-import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, COW1, rpc, rpcError } from '../helpers/node.js'
 import { deploy, q, sendTx } from '../rpc/shapes.js'
 
-const dirs: string[] = []
-const nodes: Node[] = []
-
-function tempDir(): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), 'node-cli-prune-'))
-  dirs.push(d)
-  return d
-}
-
-async function open(config: NodeConfig): Promise<Node> {
-  const node = await startNode(config)
-  nodes.push(node)
-  return node
-}
-
-afterAll(async () => {
-  for (const n of nodes.splice(0)) await n.close()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
+const { tempDir, open, close } = dbNodes('node-cli-prune-')
 
 /** Blocks 1-3 with logs and transfers; returns the transaction hashes of blocks 2 and 3. */
 async function someBlocks(url: string): Promise<{ probeAddress: string; old: string; recent: string }> {
@@ -78,8 +57,7 @@ describe.each([
     expect(await rpc(node.url, 'eth_getBlockByNumber', [q(500), true])).toEqual(b500)
     if (config.db !== undefined) {
       // and after a restart they stay dropped; new ones are kept
-      await node.close()
-      nodes.splice(nodes.indexOf(node), 1)
+      await close(node)
       const again = await open(config)
       expect(await rpc(again.url, 'eth_getTransactionByHash', [old])).toBeNull()
       expect(await rpc(again.url, 'eth_getBlockByNumber', [q(2), true])).toEqual(block2)
@@ -103,8 +81,7 @@ describe('--prune-history', () => {
     expect(err.message).toMatch(/^State not found for block with hash 0x[0-9a-f]{64}$/)
     expect(await rpc(node.url, 'eth_getBalance', [COW.address, 'latest'])).toMatch(/^0x[0-9a-f]+$/)
     // without it the same directory reads the old state back
-    await node.close()
-    nodes.splice(nodes.indexOf(node), 1)
+    await close(node)
     const full = await open({ db: dir })
     expect(await rpc(full.url, 'eth_getBalance', [COW.address, q(2)])).toMatch(/^0x[0-9a-f]+$/)
   })

@@ -6,45 +6,16 @@
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, it } from 'vitest'
-import type { Node } from '../../src/index.js'
-import type { NodeConfig } from '../../src/config.js'
+import { describe, expect, it } from 'vitest'
+import { dbNodes, FIXED_CLOCK } from '../helpers/db-nodes.js'
 import { ChainStorage, storageKeys } from '../../src/db/chain-storage.js'
-import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
+import { COW, COW1, internals, rpc, rpcError } from '../helpers/node.js'
 import { buildChain, observe, probe, STRANGER } from '../helpers/chain-fixture.js'
 import { q, sendTx } from '../rpc/shapes.js'
 
-const dirs: string[] = []
-const nodes: Node[] = []
-
-function tempDir(): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), 'node-cli-db-'))
-  dirs.push(d)
-  return d
-}
-
-/** A deterministic clock (every block is its parent + 1 s), so two nodes fed the same requests build the same blocks. */
-const FIXED_CLOCK = () => 1_700_000_000_000
-
-async function open(config: NodeConfig): Promise<Node> {
-  const node = await startNode({ clock: FIXED_CLOCK, ...config })
-  nodes.push(node)
-  return node
-}
-
-async function close(node: Node): Promise<void> {
-  await node.close()
-  nodes.splice(nodes.indexOf(node), 1)
-}
-
-afterAll(async () => {
-  for (const n of nodes) await n.close()
-  for (const d of dirs) rmSync(d, { recursive: true, force: true })
-})
+const { tempDir, open, close } = dbNodes('node-cli-db-', { clock: FIXED_CLOCK })
 
 describe('--db: restart', () => {
   const dir = tempDir()

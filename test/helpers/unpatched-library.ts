@@ -9,6 +9,7 @@ import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } f
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, type Plugin } from 'esbuild'
+import { EXTERNAL } from '../../scripts/bundle-externals.mjs'
 // @ts-expect-error -- a plain .mjs script without declarations (scripts/ is checked by tsconfig.scripts.json)
 import { patchesNotInEffect, readPatches, unpatch } from '../../scripts/dependency-patches.mjs'
 
@@ -73,17 +74,7 @@ export async function buildUnpatchedLibrary(): Promise<UnpatchedLibrary> {
       plugins: [redirect],
       // createRequire(import.meta.url) and `../package.json` resolve as from dist/index.js, like the library bundle
       define: { 'import.meta.url': JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/index.js')).href) },
-      external: [
-        'uWebSockets.js',
-        'uws-pack',
-        'keccak',
-        'secp256k1',
-        'memory-level',
-        '@ethereumjs/wallet',
-        '@scure/bip39',
-        '@scure/bip32',
-        'ethers',
-      ],
+      external: EXTERNAL,
       banner: {
         js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
       },
