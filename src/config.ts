@@ -197,6 +197,8 @@ export const ALL_MODULES = [
   'ext',
   'anvil',
   'hardhat',
+  'ots',
+  'erigon',
 ] as const
 
 /**

@@ -16,6 +16,8 @@ import { extMethods } from './methods/ext.js'
 import { filterMethods } from './methods/filters.js'
 import { forkMethods, installForkLayer } from './methods/fork.js'
 import { nodeInfoMethods } from './methods/node-info.js'
+import { otterscanBlockMethods } from './methods/otterscan-blocks.js'
+import { otterscanTraceMethods } from './methods/otterscan-traces.js'
 import { personalMethods, signingMethods } from './methods/personal.js'
 import { stateFileMethods } from './methods/state-files.js'
 import { traceMethods } from './methods/trace.js'
@@ -57,6 +59,8 @@ export function methodList(s: Services, o: MethodListOptions): MethodSpec[] {
     ...signingMethods(s),
     ...debugMethods(s, { defaultTracer: o.defaultTracer }),
     ...traceMethods(s),
+    ...otterscanBlockMethods(s),
+    ...otterscanTraceMethods(s),
   ]
   // a fork answers history at or below its fork block from the remote
   if (s.fork) installForkLayer(methods, s, s.fork)

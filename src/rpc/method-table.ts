@@ -27,6 +27,8 @@ export type ModuleName =
   | 'ext'
   | 'anvil'
   | 'hardhat'
+  | 'ots'
+  | 'erigon'
 
 /** What a method is, as library users and docs/rpc-methods.md's method list see it. */
 export interface MethodInfo {
