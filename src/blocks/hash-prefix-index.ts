@@ -33,6 +33,11 @@ export class HashPrefixIndex {
     return this.used
   }
 
+  /** Bytes of its two arrays (12 per slot), for memory reports. */
+  get byteSize(): number {
+    return this.keys.byteLength + this.values.byteLength
+  }
+
   /**
    * Adds `value` under `key`.
    * @param key a 30-bit prefix (0 … 2^30 − 1)
@@ -54,6 +59,19 @@ export class HashPrefixIndex {
       if (this.keys[i] === key) out.push(this.values[i]!)
     }
     return out.length > 1 ? out.sort((a, b) => a - b) : out
+  }
+
+  /**
+   * The first value stored under `key` that `match` accepts, in probe order (no array allocated: the lookup of a
+   * table whose caller compares a full key, as src/blocks/address-index-postings.ts does).
+   * @returns the value, or −1 when none matches (callers store non-negative values)
+   */
+  find(key: number, match: (value: number) => boolean): number {
+    const mask = this.keys.length - 1
+    for (let i = home(key, mask); this.keys[i] !== EMPTY; i = (i + 1) & mask) {
+      if (this.keys[i] === key && match(this.values[i]!)) return this.values[i]!
+    }
+    return -1
   }
 
   /** Whether an entry `key` → `value` is held. */
