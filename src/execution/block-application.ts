@@ -17,6 +17,7 @@ import {
   GENESIS_FEDERATORS,
   processMinersFees,
   REMASC_CONFIGS,
+  REMASC_SENDER_JSON,
   REMASC_SENDER_KEY_BYTES,
   remascRulesAt,
   type ProcessingBlock,
@@ -26,6 +27,9 @@ import { fromHex } from '../util/bytes.js'
 import { BRIDGE_ADDRESS } from './native/bridge-storage.js'
 import { remascFederators } from './native/federation-storage.js'
 import type { ConsoleCapture } from './console-log.js'
+import type { ExecutionHooks } from './hooks.js'
+import { TouchedAddressCollector } from './touched-addresses.js'
+import type { TraceEvents } from './tracers/types.js'
 import type { AppliedBlock, AppliedTx, BlockContext, PendingExecution } from './execution-types.js'
 import { cleanVmMessage, TxApplyError, TxTimeoutError } from './tx-errors.js'
 import type { ExecutionRules } from './rule-gates.js'
@@ -46,6 +50,8 @@ function skippedTx(): AppliedTx {
 /** Applies blocks of transactions to one executor's live state (see {@link BlockApplier.apply}). */
 export class BlockApplier {
   private keyTracker: KeyTracker | undefined
+  /** The touched addresses of mined transactions (./touched-addresses.ts), collecting while a block commits. */
+  private readonly addresses = new TouchedAddressCollector()
 
   constructor(
     /** The executor's live VM. */
@@ -56,13 +62,17 @@ export class BlockApplier {
     private readonly run: RunContext,
     /** The executor's console.log capture. */
     private readonly console: ConsoleCapture,
+    /** The observers of the executor's frame opcodes (the SELFDESTRUCT hook of the touched addresses). */
+    private readonly hooks: ExecutionHooks,
     /** Network (30-33): sublist gas limits, Remasc configuration and federators. */
     private readonly network: 30 | 31 | 32 | 33,
     /** Canonical block `n` for the Remasc contract (hash, coinbase, paidFees of block N − maturity). */
     private readonly processingBlock: (number: bigint) => Promise<ProcessingBlock | undefined>,
     /** The rules by block when they are not node-cli's own (./rule-gates.ts): RSKIP144 sublists, Remasc's rules. */
     private readonly rules?: ExecutionRules,
-  ) {}
+  ) {
+    this.addresses.listen(vm.evm.events as unknown as TraceEvents)
+  }
 
   /**
    * Applies transactions in order on top of the latest state and commits (one block's worth).
@@ -72,6 +82,8 @@ export class BlockApplier {
    * @param opts.commit false to preview (the `pending` block): the state is left unchanged, the returned root
    *   stays readable through Executor.stateAt
    * @param opts.timeoutMs deadline of each transaction's execution in ms (0 or absent = none; ./deadline.ts)
+   * @returns the block's outcome; when committing (mining), each included transaction's and the Remasc
+   *   transaction's outcome carries the addresses it touched (AppliedTx.addresses), previews carry none
    * @throws TxApplyError when a transaction cannot be applied; TxTimeoutError (a TxApplyError) when one ran past
    *   `timeoutMs` (docs/reference-rules.md#rule-send-deadline); the state is then unchanged
    */
@@ -99,9 +111,12 @@ export class BlockApplier {
     const scheduler = new SublistScheduler(ctx.gasLimit, minSequential)
     const tracker = txs.length > 1 ? (this.keyTracker ??= new KeyTracker(sm, REMASC_HEX)) : undefined
     const none = new Set<string>()
+    // the touched addresses, for the address-history index: mined blocks only (not previews, calls or traces)
+    const collector = commit ? this.addresses : undefined
     await sm.checkpoint()
     try {
       tracker?.install()
+      collector?.start(this.hooks)
       for (let i = 0; i < txs.length; i++) {
         const { tx, from } = txs[i]!
         // TransactionExecutor.gasIsValid while mining: gas limit + sequential gas used ≤ max(sublist limits)
@@ -119,6 +134,7 @@ export class BlockApplier {
         if (timeoutMs > 0) armDeadline(evm, timeoutMs)
         // a fork's calldata price may differ from the one the pool cached on the transaction
         if (this.run.gasRulesAt !== undefined) forgetDataGas(tx)
+        collector?.begin(from, tx.to?.bytes)
         try {
           // no EIP-3607 on this chain: impersonated contracts may send
           result = await runTxFromAnySender(this.vm, sm, new Address(from), {
@@ -178,10 +194,12 @@ export class BlockApplier {
           error: result.execResult.exceptionError?.error,
           fee,
           consoleLogs: this.console.take(),
+          addresses: collector?.take(),
         })
       }
       tracker?.uninstall()
-      const remasc = await this.executeRemasc(ctx, scheduler.addRemasc(txs.length))
+      collector?.stop(this.hooks)
+      const remasc = await this.executeRemasc(ctx, scheduler.addRemasc(txs.length), commit)
       const order = scheduler.order().filter((i) => i < txs.length)
       // log indexes count across the block in block order (BlockExecutor.updateReceipts), Remasc last
       let logIndex = 0
@@ -200,6 +218,7 @@ export class BlockApplier {
       return { stateRoot: await sm.getStateRoot(), ...out }
     } catch (err) {
       tracker?.uninstall()
+      collector?.stop(this.hooks)
       evm.journal.cleanJournal()
       await unwindTo(this.vm, depth)
       sm.clearCaches()
@@ -213,18 +232,23 @@ export class BlockApplier {
    * The Remasc transaction at the end of a block (reference RemascTransaction executed by
    * TransactionExecutor): the special sender's nonce goes up by one, then Remasc.processMinersFees runs.
    * Inside applyBlock's checkpoint. @param cumulativeGas the sequential sublist's gas (its receipt's)
+   * @param collect whether to list the touched addresses: the sender as the JSON shows it (zero address), the
+   *   Remasc contract, then the accounts its payments credit (the miners', federators' and burn accounts)
    */
-  private async executeRemasc(ctx: BlockContext, cumulativeGas: bigint): Promise<AppliedTx> {
+  private async executeRemasc(ctx: BlockContext, cumulativeGas: bigint, collect: boolean): Promise<AppliedTx> {
     const sm = this.stateManager
     const sender = REMASC_SENDER_KEY_BYTES as unknown as Address
     const acct = (await sm.getAccount(sender)) ?? new Account()
     await sm.putAccount(sender, new Account(acct.nonce + 1n, acct.balance))
     const remasc = REMASC_ADDRESS
+    const collector = collect ? this.addresses : undefined
+    collector?.begin(REMASC_SENDER_JSON, remasc.bytes)
     const logs = await processMinersFees(
       {
         getStorageBytes: (key) => sm.getStorageBytes(remasc, key),
         putStorageBytes: (key, value) => sm.putStorageBytes(remasc, key, value),
         addBalance: async (address, delta) => {
+          collector?.add(address)
           const a = new Address(address)
           const cur = await sm.getAccount(a)
           if (cur === undefined || delta !== 0n)
@@ -267,6 +291,7 @@ export class BlockApplier {
       },
       returnValue: new Uint8Array(0),
       fee: 0n,
+      addresses: collector?.take(),
     }
   }
 

@@ -4,6 +4,7 @@
  */
 import type { LegacyTx } from '@ethereumjs/tx'
 import type { ReceiptRecord } from '../types/records.js'
+import type { TxAddresses } from './touched-addresses.js'
 
 /** The block context transactions run in (COINBASE, NUMBER, TIMESTAMP, GASLIMIT, DIFFICULTY, BASEFEE). */
 export interface BlockContext {
@@ -40,6 +41,11 @@ export interface AppliedTx {
   skipped?: boolean
   /** Lines the transaction printed with Solidity console.log (./console-log.ts). */
   consoleLogs?: string[]
+  /**
+   * The addresses it touched and the contracts it created (./touched-addresses.ts), for the address-history
+   * index; set on mined (committed) blocks only, absent on previews and skipped transactions.
+   */
+  addresses?: TxAddresses
 }
 
 /** Result of {@link Executor.applyBlock}. */

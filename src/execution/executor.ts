@@ -43,6 +43,7 @@ import type {
   PendingExecution,
 } from './execution-types.js'
 import { BlockApplier } from './block-application.js'
+import type { TxAddresses } from './touched-addresses.js'
 import { CallRunner } from './calls.js'
 import { REMASC_ADDRESS, RunContext, SEQUENTIAL_ONLY_CONTRACTS } from './run-context.js'
 
@@ -57,6 +58,7 @@ export type {
 } from './execution-types.js'
 export { cleanVmMessage, TxApplyError, TxTimeoutError } from './tx-errors.js'
 export { REMASC_ADDRESS } from './run-context.js'
+export type { CreatedContract, TxAddresses } from './touched-addresses.js'
 export type { ExecutionRules } from './rule-gates.js'
 
 /** Options for {@link Executor.create}. */
@@ -117,6 +119,11 @@ export class Executor {
   /** console.log lines of the execution under way. */
   readonly console = new ConsoleCapture(() => this.consoleLog)
   private readonly blocks: BlockApplier
+  /**
+   * The addresses each transaction of the last committed block touched (./touched-addresses.ts), in block order
+   * (Remasc last), for the address-history index; replaced at the next commit, so checked by block number.
+   */
+  lastBlockAddresses: { number: bigint; txs: TxAddresses[] } | undefined = undefined
   private readonly calls: CallRunner
 
   private constructor(
@@ -133,7 +140,7 @@ export class Executor {
     processingBlock: (number: bigint) => Promise<ProcessingBlock | undefined>,
     private readonly rules: ExecutionRules | undefined,
   ) {
-    this.blocks = new BlockApplier(vm, stateManager, run, this.console, network, processingBlock, rules)
+    this.blocks = new BlockApplier(vm, stateManager, run, this.console, hooks, network, processingBlock, rules)
     this.calls = new CallRunner(common, vm, run, this.console, hooks, () => this.root)
   }
 
@@ -263,7 +270,12 @@ export class Executor {
     opts: { commit?: boolean; timeoutMs?: number } = {},
   ): Promise<AppliedBlock> {
     const out = await this.blocks.apply(ctx, txs, opts)
-    if (opts.commit ?? true) this.root = out.stateRoot
+    if (opts.commit ?? true) {
+      this.root = out.stateRoot
+      const inBlock = out.order.map((i) => out.txs[i]!.addresses!)
+      inBlock.push(out.remasc.addresses!)
+      this.lastBlockAddresses = { number: ctx.number, txs: inBlock }
+    }
     return out
   }
 

@@ -172,6 +172,7 @@ function selfdestructGas(hooks: ExecutionHooks): DynamicGas {
     if (runState.interpreter.isStatic()) halt('STATIC_STATE_CHANGE')
     const beneficiary = runState.stack.peek(1)[0]
     if (!(await exists(runState, beneficiary))) gas += common.param('callNewAccountGas')
+    hooks.addresses?.onSelfdestruct(runState.interpreter.getAddress().bytes, stackAddress(beneficiary).bytes)
     const frames = hooks.frames
     if (frames !== undefined) {
       frames.onSelfdestruct(
