@@ -16,7 +16,7 @@
  * - a journal of the key id of every number added (in 256 KiB chunks), and per group its first journal entry and
  *   the key count then: rolling back a group pops its numbers off their keys' ends and forgets the keys it created.
  *
- * Memory (measured by test/blocks/address-index.test.ts): a number costs 8 B in its page plus 4 B of journal (a
+ * Memory (measured by bench/address-index.mjs): a number costs 8 B in its page plus 4 B of journal (a
  * short list: up to 2× slots); a key costs K bytes + 13 B of metadata + 16-32 B of table (and the arrays' doubling).
  */
 import { HashPrefixIndex } from './hash-prefix-index.js'

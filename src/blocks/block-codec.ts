@@ -9,10 +9,10 @@
  * Also: cheap reads straight from the block RLP without decoding it (the header's logs bloom, for log queries).
  */
 import { RLP } from '@ethereumjs/rlp'
-import { bigIntToBytes, bytesToBigInt } from '../util/bytes.js'
+import { bigIntToBytes, bytesToBigInt, toKey } from '../util/bytes.js'
 import { listItems, rlpItem, skipItems, wholeItem, type RlpItemBounds } from '../util/rlp-views.js'
 import { blockEncoding, encodeReceipt } from '../rsk/block-encoding.js'
-import type { BlockRecord } from '../types/records.js'
+import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 import { StorageCorruptError } from '../errors/storage-errors.js'
 
 /**
@@ -41,6 +41,35 @@ export interface EncodedBlock {
 
 /** Block RLPs already computed when the block was assembled (its `size`), so a mined block is encoded once. */
 export const encodedBlocks = new WeakMap<BlockRecord, Uint8Array>()
+
+/**
+ * A block record over a header with its hashes and transactions (no uncles: the chain has none), its RLP kept in
+ * {@link encodedBlocks} so the block store and the storage never encode it again.
+ * @param b.rlp the block RLP (its length is the record's `size`, bytes); @param b.totalDifficulty the
+ *   difficulty sum up to this block; `cumulativeDifficulty` is the header's difficulty (no uncles)
+ */
+export function blockRecord(b: {
+  header: HeaderFields
+  hash: Uint8Array
+  hashForMergedMining: Uint8Array
+  rlp: Uint8Array
+  totalDifficulty: bigint
+  transactions: TxRecord[]
+}): BlockRecord {
+  const block: BlockRecord = {
+    header: b.header,
+    hash: b.hash,
+    hashKey: toKey(b.hash),
+    hashForMergedMining: b.hashForMergedMining,
+    size: b.rlp.length,
+    totalDifficulty: b.totalDifficulty,
+    cumulativeDifficulty: b.header.difficulty,
+    transactions: b.transactions,
+    uncles: [],
+  }
+  encodedBlocks.set(block, b.rlp)
+  return block
+}
 
 /** The block RLP of a record (reference Block.getEncoded: full header, transactions, no uncles). */
 export function blockRlp(block: BlockRecord): Uint8Array {

@@ -18,7 +18,7 @@ import { listItems, viewsOf, wholeItem, type RlpView } from '../util/rlp-views.j
 import { remascTxRecord } from './remasc-tx-record.js'
 import { hasPlaceholderSignature, reportSender } from '../accounts/impersonation.js'
 import { headerHash } from '../rsk/block-encoding.js'
-import { encodedBlocks, readDerived, readStored } from './block-codec.js'
+import { blockRecord, readDerived, readStored } from './block-codec.js'
 import { StorageCorruptError } from '../errors/storage-errors.js'
 import type { BlockRecord, HeaderFields, LogRecord, ReceiptRecord, TxRecord } from '../types/records.js'
 
@@ -155,19 +155,14 @@ export function decodeStoredBlock(
       return new StoredTx(txRlp, REMASC_SENDER_JSON, index, receipt, common, header.number)
     return new StoredTx(txRlp, from, index, receipt, common)
   })
-  const block: BlockRecord = {
+  return blockRecord({
     header,
     hash,
-    hashKey: toKey(hash),
     hashForMergedMining,
-    size: rlp.length,
+    rlp,
     totalDifficulty: bytesToBigInt(totalDifficulty),
-    cumulativeDifficulty: header.difficulty,
     transactions,
-    uncles: [],
-  }
-  encodedBlocks.set(block, rlp)
-  return block
+  })
 }
 
 /**

@@ -17,6 +17,7 @@
 import type { EVMResult, Message } from '@ethereumjs/evm'
 import type { ExecutionHooks, SelfdestructObserver } from './hooks.js'
 import type { TraceEvents } from './tracers/types.js'
+import { bytesEqual, toKey } from '../util/bytes.js'
 
 /** A contract a transaction created, with its direct creator (the factory contract for an inner CREATE). */
 export interface CreatedContract {
@@ -39,15 +40,6 @@ export interface TxAddresses {
 
 /** Past this many addresses the deduplication keeps a set instead of scanning. */
 const SCAN_LIMIT = 16
-
-const keyOf = (a: Uint8Array): string => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('latin1')
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a === b) return true
-  if (a.length !== b.length) return false
-  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return false
-  return true
-}
 
 /**
  * Collects the addresses of the transactions of one block application, one transaction at a time: attach it to
@@ -91,15 +83,15 @@ export class TouchedAddressCollector implements SelfdestructObserver {
     const list = this.touched
     const keys = this.keys
     if (keys !== undefined) {
-      const k = keyOf(a)
+      const k = toKey(a)
       if (keys.has(k)) return
       keys.add(k)
       list.push(a)
       return
     }
-    for (let i = 0; i < list.length; i++) if (equal(list[i]!, a)) return
+    for (let i = 0; i < list.length; i++) if (bytesEqual(list[i]!, a)) return
     list.push(a)
-    if (list.length > SCAN_LIMIT) this.keys = new Set(list.map(keyOf))
+    if (list.length > SCAN_LIMIT) this.keys = new Set(list.map(toKey))
   }
 
   onSelfdestruct(address: Uint8Array, beneficiary: Uint8Array): void {

@@ -77,6 +77,16 @@ export async function requireBlock(chain: Chain, ref: BlockRef): Promise<BlockRe
   return b
 }
 
+/**
+ * The block a reference names, with `pending` built as the chain's pending block (docs/reference-rules.md
+ * #rule-pending-block); undefined when unknown, or, when `required`, -32600 "Block … not found" as
+ * {@link requireBlock} (reference Web3InformationRetriever).
+ */
+export async function blockOrPending(chain: Chain, ref: BlockRef, required = false): Promise<BlockRecord | undefined> {
+  const b = await (required ? requireBlock(chain, ref) : resolveBlock(chain, ref))
+  return b === 'pending' ? chain.reads.pendingBlock() : b
+}
+
 /** What the fork layer reads: the fork block, the remote's history and the remote itself. */
 export interface ForkServices {
   /** The remote's URL (changed by anvil_setRpcUrl). */

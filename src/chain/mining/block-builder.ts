@@ -18,7 +18,7 @@ import {
 } from '../../execution/executor.js'
 import { orBlooms } from '../../rsk/receipt-rlp.js'
 import type { PoolTx } from '../../txpool/pool.js'
-import { bigIntToBytes, bytesEqual, toKey, ZERO_HASH } from '../../util/bytes.js'
+import { bigIntToBytes, bytesEqual, ZERO_HASH } from '../../util/bytes.js'
 import type { BlockStore } from '../../blocks/block-store.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/mining/consensus.ts)
 import { blockTransactions, mergeMine, type MergedMiningSource } from './consensus.js'
@@ -31,7 +31,7 @@ import {
   transactionsTrieRoot,
 } from '../../rsk/block-encoding.js'
 import type { ConsoleLogEvent } from '../queries/state-queries.js'
-import { encodedBlocks } from '../../blocks/block-codec.js'
+import { blockRecord } from '../../blocks/block-codec.js'
 import type { BlockRecord, HeaderFields, HeaderFormat, TxRecord } from '../../types/records.js'
 
 /**
@@ -291,20 +291,7 @@ export class BlockBuilder {
       txs.map((t) => t.tx.serialize()),
       hfmm,
     )
-    const block: BlockRecord = {
-      header,
-      hash,
-      hashKey: toKey(hash),
-      hashForMergedMining,
-      size: rlp.length,
-      totalDifficulty,
-      cumulativeDifficulty: header.difficulty,
-      transactions: txs,
-      uncles: [],
-    }
-    // the block store and the storage keep this encoding as it is (no second encoding per mined block)
-    encodedBlocks.set(block, rlp)
-    return block
+    return blockRecord({ header, hash, hashForMergedMining, rlp, totalDifficulty, transactions: txs })
   }
 }
 

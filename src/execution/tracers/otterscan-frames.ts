@@ -13,7 +13,7 @@ import { BLOCK_HEADER_ADDRESS } from '../native/block-header.js'
 import { BRIDGE_ADDRESS } from '../native/bridge-storage.js'
 import { ENVIRONMENT_ADDRESS } from '../native/environment.js'
 import { HD_WALLET_UTILS_ADDRESS } from '../native/hd-wallet-utils.js'
-import { toHex } from '../../util/bytes.js'
+import { quantity, toHex } from '../../util/bytes.js'
 import { CallFrameCollector, type CallFrame, type FrameKind } from './call-frames.js'
 import type { ExecutionTracer, TraceEvents } from './types.js'
 
@@ -100,7 +100,6 @@ export class OtterscanFrameTracer implements ExecutionTracer {
 }
 
 /** Minimal hex of a wei amount (geth's hexutil.Big). */
-const qty = (v: bigint): string => '0x' + v.toString(16)
 
 /**
  * The `ots_traceTransaction` list of a call tree: every frame in execution order (a frame, then its children),
@@ -120,7 +119,7 @@ export function otsTraceEntries(t: OtsFrames): OtsTraceEntry[] {
       depth: f.depth,
       from: toHex(f.from),
       to: toHex(to ?? ZERO_ADDRESS),
-      value: noValue ? null : qty(f.value),
+      value: noValue ? null : quantity(f.value),
       input: toHex(f.input),
       output: toHex(f.output),
     })
@@ -151,7 +150,7 @@ export function otsInternalOperations(root: CallFrame): OtsInternalOperation[] {
               ? OtsOperationType.SELF_DESTRUCT
               : undefined
     if (type !== undefined)
-      out.push({ type, from: toHex(f.from), to: toHex(f.to ?? ZERO_ADDRESS), value: qty(f.value) })
+      out.push({ type, from: toHex(f.from), to: toHex(f.to ?? ZERO_ADDRESS), value: quantity(f.value) })
     for (const c of f.calls) walk(c, false)
   }
   walk(root, true)

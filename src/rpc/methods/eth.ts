@@ -21,7 +21,7 @@ import { formatBlock, formatReceipt, formatTransaction, logJson, RawJson } from 
 import { LEGACY_ONLY, method, type MethodSpec } from '../method-table.js'
 import { listedTransactions } from '../compat.js'
 import { LATEST, optional, P, type BlockRef } from '../params.js'
-import { requireBlock, resolveBlock, type Services } from '../services.js'
+import { blockOrPending, requireBlock, resolveBlock, type Services } from '../services.js'
 import { blockOverrideParam, stateOverrideParam } from '../override-params.js'
 
 /** Protocol version the reference answers for eth_protocolVersion (docs/reference-rules.md#rule-node-info). */
@@ -160,14 +160,6 @@ export async function sendFrom(
 export function ethMethods(s: Services): MethodSpec[] {
   const { chain } = s
   const stateBlock = (ref: BlockRef) => requireBlock(chain, ref)
-  /**
-   * The block a reference names, the pending block for `pending`; undefined when unknown, or
-   * -32600 "Block … not found" when `required` (reference Web3InformationRetriever).
-   */
-  const blockOrPending = async (ref: BlockRef, required: boolean): Promise<BlockRecord | undefined> => {
-    const b = await (required ? requireBlock(chain, ref) : resolveBlock(chain, ref))
-    return b === 'pending' ? chain.reads.pendingBlock() : b
-  }
   /** The uncle at `index` in block shape without transactions, or null (reference getUncleResultDTO). */
   const uncleAt = (b: BlockRecord | undefined, index: bigint): unknown => {
     if (!b || index >= BigInt(b.uncles.length)) return null
@@ -314,7 +306,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'eth',
       'number of transactions',
       [P.block('block')],
-      async (_c, ref) => quantity(listedTransactions((await blockOrPending(ref, true))!, s.compat).length),
+      async (_c, ref) => quantity(listedTransactions((await blockOrPending(chain, ref, true))!, s.compat).length),
     ),
     method('eth_getUncleCountByBlockHash', 'eth', 'number of uncles', [P.hash('blockHash')], async (_c, hash) => {
       const b = await chain.reads.blockByHash(hash)
@@ -322,7 +314,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       return quantity(b.uncles.length)
     }),
     method('eth_getUncleCountByBlockNumber', 'eth', 'number of uncles', [P.block('block')], async (_c, ref) =>
-      quantity((await blockOrPending(ref, true))!.uncles.length),
+      quantity((await blockOrPending(chain, ref, true))!.uncles.length),
     ),
     method(
       'eth_getUncleByBlockHashAndIndex',
@@ -336,7 +328,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'eth',
       'uncle (block shape, no transactions) or null',
       [P.block('block'), P.quantity('index')],
-      async (_c, ref, index) => uncleAt(await blockOrPending(ref, false), index),
+      async (_c, ref, index) => uncleAt(await blockOrPending(chain, ref, false), index),
     ),
     method(
       'eth_getTransactionByBlockHashAndIndex',
@@ -356,7 +348,7 @@ export function ethMethods(s: Services): MethodSpec[] {
       'transaction or null',
       [P.block('block'), P.quantity('index')],
       async (_c, ref, index) => {
-        const b = await blockOrPending(ref, false)
+        const b = await blockOrPending(chain, ref, false)
         const txs = b ? listedTransactions(b, s.compat) : []
         const t = index < BigInt(txs.length) ? txs[Number(index)] : undefined
         if (!t) return null

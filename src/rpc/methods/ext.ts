@@ -27,7 +27,6 @@
 import { ErrorCode, RpcError } from '../rpc-error.js'
 import { MergedMiningWorkServer } from '../../chain/merged-mining/merged-mining-work.js'
 import { encodeReceipt, toRskHeader } from '../../rsk/block-encoding.js'
-import type { BlockRecord } from '../../types/records.js'
 import { keccak256 } from '../../crypto/secp256k1.js'
 import { rawHeader } from '../../rsk/header.js'
 import { EMPTY_TRIE_HASH } from '../../crypto/keccak.js'
@@ -39,7 +38,7 @@ import { bytesEqual, padLeft, quantity, toHex, ZERO_HASH } from '../../util/byte
 import { formatMinerWork, formatSubmittedBlockInfo } from '../format.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { decodeData, param, P } from '../params.js'
-import { requireBlock, resolveBlock, type Services } from '../services.js'
+import { blockOrPending, requireBlock, type Services } from '../services.js'
 
 const KECCAK_EMPTY = keccak256(new Uint8Array(0))
 
@@ -76,11 +75,6 @@ export function extMethods(s: Services): MethodSpec[] {
   const chain = s.chain
   const mining = new MergedMiningWorkServer(chain)
 
-  const blockOrPending = async (ref: Parameters<typeof resolveBlock>[1]): Promise<BlockRecord | undefined> => {
-    const b = await resolveBlock(chain, ref)
-    return b === 'pending' ? chain.reads.pendingBlock() : b
-  }
-
   return [
     method(
       'ext_getRawBlockHeaderByHash',
@@ -98,7 +92,7 @@ export function extMethods(s: Services): MethodSpec[] {
       'uncompressed header RLP, or null',
       [P.block('blockNumber')],
       async (_c, ref) => {
-        const b = await blockOrPending(ref)
+        const b = await blockOrPending(chain, ref)
         return b ? toHex(rawHeader(toRskHeader(b.header))) : null
       },
     ),

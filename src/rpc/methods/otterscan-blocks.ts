@@ -12,7 +12,7 @@ import { formatBlock, formatReceipt } from '../format.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { param, P, type BlockRef } from '../params.js'
 import { ErrorCode, invalidParams, RpcError } from '../rpc-error.js'
-import { requireBlock, resolveBlock, type Services } from '../services.js'
+import { blockOrPending, requireBlock, type Services } from '../services.js'
 
 /** The Otterscan API level served: Otterscan 2.x refuses a node below 8 (its MIN_API_LEVEL). */
 export const OTS_API_LEVEL = 8
@@ -64,18 +64,9 @@ function pageParam(name: string) {
  * The header JSON of erigon_getHeaderByNumber: {@link HEADER_KEYS} taken from this node's block JSON, so every
  * value equals eth_getBlockByNumber's.
  */
-export function formatHeader(block: BlockRecord, pending: boolean): Record<string, unknown> {
+function formatHeader(block: BlockRecord, pending: boolean): Record<string, unknown> {
   const full = formatBlock(block, false, pending, [])
   return Object.fromEntries(HEADER_KEYS.map((k) => [k, full[k]]))
-}
-
-/**
- * The fees a block's transactions paid: Σ gasUsed × gasPrice (legacy transactions only; the Remasc transaction's
- * price is 0). This is the header's `paidFees`, which the block keeps even when `--transaction-block-keeper` has
- * dropped the receipts.
- */
-export function blockFees(block: BlockRecord): bigint {
-  return block.header.paidFees
 }
 
 /**
@@ -90,13 +81,14 @@ function detailsBlock(block: BlockRecord, pending: boolean, txs: readonly TxReco
 /**
  * `{ block, issuance, totalFees }` of a block (docs/otterscan.md#what-the-numbers-mean-here): this chain mints
  * nothing per block (no block or uncle reward; the miner is paid later by Remasc out of fees), so every issuance
- * figure is 0x0; totalFees is {@link blockFees}.
+ * figure is 0x0; totalFees is the header's `paidFees` (Σ gasUsed × gasPrice of its transactions, the Remasc
+ * transaction's price being 0), which the block keeps even when `--transaction-block-keeper` dropped the receipts.
  */
 function blockDetails(block: BlockRecord, pending: boolean, txs: readonly TxRecord[]): Record<string, unknown> {
   return {
     block: detailsBlock(block, pending, txs),
     issuance: { blockReward: '0x0', uncleReward: '0x0', issuance: '0x0' },
-    totalFees: quantity(blockFees(block)),
+    totalFees: quantity(block.header.paidFees),
   }
 }
 
@@ -105,7 +97,7 @@ function blockDetails(block: BlockRecord, pending: boolean, txs: readonly TxReco
  * transactions, page 1 the `pageSize` before them…; a page past the start is empty, the first page may be short.
  * @returns the [start, end) indexes into the block's transaction list
  */
-export function pageFromEnd(count: number, pageNumber: number, pageSize: number): [number, number] {
+function pageFromEnd(count: number, pageNumber: number, pageSize: number): [number, number] {
   const end = Math.max(count - pageNumber * pageSize, 0)
   return [Math.max(end - pageSize, 0), end]
 }
@@ -115,9 +107,8 @@ export function otterscanBlockMethods(s: Services): MethodSpec[] {
   const { chain } = s
   /** The block a number or tag names (the built pending block for `pending`), or undefined when unknown. */
   const blockAt = async (ref: BlockRef): Promise<{ block: BlockRecord; pending: boolean } | undefined> => {
-    const b = await resolveBlock(chain, ref)
-    if (b === undefined) return undefined
-    return b === 'pending' ? { block: await chain.reads.pendingBlock(), pending: true } : { block: b, pending: false }
+    const block = await blockOrPending(chain, ref)
+    return block && { block, pending: ref.kind === 'tag' && ref.tag === 'pending' }
   }
 
   return [

@@ -21,7 +21,7 @@ import {
 import { isRemascTx, traceBlockTxs } from '../../execution/tracers/replay.js'
 import type { ExecutionTracer, TracedOutcome } from '../../execution/tracers/types.js'
 import type { TxRecord } from '../../types/records.js'
-import { toHex } from '../../util/bytes.js'
+import { quantity, toHex } from '../../util/bytes.js'
 import { method, type MethodSpec } from '../method-table.js'
 import { P } from '../params.js'
 import { ErrorCode, RpcError } from '../rpc-error.js'
@@ -67,7 +67,7 @@ function remascEntry(tx: TxRecord): OtsTraceEntry {
     depth: 0,
     from: toHex(tx.from),
     to: toHex(tx.tx.to!.bytes),
-    value: '0x' + tx.tx.value.toString(16),
+    value: quantity(tx.tx.value),
     input: toHex(tx.tx.data),
     output: '0x',
   }
