@@ -49,11 +49,13 @@ export function lowerBound(list: PositionList, key: number): number {
  * @param list the address's positions, ascending
  * @param block a block number (0 = from the newest)
  * @param pageSize transactions wanted (the page finishes its last block)
+ * @param floor blocks at or below it count as absent (−1: none)
  */
-export function pageBefore(list: PositionList, block: number, pageSize: number): SearchPage {
+export function pageBefore(list: PositionList, block: number, pageSize: number, floor = -1): SearchPage {
   let i = (block === 0 ? list.count : lowerBound(list, txPositionKey(block, 0))) - 1
+  const end = floor < 0 ? -1 : lowerBound(list, txPositionKey(floor + 1, 0)) - 1
   const positions: number[] = []
-  while (i >= 0) {
+  while (i > end) {
     const p = list.at(i)
     if (positions.length >= pageSize && positions.length > 0) {
       if (txPositionNumber(p) !== txPositionNumber(positions[positions.length - 1]!)) break
@@ -61,7 +63,7 @@ export function pageBefore(list: PositionList, block: number, pageSize: number):
     positions.push(p)
     i--
   }
-  return { positions, firstPage: block === 0, lastPage: i < 0 }
+  return { positions, firstPage: block === 0, lastPage: i <= end }
 }
 
 /**
@@ -69,9 +71,10 @@ export function pageBefore(list: PositionList, block: number, pageSize: number):
  * @param list the address's positions, ascending
  * @param block a block number (0 = from the oldest, block 0 included)
  * @param pageSize transactions wanted (the page finishes its last block)
+ * @param floor blocks at or below it count as absent (−1: none)
  */
-export function pageAfter(list: PositionList, block: number, pageSize: number): SearchPage {
-  let i = block === 0 ? 0 : lowerBound(list, txPositionKey(block + 1, 0))
+export function pageAfter(list: PositionList, block: number, pageSize: number, floor = -1): SearchPage {
+  let i = lowerBound(list, txPositionKey(Math.max(block === 0 ? 0 : block + 1, floor + 1), 0))
   const positions: number[] = []
   while (i < list.count) {
     const p = list.at(i)

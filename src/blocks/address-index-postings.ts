@@ -204,6 +204,21 @@ export class Postings {
     this.groups = lo
   }
 
+  /**
+   * Calls `visit` for every number held, in the order they were added (group by group), with its group and its
+   * key's bytes (a view valid during the call). Cost: linear in the numbers held (a dump of the whole index).
+   */
+  forEachEntry(visit: (group: number, key: Uint8Array, value: number) => void): void {
+    const next = new Int32Array(this.keys)
+    const K = this.keyLength
+    let g = -1
+    for (let e = 0; e < this.entries; e++) {
+      while (g + 1 < this.groups && this.groupStart[g + 1]! <= e) g++
+      const id = this.journal[Math.floor(e / JOURNAL_CHUNK)]![e % JOURNAL_CHUNK]!
+      visit(this.groupNumber[g]!, this.keyBytes.subarray(id * K, (id + 1) * K), this.at(id, next[id]!++))
+    }
+  }
+
   /** Forgets everything (all arrays are dropped; the next adds allocate afresh). */
   clear(): void {
     Object.assign(this, new Postings(this.keyLength))

@@ -33,7 +33,7 @@
  */
 import { Postings } from './address-index-postings.js'
 import { pageAfter, pageBefore, type SearchPage } from './address-index-pages.js'
-import { txPositionKey, txPositionNumber } from './tx-position-key.js'
+import { txPositionIndex, txPositionKey, txPositionNumber } from './tx-position-key.js'
 
 export type { SearchPage } from './address-index-pages.js'
 
@@ -44,7 +44,14 @@ export interface IndexedTx {
   /** Its sender (20 bytes). */
   from: Uint8Array
   /** Contracts it created, with their direct creator (the sender, or the contract that ran CREATE/CREATE2). */
-  created?: readonly { address: Uint8Array; creator: Uint8Array }[]
+  created?: readonly IndexedCreation[]
+}
+
+/** A contract a transaction created (20-byte addresses). */
+export interface IndexedCreation {
+  address: Uint8Array
+  /** The direct creator: the sender, or the contract that ran CREATE/CREATE2. */
+  creator: Uint8Array
 }
 
 /** A contract's creation. */
@@ -54,6 +61,9 @@ export interface Creation {
   /** The direct creator (20 bytes; a copy). */
   creator: Uint8Array
 }
+
+/** Placeholder sender of a transaction slot before its sender is read (every indexed transaction has one). */
+const NO_ADDRESS = new Uint8Array(20)
 
 /** See the module documentation. */
 export class AddressIndex {
@@ -143,18 +153,20 @@ export class AddressIndex {
    * Otterscan's `ots_searchTransactionsBefore` page for `address` (rules: src/blocks/address-index-pages.ts).
    * @param block block number; transactions of blocks strictly below it (0 = from the newest)
    * @param pageSize transactions wanted; the page finishes its last block
+   * @param floor blocks at or below it count as absent (their receipts were pruned); −1 = none
    */
-  before(address: Uint8Array, block: number, pageSize: number): SearchPage {
-    return pageBefore(this.touched.list(address), block, pageSize)
+  before(address: Uint8Array, block: number, pageSize: number, floor = -1): SearchPage {
+    return pageBefore(this.touched.list(address), block, pageSize, floor)
   }
 
   /**
    * Otterscan's `ots_searchTransactionsAfter` page for `address`, newest first.
    * @param block block number; transactions of blocks strictly above it (0 = from the oldest)
    * @param pageSize transactions wanted; the page finishes its last block
+   * @param floor blocks at or below it count as absent (their receipts were pruned); −1 = none
    */
-  after(address: Uint8Array, block: number, pageSize: number): SearchPage {
-    return pageAfter(this.touched.list(address), block, pageSize)
+  after(address: Uint8Array, block: number, pageSize: number, floor = -1): SearchPage {
+    return pageAfter(this.touched.list(address), block, pageSize, floor)
   }
 
   /** Positions of the transactions that touched `address`, ascending (a reader valid until the next change). */
@@ -211,6 +223,35 @@ export class AddressIndex {
     if (list.count === 0) return undefined
     const k = list.at(list.count - 1)
     return { position: this.creationPosition[k]!, creator: this.creators.slice(k * 20, k * 20 + 20) }
+  }
+
+  /**
+   * What was appended, block by block: the transactions of each indexed block as {@link append} would take them
+   * again (the sender first in `touched`, then the addresses in the order first filed; creations in order). For
+   * state-file dumps. Cost: linear in the index's entries.
+   * @returns block number → its transactions in block order
+   */
+  blockRecords(): Map<number, IndexedTx[]> {
+    const out = new Map<number, IndexedTx[]>()
+    const txOf = (position: number): IndexedTx & { touched: Uint8Array[]; created: IndexedCreation[] } => {
+      const n = txPositionNumber(position)
+      let txs = out.get(n)
+      if (txs === undefined) out.set(n, (txs = []))
+      const i = txPositionIndex(position)
+      for (let j = txs.length; j <= i; j++) txs.push({ from: NO_ADDRESS, touched: [], created: [] })
+      return txs[i] as IndexedTx & { touched: Uint8Array[]; created: IndexedCreation[] }
+    }
+    this.sent.forEachEntry((_, key, position) => {
+      txOf(position).from = key.slice()
+    })
+    this.touched.forEachEntry((_, key, position) => {
+      txOf(position).touched.push(key.slice())
+    })
+    this.created.forEachEntry((_, key, k) => {
+      const c = k * 20
+      txOf(this.creationPosition[k]!).created.push({ address: key.slice(), creator: this.creators.slice(c, c + 20) })
+    })
+    return out
   }
 
   private addCreation(address: Uint8Array, creator: Uint8Array, position: number, number: number): void {

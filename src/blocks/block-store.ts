@@ -66,6 +66,14 @@ export class BlockStore {
     this.cachedTxs = backend.indexesTxsInMemory ? undefined : new CachedTxIndex()
   }
 
+  /**
+   * The highest block whose receipts `--transaction-block-keeper` dropped (the first block — genesis or fork block
+   * — when none were).
+   */
+  get receiptsPrunedUpTo(): bigint {
+    return this.prunedUpTo
+  }
+
   /** Number of blocks, genesis included (the head's number + 1 − base). */
   get length(): number {
     return this.count - Number(this.base)

@@ -65,6 +65,14 @@ export class ChainReads {
   }
 
   /**
+   * The highest block whose receipts `--transaction-block-keeper` dropped; the first block (genesis, or the fork
+   * block) when none were.
+   */
+  get receiptsPrunedUpTo(): bigint {
+    return this.parts.blocks.receiptsPrunedUpTo
+  }
+
+  /**
    * Fork mode: fetches these accounts of the remote state together (one round trip) before a transaction or
    * call touches them; nothing otherwise.
    * @throws ForkRemoteError (-32000) when the remote cannot answer

@@ -14,6 +14,7 @@ import { DEFAULT_STATE_HISTORY, type ChainOptions } from './chain-options.js'
 import { restoreChain } from './chain-restore.js'
 import { DevState } from './dev/dev-state.js'
 import { LiveState } from './live-state.js'
+import { AddressHistory } from './address-history.js'
 import { StateQueries } from './queries/state-queries.js'
 import { TxSubmission, type MinedBlock } from './mining/tx-submission.js'
 import { REFERENCE_OUTDATED_RULE } from '../txpool/pool.js'
@@ -72,6 +73,8 @@ export interface ChainHost {
 /** The parts a chain sequences (each described in src/chain/chain.ts), and its execution caps. */
 export interface ChainParts {
   blocks: BlockStore
+  /** Which transactions touched, sent or created what (Otterscan's address pages; ./address-history.ts). */
+  history: AddressHistory
   dev: DevState
   builder: BlockBuilder
   submission: TxSubmission
@@ -125,7 +128,8 @@ export function assembleParts(executor: Executor, opts: ChainOptions, host: Chai
     clock: opts.clock ?? Date.now,
     outdated: opts.poolOutdated === false ? undefined : (opts.poolOutdated ?? REFERENCE_OUTDATED_RULE),
   })
-  const live = new LiveState(executor, blocks, opts.common, opts.storage)
+  const history = new AddressHistory(opts.storage)
+  const live = new LiveState(executor, { blocks, history }, opts.common, opts.storage)
   const queries = new StateQueries({
     executor,
     head: () => host.head(),
@@ -137,7 +141,10 @@ export function assembleParts(executor: Executor, opts: ChainOptions, host: Chai
     executionTimeoutMs,
     fork: opts.fork && forkRoot && { block: opts.fork.block, root: forkRoot },
   })
-  return { blocks, dev, builder, submission, live, queries, forkRoot, callGasCap, gasEstimationCap, executionTimeoutMs }
+  return {
+    ...{ blocks, history, dev, builder, submission, live, queries, forkRoot },
+    ...{ callGasCap, gasEstimationCap, executionTimeoutMs },
+  }
 }
 
 /**

@@ -24,6 +24,7 @@ import type { PoolTx } from '../txpool/pool.js'
 import type { BlockTx, OnExecuted } from './mining/block-builder.js'
 import type { ChainOptions } from './chain-options.js'
 import type { EncodedBlock } from '../blocks/block-codec.js'
+import type { AddressIndex, IndexedTx } from '../blocks/address-index.js'
 import { commitBlock, type CommitParts } from './mining/block-commit.js'
 import type { MergedMiningSource, MiningWork } from './mining/consensus.js'
 import { assembleParts, createChainExecutor, startChain, type ChainParts } from './chain-setup.js'
@@ -87,7 +88,7 @@ export class Chain extends EventEmitter {
     const { blocks, builder, dev, forkRoot } = parts
     const database = opts.storage
     const rewinds = new Rewinds({
-      ...{ executor, blocks, builder, dev, database, forkRoot },
+      ...{ executor, blocks, history: parts.history, builder, dev, database, forkRoot },
       pool: () => parts.submission.pool,
       emitRemoved: (removed) => this.emit('removedBlocks', removed),
     })
@@ -96,7 +97,7 @@ export class Chain extends EventEmitter {
       ...{ executor, blocks, builder, database },
       transactionBlockKeeper: opts.transactionBlockKeeper,
       prefetch: opts.fork && ((accounts) => reads.prefetch(accounts)),
-      append: (block, enc) => this.append(block, enc),
+      append: (block, enc, addresses) => this.append(block, enc, addresses),
     }
     return { executor, opts, parts, reads, rewinds, commit }
   }
@@ -293,13 +294,13 @@ export class Chain extends EventEmitter {
   /**
    * Continues a dumped chain (`--load-state` of a node-cli state file): appends its blocks after the genesis and
    * makes `state` the live state. Only on a chain that has mined nothing and keeps no database.
-   * @param blocks `[blockRlp, derived]` of blocks 1 … head (src/db/chain-storage.ts encodings)
+   * @param blocks `[blockRlp, derived, addresses?]` of blocks 1 … head (src/chain/live-state.ts importChain)
    * @param state the live state of the dump (its root was checked by the caller)
    * @param onProgress receives the `importing blocks` step (blocks checked of all, throttled)
    * @throws Error when the chain is not fresh or a block does not decode or follow its parent
    */
   importChain(
-    blocks: readonly [Uint8Array, Uint8Array][],
+    blocks: readonly (readonly [Uint8Array, Uint8Array, Uint8Array?])[],
     state: Unitrie,
     onProgress?: ProgressListener,
   ): Promise<void> {
@@ -307,6 +308,17 @@ export class Chain extends EventEmitter {
       await this.parts.live.importChain(blocks, state, onProgress)
       this.parts.builder.invalidatePending()
     })
+  }
+
+  /**
+   * The address index (Otterscan's address pages, src/chain/address-history.ts): which mined transactions touched,
+   * sent or created what. Read it synchronously right after the promise resolves (an append may follow); its
+   * positions name blocks that may be gone after a revert.
+   * @throws StorageCorruptError when a `--db` record does not decode (the first call with `--db` reads them)
+   */
+  addressIndex(): Promise<AddressIndex> {
+    const history = this.parts.history
+    return history.isLoaded ? history.ready() : this.queue.run(() => history.ready())
   }
 
   /** Removes a pool transaction (anvil_dropTransaction). @returns true when it was in the pool */
@@ -420,10 +432,11 @@ export class Chain extends EventEmitter {
     return this.queue.run(async () => (await this.mineWith(this.reads.nextContext(), [])).block)
   }
 
-  private append(block: BlockRecord, enc?: EncodedBlock): void {
+  private append(block: BlockRecord, enc?: EncodedBlock, addresses?: readonly IndexedTx[]): void {
     // the clock controls apply to one block (reference MinerServerImpl.buildBlockToMine clears the offset)
     this.parts.dev.clearNextBlockControls()
     this.parts.blocks.add(block, enc)
+    if (addresses !== undefined) this.parts.history.append(block.header.number, addresses)
     this.emit('block', block)
   }
 }

@@ -17,13 +17,22 @@ import type { ChainStorage } from '../db/chain-storage.js'
 import type { EncodedBlock } from '../blocks/block-codec.js'
 import { decodeStoredBlock } from '../blocks/stored-block.js'
 import type { BlockRecord } from '../types/records.js'
+import type { IndexedTx } from '../blocks/address-index.js'
+import { decodeBlockAddresses, encodeBlockAddresses } from '../blocks/address-index-record.js'
+import type { AddressHistory } from './address-history.js'
+
+/** A block of a state file: its encodings and, when the dump had it, its address-index record. */
+export interface DumpedBlock extends EncodedBlock {
+  /** The address-index record (src/blocks/address-index-record.ts); absent in files written before it existed. */
+  addresses?: Uint8Array
+}
 
 /** A consistent capture of the chain for a state dump. */
 export interface ChainCapture {
   /** The live state (a Unitrie is immutable, so it stays as captured while the chain goes on). */
   state: Unitrie
-  /** Blocks 1 … head, encoded (src/blocks/block-codec.ts). */
-  blocks: EncodedBlock[]
+  /** Blocks 1 … head, encoded (src/blocks/block-codec.ts), with their address-index records. */
+  blocks: DumpedBlock[]
   head: BlockRecord
   genesis: BlockRecord
 }
@@ -33,12 +42,18 @@ const BLOCKS_PER_REPORT = 64
 
 /** In-place changes of the live state, and state-file capture and import. */
 export class LiveState {
+  private readonly blocks: BlockStore
+  private readonly history: AddressHistory
+
   constructor(
     private readonly executor: Executor,
-    private readonly blocks: BlockStore,
+    chain: { blocks: BlockStore; history: AddressHistory },
     private readonly common: Common,
     private readonly database: ChainStorage | undefined,
-  ) {}
+  ) {
+    this.blocks = chain.blocks
+    this.history = chain.history
+  }
 
   /**
    * Changes account state in place: no block is mined; reads at `latest` and the next block see it.
@@ -68,14 +83,15 @@ export class LiveState {
   /**
    * Continues a dumped chain: appends its blocks after the genesis to the block store and makes `state` the
    * live state. Only on a chain that has mined nothing and keeps no database.
-   * @param blocks `[blockRlp, derived]` of blocks 1 … head (src/db/chain-storage.ts encodings)
+   * @param blocks `[blockRlp, derived, addresses?]` of blocks 1 … head (src/db/chain-storage.ts encodings; the
+   *   address-index record when the file has it: blocks without one are not in the address index)
    * @param state the live state of the dump (its root was checked by the caller)
    * @param onProgress receives the `importing blocks` step (blocks checked of all, every
    *   {@link BLOCKS_PER_REPORT} blocks, throttled)
    * @throws Error when the chain is not fresh or a block does not decode or follow its parent (nothing changed)
    */
   async importChain(
-    blocks: readonly [Uint8Array, Uint8Array][],
+    blocks: readonly (readonly [Uint8Array, Uint8Array, Uint8Array?])[],
     state: Unitrie,
     onProgress?: ProgressListener,
   ): Promise<void> {
@@ -83,18 +99,28 @@ export class LiveState {
       throw new Error('a dumped chain can only be loaded into a new in-memory chain')
     }
     // checked block by block (decoded one at a time, not kept), then added in their encodings
-    const checked: { enc: EncodedBlock; hash: Uint8Array; txHashes: Uint8Array[] }[] = []
+    const checked: { enc: EncodedBlock; hash: Uint8Array; txHashes: Uint8Array[]; addresses?: IndexedTx[] }[] = []
     let parent = this.blocks.head
     const report = onProgress && throttleProgress(onProgress)
     const total = blocks.length
-    for (const [rlp, derived] of blocks) {
+    for (const [rlp, derived, addresses] of blocks) {
       if (report !== undefined && checked.length % BLOCKS_PER_REPORT === 0)
         report({ phase: 'importing blocks', done: checked.length, total, unit: 'blocks' })
       const block = decodeStoredBlock(rlp, derived, this.common, true)
       if (block.header.number !== parent.header.number + 1n || toKey(block.header.parentHash) !== parent.hashKey) {
         throw new Error(`block ${block.header.number} does not follow block ${parent.header.number}`)
       }
-      checked.push({ enc: { rlp, derived }, hash: block.hash, txHashes: block.transactions.map((t) => t.hash) })
+      let indexed: IndexedTx[] | undefined
+      try {
+        indexed = addresses && decodeBlockAddresses(addresses)
+      } catch (err) {
+        throw new Error(`block ${block.header.number}: ${(err as Error).message}`)
+      }
+      const txHashes = block.transactions.map((t) => t.hash)
+      if (indexed !== undefined && indexed.length !== txHashes.length) {
+        throw new Error(`block ${block.header.number}: an address record of ${indexed.length} transactions`)
+      }
+      checked.push({ enc: { rlp, derived }, hash: block.hash, txHashes, addresses: indexed })
       parent = block
     }
     const sm = this.executor.stateManager
@@ -102,14 +128,21 @@ export class LiveState {
     sm.db.pin(state.hash())
     for (const c of checked.slice(0, -1)) this.blocks.addEncoded(c.enc, c.hash, c.txHashes)
     if (checked.length > 0) this.blocks.add(parent, checked[checked.length - 1]!.enc)
+    checked.forEach((c, i) => c.addresses && this.history.append(BigInt(i + 1), c.addresses))
     await this.executor.resetTo(state.hash())
   }
 
-  /** The live state, blocks 1 … head (encoded), the head and the genesis, as they are now. */
+  /** The live state, blocks 1 … head (encoded, with their address records), the head and the genesis, as now. */
   async capture(): Promise<ChainCapture> {
+    const records = await this.history.blockRecords()
+    const blocks: DumpedBlock[] = await this.blocks.encodedAfterGenesis()
+    blocks.forEach((b, i) => {
+      const txs = records.get(i + 1)
+      if (txs !== undefined) b.addresses = encodeBlockAddresses(txs)
+    })
     return {
       state: this.executor.stateManager.getTrie(),
-      blocks: await this.blocks.encodedAfterGenesis(),
+      blocks,
       head: this.blocks.head,
       genesis: this.blocks.genesis,
     }

@@ -39,6 +39,7 @@ import { encodeBlock, type EncodedBlock } from '../blocks/block-codec.js'
 import { LEVEL_OPEN_OPTIONS } from './level-options.js'
 import type { BlockRecord } from '../types/records.js'
 import {
+  ADDRESSES,
   BLOCK,
   BY_HASH,
   blockIndexOps,
@@ -50,6 +51,7 @@ import {
   numberKey,
   PRE_STATE,
   PRUNED,
+  readU64,
   TX,
   u64,
   type ChainDatabase,
@@ -169,17 +171,38 @@ export class ChainStorage extends StorageReads {
   }
 
   /**
-   * Writes a mined block in one batch: its RLP, receipts and senders, the new nodes of its state, the head.
+   * Writes a mined block in one batch: its RLP, receipts and senders, the new nodes of its state, the head, and
+   * the addresses its transactions touched.
    * @param state the trie of the block's state (the live state after it)
-   * @param enc its encodings when already made; @param preStateRoot the state it ran on when that is not its
-   *   parent's (changed in place in between), for replays (traces)
+   * @param extra.enc its encodings when already made; extra.preStateRoot the state it ran on when that is not its
+   *   parent's (changed in place in between), for replays (traces); extra.addresses its address-index record
+   *   (src/blocks/address-index-record.ts)
    */
-  writeBlock(block: BlockRecord, state: Unitrie, enc?: EncodedBlock, preStateRoot?: Uint8Array): Promise<void> {
+  writeBlock(
+    block: BlockRecord,
+    state: Unitrie,
+    extra: { enc?: EncodedBlock; preStateRoot?: Uint8Array; addresses?: Uint8Array } = {},
+  ): Promise<void> {
     state.save(this.saveStore)
-    const ops = [...this.blockOps(block, enc), { type: 'put' as const, key: LIVE, value: state.hash() }]
-    if (preStateRoot !== undefined)
-      ops.push({ type: 'put', key: numberKey(PRE_STATE, block.header.number), value: preStateRoot })
+    const n = block.header.number
+    const ops = [...this.blockOps(block, extra.enc), { type: 'put' as const, key: LIVE, value: state.hash() }]
+    if (extra.preStateRoot !== undefined)
+      ops.push({ type: 'put', key: numberKey(PRE_STATE, n), value: extra.preStateRoot })
+    if (extra.addresses !== undefined) ops.push({ type: 'put', key: numberKey(ADDRESSES, n), value: extra.addresses })
     return this.write(ops)
+  }
+
+  /**
+   * The address-index records (src/blocks/address-index-record.ts) of the stored blocks, ascending by number.
+   * @param visit receives each block's number and record
+   */
+  async forEachAddressRecord(visit: (number: bigint, record: Uint8Array) => void): Promise<void> {
+    const it = this.db.iterator({ gte: numberKey(ADDRESSES, 0n), lte: numberKey(ADDRESSES, 2n ** 64n - 1n) })
+    try {
+      for await (const [key, value] of it) visit(readU64(key.subarray(1)), value)
+    } finally {
+      await it.close()
+    }
   }
 
   /** Records an in-place change of the live state (anvil_setBalance, …): its new nodes and root. */
@@ -206,6 +229,7 @@ export class ChainStorage extends StorageReads {
         { type: 'del', key: numberKey(BLOCK, n) },
         { type: 'del', key: numberKey(DERIVED, n) },
         { type: 'del', key: numberKey(PRE_STATE, n) },
+        { type: 'del', key: numberKey(ADDRESSES, n) },
       )
     }
     for (const r of removed) {

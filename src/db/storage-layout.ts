@@ -12,6 +12,8 @@
  *   'H' ‖ hash       number of the canonical block with that hash (8 bytes)
  *   'T' ‖ tx hash    where a mined transaction is: block number (8 bytes) ‖ index in the block (4 bytes)
  *   'p' ‖ number     the state root the block ran on, when not its parent's (changed in place in between: replays)
+ *   'a' ‖ number     the addresses its transactions touched, for the address index (../blocks/address-index-record.ts;
+ *                        blocks written before it existed have none: the index starts after them)
  *   'n' ‖ hash       Unitrie node message, or long value, under its keccak256 (rskj TrieStoreImpl's content addressing)
  */
 import type { AbstractLevel } from 'abstract-level'
@@ -45,6 +47,7 @@ export const DERIVED = 0x78 // 'x' (the derived record; its prefix since format 
 export const BY_HASH = 0x48 // 'H'
 export const TX = 0x54 // 'T'
 export const PRE_STATE = 0x70 // 'p'
+export const ADDRESSES = 0x61 // 'a'
 
 /** The key `prefix` ‖ `n` (8 bytes, big-endian). */
 export function numberKey(prefix: number, n: bigint): Uint8Array {
@@ -102,6 +105,7 @@ export type DelOp = { type: 'del'; key: Uint8Array }
 export const storageKeys = {
   block: (n: bigint): Uint8Array => numberKey(BLOCK, n),
   derived: (n: bigint): Uint8Array => numberKey(DERIVED, n),
+  addresses: (n: bigint): Uint8Array => numberKey(ADDRESSES, n),
   node: nodeKey,
   byHash: (hash: Uint8Array): Uint8Array => hashKey(BY_HASH, hash),
   tx: (hash: Uint8Array): Uint8Array => hashKey(TX, hash),

@@ -43,7 +43,6 @@ import type {
   PendingExecution,
 } from './execution-types.js'
 import { BlockApplier } from './block-application.js'
-import type { TxAddresses } from './touched-addresses.js'
 import { CallRunner } from './calls.js'
 import { REMASC_ADDRESS, RunContext, SEQUENTIAL_ONLY_CONTRACTS } from './run-context.js'
 
@@ -119,11 +118,6 @@ export class Executor {
   /** console.log lines of the execution under way. */
   readonly console = new ConsoleCapture(() => this.consoleLog)
   private readonly blocks: BlockApplier
-  /**
-   * The addresses each transaction of the last committed block touched (./touched-addresses.ts), in block order
-   * (Remasc last), for the address-history index; replaced at the next commit, so checked by block number.
-   */
-  lastBlockAddresses: { number: bigint; txs: TxAddresses[] } | undefined = undefined
   private readonly calls: CallRunner
 
   private constructor(
@@ -270,12 +264,7 @@ export class Executor {
     opts: { commit?: boolean; timeoutMs?: number } = {},
   ): Promise<AppliedBlock> {
     const out = await this.blocks.apply(ctx, txs, opts)
-    if (opts.commit ?? true) {
-      this.root = out.stateRoot
-      const inBlock = out.order.map((i) => out.txs[i]!.addresses!)
-      inBlock.push(out.remasc.addresses!)
-      this.lastBlockAddresses = { number: ctx.number, txs: inBlock }
-    }
+    if (opts.commit ?? true) this.root = out.stateRoot
     return out
   }
 

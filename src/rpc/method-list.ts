@@ -18,6 +18,7 @@ import { forkMethods, installForkLayer } from './methods/fork.js'
 import { nodeInfoMethods } from './methods/node-info.js'
 import { otterscanBlockMethods } from './methods/otterscan-blocks.js'
 import { otterscanTraceMethods } from './methods/otterscan-traces.js'
+import { otterscanSearchMethods } from './methods/otterscan-search.js'
 import { personalMethods, signingMethods } from './methods/personal.js'
 import { stateFileMethods } from './methods/state-files.js'
 import { traceMethods } from './methods/trace.js'
@@ -61,6 +62,7 @@ export function methodList(s: Services, o: MethodListOptions): MethodSpec[] {
     ...traceMethods(s),
     ...otterscanBlockMethods(s),
     ...otterscanTraceMethods(s),
+    ...otterscanSearchMethods(s),
   ]
   // a fork answers history at or below its fork block from the remote
   if (s.fork) installForkLayer(methods, s, s.fork)

@@ -23,8 +23,11 @@ export interface DumpSource {
   genesisHash: Uint8Array
   /** The live state (the head's, or after in-place changes). */
   state: Unitrie
-  /** Blocks 1 … head in order, encoded (the genesis is rebuilt from the configuration). */
-  blocks: readonly EncodedBlock[]
+  /**
+   * Blocks 1 … head in order, encoded (the genesis is rebuilt from the configuration), with their address-index
+   * records (src/blocks/address-index-record.ts) when the chain has them.
+   */
+  blocks: readonly (EncodedBlock & { addresses?: Uint8Array })[]
   /** The head block (the genesis when no block was mined). */
   head: BlockRecord
 }
@@ -91,7 +94,8 @@ export function* stateFileChunks(src: DumpSource, tally?: DumpTally): Generator<
       .quotedHex(b.rlp)
       .text(',')
       .quotedHex(b.derived)
-      .text(']')
+      .text(b.addresses === undefined ? ']' : ',')
+    if (b.addresses !== undefined) out.quotedHex(b.addresses).text(']')
     firstBlock = false
     if (out.full) yield out.take()
   }

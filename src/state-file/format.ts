@@ -14,9 +14,11 @@
  * plus, in a `node_cli` member Anvil ignores, what this chain needs to continue exactly where it was:
  * - `version` ({@link STATE_FILE_VERSION}), `network`, `chainId`, `genesisHash`, `stateRoot` (the live Unitrie root),
  *   `head` (best block number), `minimumGasPrice` (wei, of the head);
- * - `blocks`: every block after the genesis as `[blockRlp, derived]` — the block exactly as the reference encodes it
- *   and the record the chain keeps beside it (hash, hashForMergedMining, total difficulty, senders, receipts; see
- *   src/db/chain-storage.ts) — so blocks, transactions, receipts and logs read as before the dump;
+ * - `blocks`: every block after the genesis as `[blockRlp, derived, addresses]` — the block exactly as the reference
+ *   encodes it, the record the chain keeps beside it (hash, hashForMergedMining, total difficulty, senders, receipts;
+ *   see src/db/chain-storage.ts) and the addresses its transactions touched (src/blocks/address-index-record.ts) —
+ *   so blocks, transactions, receipts, logs and address pages read as before the dump (files without the third
+ *   element load too: their blocks are then left out of the address index);
  * - `storageBytes`: `{ "0x<address>": { "0x<slot32>": "0x<bytes>" } }` for storage cells Anvil's 32-byte words cannot
  *   carry (longer than 32 bytes, or stored with leading zeros: the Remasc and Bridge contracts' cells);
  * - `rawEntries`: `[["0x<key>", "0x<value>"], …]` Unitrie entries that the accounts cannot express (a storage

@@ -30,8 +30,8 @@ export interface LoadedState {
   accountsNeeded: Uint8Array[]
   /** The `node_cli` member (undefined for an Anvil file). */
   meta?: NodeCliMeta
-  /** `[blockRlp, derived]` of blocks 1 … head (node-cli files; empty otherwise). */
-  blocks: [Uint8Array, Uint8Array][]
+  /** `[blockRlp, derived, addresses?]` of blocks 1 … head (node-cli files; empty otherwise). */
+  blocks: [Uint8Array, Uint8Array, Uint8Array?][]
   /** Accounts read. */
   accounts: number
   /** Storage cells read (words and byte cells). */
@@ -127,7 +127,7 @@ export async function loadState(input: Readable, label: string, progress?: LoadP
   const listed = new Set<string>()
   const withCells = new Map<string, Uint8Array>()
   const meta: Partial<NodeCliMeta> = {}
-  const blocks: [Uint8Array, Uint8Array][] = []
+  const blocks: [Uint8Array, Uint8Array, Uint8Array?][] = []
   let accounts = 0
   let cells = 0
   let bestBlockNumber: bigint | undefined
@@ -169,13 +169,16 @@ export async function loadState(input: Readable, label: string, progress?: LoadP
           hexField(pair[1], `${label}: rawEntries[${path[2]}]`),
         )
       } else if (second === 'blocks') {
-        const pair = value as unknown[]
-        if (!Array.isArray(pair) || pair.length !== 2)
-          throw new StateFileError(`${label}: node_cli.blocks[${path[2]}] is not a [block, extra] pair`)
-        blocks.push([
-          hexField(pair[0], `${label}: node_cli.blocks[${path[2]}]`),
-          hexField(pair[1], `${label}: node_cli.blocks[${path[2]}]`),
-        ])
+        const item = value as unknown[]
+        const at = `${label}: node_cli.blocks[${path[2]}]`
+        if (!Array.isArray(item) || item.length < 2 || item.length > 3)
+          throw new StateFileError(`${at} is not a [block, extra] pair or a [block, extra, addresses] triple`)
+        const record = item.length === 3 ? hexField(item[2], at) : undefined
+        blocks.push(
+          record === undefined
+            ? [hexField(item[0], at), hexField(item[1], at)]
+            : [hexField(item[0], at), hexField(item[1], at), record],
+        )
       } else if (top === 'node_cli') {
         ;(meta as Record<string, unknown>)[second as string] = value
       }

@@ -28,7 +28,7 @@ export const NODE_CLI_SCALARS: ReadonlySet<string> = new Set([
 const NODE_CLI_CONTAINERS = new Map<string, [JsonKind, string]>([
   ['storageBytes', ['object', 'an object (address → slot → bytes)']],
   ['rawEntries', ['array', 'an array of [key, value] pairs']],
-  ['blocks', ['array', 'an array of [block, extra] pairs']],
+  ['blocks', ['array', 'an array of [block, extra, addresses] items']],
 ])
 
 /**

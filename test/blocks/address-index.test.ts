@@ -1,12 +1,14 @@
 /**
  * The address index (src/blocks/address-index.ts and its postings and pages): checked against a simple model (a Map
  * of arrays per address) through random appends, truncations, re-appends and clears; Otterscan's page rules
- * (whole blocks, flags) on hand-made cases; the creator and sender+nonce lookups. Its memory and speed are measured
+ * (whole blocks, flags, a floor of pruned blocks) on hand-made cases; the creator and sender+nonce lookups; the
+ * block records (AddressIndex.blockRecords through the record codec) rebuild the same index. Its memory and speed are measured
  * by bench/address-index.mjs, not here.
  */
 import { describe, expect, it } from 'vitest'
 import { AddressIndex, type IndexedTx, type SearchPage } from '../../src/blocks/address-index.js'
 import { PAGE, Postings } from '../../src/blocks/address-index-postings.js'
+import { decodeBlockAddresses, encodeBlockAddresses } from '../../src/blocks/address-index-record.js'
 import { txPositionKey, txPositionNumber } from '../../src/blocks/tx-position-key.js'
 import { toHex } from '../../src/util/bytes.js'
 import { seededRandom } from '../helpers/seeded.js'
@@ -77,6 +79,23 @@ function list(reader: { count: number; at: (i: number) => number }): number[] {
   return Array.from({ length: reader.count }, (_, i) => reader.at(i))
 }
 
+/**
+ * Rebuilds an index from `index.blockRecords()` passed through the record codec (as `--db` and state files carry
+ * them) and checks every list and creation of addresses 0 … count − 1 is the same.
+ */
+function expectSameAfterRebuild(index: AddressIndex, count: number): void {
+  const rebuilt = new AddressIndex()
+  const records = [...index.blockRecords()].sort(([a], [b]) => a - b)
+  for (const [n, txs] of records) rebuilt.append(n, decodeBlockAddresses(encodeBlockAddresses(txs)))
+  expect(rebuilt.size).toBe(index.size)
+  for (let a = 0; a < count; a++) {
+    const addr = address(a)
+    expect(list(rebuilt.touchedBy(addr))).toEqual(list(index.touchedBy(addr)))
+    expect(list(rebuilt.sentBy(addr))).toEqual(list(index.sentBy(addr)))
+    expect(rebuilt.creation(addr)).toEqual(index.creation(addr))
+  }
+}
+
 describe('AddressIndex', () => {
   it('matches a Map-of-arrays model through random appends, truncates, re-appends and clears', () => {
     const r = seededRandom(20261205)
@@ -143,9 +162,15 @@ describe('AddressIndex', () => {
             const size = r(6)
             expect(index.before(addr, b, size)).toEqual(modelPage(want, b, size, 'before'))
             expect(index.after(addr, b, size)).toEqual(modelPage(want, b, size, 'after'))
+            // blocks at or below a floor (pruned receipts) count as absent
+            const floor = r(block + 2) - 1
+            const above = want.filter((p) => txPositionNumber(p) > floor)
+            expect(index.before(addr, b, size, floor)).toEqual(modelPage(above, b, size, 'before'))
+            expect(index.after(addr, b, size, floor)).toEqual(modelPage(above, b, size, 'after'))
           }
         }
       }
+      if (step % 97 === 0) expectSameAfterRebuild(index, ADDRS + 20)
     }
     expect(longest).toBeGreaterThan(2 * PAGE) // lists went through their paged form
   })
@@ -253,5 +278,19 @@ describe('AddressIndex', () => {
     expect(() => topics.add(t, 8, 1)).toThrow(RangeError)
     expect(() => topics.add(new Uint8Array(20), 1, 1)).toThrow(RangeError)
     expect(list(topics.list(t))).toEqual([5, 9])
+  })
+})
+
+describe('address records (src/blocks/address-index-record.ts)', () => {
+  it('round-trips a block and refuses what is not a record', () => {
+    const txs: IndexedTx[] = [
+      { from: address(1), touched: [address(1), address(2)], created: [{ address: address(3), creator: address(2) }] },
+      { from: address(0), touched: [address(0), address(4)], created: [] },
+    ]
+    expect(decodeBlockAddresses(encodeBlockAddresses(txs))).toEqual(txs)
+    expect(decodeBlockAddresses(encodeBlockAddresses([]))).toEqual([])
+    expect(() => decodeBlockAddresses(Uint8Array.of(0x80))).toThrow(/not a list/)
+    const short = encodeBlockAddresses([{ from: address(1).subarray(0, 19), touched: [] }])
+    expect(() => decodeBlockAddresses(short)).toThrow(/20 bytes/)
   })
 })

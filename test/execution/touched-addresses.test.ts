@@ -1,6 +1,6 @@
 /**
- * The addresses each mined transaction touched (src/execution/touched-addresses.ts), read from a real node's
- * executor after mining (Executor.lastBlockAddresses, in the block's transaction order, Remasc last) and compared
+ * The addresses each mined transaction touched (src/execution/touched-addresses.ts), read back from a real node's
+ * address index after mining (AddressIndex.blockRecords, in the block's transaction order, Remasc last) and compared
  * with the frames `ots_traceTransaction` reports for the same transaction — an independent re-execution — on
  * the OtsProbe fixtures (nested CALL, STATICCALL, DELEGATECALL, CREATE, CREATE2, SELFDESTRUCT, reverts) and an
  * ERC-20: every frame's from/to is listed, anything else is a precompile the trace leaves out; a reverted
@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AbiCoder, getCreate2Address, getCreateAddress, Interface, keccak256 } from 'ethers'
 import type { Node } from '../../src/index.js'
-import type { TxAddresses } from '../../src/execution/executor.js'
+import type { IndexedTx } from '../../src/blocks/address-index.js'
 import { OtsChild, OtsProbe, OtsTarget, Token } from '../../fixtures/index.js'
 import { COW, COW1, internals, rpc, startNode } from '../helpers/node.js'
 import { deploy, q, sendTx } from '../rpc/shapes.js'
@@ -30,19 +30,19 @@ let probeAddr: string
 let targetAddr: string
 
 /** The mined block of `hash`'s collected addresses: [the transaction's, Remasc's] (one transaction per block). */
-async function addressesOf(hash: string): Promise<{ tx: TxAddresses; remasc: TxAddresses; block: any }> {
+async function addressesOf(hash: string): Promise<{ tx: IndexedTx; remasc: IndexedTx; block: any }> {
   const receipt = await rpc(url, 'eth_getTransactionReceipt', [hash])
-  const last = internals(node).chain.executor.lastBlockAddresses
-  expect(last?.number).toBe(BigInt(receipt.blockNumber))
+  const records = (await internals(node).chain.addressIndex()).blockRecords()
+  const txs = records.get(Number(receipt.blockNumber))!
   const block = await rpc(url, 'eth_getBlockByNumber', [receipt.blockNumber, false])
-  expect(last!.txs).toHaveLength(block.transactions.length)
+  expect(txs).toHaveLength(block.transactions.length)
   const i = block.transactions.indexOf(hash)
   expect(i).toBeGreaterThanOrEqual(0)
-  return { tx: last!.txs[i]!, remasc: last!.txs[last!.txs.length - 1]!, block }
+  return { tx: txs[i]!, remasc: txs[txs.length - 1]!, block }
 }
 
 /** The touched set as lower-case hex, each once (checks that no address is listed twice). */
-function touchedSet(a: TxAddresses): Set<string> {
+function touchedSet(a: IndexedTx): Set<string> {
   const list = a.touched.map(hex)
   const set = new Set(list)
   expect(set.size).toBe(list.length)
@@ -73,7 +73,7 @@ async function sendMined(tx: Record<string, unknown>): Promise<string> {
   }
 }
 
-const pairs = (a: TxAddresses): [string, string][] => a.created.map((c) => [hex(c.address), hex(c.creator)])
+const pairs = (a: IndexedTx): [string, string][] => (a.created ?? []).map((c) => [hex(c.address), hex(c.creator)])
 
 beforeAll(async () => {
   node = await startNode()
@@ -200,8 +200,9 @@ describe('touched addresses of mined transactions', () => {
 
   it('eth_call, eth_estimateGas and the pending preview collect nothing', async () => {
     const r = await sendTx(url, { to: COW1.address, value: q(2) })
-    const before = internals(node).chain.executor.lastBlockAddresses
-    expect(before?.number).toBe(BigInt(r.blockNumber))
+    const index = await internals(node).chain.addressIndex()
+    expect(index.lastBlock).toBe(Number(r.blockNumber))
+    const before = index.size
     const data = probe.encodeFunctionData('nested', [targetAddr])
     await rpc(url, 'eth_call', [{ from: COW.address, to: probeAddr, value: q(100), data }, 'latest'])
     await rpc(url, 'eth_estimateGas', [{ from: COW.address, to: probeAddr, value: q(100), data }])
@@ -209,11 +210,13 @@ describe('touched addresses of mined transactions', () => {
     try {
       await rpc(url, 'eth_sendTransaction', [{ from: COW.address, to: probeAddr, value: q(100), data }])
       await rpc(url, 'eth_getBlockByNumber', ['pending', false])
-      expect(internals(node).chain.executor.lastBlockAddresses).toBe(before)
+      expect(index.size).toBe(before)
+      expect(index.lastBlock).toBe(Number(r.blockNumber))
       await rpc(url, 'evm_mine')
     } finally {
       await rpc(url, 'evm_setAutomine', [true])
     }
-    expect(internals(node).chain.executor.lastBlockAddresses).not.toBe(before)
+    expect(index.size).toBeGreaterThan(before)
+    expect(index.lastBlock).toBe(Number(r.blockNumber) + 1)
   })
 })

@@ -12,11 +12,14 @@ import type { BlockStore } from '../../blocks/block-store.js'
 import type { DevState } from './dev-state.js'
 import { SnapshotRegistry } from './snapshots.js'
 import type { ChainStorage } from '../../db/chain-storage.js'
+import type { AddressHistory } from '../address-history.js'
 
 /** The chain's parts a rewind changes. */
 export interface RewindParts {
   executor: Executor
   blocks: BlockStore
+  /** The address index, cut back with the blocks. */
+  history: AddressHistory
   builder: BlockBuilder
   dev: DevState
   /** The pool (read each time: the submission path owns it). */
@@ -90,6 +93,7 @@ export class Rewinds {
     if (database) await database.rewind(number, headNumber, stateRoot, indexRecords(removed))
     const changed = number < headNumber
     await blocks.truncateAbove(number)
+    this.p.history.truncateAbove(number)
     await executor.resetTo(stateRoot)
     this.p.builder.invalidatePending()
     if (changed) this.p.emitRemoved(wanted ? removed.reverse() : [])

@@ -32,6 +32,7 @@ import {
 } from '../../rsk/block-encoding.js'
 import type { ConsoleLogEvent } from '../queries/state-queries.js'
 import { blockRecord } from '../../blocks/block-codec.js'
+import type { IndexedTx } from '../../blocks/address-index.js'
 import type { BlockRecord, HeaderFields, HeaderFormat, TxRecord } from '../../types/records.js'
 
 /**
@@ -70,6 +71,27 @@ export function isLeftOut(err: unknown): err is LeftOutError {
 export interface BlockTx {
   tx: LegacyTx
   from: Uint8Array
+}
+
+/** A block built by {@link BlockBuilder.build}. */
+export interface BuiltBlock {
+  block: BlockRecord
+  /** The outcomes in the order the transactions were given. */
+  applied: AppliedTx[]
+  /**
+   * For a mined (committed) block: what the address index files for each of its transactions, in block order
+   * (Remasc last; src/blocks/address-index.ts); undefined for a preview.
+   */
+  addresses: IndexedTx[] | undefined
+}
+
+/** The addresses each transaction of a committed block touched, in block order, as the address index takes them. */
+function indexedTxs(applied: AppliedBlock): IndexedTx[] {
+  const inBlock = [...applied.order.map((i) => applied.txs[i]!), applied.remasc]
+  return inBlock.map((t) => {
+    const a = t.addresses!
+    return { from: a.touched[0]!, touched: a.touched, created: a.created }
+  })
 }
 
 /** Called once a block's transactions have executed, before it is assembled (see Chain.submit). */
@@ -163,7 +185,7 @@ export class BlockBuilder {
     commit: boolean,
     mm?: MergedMiningSource,
     onExecuted?: OnExecuted,
-  ): Promise<{ block: BlockRecord; applied: AppliedTx[] }> {
+  ): Promise<BuiltBlock> {
     const { executor, blocks, common } = this.o
     let applied
     const preRoot = executor.stateRoot
@@ -213,7 +235,7 @@ export class BlockBuilder {
         if (lines !== undefined) this.o.onConsole({ source: 'transaction', hash: txs[i]!.tx.hash(), lines })
       }
     }
-    return { block, applied: applied.txs }
+    return { block, applied: applied.txs, addresses: commit ? indexedTxs(applied) : undefined }
   }
 
   /**

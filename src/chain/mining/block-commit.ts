@@ -1,8 +1,9 @@
 /**
  * Committing a mined block (src/chain/chain.ts runs it inside its queue): in a fork, fetch the accounts it touches
  * first; build and assemble it on the head (src/chain/mining/block-builder.ts); with `--db`, write it in one batch
- * (block, receipts, state nodes, head) before anyone sees it — a failed write rolls the state back; then append it and,
- * with a transaction block keeper, prune the receipts that fall out of it.
+ * (block, receipts, state nodes, head, the addresses its transactions touched) before anyone sees it — a failed write
+ * rolls the state back; then append it (with its addresses, for the address index) and, with a transaction block
+ * keeper, prune the receipts that fall out of it.
  */
 import type { AppliedTx, BlockContext, Executor } from '../../execution/executor.js'
 import type { BlockRecord } from '../../types/records.js'
@@ -12,6 +13,8 @@ import type { BlockStore } from '../../blocks/block-store.js'
 import type { MergedMiningSource } from './consensus.js'
 import type { TrieNodeStore } from '../../unitrie/unitrie.js'
 import type { ChainStorage } from '../../db/chain-storage.js'
+import type { IndexedTx } from '../../blocks/address-index.js'
+import { encodeBlockAddresses } from '../../blocks/address-index-record.js'
 
 /**
  * Every this many blocks the state's tries drop the nodes they hold as objects, so the state held in memory is what
@@ -37,8 +40,8 @@ export interface CommitParts {
   transactionBlockKeeper: number | undefined
   /** Fork mode: fetches these accounts of the remote together; undefined when not a fork. */
   prefetch: ((accounts: readonly (Uint8Array | undefined)[]) => Promise<void> | undefined) | undefined
-  /** Appends the block to the chain (emits `block`). */
-  append: (block: BlockRecord, enc: EncodedBlock) => void
+  /** Appends the block to the chain (emits `block`) with what its transactions touched (block order). */
+  append: (block: BlockRecord, enc: EncodedBlock, addresses: readonly IndexedTx[]) => void
 }
 
 /**
@@ -62,18 +65,17 @@ export async function commitBlock(
   if (database) {
     // one batch per block (block, receipts, state nodes, head) before anyone sees the block
     try {
-      await database.writeBlock(
-        result.block,
-        executor.stateManager.getTrie(),
+      await database.writeBlock(result.block, executor.stateManager.getTrie(), {
         enc,
-        builder.changedPreStateRoot(result.block),
-      )
+        preStateRoot: builder.changedPreStateRoot(result.block),
+        addresses: encodeBlockAddresses(result.addresses!),
+      })
     } catch (err) {
       await executor.resetTo(parentState)
       throw err
     }
   }
-  p.append(result.block, enc)
+  p.append(result.block, enc, result.addresses!)
   if (result.block.header.number % BigInt(UNLOAD_STATE_EVERY_BLOCKS) === 0n)
     await unloadState(executor, database?.nodeStore)
   else if (database === undefined && packBlockState(executor, result.block.header.number)) {
