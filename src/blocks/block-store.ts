@@ -262,6 +262,33 @@ export class BlockStore {
     }
   }
 
+  /**
+   * The blocks numbered `numbers` (ascending; numbers above the head are skipped) for a log query, each as
+   * {@link blocksWithBloom} gives it: a decoded block as it is, any other as a log view of its encodings whose
+   * receipts `receiptMayMatch` rules out are not decoded. The cache's recency order is not changed.
+   */
+  async *blocksAt(
+    numbers: readonly number[],
+    receiptMayMatch?: (bloom: Uint8Array) => boolean,
+  ): AsyncGenerator<LogBlock> {
+    const head = this.count - 1
+    for (const number of numbers) {
+      const n = BigInt(number)
+      if (number > head || n < this.base) continue
+      if (n === this.base) {
+        yield this.genesisBlock!
+        continue
+      }
+      const known = this.decoded(n, true)
+      if (known !== undefined) {
+        yield known
+        continue
+      }
+      const enc = await this.backend.encoded(n - this.base)
+      if (enc !== undefined) yield decodeLogView(n, enc.rlp, enc.derived, receiptMayMatch)
+    }
+  }
+
   /** The encodings of blocks 1 … head (copies; for state dumps). */
   async encodedAfterGenesis(): Promise<EncodedBlock[]> {
     const out: EncodedBlock[] = []

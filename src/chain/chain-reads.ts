@@ -13,6 +13,7 @@ import type { BlockRecord, LogBlock } from '../types/records.js'
 import { toKey } from '../util/bytes.js'
 import type { SerialQueue } from '../util/serial-queue.js'
 import type { TxLocation } from '../blocks/block-store.js'
+import type { LogKeys } from '../blocks/log-index.js'
 import type { ChainOptions } from './chain-options.js'
 import type { ChainParts } from './chain-setup.js'
 import { contextOf } from './queries/state-queries.js'
@@ -113,16 +114,32 @@ export class ChainReads {
   }
 
   /**
-   * The logs of canonical blocks `from` … `to` (clamped to the head) whose header logs bloom passes `mayMatch`,
-   * in order; the others are never decoded (log queries). Receipts `receiptMayMatch` rules out may read as empty.
+   * The logs of canonical blocks `from` … `to` (clamped to the head) that may match, in order; the others are never
+   * decoded (log queries). With `keys` (the query's contracts and event signatures), the blocks the log index covers
+   * are only those it lists (src/blocks/log-index.ts); any other block is given when its header logs bloom passes
+   * `mayMatch`. Receipts `receiptMayMatch` rules out may read as empty.
    */
-  blocksWithBloom(
+  async *blocksWithBloom(
     from: bigint,
     to: bigint,
     mayMatch: (bloom: Uint8Array) => boolean,
     receiptMayMatch?: (bloom: Uint8Array) => boolean,
+    keys?: LogKeys,
   ): AsyncGenerator<LogBlock> {
-    return this.parts.blocks.blocksWithBloom(from, to, mayMatch, receiptMayMatch)
+    const { blocks, logs } = this.parts
+    const indexed = BigInt(logs.indexedFrom)
+    const head = blocks.head.header.number
+    const last = to < head ? to : head
+    const candidates =
+      keys !== undefined && last >= indexed
+        ? logs.candidates(keys, Number(from > indexed ? from : indexed), Number(last))
+        : undefined
+    if (candidates === undefined) {
+      yield* blocks.blocksWithBloom(from, to, mayMatch, receiptMayMatch)
+      return
+    }
+    if (from < indexed) yield* blocks.blocksWithBloom(from, indexed - 1n, mayMatch, receiptMayMatch)
+    yield* blocks.blocksAt(candidates, receiptMayMatch)
   }
 
   /** A mined transaction by hash, or undefined. */

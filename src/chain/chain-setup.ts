@@ -15,6 +15,7 @@ import { restoreChain } from './chain-restore.js'
 import { DevState } from './dev/dev-state.js'
 import { LiveState } from './live-state.js'
 import { AddressHistory } from './address-history.js'
+import { LogIndex } from '../blocks/log-index.js'
 import { StateQueries } from './queries/state-queries.js'
 import { TxSubmission, type MinedBlock } from './mining/tx-submission.js'
 import { REFERENCE_OUTDATED_RULE } from '../txpool/pool.js'
@@ -75,6 +76,8 @@ export interface ChainParts {
   blocks: BlockStore
   /** Which transactions touched, sent or created what (Otterscan's address pages; ./address-history.ts). */
   history: AddressHistory
+  /** Which blocks hold logs of which contracts and events (sparse log queries; src/blocks/log-index.ts). */
+  logs: LogIndex
   dev: DevState
   builder: BlockBuilder
   submission: TxSubmission
@@ -129,7 +132,8 @@ export function assembleParts(executor: Executor, opts: ChainOptions, host: Chai
     outdated: opts.poolOutdated === false ? undefined : (opts.poolOutdated ?? REFERENCE_OUTDATED_RULE),
   })
   const history = new AddressHistory(opts.storage)
-  const live = new LiveState(executor, { blocks, history }, opts.common, opts.storage)
+  const logs = new LogIndex(Number(opts.fork?.block.header.number ?? 0n))
+  const live = new LiveState(executor, { blocks, history, logs }, opts.common, opts.storage)
   const queries = new StateQueries({
     executor,
     head: () => host.head(),
@@ -142,7 +146,7 @@ export function assembleParts(executor: Executor, opts: ChainOptions, host: Chai
     fork: opts.fork && forkRoot && { block: opts.fork.block, root: forkRoot },
   })
   return {
-    ...{ blocks, history, dev, builder, submission, live, queries, forkRoot },
+    ...{ blocks, history, logs, dev, builder, submission, live, queries, forkRoot },
     ...{ callGasCap, gasEstimationCap, executionTimeoutMs },
   }
 }
@@ -156,7 +160,7 @@ export function assembleParts(executor: Executor, opts: ChainOptions, host: Chai
 export async function startChain(
   opts: ChainOptions,
   executor: Executor,
-  parts: Pick<ChainParts, 'blocks' | 'builder'>,
+  parts: Pick<ChainParts, 'blocks' | 'builder' | 'logs'>,
   append: (block: BlockRecord) => void,
 ): Promise<void> {
   const history = opts.pruneHistory ?? opts.stateHistory ?? DEFAULT_STATE_HISTORY
@@ -177,6 +181,8 @@ export async function startChain(
       })
     : 'new'
   if (restored === 'new') append(genesis)
+  // the log index covers the blocks mined from now on: a stored chain's are scanned (src/blocks/log-index.ts)
+  else parts.logs.restartAt(Number(parts.blocks.head.header.number) + 1)
   // --prune-history: states past the kept ones are not read back from the database
   if (opts.pruneHistory !== undefined) executor.stateManager.db.loadRoot = undefined
 }

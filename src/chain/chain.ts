@@ -25,6 +25,7 @@ import type { BlockTx, OnExecuted } from './mining/block-builder.js'
 import type { ChainOptions } from './chain-options.js'
 import type { EncodedBlock } from '../blocks/block-codec.js'
 import type { AddressIndex, IndexedTx } from '../blocks/address-index.js'
+import type { IndexedLog } from '../blocks/log-index.js'
 import { commitBlock, type CommitParts } from './mining/block-commit.js'
 import type { MergedMiningSource, MiningWork } from './mining/consensus.js'
 import { assembleParts, createChainExecutor, startChain, type ChainParts } from './chain-setup.js'
@@ -88,7 +89,7 @@ export class Chain extends EventEmitter {
     const { blocks, builder, dev, forkRoot } = parts
     const database = opts.storage
     const rewinds = new Rewinds({
-      ...{ executor, blocks, history: parts.history, builder, dev, database, forkRoot },
+      ...{ executor, blocks, history: parts.history, logs: parts.logs, builder, dev, database, forkRoot },
       pool: () => parts.submission.pool,
       emitRemoved: (removed) => this.emit('removedBlocks', removed),
     })
@@ -111,8 +112,7 @@ export class Chain extends EventEmitter {
     let chain: Chain | undefined
     const executor = await createChainExecutor(opts, () => chain?.assembly.parts.blocks)
     const created = (chain = new Chain(executor, opts))
-    const { blocks, builder } = created.assembly.parts
-    await startChain(opts, executor, { blocks, builder }, (genesis) => created.append(genesis))
+    await startChain(opts, executor, created.parts, (genesis) => created.append(genesis))
     return created
   }
 
@@ -168,8 +168,7 @@ export class Chain extends EventEmitter {
       executor.consoleLog = this.executor.consoleLog
       this.assembly = this.assemble(executor, opts)
       this.setAutomine(automine)
-      const { blocks, builder } = this.parts
-      await startChain(opts, executor, { blocks, builder }, (first) => this.append(first))
+      await startChain(opts, executor, this.parts, (first) => this.append(first))
     })
   }
 
@@ -437,6 +436,12 @@ export class Chain extends EventEmitter {
     this.parts.dev.clearNextBlockControls()
     this.parts.blocks.add(block, enc)
     if (addresses !== undefined) this.parts.history.append(block.header.number, addresses)
+    this.parts.logs.append(Number(block.header.number), blockLogs(block))
     this.emit('block', block)
   }
+}
+
+/** The logs of a block's receipts, in order (what the log index files). */
+function* blockLogs(block: BlockRecord): Generator<IndexedLog> {
+  for (const t of block.transactions) yield* t.receipt.logs
 }

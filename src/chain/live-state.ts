@@ -20,6 +20,7 @@ import type { BlockRecord } from '../types/records.js'
 import type { IndexedTx } from '../blocks/address-index.js'
 import { decodeBlockAddresses, encodeBlockAddresses } from '../blocks/address-index-record.js'
 import type { AddressHistory } from './address-history.js'
+import type { LogIndex } from '../blocks/log-index.js'
 
 /** A block of a state file: its encodings and, when the dump had it, its address-index record. */
 export interface DumpedBlock extends EncodedBlock {
@@ -44,15 +45,17 @@ const BLOCKS_PER_REPORT = 64
 export class LiveState {
   private readonly blocks: BlockStore
   private readonly history: AddressHistory
+  private readonly logs: LogIndex
 
   constructor(
     private readonly executor: Executor,
-    chain: { blocks: BlockStore; history: AddressHistory },
+    chain: { blocks: BlockStore; history: AddressHistory; logs: LogIndex },
     private readonly common: Common,
     private readonly database: ChainStorage | undefined,
   ) {
     this.blocks = chain.blocks
     this.history = chain.history
+    this.logs = chain.logs
   }
 
   /**
@@ -129,6 +132,8 @@ export class LiveState {
     for (const c of checked.slice(0, -1)) this.blocks.addEncoded(c.enc, c.hash, c.txHashes)
     if (checked.length > 0) this.blocks.add(parent, checked[checked.length - 1]!.enc)
     checked.forEach((c, i) => c.addresses && this.history.append(BigInt(i + 1), c.addresses))
+    // the loaded blocks' logs are scanned by queries; the log index covers the blocks mined from now on
+    this.logs.restartAt(Number(parent.header.number) + 1)
     await this.executor.resetTo(state.hash())
   }
 

@@ -140,7 +140,9 @@ export async function queryLogs(
   const mayMatch = (bloom: Uint8Array): boolean => bloomMayMatch(bloom, bits)
   // blocks read in one batch are handed over without a turn of the event loop: let other requests in meanwhile
   const yieldPoint = sliceYielder(QUERY_SLICE_MS)
-  for await (const block of chain.blocksWithBloom(from, to, mayMatch, mayMatch)) {
+  // the contracts and event signatures let the log index name the blocks to read (src/blocks/log-index.ts)
+  const keys = { addresses: c.addresses, topic0: c.topics[0] ?? null }
+  for await (const block of chain.blocksWithBloom(from, to, mayMatch, mayMatch, keys)) {
     if (block.transactions.length === 0) continue
     walkBlock(block, c, bits, out)
     if (out.length > MAX_LOGS_TO_RETURN) throw logLimitError()

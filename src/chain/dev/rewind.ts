@@ -13,6 +13,7 @@ import type { DevState } from './dev-state.js'
 import { SnapshotRegistry } from './snapshots.js'
 import type { ChainStorage } from '../../db/chain-storage.js'
 import type { AddressHistory } from '../address-history.js'
+import type { LogIndex } from '../../blocks/log-index.js'
 
 /** The chain's parts a rewind changes. */
 export interface RewindParts {
@@ -20,6 +21,8 @@ export interface RewindParts {
   blocks: BlockStore
   /** The address index, cut back with the blocks. */
   history: AddressHistory
+  /** The log index, cut back with the blocks. */
+  logs: LogIndex
   builder: BlockBuilder
   dev: DevState
   /** The pool (read each time: the submission path owns it). */
@@ -94,6 +97,7 @@ export class Rewinds {
     const changed = number < headNumber
     await blocks.truncateAbove(number)
     this.p.history.truncateAbove(number)
+    this.p.logs.truncateAbove(Number(number))
     await executor.resetTo(stateRoot)
     this.p.builder.invalidatePending()
     if (changed) this.p.emitRemoved(wanted ? removed.reverse() : [])
