@@ -6,7 +6,8 @@
  * - the storage layers point down: unitrie/ imports only util/ and crypto/; rsk/ only unitrie/ and the base folders;
  *   blocks/ (the block store) never imports db/ (LevelDB) nor chain/; db/ never imports chain/;
  * - the domain raises domain errors (src/errors/) and knows no JSON-RPC: no domain folder imports src/rpc/,
- *   where the JSON-RPC error module and the one error mapping live (docs/architecture.md#errors).
+ *   where the JSON-RPC error module and the one error mapping live (docs/architecture.md#errors);
+ * - src/explorer/ (browser code) and the node code never import each other.
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -76,6 +77,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/db/' },
       to: { path: '^src/(chain|miner|events|fork|state-file|cli|rpc|server)/' },
+    },
+    {
+      name: 'explorer-is-browser-code',
+      comment:
+        'src/explorer/ is the browser explorer (bundled by scripts/bundle-explorer.mjs): it imports only itself and ' +
+        'browser packages (preact, viem), never the node code nor Node built-ins.',
+      severity: 'error',
+      from: { path: '^src/explorer/' },
+      to: { pathNot: '^src/explorer/|^node_modules/(preact|viem|ox|abitype|@noble|@scure|@adraffy)/' },
+    },
+    {
+      name: 'node-knows-no-explorer',
+      comment: 'The node serves the built explorer as files (dist/explorer/) and never imports its sources.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/explorer/' },
+      to: { path: '^src/explorer/' },
     },
   ],
   options: {

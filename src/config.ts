@@ -152,6 +152,25 @@ export interface NodeConfig {
    * `structLogger` (geth's format, what Hardhat/Foundry-style tools read).
    */
   defaultTracer?: 'rskTracer' | 'structLogger'
+  /**
+   * Serve the block explorer on the JSON-RPC port (default true; the CLI's `--no-explorer` sets false): GET `/` and
+   * the page routes `/block/…`, `/tx/…`, `/address/…` answer the explorer's page, `/assets/…` its files,
+   * `/explorer-api/…` its JSON endpoints (src/explorer-server/explorer-routes.ts), after the same Origin/Host
+   * checks as JSON-RPC. Off: GET answers 405 as any method but POST and OPTIONS.
+   */
+  explorer?: boolean
+  /**
+   * Directories of compiled contracts the explorer names the user's contracts from (the CLI's repeatable
+   * `--artifacts <dir>`): Hardhat `artifacts/` or Foundry `out/`, matched by runtime code and re-read when they
+   * change (src/explorer-server/artifacts/artifact-registry.ts). A missing directory stops the start with an Error
+   * naming it. Not with `explorer: false`. Default: none.
+   */
+  artifacts?: readonly string[]
+  /**
+   * Where the built explorer is (its `index.html` and `assets/`); default this package's `dist/explorer/`, written
+   * by `npm run build`. Read on the first GET; when it is missing, GET / answers a text saying how to build it.
+   */
+  explorerDir?: string
   /** Receives each execution's console.log lines (also the chain's `console` event). */
   onConsoleLog?: (event: import('./chain/chain.js').ConsoleLogEvent) => void
   /**

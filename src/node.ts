@@ -36,6 +36,7 @@ import { startWasmKeccak } from './crypto/keccak.js'
 import type { OpenFork } from './fork/fork-setup.js'
 import type { ChainOptions } from './chain/chain-options.js'
 import { forkSwitcher } from './node-fork.js'
+import { openExplorer, type Explorer } from './explorer-server/explorer.js'
 
 /** Delay after the server is up before the WebAssembly Keccak is set up (ms; crypto/keccak.ts startWasmKeccak). */
 const WASM_KECCAK_DELAY_MS = 200
@@ -69,6 +70,8 @@ export async function createNode(config: NodeConfig = {}): Promise<Node> {
         '(a fork keeps its chain in memory; its remote data is cached in --fork-cache)',
     )
   if (config.fork && config.loadState !== undefined) throw new Error('--fork-url cannot be combined with --load-state')
+  if (config.explorer === false && config.artifacts !== undefined && config.artifacts.length > 0)
+    throw new Error('--artifacts names contracts for the explorer; it cannot be combined with --no-explorer')
   const fork = config.fork
     ? await (await import('./fork/fork-setup.js')).openFork(config.fork, config.onProgress)
     : undefined
@@ -266,15 +269,24 @@ async function startNode(
 
   const host = config.host ?? DEFAULT_CONFIG.host
   let server: RunningServer
+  let explorer: Explorer | undefined
   try {
+    // the explorer's files: dist/explorer/ of this package (this module is dist/node.js, or the bundle in dist/)
+    if (config.explorer !== false)
+      explorer = await openExplorer(chain, {
+        artifacts: config.artifacts,
+        dir: config.explorerDir ?? new URL('../dist/explorer/', import.meta.url),
+      })
     server = await startServer(dispatcher, {
       host,
       port: config.port ?? DEFAULT_CONFIG.port,
       transport: config.transport,
       allowOrigins: config.allowOrigin,
       allowHosts: config.allowHost,
+      get: explorer?.get,
     })
   } catch (err) {
+    explorer?.close()
     miner.close()
     await chain.close()
     throw err
@@ -341,6 +353,7 @@ async function startNode(
         miner.close()
         if (intervalDumps) clearInterval(intervalDumps)
         await server.close()
+        explorer?.close()
         try {
           await dumping
           if (config.dumpState !== undefined) await dumpState(config.dumpState, progress)

@@ -1,6 +1,6 @@
 /**
  * The start-up banner: version, network and chain id, the dev and mnemonic accounts with their keys, mining,
- * transport, fork, storage and access settings, exposure warnings, and the URL line.
+ * transport, fork, storage and access settings, the explorer's URL, exposure warnings, and the URL line.
  */
 import path from 'node:path'
 import type { Node } from '../node-api.js'
@@ -76,6 +76,7 @@ export function banner(node: Node, o: CliOptions): string {
       `${chalk.dim('Loaded')}     ${loaded.file}: ${what} (${loaded.accounts} accounts, ${loaded.cells} storage cells)`,
     )
   }
+  if (o.explorer) lines.push(`${chalk.dim('Explorer')}   ${chalk.green(node.url + '/')}`)
   const dumpTo = o.dumpState ?? o.state
   if (dumpTo)
     lines.push(`${chalk.dim('Dumps to')}   ${dumpTo} on exit${o.stateInterval ? ` and every ${o.stateInterval}s` : ''}`)

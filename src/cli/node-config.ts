@@ -2,7 +2,7 @@
  * From parsed flags to the node's configuration: the checks commander cannot express (combinations of flags,
  * names from a fixed set), then the {@link NodeConfig} with the request log and console.log printers.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import type { Command } from 'commander'
 import type { NodeConfig } from '../config.js'
 import { forkConfig } from './fork-options.js'
@@ -11,7 +11,8 @@ import { chalk, printLine, consoleBlock } from './terminal.js'
 
 /**
  * Rejects flag values and combinations outside what commander checks (exits with the error through
- * `program.error`): --transport, --compat, --keystore-kdf names and the --state / --state-interval combinations.
+ * `program.error`): --transport, --compat, --keystore-kdf names, the --state / --state-interval combinations, and
+ * --artifacts directories (each must exist; not with --no-explorer).
  */
 export function checkOptions(program: Command, o: CliOptions): void {
   if (o.transport !== undefined && o.transport !== 'uws' && o.transport !== 'node') {
@@ -28,6 +29,15 @@ export function checkOptions(program: Command, o: CliOptions): void {
   }
   if (o.keystoreKdf !== undefined && o.keystoreKdf !== 'light' && o.keystoreKdf !== 'standard') {
     program.error('error: --keystore-kdf must be light or standard')
+  }
+  if (o.artifacts !== undefined) {
+    if (!o.explorer) program.error('error: --artifacts names contracts for the explorer; drop --no-explorer')
+    for (const dir of o.artifacts)
+      if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
+        program.error(
+          `error: --artifacts ${dir}: no such directory (give a Hardhat artifacts/ or Foundry out/ directory; ` +
+            'compile the contracts first)',
+        )
   }
 }
 
@@ -81,6 +91,8 @@ export function nodeConfig(program: Command, o: CliOptions): NodeConfig {
     allowOrigin: o.allowOrigin,
     allowHost: o.allowHost,
     rpcTimeout: o.rpcTimeout,
+    explorer: o.explorer,
+    artifacts: o.artifacts,
     onRequest: o.verbose
       ? (method, ms, err) =>
           console.log(
@@ -88,8 +100,8 @@ export function nodeConfig(program: Command, o: CliOptions): NodeConfig {
               (err ? ' ' + chalk.red(`${err.code} ${err.message}`) : ''),
           )
       : undefined,
-    // (--silent prints nothing, so nothing is decoded either)
-    consoleLog: o.consoleLog && !o.silent,
+    // (--silent prints nothing, so nothing is decoded either, unless the explorer shows the lines)
+    consoleLog: o.consoleLog && (!o.silent || o.explorer),
     onConsoleLog: o.silent || !o.consoleLog ? undefined : (e) => printLine(consoleBlock(e)),
     onInternalError: (method, err) => {
       if (!o.silent) console.error(chalk.red(`internal error in ${method}:`), err)

@@ -63,6 +63,11 @@ function allowList(name: string) {
   }
 }
 
+/** Collects a repeatable flag's values (`--artifacts a --artifacts b`), in order. */
+function repeated(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value]
+}
+
 /** Parses `--rpc-timeout`: seconds, 0 (off) or a positive number. */
 function seconds(name: string) {
   return (value: string): number => {
@@ -104,6 +109,10 @@ export interface CliOptions extends ForkCliOptions {
   verbose?: boolean
   /** false with --no-console-log. */
   consoleLog: boolean
+  /** false with --no-explorer. */
+  explorer: boolean
+  /** --artifacts directories, in the order given. */
+  artifacts?: string[]
   silent?: boolean
 }
 
@@ -222,6 +231,12 @@ export function buildProgram(): Command {
       5,
     )
     .option('--no-console-log', 'do not decode and print Solidity console.log output')
+    .option('--no-explorer', 'do not serve the block explorer on the JSON-RPC port (GET / then answers 405)')
+    .option(
+      '--artifacts <dir>',
+      'Hardhat artifacts/ or Foundry out/ directory whose contracts the explorer names (repeatable)',
+      repeated,
+    )
     .option('-v, --verbose', 'log every request with its duration')
     .option('-s, --silent', 'print only the RPC URL line')
   return addForkOptions(program).helpOption('--help', 'display help')

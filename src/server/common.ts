@@ -96,6 +96,9 @@ export const WS_CLOSE_REASON = 'server shutting down'
 /** `Access-Control-Allow-Methods` value: the only methods served over plain HTTP. */
 export const ALLOWED_METHODS = 'POST, OPTIONS'
 
+/** `Allow` value of a 405 when GET/HEAD are served too (ServerOptions.get: the explorer). */
+export const ALLOWED_METHODS_WITH_GET = 'GET, HEAD, POST, OPTIONS'
+
 /** `Access-Control-Allow-Headers` default when a preflight does not name any request headers. */
 export const DEFAULT_ALLOWED_HEADERS = 'content-type'
 

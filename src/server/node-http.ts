@@ -4,10 +4,10 @@
  * ./index.ts `loadUws`) or when forced with `transport: 'node'`.
  *
  * Observable behaviour matches {@link ./uws.ts}: Origin/Host checks first (403, ./origin-policy.ts), POST on any
- * path, WebSocket upgrade on any path, CORS preflight via OPTIONS, 405 for every other method, 413 above
- * `maxBodyBytes`, 400 and a closed socket for a malformed request head, slow request heads closed after
- * `timeouts.headersMs` (./common.ts HEADERS_TIMEOUT_MS by default), WebSocket requests and answers under the flow
- * control of ./ws-flow.ts.
+ * path, WebSocket upgrade on any path, CORS preflight via OPTIONS, GET/HEAD to `options.get` when given (the
+ * explorer), 405 for every other method, 413 above `maxBodyBytes`, 400 and a closed socket for a malformed request
+ * head, slow request heads closed after `timeouts.headersMs` (./common.ts HEADERS_TIMEOUT_MS by default), WebSocket
+ * requests and answers under the flow control of ./ws-flow.ts.
  *
  * The constants and helpers both transports share are in ./common.ts (re-exported here).
  */
@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { WebSocketServer, type RawData } from 'ws'
-import type { HandlerResponse, RequestHandler, RunningServer, ServerOptions } from './types.js'
+import type { GetHandler, GetResponse, HandlerResponse, RequestHandler, RunningServer, ServerOptions } from './types.js'
 import { OriginPolicy, type AccessDecision } from './origin-policy.js'
 import { ledgerFor, WsFlow } from './ws-flow.js'
 import { NodeWsConnection } from './node-ws-connection.js'
@@ -24,6 +24,7 @@ import {
   WS_CLOSE_GOING_AWAY,
   WS_CLOSE_REASON,
   ALLOWED_METHODS,
+  ALLOWED_METHODS_WITH_GET,
   DEFAULT_ALLOWED_HEADERS,
   PREFLIGHT_MAX_AGE_SECONDS,
   METHOD_NOT_ALLOWED_TEXT,
@@ -144,6 +145,38 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
     writeText(res, 500, INTERNAL_ERROR_TEXT, cors)
   }
 
+  /** GET/HEAD to the `get` handler (node:http omits the body of a HEAD answer itself). */
+  function serveGet(req: IncomingMessage, res: ServerResponse, get: GetHandler, cors: string[]): void {
+    const url = req.url ?? '/'
+    const query = url.indexOf('?')
+    const write = (r: GetResponse): void => {
+      if (res.destroyed || res.headersSent) return
+      const headers: string[] = []
+      for (const name in r.headers) headers.push(name, r.headers[name]!)
+      const length = typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.byteLength
+      headers.push(...cors, 'content-length', String(length))
+      res.writeHead(r.status, headers)
+      res.end(r.body)
+    }
+    let answer: GetResponse | Promise<GetResponse>
+    try {
+      answer = get.handle({
+        method: req.method === 'HEAD' ? 'HEAD' : 'GET',
+        path: query < 0 ? url : url.slice(0, query),
+        host: req.headers.host ?? '',
+        acceptEncoding: req.headers['accept-encoding'] ?? '',
+      })
+    } catch (err) {
+      answer = Promise.reject(err as Error)
+    }
+    if (answer instanceof Promise)
+      answer.then(write, (err: unknown) => {
+        process.emitWarning(`GET handler rejected: ${String(err)}`)
+        if (!res.destroyed && !res.headersSent) writeText(res, 500, INTERNAL_ERROR_TEXT, cors)
+      })
+    else write(answer)
+  }
+
   function handlePost(req: IncomingMessage, res: ServerResponse, cors: string[]): void {
     const declared = req.headers['content-length']
     if (declared !== undefined && Number(declared) > maxBodyBytes) {
@@ -227,9 +260,14 @@ export async function startNodeServer(handler: RequestHandler, options: ServerOp
         PREFLIGHT_MAX_AGE_SECONDS,
       ])
       res.end()
+    } else if (options.get !== undefined && (method === 'GET' || method === 'HEAD')) {
+      serveGet(req, res, options.get, cors)
     } else {
       // GET without upgrade, PUT, DELETE, HEAD... (node omits the body itself for HEAD)
-      writeText(res, 405, METHOD_NOT_ALLOWED_TEXT, cors, ['allow', ALLOWED_METHODS])
+      writeText(res, 405, METHOD_NOT_ALLOWED_TEXT, cors, [
+        'allow',
+        options.get === undefined ? ALLOWED_METHODS : ALLOWED_METHODS_WITH_GET,
+      ])
     }
   })
 

@@ -178,6 +178,8 @@ export class OriginPolicy {
       }
     }
     if (origin === '') return ALLOWED_NO_CORS
+    // the node's own pages (the explorer) opened at an allowed Host: the page's origin is the node itself
+    if (host !== '' && isSameOrigin(origin, host)) return { allowed: true, allowOrigin: origin }
     let d = this.originCache.get(origin)
     if (d === undefined) {
       d = this.decideOrigin(origin)
@@ -223,6 +225,18 @@ function isDefaultOrigin(origin: string): boolean {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false
   const name = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
   return isLoopbackName(name)
+}
+
+/**
+ * Whether `origin` is `http://<host>` for this request's `Host` (case-insensitive): a page the node itself served at
+ * that address. It names no other server, so it is as safe as the Host check that came first.
+ */
+function isSameOrigin(origin: string, host: string): boolean {
+  return (
+    origin.length === host.length + 7 &&
+    origin.slice(0, 7).toLowerCase() === 'http://' &&
+    origin.slice(7).toLowerCase() === host.toLowerCase()
+  )
 }
 
 /** A header value safe to quote in a text body: printable ASCII, at most 200 characters. */

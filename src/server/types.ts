@@ -82,6 +82,44 @@ export interface ServerOptions {
    * sockets idle for 10 s, WebSocket close after 4 s) and ignore these.
    */
   timeouts?: Partial<ServerTimeouts>
+  /**
+   * Answers GET and HEAD requests that are not WebSocket upgrades, after the same Origin/Host check as POST (the
+   * explorer: src/explorer-server/explorer-routes.ts). Without it they get 405, as every method but POST and OPTIONS.
+   */
+  get?: GetHandler
+}
+
+/** A GET or HEAD request (not a WebSocket upgrade) as the transport hands it to a {@link GetHandler}. */
+export interface GetRequest {
+  /** `HEAD` answers the same headers without a body. */
+  method: 'GET' | 'HEAD'
+  /** The path, without the query string (e.g. `/tx/0xab…`). */
+  path: string
+  /** The `Host` header (`''` when absent); already allowed by the Origin/Host policy. */
+  host: string
+  /** The `Accept-Encoding` header (`''` when absent). */
+  acceptEncoding: string
+}
+
+/** The answer to a {@link GetRequest}. */
+export interface GetResponse {
+  /** HTTP status code. */
+  status: number
+  /**
+   * Response headers (lower-case names), besides `content-length` and the CORS grant, which the transport writes.
+   */
+  headers: Readonly<Record<string, string>>
+  /** The body (bytes as stored, e.g. gzip-compressed when `content-encoding` says so); ignored for HEAD. */
+  body: Uint8Array | string
+}
+
+/** Answers GET/HEAD requests ({@link ServerOptions.get}). */
+export interface GetHandler {
+  /**
+   * @param request method, path, Host and Accept-Encoding
+   * @returns the answer; a rejection is answered 500 by the transport
+   */
+  handle(request: GetRequest): GetResponse | Promise<GetResponse>
 }
 
 /** The node transport's socket timeouts (./node-http.ts), all in milliseconds; defaults in ./common.ts. */

@@ -1,14 +1,16 @@
 /**
  * The HTTP side of the uWebSockets.js transport ({@link ./uws.ts}, which states the uWS rules kept here): the
  * Origin/Host check of every request (the WebSocket upgrade's too, ./uws-websocket.ts), POST bodies read within
- * `maxBodyBytes` (413 above it) and handed to the handler, the CORS preflight (204), and 405 for any other method.
+ * `maxBodyBytes` (413 above it) and handed to the handler, the CORS preflight (204), GET/HEAD to the `get` handler
+ * when there is one (the explorer), and 405 for any other method.
  */
 import { createRequire } from 'node:module'
 import type * as uws from 'uWebSockets.js'
-import type { HandlerResponse, RequestHandler } from './types.js'
+import type { GetHandler, GetResponse, HandlerResponse, RequestHandler } from './types.js'
 import type { AccessDecision, OriginPolicy } from './origin-policy.js'
 import {
   ALLOWED_METHODS,
+  ALLOWED_METHODS_WITH_GET,
   DEFAULT_ALLOWED_HEADERS,
   HttpConnection,
   INTERNAL_ERROR_TEXT,
@@ -44,6 +46,7 @@ const REASONS: Record<number, string> = {
   204: 'No Content',
   400: 'Bad Request',
   403: 'Forbidden',
+  404: 'Not Found',
   405: 'Method Not Allowed',
   413: 'Payload Too Large',
   500: 'Internal Server Error',
@@ -73,6 +76,8 @@ export interface UwsHttpContext {
   maxBodyBytes: number
   /** The next server-unique connection id (shared with the WebSocket connections). */
   nextId: () => number
+  /** Answers GET/HEAD (without upgrade); absent: they get 405. */
+  get?: GetHandler
 }
 
 /** The route callbacks of the HTTP side, and the Origin/Host check the WebSocket upgrade shares. */
@@ -87,7 +92,7 @@ export interface UwsHttpRoutes {
   post(res: uws.HttpResponse, req: uws.HttpRequest): void
   /** OPTIONS: the CORS preflight (204). */
   options(res: uws.HttpResponse, req: uws.HttpRequest): void
-  /** GET without upgrade, HEAD, PUT, DELETE...: 405. */
+  /** GET without upgrade and HEAD: the `get` handler's answer, or 405 without one; PUT, DELETE...: 405. */
   other(res: uws.HttpResponse, req: uws.HttpRequest): void
 }
 
@@ -230,16 +235,70 @@ export function uwsHttpRoutes(ctx: UwsHttpContext): UwsHttpRoutes {
       .endWithoutBody()
   }
 
+  /** Writes a GET handler's answer (no body for HEAD, see `other`). Call corked. */
+  function writeGet(res: uws.HttpResponse, r: GetResponse, access: AccessDecision, head: boolean): void {
+    res.writeStatus(statusLine(r.status))
+    for (const name in r.headers) res.writeHeader(name, r.headers[name]!)
+    writeCors(res, access)
+    if (head) res.endWithoutBody()
+    else res.end(r.body)
+  }
+
+  /** GET/HEAD to the `get` handler; its answer written now (sync) or once it resolves (if not aborted). */
+  function serveGet(res: uws.HttpResponse, req: uws.HttpRequest, get: GetHandler, access: AccessDecision): void {
+    const head = req.getMethod() === 'head'
+    let answer: GetResponse | Promise<GetResponse>
+    try {
+      answer = get.handle({
+        method: head ? 'HEAD' : 'GET',
+        path: req.getUrl(),
+        host: req.getHeader('host'),
+        acceptEncoding: req.getHeader('accept-encoding'),
+      })
+    } catch (err) {
+      answer = Promise.reject(err as Error)
+    }
+    if (!(answer instanceof Promise)) {
+      writeGet(res, answer, access, head) // inside the route callback: already corked
+      return
+    }
+    let aborted = false
+    res.onAborted(() => {
+      aborted = true
+    })
+    answer.then(
+      (r) => {
+        if (!aborted) res.cork(() => writeGet(res, r, access, head))
+      },
+      (err: unknown) => {
+        process.emitWarning(`GET handler rejected: ${String(err)}`)
+        if (aborted) return
+        res.cork(() => {
+          writeCors(res.writeStatus(statusLine(500)).writeHeader(H_CONTENT_TYPE, V_TEXT), access)
+          if (head) res.endWithoutBody()
+          else res.end(B_INTERNAL_ERROR)
+        })
+      },
+    )
+  }
+
+  const V_METHODS_405 = enc(ctx.get === undefined ? ALLOWED_METHODS : ALLOWED_METHODS_WITH_GET)
+
   const other = (res: uws.HttpResponse, req: uws.HttpRequest): void => {
     const access = admit(res, req)
     if (access === undefined) return
+    const method = req.getMethod()
+    if (ctx.get !== undefined && (method === 'get' || method === 'head')) {
+      serveGet(res, req, ctx.get, access)
+      return
+    }
     writeCors(res.writeStatus(statusLine(405)).writeHeader(H_CONTENT_TYPE, V_TEXT), access).writeHeader(
       H_ALLOW,
-      V_METHODS,
+      V_METHODS_405,
     )
     // uWS would send a body on HEAD; endWithoutBody(n > 0) never completes the response (uWS aborts the
     // process), so HEAD gets no Content-Length at all
-    if (req.getMethod() === 'head') res.endWithoutBody()
+    if (method === 'head') res.endWithoutBody()
     else res.end(B_METHOD_NOT_ALLOWED)
   }
 

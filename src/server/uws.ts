@@ -5,7 +5,8 @@
  * where); import this module through `startServer` there, which falls back to node:http + ws when none loads.
  *
  * Behaviour (same as {@link ./node-http.ts}): Origin/Host checks first (403, ./origin-policy.ts), POST on any
- * path, WebSocket upgrade on any path, OPTIONS answers the CORS preflight (204), any other method gets 405, bodies
+ * path, WebSocket upgrade on any path, OPTIONS answers the CORS preflight (204), GET/HEAD go to `options.get` when
+ * given (the explorer), any other method gets 405, bodies
  * above `maxBodyBytes` get 413, WebSocket requests and answers under the flow control of ./ws-flow.ts.
  *
  * uWS rules honoured by this transport (here, ./uws-http.ts and ./uws-websocket.ts): `HttpRequest` is only valid
@@ -84,7 +85,7 @@ export async function startUwsServer(
   const takeId = (): number => nextId++
 
   const app = uws.App()
-  const http = uwsHttpRoutes({ handler, policy, maxBodyBytes, nextId: takeId })
+  const http = uwsHttpRoutes({ handler, policy, maxBodyBytes, nextId: takeId, get: options.get })
 
   app.post('/*', http.post)
   app.options('/*', http.options)
@@ -100,7 +101,7 @@ export async function startUwsServer(
       openSockets,
     }),
   )
-  // GET without upgrade (the ws route yields it), HEAD, PUT, DELETE...
+  // GET without upgrade (the ws route yields it), HEAD (both to options.get when given), PUT, DELETE...
   app.any('/*', http.other)
 
   // Exclusive: without it uSockets sets SO_REUSEPORT and a second server would share the port silently.

