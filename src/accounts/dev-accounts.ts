@@ -13,7 +13,9 @@
  */
 import { createLegacyTx, type LegacyTx, type LegacyTxData } from '@ethereumjs/tx'
 import type { Common } from '@ethereumjs/common'
+import { Address } from '@ethereumjs/util'
 import { privateKeyToAddress } from '../crypto/secp256k1.js'
+import { pinKnownParts } from '../execution/ethereumjs/transactions.js'
 import { seedToPrivateKey } from '../rsk/networks.js'
 import { fromHex, toHex, toKey } from '../util/bytes.js'
 
@@ -145,18 +147,28 @@ export class AccountStore {
   signTransaction(address: Uint8Array, data: LegacyTxData, common: Common): LegacyTx {
     const account = this.get(address)
     if (!account) throw new Error(`no unlocked key for ${toHex(address)}`)
-    return signLegacyTransaction(account.privateKey, data, common)
+    return signLegacyTransaction(account.privateKey, data, common, account.address)
   }
 }
 
 /**
  * Builds and signs a legacy transaction (EIP-155 with the Common's chain id). The init code size is not checked
  * here: the pool checks it against the rules of the block the transaction would go in, while the Common holds
- * whatever rules the last execution ran with (docs/reference-rules.md#rule-gas-activations).
+ * whatever rules the last execution ran with (docs/reference-rules.md#rule-gas-activations). The sender and the
+ * encoding are pinned to the (frozen) result (src/execution/ethereumjs/transactions.ts): the node signed it, so
+ * recovering the sender from the signature again (one secp256k1 recovery, ~0.1 ms) would be waste.
  * @param privateKey 32-byte key
+ * @param sender the key's 20-byte address when the caller knows it (else derived from the key)
  */
-export function signLegacyTransaction(privateKey: Uint8Array, data: LegacyTxData, common: Common): LegacyTx {
-  return createLegacyTx(data, { common, allowUnlimitedInitCodeSize: true }).sign(privateKey)
+export function signLegacyTransaction(
+  privateKey: Uint8Array,
+  data: LegacyTxData,
+  common: Common,
+  sender?: Uint8Array,
+): LegacyTx {
+  const signed = createLegacyTx(data, { common, allowUnlimitedInitCodeSize: true, freeze: false }).sign(privateKey)
+  pinKnownParts(signed, new Address(sender ?? privateKeyToAddress(privateKey)), signed.serialize())
+  return signed
 }
 
 // The addresses of the keys every start-up derives, in this order: keccak256 of "cow" … "cow9" and of the regtest

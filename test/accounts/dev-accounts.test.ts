@@ -1,10 +1,13 @@
 /**
  * The start-up address table (src/accounts/dev-accounts.ts addressOfKey) must equal real derivation: each entry
  * is checked against secp256k1 (native addon) and against ethers' computeAddress, and unknown keys are derived.
+ * A transaction the node signs carries its signer as its pinned sender, the one recovery would give.
  */
 import { describe, expect, it } from 'vitest'
 import { computeAddress, hexlify } from 'ethers'
-import { addressOfKey } from '../../src/accounts/dev-accounts.js'
+import { createLegacyTxFromRLP } from '@ethereumjs/tx'
+import { addressOfKey, signLegacyTransaction } from '../../src/accounts/dev-accounts.js'
+import { createChainCommon } from '../../src/execution/common.js'
 import { keccak256, privateKeyToAddress } from '../../src/crypto/secp256k1.js'
 import { seedToPrivateKey } from '../../src/rsk/networks.js'
 import { toHex } from '../../src/util/bytes.js'
@@ -28,5 +31,22 @@ describe('addressOfKey', () => {
   it('any other key is derived', () => {
     const key = seedToPrivateKey('not-a-table-entry')
     expect(toHex(addressOfKey(key))).toBe(computeAddress(hexlify(key)).toLowerCase())
+  })
+})
+
+describe('signLegacyTransaction', () => {
+  it('pins the signer as the sender and the encoding; both equal what recovery and re-encoding give', () => {
+    const common = createChainCommon(33)
+    const key = seedToPrivateKey('cow1')
+    const data = { nonce: 3n, gasPrice: 60_000_000n, gasLimit: 21_000n, to: '0x' + '11'.repeat(20), value: 5n }
+    for (const sender of [privateKeyToAddress(key), undefined]) {
+      const tx = signLegacyTransaction(key, data, common, sender)
+      expect(Object.isFrozen(tx)).toBe(true)
+      const again = createLegacyTxFromRLP(tx.serialize(), { common })
+      expect(toHex(tx.getSenderAddress().bytes)).toBe(toHex(again.getSenderAddress().bytes))
+      expect(toHex(tx.getSenderAddress().bytes)).toBe(computeAddress(hexlify(key)).toLowerCase())
+      expect(toHex(tx.hash())).toBe(toHex(again.hash()))
+      expect(again.verifySignature()).toBe(true)
+    }
   })
 })

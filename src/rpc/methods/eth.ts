@@ -146,7 +146,7 @@ export async function sendFrom(
   const build = (nonce: bigint) => {
     const data = txData({ ...obj, gas }, nonce)
     return account
-      ? signLegacyTransaction(account.privateKey, data, chain.reads.common)
+      ? signLegacyTransaction(account.privateKey, data, chain.reads.common, from)
       : impersonatedTransaction(from, data, chain.reads.common)
   }
   // without an explicit nonce the pending nonce is taken inside the chain's queue, right before the pool sees

@@ -155,6 +155,7 @@ export function signingMethods(s: Services): MethodSpec[] {
           account.privateKey,
           await txDataFrom(s, { ...obj, from: obj.from }),
           chain.reads.common,
+          obj.from,
         )
         return toHex(tx.serialize())
       },
