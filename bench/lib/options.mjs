@@ -19,6 +19,12 @@ export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN
   --connections C    concurrent keep-alive connections for the load tests (default 16)
   --out FILE         results file (default bench/results.json)
   --trace            only the tracing row: debug_traceTransaction of an ERC-20 transfer (callTracer, struct logs)
+  --logs-sparse      only the sparse eth_getLogs row (the default run has it up to 10 000 blocks): one ERC-20
+                     Transfer every 100 blocks; eth_getLogs {address} and {address, topic} over blocks 0-latest and
+                     {address} over the last 5001 blocks, at 10 000 and 30 000 blocks (Anvil: ~15 min); with
+                     --call-fresh both rows. Results default to bench/results-rows.json
+  --call-fresh       only the eth_call row with a new random holder every request (also in the default run)
+  --no-logs-sparse, --no-call-fresh   leave that row out of the default run
   --sustain-db MODE  node-cli under --sustain: both (default: in memory, then with --db <tmpdir>), off (in
                      memory only) or only (--db only)
   --restart          only the restart row (node-cli --db): build a chain, SIGTERM, time 3 restarts to the
@@ -52,7 +58,8 @@ export function die(msg) {
  * names or null), n (transfers), duration (s per load test), warmup (s), settleMs, connections, out (absolute
  * path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), memoryTo ('new' | 'same' | 'token'), fork,
  * forkLatencyMs (ms), forkTransfers, main (false: skip the main run), cpuProf (a directory for node-cli's CPU
- * profiles, or null).
+ * profiles, or null), logsSparse / callFresh (run the sparse eth_getLogs / fresh-holder eth_call rows), rowsOnly
+ * (--logs-sparse or --call-fresh given: only those rows, on fresh instances).
  * Exits (status 2, usage on stderr) on an unknown option or a bad value; prints the usage and exits 0 on --help.
  */
 export function parseArgs(argv) {
@@ -79,7 +86,11 @@ export function parseArgs(argv) {
     forkTransfers: null,
     main: true,
     cpuProf: null,
+    logsSparse: true,
+    callFresh: true,
+    rowsOnly: false,
   }
+  const rowsAsked = new Set()
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]
     const val = () => {
@@ -118,6 +129,9 @@ export function parseArgs(argv) {
     else if (flag === '--connections') o.connections = Math.floor(num(val(), 1))
     else if (flag === '--out') o.out = resolve(val())
     else if (flag === '--trace') o.traceOnly = true
+    else if (flag === '--logs-sparse' || flag === '--call-fresh') rowsAsked.add(flag)
+    else if (flag === '--no-logs-sparse') o.logsSparse = false
+    else if (flag === '--no-call-fresh') o.callFresh = false
     else if (flag === '--sustain-db') {
       o.sustainDb = val()
       if (!['both', 'off', 'only'].includes(o.sustainDb)) die(`--sustain-db: expected both, off or only`)
@@ -143,11 +157,18 @@ export function parseArgs(argv) {
       process.exit(0)
     } else die(`unknown option ${a}\n${USAGE}`)
   }
+  if (rowsAsked.size) {
+    // only the rows asked for, each peer on fresh instances
+    o.rowsOnly = true
+    o.logsSparse = rowsAsked.has('--logs-sparse')
+    o.callFresh = rowsAsked.has('--call-fresh')
+  }
   if (o.sustainPeers.length) o.sustain ??= 10
   if (o.restart || o.memory || o.fork) o.main = false
   // the tracing row alone, or the extra rows alone, do not replace the full run's results
   const outGiven = argv.some((a) => a.split('=')[0] === '--out')
   if (o.traceOnly && !outGiven) o.out = join(benchDir, 'results-trace.json')
+  else if (o.rowsOnly && o.main && !outGiven) o.out = join(benchDir, 'results-rows.json')
   else if (o.fork && !o.restart && !o.memory && !outGiven) o.out = join(benchDir, 'results-fork.json')
   else if (!o.main && !outGiven) o.out = join(benchDir, 'results-storage.json')
   o.n ??= o.quick ? 500 : 2000

@@ -30,6 +30,7 @@ export function printTable(results) {
     const cells = [label, unit, dir]
     for (const r of peers) {
       if (r.status === 'skipped') cells.push('skipped')
+      else if (r.refused?.includes(key)) cells.push('refused')
       else {
         const v = fmtVal(key, r.metrics[key])
         const star = r.clientBound.includes(key) ? '*' : ''
@@ -65,6 +66,8 @@ export function printTable(results) {
     `ratios are node-cli ÷ peer (for "higher" metrics > 1 means node-cli is faster; for "lower" metrics < 1 means node-cli is better)`,
   )
   log(`✗ = a correctness check failed for that figure (no ratio is given for it)`)
+  if (peers.some((r) => r.refused?.length))
+    log(`refused = the node answered with its query limit (e.g. -32012 beyond 5000 blocks), see its notes`)
   log(
     `* = the load generator (autocannon, this process) used >= ${CLIENT_BOUND_PCT}% of a core: the figure is a floor set by the client on this machine, not the node's ceiling`,
   )

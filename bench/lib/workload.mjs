@@ -23,6 +23,8 @@ import { childPids, foreignCpu, rssMiB, sleep } from './proc.mjs'
 import { median } from './stats.mjs'
 import { Rpc, body, hex } from './rpc.mjs'
 import { traceRow } from './trace.mjs'
+import { callFreshRow, measureFreshCall } from './fresh-call.mjs'
+import { sparseLogsRow } from './sparse-logs.mjs'
 
 const { keccak256 } = rootRequire('ethers')
 
@@ -43,7 +45,9 @@ const evenly = (xs, k) =>
 /**
  * The result record of one peer: { name, version, status ('ok' | 'skipped' | 'failed'), error, metrics (the
  * METRICS keys), checks [{ metric, what, ok, detail }], notes, clientBound (metrics whose load generator was
- * the bottleneck), details }. `opts` from parseArgs (traceOnly runs the tracing row alone).
+ * the bottleneck), details, refused? (keys the node answered with its query limit, lib/sparse-logs.mjs) }.
+ * `opts` from parseArgs (traceOnly runs the tracing row alone, rowsOnly the rows asked for with --logs-sparse /
+ * --call-fresh).
  */
 export async function runPeer(peer, opts) {
   const res = {
@@ -75,10 +79,12 @@ export async function runPeer(peer, opts) {
     ctx.instance?.stop(500)
   }, PEER_TIMEOUT_MS)
   try {
-    if (!opts.traceOnly) await workload(peer, res, ctx, opts)
+    if (!opts.traceOnly && !opts.rowsOnly) await workload(peer, res, ctx, opts)
     await ctx.instance?.stop()
-    log('   tracing row (fresh instance)')
-    await traceRow(peer, res, ctx)
+    if (!opts.rowsOnly) log('   tracing row (fresh instance)')
+    if (!opts.rowsOnly) await traceRow(peer, res, ctx)
+    if (opts.rowsOnly && opts.callFresh) await callFreshRow(peer, res, ctx, opts)
+    if (opts.logsSparse && !opts.traceOnly) await sparseLogsRow(peer, res, ctx, { long: opts.rowsOnly })
   } catch (err) {
     res.status = 'failed'
     res.error = timedOut ? `gave up after ${PEER_TIMEOUT_MS / 60000} min (${err.message})` : err.message
@@ -209,6 +215,7 @@ async function workload(peer, res, ctx, opts) {
         vary: (i) => body('eth_call', [{ to: token, data: balanceOfData(someAddress(i + 1)) }, 'latest']),
       },
     ])
+    if (opts.callFresh) await measureFreshCall(inst, rpc, token, res, opts)
     await loadMetric('estimateVariedRps', 'eth_estimateGas (varied)', [
       {
         ...(await preflight(
