@@ -21,10 +21,11 @@ import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, start } from './
 import { rootRequire } from './paths.mjs'
 import { childPids, foreignCpu, rssMiB, sleep } from './proc.mjs'
 import { median } from './stats.mjs'
-import { Rpc, body, hex } from './rpc.mjs'
+import { Rpc, body } from './rpc.mjs'
 import { traceRow } from './trace.mjs'
 import { callFreshRow, measureFreshCall } from './fresh-call.mjs'
 import { sparseLogsRow } from './sparse-logs.mjs'
+import { getLogsStep } from './getlogs-step.mjs'
 
 const { keccak256 } = rootRequire('ethers')
 
@@ -35,7 +36,6 @@ const STARTUP_RUNS = 5
  * measured without it, for every peer, as a second row.
  */
 const EXTRA_CA = process.env.NODE_EXTRA_CA_CERTS
-const GETLOGS_RUNS = 5
 /** Other processes' share of the machine that earns a warning (%). */
 const BUSY_WARN_PCT = 10
 
@@ -329,52 +329,7 @@ async function workload(peer, res, ctx, opts) {
     )
 
     // 4. eth_getLogs over the last 1000 blocks
-    const head = BigInt(receipts[N - 1].blockNumber)
-    const from = head >= LOG_RANGE - 1n ? head - (LOG_RANGE - 1n) : 0n
-    const inRange = receipts
-      .map((r, i) => [r, i])
-      .filter(([r]) => BigInt(r.blockNumber) >= from && BigInt(r.blockNumber) <= head)
-    const wantHashes = new Map(inRange.map(([r, i]) => [r.transactionHash.toLowerCase(), amounts[i]]))
-    const logsBody = body('eth_getLogs', [
-      { fromBlock: hex(from), toBlock: hex(head), address: token, topics: [TRANSFER_TOPIC] },
-    ])
-    const times = []
-    let logsOk = true
-    let logsDetail = ''
-    for (let k = 0; k < GETLOGS_RUNS; k++) {
-      const t = performance.now()
-      const text = await rpc.raw(logsBody, { timeoutMs: 120_000 })
-      times.push(performance.now() - t)
-      const j = JSON.parse(text)
-      const logs = j.result
-      const ok =
-        Array.isArray(logs) &&
-        logs.length === wantHashes.size &&
-        logs.every(
-          (l) => wantHashes.get(l.transactionHash.toLowerCase()) === BigInt(l.data) && l.topics[0] === TRANSFER_TOPIC,
-        ) &&
-        new Set(logs.map((l) => l.transactionHash.toLowerCase())).size === wantHashes.size
-      if (!ok) {
-        logsOk = false
-        logsDetail = j.error
-          ? JSON.stringify(j.error)
-          : `got ${Array.isArray(logs) ? logs.length : typeof logs} logs, want ${wantHashes.size}`
-      }
-    }
-    res.metrics.getLogsMs = median(times)
-    res.details.getLogs = {
-      fromBlock: Number(from),
-      toBlock: Number(head),
-      logs: wantHashes.size,
-      runsMs: times.map((x) => +x.toFixed(2)),
-    }
-    check(
-      'getLogsMs',
-      `eth_getLogs returns exactly the ${wantHashes.size} Transfer logs in blocks ${from}-${head}`,
-      logsOk,
-      logsDetail || `${wantHashes.size} logs`,
-    )
-    step(`eth_getLogs ${from}-${head}: ${wantHashes.size} logs, ${times.map((x) => x.toFixed(1)).join(' / ')} ms`)
+    await getLogsStep({ rpc, receipts, amounts, token, res, check, step })
 
     // 5. eth_getBlockByNumber(full) and eth_getTransactionReceipt load over LOAD_SAMPLES transfer blocks
     const sample = evenly(receipts, LOAD_SAMPLES)
