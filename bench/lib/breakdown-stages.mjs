@@ -45,10 +45,11 @@ export const RULES = [
   // the header, its RLP, merged-mining seal
   {
     stage: 'header + seal',
-    file: /^src\/(rsk\/(block-encoding|header|header-decode|rlp-encoding|merged-mining\/.*)|chain\/mining\/(consensus|work-blocks)|chain\/merged-mining\/.*|miner\/.*)\.ts$/,
+    file: /^src\/(rsk\/(block-encoding|header|header-decode|rlp-encoding|merged-mining\/.*)|chain\/mining\/(consensus|work-blocks|fork-detection-window)|chain\/merged-mining\/.*|miner\/.*)\.ts$/,
   },
-  // the address index behind Otterscan's address search (filled as each block is stored)
-  { stage: 'address index', file: /^src\/blocks\/address-index[^/]*\.ts$/ },
+  // the address index behind Otterscan's address search and the log index behind sparse log queries (filled as
+  // each block is stored)
+  { stage: 'address index', file: /^src\/(blocks\/(address-index[^/]*|log-index)|chain\/address-history)\.ts$/ },
   // the block store (in memory or level), its other indexes
   {
     stage: 'block store',

@@ -66,7 +66,14 @@ export class MemoryBlockBackend implements BlockBackend {
     this.chunks.commit(rlpPacked + derivedPacked)
     if ((n + 1) * SLOT > this.slots.length) this.slots = grow(this.slots)
     if ((n + 1) * 32 > this.hashes.length) this.hashes = grow(this.hashes)
-    this.slots.set([index, at, rlpPacked, derivedPacked, enc.rlp.length, enc.derived.length], n * SLOT)
+    const s = this.slots
+    const i = n * SLOT
+    s[i] = index
+    s[i + 1] = at
+    s[i + 2] = rlpPacked
+    s[i + 3] = derivedPacked
+    s[i + 4] = enc.rlp.length
+    s[i + 5] = enc.derived.length
     this.hashes.set(hash, n * 32)
     this.count++
     this.byHash.add(hashPrefix(hash), n)

@@ -14,7 +14,7 @@ import { keccak256 } from '../crypto/keccak.js'
 import { RECEIPT_LOGS_ITEM, receiptFromItems } from '../rsk/receipt-rlp.js'
 import { REMASC_SENDER_JSON, remascTransactionRlp } from '../rsk/remasc.js'
 import { bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
-import { listItems, viewsOf, wholeItem, type RlpView } from '../util/rlp-views.js'
+import { listItems, rlpItem, skipItems, viewsOf, wholeItem, type RlpView } from '../util/rlp-views.js'
 import { remascTxRecord } from './remasc-tx-record.js'
 import { hasPlaceholderSignature, reportSender } from '../accounts/impersonation.js'
 import { headerHash } from '../rsk/block-encoding.js'
@@ -74,6 +74,7 @@ class StoredTx implements TxRecord {
    * @param txRlp the transaction's RLP (a view the record owns); @param from its 20-byte sender
    * @param index its position in the block; @param receipt its receipt
    * @param common the chain's Common; @param remascNumber for the Remasc transaction, its block's number
+   * @param hash its hash when known (the record it was built as has it), else computed from `txRlp`
    */
   constructor(
     private readonly txRlp: Uint8Array,
@@ -82,8 +83,9 @@ class StoredTx implements TxRecord {
     readonly receipt: ReceiptRecord,
     private readonly common: Common,
     private readonly remascNumber?: bigint,
+    hash?: Uint8Array,
   ) {
-    this.hash = keccak256(txRlp)
+    this.hash = hash ?? keccak256(txRlp)
   }
 
   /** The signed transaction object (built on first use, then kept; the Remasc one as {@link remascTxRecord}'s). */
@@ -126,6 +128,36 @@ export function decodeStoredBlock(
   verify = false,
   headerRules?: (number: bigint) => HeaderDecodeRules,
 ): BlockRecord {
+  return storedRecord(storedRlp, storedDerived, common, verify, headerRules, undefined)
+}
+
+/**
+ * The compact record of a block just built (the block store's cache keeps this, not the built record, which is
+ * about twice its size): the record {@link decodeStoredBlock} makes of `enc`, without what the built record already
+ * knows — the transaction hashes (no keccak per transaction), the hash's hex key, which transaction is the Remasc one
+ * (no Remasc RLP made to compare with), each receipt's status and gas (only its bloom is found in its RLP, as a
+ * view). Its byte fields are views into its own copy of `enc`, as a decoded block's.
+ * @param built the block as built; @param enc its encodings (./block-codec.ts `encodeBlock`)
+ * @param common the chain's Common; @param headerRules as for {@link decodeStoredBlock}
+ * @throws StorageCorruptError when `enc` does not decode or does not hold `built`'s transactions
+ */
+export function compactRecord(
+  built: BlockRecord,
+  enc: { rlp: Uint8Array; derived: Uint8Array },
+  common: Common,
+  headerRules?: (number: bigint) => HeaderDecodeRules,
+): BlockRecord {
+  return storedRecord(enc.rlp, enc.derived, common, false, headerRules, built)
+}
+
+function storedRecord(
+  storedRlp: Uint8Array,
+  storedDerived: Uint8Array,
+  common: Common,
+  verify: boolean,
+  headerRules: ((number: bigint) => HeaderDecodeRules) | undefined,
+  built: BlockRecord | undefined,
+): BlockRecord {
   const owned = new Uint8Array(storedRlp.length + storedDerived.length)
   owned.set(storedRlp)
   owned.set(storedDerived, storedRlp.length)
@@ -144,20 +176,28 @@ export function decodeStoredBlock(
   if (verify && !bytesEqual(headerHash(header), hash)) {
     throw new StorageCorruptError(`block ${header.number}: the stored header does not hash to 0x${toKey(hash)}`)
   }
-  if (txEntries.length !== txsRlp.length)
+  if (txEntries.length !== txsRlp.length || (built !== undefined && built.transactions.length !== txsRlp.length))
     throw new StorageCorruptError(`block ${header.number}: receipts do not match the transactions`)
   const transactions: TxRecord[] = txsRlp.map((txRlp, index) => {
     const { from, contractAddress, receipt: receiptRlp, firstLogIndex } = txEntries[index]!
+    const known = built?.transactions[index]
     const receipt =
-      receiptRlp.length === 0 ? prunedReceipt() : new StoredReceipt(receiptRlp, firstLogIndex, contractAddress)
-    // the Remasc transaction (last in every mined block) is the reference's unsigned one
-    if (index === txsRlp.length - 1 && bytesEqual(txRlp, remascTransactionRlp(header.number)))
-      return new StoredTx(txRlp, REMASC_SENDER_JSON, index, receipt, common, header.number)
-    return new StoredTx(txRlp, from, index, receipt, common)
+      receiptRlp.length === 0
+        ? prunedReceipt()
+        : new StoredReceipt(receiptRlp, firstLogIndex, contractAddress, known?.receipt)
+    // the Remasc transaction (last in every mined block) is the reference's unsigned one; a built block's is the
+    // record of src/blocks/remasc-tx-record.ts, whose sender is REMASC_SENDER_JSON itself
+    if (
+      index === txsRlp.length - 1 &&
+      (known?.from === REMASC_SENDER_JSON || bytesEqual(txRlp, remascTransactionRlp(header.number)))
+    )
+      return new StoredTx(txRlp, REMASC_SENDER_JSON, index, receipt, common, header.number, known?.hash)
+    return new StoredTx(txRlp, from, index, receipt, common, undefined, known?.hash)
   })
   return blockRecord({
     header,
     hash,
+    hashKey: built !== undefined && bytesEqual(built.hash, hash) ? built.hashKey : undefined,
     hashForMergedMining,
     rlp,
     totalDifficulty: bytesToBigInt(totalDifficulty),
@@ -181,18 +221,28 @@ class StoredReceipt implements ReceiptRecord {
   /**
    * @param receiptRlp the receipt RLP; @param firstLogIndex the block-wide index of its first log
    * @param contractAddress the created contract (20 bytes), empty for none
+   * @param known the receipt as built, when this is its encoding: status and gas are taken from it and only the
+   *   bloom is read from the RLP (a view)
    * @throws StorageCorruptError when the receipt does not decode
    */
   constructor(
     private readonly receiptRlp: Uint8Array,
     private readonly firstLogIndex: number,
     contractAddress: Uint8Array,
+    known?: ReceiptRecord,
   ) {
-    const decoded = decodeStoredReceipt(receiptRlp, false)
-    this.status = decoded.status ? 1 : 0
-    this.cumulativeGasUsed = decoded.cumulativeGasUsed
-    this.gasUsed = decoded.gasUsed
-    this.logsBloom = decoded.logsBloom
+    if (known !== undefined) {
+      this.status = known.status
+      this.cumulativeGasUsed = known.cumulativeGasUsed
+      this.gasUsed = known.gasUsed
+      this.logsBloom = receiptBloomView(receiptRlp)
+    } else {
+      const decoded = decodeStoredReceipt(receiptRlp, false)
+      this.status = decoded.status ? 1 : 0
+      this.cumulativeGasUsed = decoded.cumulativeGasUsed
+      this.gasUsed = decoded.gasUsed
+      this.logsBloom = decoded.logsBloom
+    }
     if (contractAddress.length > 0) this.contractAddress = contractAddress
     // (the logs are read, and checked, when first asked for)
   }
@@ -218,6 +268,24 @@ function decodeStoredReceipt(receiptRlp: Uint8Array, withLogs: boolean): ReturnT
     return receiptFromItems(items)
   })
 }
+
+/**
+ * The 256-byte logs bloom of a receipt RLP, read in place (a view into it; item 2 of TransactionReceipt.getEncoded).
+ * @throws StorageCorruptError when the RLP has no such item
+ */
+function receiptBloomView(receiptRlp: Uint8Array): Uint8Array {
+  return readStored('a stored receipt', () => {
+    const whole = wholeItem(receiptRlp)
+    const at = skipItems(receiptRlp, whole.data, RECEIPT_BLOOM_ITEM)
+    const bloom = rlpItem(receiptRlp, at)
+    if (!whole.list || receiptRlp[at]! >= 0xc0 || bloom.end - bloom.data !== 256 || bloom.end > whole.end)
+      throw new StorageCorruptError('a stored receipt has no logs bloom')
+    return receiptRlp.subarray(bloom.data, bloom.end)
+  })
+}
+
+/** Position of the bloom among a receipt RLP's items (TransactionReceipt.getEncoded). */
+const RECEIPT_BLOOM_ITEM = 2
 
 /**
  * A receipt's decoded logs as log records, numbered across the block from `firstLogIndex` (the block-wide index

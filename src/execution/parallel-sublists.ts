@@ -170,9 +170,15 @@ export class SublistScheduler {
     return best ?? this.sequential
   }
 
-  /** Transaction indexes in block order: parallel sublists, then the sequential one. */
-  order(): number[] {
-    return this.sublists.flatMap((s) => s.txs)
+  /**
+   * Transaction indexes in block order: parallel sublists, then the sequential one.
+   * @param below only the indexes below this one (the block's own transactions, not the Remasc transaction's index)
+   */
+  order(below = Infinity): number[] {
+    // (loops, not flatMap + filter: one array, no callbacks; this runs for every block)
+    const out: number[] = []
+    for (const s of this.sublists) for (const i of s.txs) if (i < below) out.push(i)
+    return out
   }
 
   /** ParallelizeTransactionHandler.getTransactionsPerSublistInOrder: the header's edges. */

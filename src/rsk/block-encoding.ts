@@ -11,7 +11,7 @@ import { javaBigIntegerBytes } from './rlp-encoding.js'
 import { EMPTY_LIST_HASH, EMPTY_TRIE_HASH } from '../crypto/keccak.js'
 import { encodeReceipt as encodeRskReceipt, receiptsRoot, transactionsRoot } from './receipt-rlp.js'
 import type { HeaderFields, ReceiptRecord } from '../types/records.js'
-import { heapBytes, tempBytes, type Allocator } from '../util/bytes.js'
+import { heapBytes, type Allocator } from '../util/bytes.js'
 
 /** The root of an empty trie (Unitrie and MPT agree): keccak256(0x80). */
 export const EMPTY_TRIE_ROOT = EMPTY_TRIE_HASH
@@ -26,19 +26,41 @@ export function transactionsTrieRoot(signedTxs: readonly Uint8Array[]): Uint8Arr
   return signedTxs.length === 0 ? EMPTY_TRIE_ROOT : transactionsRoot(signedTxs)
 }
 
-/** Unitrie root of the receipts (reference RLP) in block order. */
+/**
+ * Receipt encodings made for the receipts roots of the last two blocks assembled, by receipt record: the block's
+ * derived record (src/blocks/block-codec.ts blockDerived) encodes the same receipts again right after assembly, and
+ * takes them from here instead. Two generations (the block being stored, and a `pending` preview assembled in between)
+ * of a bounded size: memory does not grow with the chain. Correct as long as a receipt record is not mutated after
+ * its block is assembled (receipts are read-only values; log indexes, set before, are not part of the encoding).
+ */
+let encodedNow = new Map<ReceiptRecord, Uint8Array>()
+let encodedBefore = new Map<ReceiptRecord, Uint8Array>()
+
+/** Unitrie root of the receipts (reference RLP) in block order; their encodings are kept for {@link encodeReceipt}. */
 export function receiptsTrieRoot(receipts: readonly ReceiptRecord[]): Uint8Array {
-  // the encodings only feed the trie hashing: short-lived (util/bytes tempBytes)
-  return receipts.length === 0 ? EMPTY_TRIE_ROOT : receiptsRoot(receipts.map((r) => encodeReceipt(r, tempBytes)))
+  if (receipts.length === 0) return EMPTY_TRIE_ROOT
+  const older = encodedBefore
+  encodedBefore = encodedNow
+  encodedNow = older
+  encodedNow.clear()
+  const encoded = receipts.map((r) => {
+    const rlp = encodeReceipt(r)
+    encodedNow.set(r, rlp)
+    return rlp
+  })
+  return receiptsRoot(encoded)
 }
 
 /**
- * A receipt in the reference RLP (J/org/ethereum/core/TransactionReceipt.java `getEncoded`). Not cached: a
- * cache kept alive with every receipt cost ~0.5 KB per mined transaction, and re-encoding is cheap (a few µs)
- * for the rare readers after assembly (the database write, ext_getRawTransactionReceiptByHash).
- * @param alloc where the encoding is allocated (util/bytes tempBytes when it is only hashed)
+ * A receipt in the reference RLP (J/org/ethereum/core/TransactionReceipt.java `getEncoded`). The receipts of the
+ * last two blocks assembled come from their roots' encodings ({@link receiptsTrieRoot}); others are encoded (a few
+ * µs, for the rare readers: ext_getRawTransactionReceiptByHash, a stored block read back). Not cached with every
+ * receipt: that cost ~0.5 KB per mined transaction. The result is shared: read it, never write into it.
+ * @param alloc where a new encoding is allocated (util/bytes tempBytes when it is only hashed)
  */
 export function encodeReceipt(r: ReceiptRecord, alloc: Allocator = heapBytes): Uint8Array {
+  const known = encodedNow.get(r) ?? encodedBefore.get(r)
+  if (known !== undefined) return known
   return encodeRskReceipt(
     {
       status: r.status === 1,

@@ -25,6 +25,7 @@
 import { keccak256 } from '../crypto/keccak.js'
 import { rlpBytes, rlpList, unsignedBytes } from './rlp-encoding.js'
 import { fromHex, padLeft } from '../util/bytes.js'
+import { bigToBytes, bytesToBig, paymentData, payeeTopic } from './remasc-payment-log.js'
 import type { RskLog } from './receipt-rlp.js'
 
 /** The Remasc contract 0x…01000008 (PrecompiledContracts.REMASC_ADDR). */
@@ -150,12 +151,18 @@ export const REMASC_KEYS = {
 /** RemascContract.MINING_FEE_TOPIC = DataWord.fromString("mining_fee_topic"). */
 export const MINING_FEE_TOPIC: Uint8Array = dataWordFromString('mining_fee_topic')
 
+/** The RLP and hash of the last block's Remasc transaction (see {@link remascTransactionRlp}). */
+let lastRemascTx: { blockNumber: bigint; rlp: Uint8Array; hash?: Uint8Array } | undefined
+
 /**
  * The Remasc transaction of block `blockNumber` in the reference RLP (Transaction.getEncoded of
- * `new RemascTransaction(blockNumber)`): [nonce, 0x00, 0x00, to, 0x80, 0x80, 0x80, 0x80, 0x80].
+ * `new RemascTransaction(blockNumber)`): [nonce, 0x00, 0x00, to, 0x80, 0x80, 0x80, 0x80, 0x80]. The last block's
+ * is kept (a mined block asks for its RLP and its hash, and again when it is stored or read back): it depends on
+ * the number alone. Shared: read it, never write into it.
  */
 export function remascTransactionRlp(blockNumber: bigint): Uint8Array {
-  return rlpList([
+  if (lastRemascTx?.blockNumber === blockNumber) return lastRemascTx.rlp
+  const rlp = rlpList([
     rlpBytes(unsignedBytes(blockNumber - 1n)),
     Uint8Array.of(0x00),
     Uint8Array.of(0x00),
@@ -166,11 +173,15 @@ export function remascTransactionRlp(blockNumber: bigint): Uint8Array {
     Uint8Array.of(0x80),
     Uint8Array.of(0x80),
   ])
+  lastRemascTx = { blockNumber, rlp }
+  return rlp
 }
 
-/** The Remasc transaction's hash: keccak256 of its RLP. */
+/** The Remasc transaction's hash: keccak256 of its RLP (the last block's kept, as its RLP; shared, read-only). */
 export function remascTransactionHash(blockNumber: bigint): Uint8Array {
-  return keccak256(remascTransactionRlp(blockNumber))
+  const rlp = remascTransactionRlp(blockNumber)
+  const last = lastRemascTx!
+  return (last.hash ??= keccak256(rlp))
 }
 
 /** The block whose fees a Remasc execution processes (block N − maturity). */
@@ -232,22 +243,16 @@ export interface RemascExecution {
   processing: (number: bigint) => Promise<ProcessingBlock | undefined>
 }
 
-function bytesToBig(b: Uint8Array): bigint {
-  return b.length === 0 ? 0n : BigInt('0x' + Buffer.from(b).toString('hex'))
-}
-
-/** RemascFeesPayer log data: RLP[ RLP(blockHash), RLP.encodeCoin(value) ]. */
-function paymentData(blockHash: Uint8Array, value: bigint): Uint8Array {
-  return rlpList([rlpBytes(blockHash), rlpBytes(unsignedBytes(value))])
-}
+/** A Remasc payment log, with its place among the block's logs (0 until the block numbers its logs). */
+export type RemascLog = RskLog & { logIndex: number }
 
 /**
  * Remasc.processMinersFees + RemascStorageProvider.save for one block (docs/reference-rules.md#rule-remasc-payment,
  * with the rules of the block: docs/reference-rules.md#rule-remasc-activations). Mutates the repository
  * (balances, payee accounts, storage) and returns the payment logs in order.
  */
-export async function processMinersFees(repo: RemascRepository, ex: RemascExecution): Promise<RskLog[]> {
-  const logs: RskLog[] = []
+export async function processMinersFees(repo: RemascRepository, ex: RemascExecution): Promise<RemascLog[]> {
+  const logs: RemascLog[] = []
   const cfg = ex.config
   const rules = ex.rules ?? NEWEST_REMASC_RULES
   let rewardBalance: bigint | undefined
@@ -255,14 +260,19 @@ export async function processMinersFees(repo: RemascRepository, ex: RemascExecut
   let federationBalance: bigint | undefined
   let brokenSelectionRule: boolean | undefined
   const read = async (key: Uint8Array) => bytesToBig(await repo.getStorageBytes(key))
-  const pay = async (blockHash: Uint8Array, value: bigint, to: Uint8Array) => {
-    await repo.addBalance(REMASC_ADDRESS, -value)
-    await repo.addBalance(to, value)
+  // The contract's balance goes down by every payment (RemascFeesPayer: transfer from REMASC_ADDR to the payee); the
+  // debits are added up and made once after the payments (one account write instead of one per payee: the final
+  // state is the same, nothing reads the contract's balance in between).
+  let paidOut: bigint | undefined
+  const pay = (blockHash: Uint8Array, value: bigint, to: Uint8Array): Promise<void> => {
+    paidOut = (paidOut ?? 0n) + value
     logs.push({
       address: REMASC_ADDRESS,
-      topics: [MINING_FEE_TOPIC, padLeft(to, 32)],
+      topics: [MINING_FEE_TOPIC, payeeTopic(to)],
       data: paymentData(blockHash, value),
+      logIndex: 0,
     })
+    return repo.addBalance(to, value)
   }
 
   run: {
@@ -308,13 +318,14 @@ export async function processMinersFees(repo: RemascRepository, ex: RemascExecut
     await pay(processing.hash, synthetic, processing.coinbase)
   }
 
+  if (paidOut !== undefined) await repo.addBalance(REMASC_ADDRESS, -paidOut)
   // RemascStorageProvider.save
-  if (rewardBalance !== undefined) await repo.putStorageBytes(REMASC_KEYS.rewardBalance, unsignedBytes(rewardBalance))
-  if (burnedBalance !== undefined) await repo.putStorageBytes(REMASC_KEYS.burnedBalance, unsignedBytes(burnedBalance))
+  if (rewardBalance !== undefined) await repo.putStorageBytes(REMASC_KEYS.rewardBalance, bigToBytes(rewardBalance))
+  if (burnedBalance !== undefined) await repo.putStorageBytes(REMASC_KEYS.burnedBalance, bigToBytes(burnedBalance))
   await repo.putStorageBytes(REMASC_KEYS.siblings, Uint8Array.of(0xc0))
   if (brokenSelectionRule !== undefined)
     await repo.putStorageBytes(REMASC_KEYS.brokenSelectionRule, Uint8Array.of(brokenSelectionRule ? 1 : 0))
   if (federationBalance !== undefined)
-    await repo.putStorageBytes(REMASC_KEYS.federationBalance, unsignedBytes(federationBalance))
+    await repo.putStorageBytes(REMASC_KEYS.federationBalance, bigToBytes(federationBalance))
   return logs
 }

@@ -38,7 +38,13 @@ describe('signLegacyTransaction', () => {
   it('pins the signer as the sender and the encoding; both equal what recovery and re-encoding give', () => {
     const common = createChainCommon(33)
     const key = seedToPrivateKey('cow1')
-    const data = { nonce: 3n, gasPrice: 60_000_000n, gasLimit: 21_000n, to: '0x' + '11'.repeat(20), value: 5n }
+    const data = {
+      nonce: 3n,
+      gasPrice: 60_000_000n,
+      gasLimit: 21_000n,
+      to: ('0x' + '11'.repeat(20)) as `0x${string}`,
+      value: 5n,
+    }
     for (const sender of [privateKeyToAddress(key), undefined]) {
       const tx = signLegacyTransaction(key, data, common, sender)
       expect(Object.isFrozen(tx)).toBe(true)

@@ -10,7 +10,9 @@ import type { Node } from '../../src/index.js'
 import type { BlockRecord } from '../../src/types/records.js'
 import { blockDerived, encodeBlock } from '../../src/blocks/block-codec.js'
 import { StorageCorruptError } from '../../src/errors/storage-errors.js'
-import { decodeStoredBlock } from '../../src/blocks/stored-block.js'
+import { compactRecord, decodeStoredBlock } from '../../src/blocks/stored-block.js'
+import { bigIntToBytes } from '../../src/util/bytes.js'
+import { encodeReceipt } from '../../src/rsk/block-encoding.js'
 import { blockEncoding, headerHash } from '../../src/rsk/block-encoding.js'
 import { formatBlock, formatReceipt } from '../../src/rpc/format.js'
 import { buildChain, probe } from '../helpers/chain-fixture.js'
@@ -63,6 +65,55 @@ describe('a block decoded from its encodings answers as the block it was built a
     }
     // the fixture's logs (set, emitMany ×3, a block with several transactions) and the Remasc transaction's
     expect(logs).toBeGreaterThan(6)
+  })
+
+  it("the derived RLP written in place is RLP.encode's of the same items, byte for byte", () => {
+    let entries = 0
+    for (const b of built) {
+      const expected = RLP.encode([
+        b.hash,
+        b.hashForMergedMining,
+        bigIntToBytes(b.totalDifficulty),
+        b.transactions.map((t) => [
+          t.from,
+          t.receipt.contractAddress ?? new Uint8Array(0),
+          encodeReceipt(t.receipt),
+          bigIntToBytes(BigInt(t.receipt.logs[0]?.logIndex ?? 0)),
+        ]),
+      ])
+      expect(blockDerived(b)).toEqual(expected)
+      entries += b.transactions.length
+    }
+    expect(entries).toBeGreaterThan(built.length)
+  })
+
+  it('the compact record made from a built block answers as the record decoded from its encodings', () => {
+    const { common } = internals(node).chain.reads
+    for (const b of built) {
+      const enc = encodeBlock(b)
+      const c = compactRecord(b, enc, common)
+      const d = decodeStoredBlock(enc.rlp, enc.derived, common)
+      expect(json(formatBlock(c, true))).toBe(json(formatBlock(d, true)))
+      c.transactions.forEach((t, i) => {
+        const dt = d.transactions[i]!
+        expect(t.hash).toEqual(dt.hash)
+        expect(t.from).toEqual(dt.from)
+        expect(json(formatReceipt(t, c))).toBe(json(formatReceipt(dt, d)))
+        expect(json(t.receipt.logs)).toBe(json(dt.receipt.logs))
+        expect(t.tx.serialize()).toEqual(dt.tx.serialize())
+      })
+      // the Remasc transaction is recognised without its RLP being compared
+      expect(c.transactions.at(-1)!.from).toBe(d.transactions.at(-1)!.from)
+      // compact as a decoded one: the receipt blooms are views into the record's own copy of the encodings
+      const buffers = new Set(
+        [c.header.logsBloom, ...c.transactions.map((t) => t.receipt.logsBloom)].map((f) => f.buffer),
+      )
+      expect(buffers.size).toBe(1)
+      expect([...buffers][0]).not.toBe(enc.rlp.buffer)
+      expect(() => compactRecord({ ...b, transactions: b.transactions.slice(1) }, enc, common)).toThrow(
+        StorageCorruptError,
+      )
+    }
   })
 
   it('is compact: its byte fields are views into one buffer, and the cache holds it, not the built record', async () => {

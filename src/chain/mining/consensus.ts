@@ -13,8 +13,6 @@
 import type { Common } from '@ethereumjs/common'
 import type { AppliedBlock, PendingExecution } from '../../execution/executor.js'
 import {
-  btcBlockHash,
-  calculateForkDetectionData,
   FORK_DETECTION_MIN_HEIGHT,
   hashForMergedMining as rskHashForMergedMining,
 } from '../../rsk/merged-mining/merged-mining-hash.js'
@@ -23,6 +21,7 @@ import type { MergedMiningFields } from '../../rsk/merged-mining/merged-mining.j
 import { mineMergedMiningFields } from '../../rsk/merged-mining/merged-mining-miner.js'
 import { toRskHeader } from '../../rsk/block-encoding.js'
 import { remascTxRecord } from '../../blocks/remasc-tx-record.js'
+import { forkDetectionData as fromWindow } from './fork-detection-window.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../../types/records.js'
 
 /**
@@ -46,38 +45,21 @@ export function blockTransactions(
   return records
 }
 
-/** Last byte of each block's Bitcoin header hash (ForkDetectionDataCalculator's commit-to-parents bytes), cached. */
-const btcHashLastByte = new WeakMap<BlockRecord, number>()
-
 /**
  * RSKIP110 fork detection data of a block to be mined at `number` (ForkDetectionDataCalculator over the
  * parent and its 448 ancestors; see calculateForkDetectionData in src/rsk/merged-mining/merged-mining-hash.ts); empty
- * below block 449.
+ * below block 449. Read from a running window of the ancestors' facts (./fork-detection-window.ts: one block read
+ * per mined block, checked against the chain by hash, so reverts, resets and other chains need no notice).
  * @param block canonical block lookup
+ * @param parentHash the hash of block `number` − 1 when known (the header's parentHash): saves a read
  */
 export async function forkDetectionDataFor(
   number: bigint,
   block: (n: bigint) => Promise<BlockRecord | undefined>,
+  parentHash?: Uint8Array,
 ): Promise<Uint8Array> {
   if (number < FORK_DETECTION_MIN_HEIGHT) return new Uint8Array(0)
-  const best = number - 1n
-  const out = new Uint8Array(12)
-  const offset = best % 64n
-  for (let i = 0; i < 7; i++) {
-    const b = await block(best - offset - BigInt(i * 64))
-    if (!b) return calculateForkDetectionData([])
-    let last = btcHashLastByte.get(b)
-    if (last === undefined) {
-      last = btcBlockHash(b.header.bitcoinMergedMiningHeader).at(-1)!
-      btcHashLastByte.set(b, last)
-    }
-    out[i] = last
-  }
-  let uncles = 0
-  for (let i = 0n; i < 32n; i++) uncles += (await block(best - i))?.header.uncleCount ?? 0
-  out[7] = Math.min(uncles, 255)
-  new DataView(out.buffer).setInt32(8, Number(BigInt.asIntN(32, number)), false)
-  return out
+  return fromWindow(number, block, parentHash)
 }
 
 /** hashForMergedMining of a header without merged-mining fields, with its fork detection data. */
@@ -107,7 +89,7 @@ export async function mergeMine(
   block: (n: bigint) => Promise<BlockRecord | undefined>,
   source: MergedMiningSource = regtestMinerClient,
 ): Promise<Uint8Array> {
-  const hfmm = workHashForMergedMining(header, await forkDetectionDataFor(header.number, block))
+  const hfmm = workHashForMergedMining(header, await forkDetectionDataFor(header.number, block, header.parentHash))
   const mm = source(hfmm, header)
   header.bitcoinMergedMiningHeader = mm.bitcoinMergedMiningHeader
   header.bitcoinMergedMiningMerkleProof = mm.bitcoinMergedMiningMerkleProof

@@ -21,9 +21,12 @@ function rotr(x: number, n: number): number {
   return (x >>> n) | (x << (32 - n))
 }
 
+/** The message schedule of {@link compress} (scratch: compress runs to completion before any other call). */
+const W = new Uint32Array(64)
+
 /** One SHA-256 compression of the 64-byte block at `data[off..off+64]` into `h` (8 words). */
 function compress(h: Uint32Array, data: Uint8Array, off: number): void {
-  const w = new Uint32Array(64)
+  const w = W
   for (let i = 0; i < 16; i++) {
     const j = off + i * 4
     w[i] = (data[j]! << 24) | (data[j + 1]! << 16) | (data[j + 2]! << 8) | data[j + 3]!
@@ -35,7 +38,14 @@ function compress(h: Uint32Array, data: Uint8Array, off: number): void {
     const s1 = rotr(y, 17) ^ rotr(y, 19) ^ (y >>> 10)
     w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) | 0
   }
-  let [a, b, c, d, e, f, g, hh] = [h[0]!, h[1]!, h[2]!, h[3]!, h[4]!, h[5]!, h[6]!, h[7]!]
+  let a = h[0]!
+  let b = h[1]!
+  let c = h[2]!
+  let d = h[3]!
+  let e = h[4]!
+  let f = h[5]!
+  let g = h[6]!
+  let hh = h[7]!
   for (let i = 0; i < 64; i++) {
     const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) | 0
     const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0
@@ -56,6 +66,60 @@ function compress(h: Uint32Array, data: Uint8Array, off: number): void {
   h[5] = (h[5]! + f) | 0
   h[6] = (h[6]! + g) | 0
   h[7] = (h[7]! + hh) | 0
+}
+
+/**
+ * Double SHA-256 of 80-byte Bitcoin headers that share their first 64 bytes (a nonce search: only time, bits and
+ * nonce, in the last 16 bytes, differ): the state after the first 64 bytes is computed once, so each hash costs
+ * two compressions and allocates nothing. The same bytes as {@link sha256d} of the header.
+ */
+export class HeaderHasher {
+  private readonly mid = new Uint32Array(8)
+  private readonly h = new Uint32Array(8)
+  private readonly block = new Uint8Array(64)
+  /** The last hash (internal order); overwritten by the next {@link hash}. */
+  readonly out = new Uint8Array(32)
+
+  /** Starts over for headers sharing `header`'s first 64 bytes. @returns this */
+  start(header: Uint8Array): this {
+    this.mid.set(SHA256_IV)
+    compress(this.mid, header, 0)
+    return this
+  }
+
+  /** sha256d(header) for a header with the first 64 bytes given to {@link start}; @returns {@link out} */
+  hash(header: Uint8Array): Uint8Array {
+    const { block, h, out } = this
+    // second block of the first hash: bytes 64..80, the padding bit, the length (640 bits)
+    block.set(header.subarray(64, 80))
+    block.fill(0, 16)
+    block[16] = 0x80
+    block[62] = 0x02
+    block[63] = 0x80
+    h.set(this.mid)
+    compress(h, block, 0)
+    // the second hash: the 32-byte digest, the padding bit, the length (256 bits)
+    for (let i = 0; i < 8; i++) {
+      const v = h[i]!
+      block[i * 4] = v >>> 24
+      block[i * 4 + 1] = v >>> 16
+      block[i * 4 + 2] = v >>> 8
+      block[i * 4 + 3] = v
+    }
+    block.fill(0, 32)
+    block[32] = 0x80
+    block[62] = 0x01
+    h.set(SHA256_IV)
+    compress(h, block, 0)
+    for (let i = 0; i < 8; i++) {
+      const v = h[i]!
+      out[i * 4] = v >>> 24
+      out[i * 4 + 1] = v >>> 16
+      out[i * 4 + 2] = v >>> 8
+      out[i * 4 + 3] = v
+    }
+    return out
+  }
 }
 
 /** A SHA-256 state after whole 64-byte blocks: the byte count and the 8 chaining words. */

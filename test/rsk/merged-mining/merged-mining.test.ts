@@ -129,8 +129,11 @@ describe('fork detection data', () => {
     const blocks: BlockRecord[] = []
     for (let n = 0; n < 600; n++) {
       const btc = n === 0 ? Uint8Array.of(0) : createHash('sha256').update(`btc ${n}`).digest()
+      const hash = createHash('sha256').update(`block ${n}`).digest()
+      const parentHash = n === 0 ? new Uint8Array(32) : blocks[n - 1]!.hash
       blocks.push({
-        header: { number: BigInt(n), uncleCount: n % 5 === 0 ? 1 : 0, bitcoinMergedMiningHeader: btc },
+        hash,
+        header: { number: BigInt(n), parentHash, uncleCount: n % 5 === 0 ? 1 : 0, bitcoinMergedMiningHeader: btc },
       } as unknown as BlockRecord)
     }
     const lookup = async (n: bigint) => blocks[Number(n)]
