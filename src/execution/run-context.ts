@@ -54,7 +54,8 @@ export class RunContext {
   /** The one real @ethereumjs block context blocks are derived from (see contextBlock); set once at creation. */
   baseContext!: Block
 
-  private lastContext: { key: string; block: Block } | undefined
+  private lastContext:
+    { number: bigint; timestamp: bigint; gasLimit: bigint; difficulty: bigint; block: Block } | undefined
 
   /** A header-only @ethereumjs block for the EVM's block context. */
   contextBlock(ctx: BlockContext): Block {
@@ -62,13 +63,28 @@ export class RunContext {
     this.coinbase = ctx.coinbase
     this.executionNumber = ctx.number
     this.gasRulesAt?.(ctx.number)
-    // Calls and estimates at the same block reuse one context block (building it costs more than a simple call).
-    const key = `${ctx.number}:${ctx.timestamp}:${ctx.gasLimit}:${ctx.difficulty}`
-    if (this.lastContext?.key === key) return this.lastContext.block
+    // Calls and estimates at the same block reuse one context block (building it costs more than a simple call;
+    // compared field by field: a key string built per call was ~0.5 µs of a ~70 µs eth_call, measured).
+    const last = this.lastContext
+    if (
+      last !== undefined &&
+      last.number === ctx.number &&
+      last.timestamp === ctx.timestamp &&
+      last.gasLimit === ctx.gasLimit &&
+      last.difficulty === ctx.difficulty
+    ) {
+      return last.block
+    }
     // Each context is a thin object over one real @ethereumjs block with its own number, timestamp, gas limit
     // and difficulty (createBlock costs ~2% of an automined transfer: Common copy, header validation).
     const block = deriveBlock(this.baseContext, ctx)
-    this.lastContext = { key, block }
+    this.lastContext = {
+      number: ctx.number,
+      timestamp: ctx.timestamp,
+      gasLimit: ctx.gasLimit,
+      difficulty: ctx.difficulty,
+      block,
+    }
     return block
   }
 }

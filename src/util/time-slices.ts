@@ -40,19 +40,3 @@ export function yieldThread(): Promise<void> {
     }),
   )
 }
-
-/**
- * A yield point for a loop with its own slice (a log query's, shorter than the node's).
- * @param sliceMs the longest stretch, in ms, the loop keeps the thread between two yields
- * @returns a function to await between two iterations: it yields the thread once `sliceMs` have passed since the
- *   previous yield (or since this call), and otherwise returns at once; its yields start a new slice of the thread
- *   too ({@link yieldThread})
- */
-export function sliceYielder(sliceMs: number): () => Promise<void> {
-  let last = Date.now()
-  return async () => {
-    if (Date.now() - last < sliceMs) return
-    await yieldThread()
-    last = Date.now()
-  }
-}
