@@ -242,7 +242,11 @@ async function startNode(
       instanceId = id
     },
   }
-  const filters = new FilterManager(chain, { keccak: keccak256, clock: config.clock })
+  const filters = new FilterManager(chain, {
+    keccak: keccak256,
+    clock: config.clock,
+    logBlockLimit: compat.logBlockLimit,
+  })
   const subscriptions = new SubscriptionManager(chain, { head: formatHead, log: formatFilterLog }, (from) =>
     accounts.has(from),
   )

@@ -47,6 +47,8 @@ export interface FilterManagerOptions {
   timeoutMs?: number
   /** keccak256, for bloom pre-checks in log queries. */
   keccak: (data: Uint8Array) => Uint8Array
+  /** Most blocks a log query may span (queryLogs' `blockLimit`; default the reference's 5000, null: none). */
+  logBlockLimit?: bigint | null
 }
 
 /**
@@ -154,7 +156,7 @@ export class FilterManager {
     const from = spec.from === 'head' ? f.installedAt : spec.from
     const to = spec.to === 'head' || spec.to > head ? head : spec.to
     if (from > to) return []
-    return queryLogs(this.chain.reads, from, to, spec, this.opts.keccak)
+    return queryLogs(this.chain.reads, from, to, spec, this.opts.keccak, this.opts.logBlockLimit)
   }
 
   /**

@@ -122,7 +122,9 @@ export const QUERY_SLICE_MS = SLICE_MS
 /**
  * All logs matching `c` in canonical blocks `from..to` (inclusive), in chain order; yields the thread every
  * {@link QUERY_SLICE_MS}.
- * @throws LogQueryLimitError beyond the reference limits
+ * @param blockLimit most blocks a query may span beyond its first (default {@link MAX_BLOCKS_TO_QUERY}, the
+ *   reference's; null: no limit, a compatibility profile's choice, src/rpc/compat.ts)
+ * @throws LogQueryLimitError beyond the limits (-32012)
  */
 export async function queryLogs(
   chain: Pick<ChainReads, 'blocksWithBloom'>,
@@ -130,9 +132,10 @@ export async function queryLogs(
   to: bigint,
   c: LogCriteria,
   keccak: (b: Uint8Array) => Uint8Array,
+  blockLimit: bigint | null = MAX_BLOCKS_TO_QUERY,
 ): Promise<LogMatch[]> {
-  if (to - from > MAX_BLOCKS_TO_QUERY) {
-    throw new LogQueryLimitError(`Cannot query more than ${MAX_BLOCKS_TO_QUERY} blocks at once`)
+  if (blockLimit !== null && to - from > blockLimit) {
+    throw new LogQueryLimitError(`Cannot query more than ${blockLimit} blocks at once`)
   }
   const bits = bloomBits(c, keccak)
   const out: LogMatch[] = []

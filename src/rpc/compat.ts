@@ -26,6 +26,8 @@
  *   (docs/reference-rules.md#rule-error-http-status);
  * - `debug_trace*` without a `tracer` answer geth's struct logs (`structLogger`), as both tools do, instead of the
  *   reference's `rskTracer` shape (src/node.ts passes it to the debug methods);
+ * - eth_getLogs and log filters answer any block range, as both tools do, instead of refusing more than the
+ *   reference's 5000 blocks (-32012);
  * - `callTracer` frames have geth's shape (full `output` data, type `CREATE2`, a creation's address as `to`) instead
  *   of the reference's (minimal-quantity `output`, CREATE2 typed CREATE; src/rpc/call-trace-format.ts).
  */
@@ -35,6 +37,7 @@ import type { VmExecutionError } from '../errors/domain-errors.js'
 import type { BlockRecord, TxRecord } from '../types/records.js'
 import { REMASC_ADDRESS } from '../rsk/remasc.js'
 import { bytesEqual } from '../util/bytes.js'
+import { MAX_BLOCKS_TO_QUERY } from '../events/log-query.js'
 
 /** The profile names `--compat` takes. */
 export const COMPAT_NAMES = ['hardhat', 'anvil'] as const
@@ -75,6 +78,11 @@ export interface CompatProfile {
    * reference's 400 for -32700/-32600/-32602 (docs/reference-rules.md#rule-error-http-status).
    */
   readonly errorsAnswerHttp200: boolean
+  /**
+   * Most blocks one eth_getLogs / filter query may span: the reference's 5000 (-32012 beyond), or null for no limit
+   * (Anvil and Hardhat answer any range; a dapp or indexer asking `fromBlock: 0` expects an answer).
+   */
+  readonly logBlockLimit: bigint | null
   /** Milliseconds per unit of evm_setIntervalMining's argument (1: ms, Hardhat and reference; 1000: s, Anvil). */
   readonly intervalMiningUnitMs: number
   /**
@@ -172,6 +180,7 @@ const REFERENCE: CompatProfile = {
   estimateOmittedGas: false,
   keepsOutdatedTransactions: false,
   errorsAnswerHttp200: false,
+  logBlockLimit: MAX_BLOCKS_TO_QUERY,
   intervalMiningUnitMs: 1,
   gethCallTracer: false,
   revertError: () => undefined,
@@ -189,6 +198,7 @@ const HARDHAT: CompatProfile = {
   estimateOmittedGas: true,
   keepsOutdatedTransactions: true,
   errorsAnswerHttp200: true,
+  logBlockLimit: null,
   intervalMiningUnitMs: 1,
   gethCallTracer: true,
   // Hardhat 3's node: code 3, its wording, data the revert bytes (no transaction hash, even when mined)
@@ -203,6 +213,7 @@ const ANVIL: CompatProfile = {
   estimateOmittedGas: true,
   keepsOutdatedTransactions: true,
   errorsAnswerHttp200: true,
+  logBlockLimit: null,
   intervalMiningUnitMs: 1000,
   gethCallTracer: true,
   revertError: codeThreeRevert(anvilRevertMessage),

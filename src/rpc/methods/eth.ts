@@ -378,7 +378,7 @@ export function ethMethods(s: Services): MethodSpec[] {
         if (to > head) to = head
         if (from > to) return []
       }
-      const matches = await queryLogs(chain.reads, from, to, f, keccak256)
+      const matches = await queryLogs(chain.reads, from, to, f, keccak256, s.compat.logBlockLimit)
       return new RawJson(matches.map((m) => logJson(m.log, m.tx, m.block)))
     }),
   ]
