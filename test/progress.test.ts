@@ -28,12 +28,18 @@ function phases(events: Progress[]): string[] {
   return [...new Set(events.map((e) => e.phase))]
 }
 
-/** Reports of one phase follow each other no sooner than the throttle's interval (the first passes at once). */
+/**
+ * Reports of one phase are throttled: over the span between its first and last report, at most one per interval
+ * (the first passes at once). Counted over the whole span rather than between neighbours: a report delayed on its
+ * way to the listener (a busy machine) shortens the gap to the next one without breaking the throttle, whose own
+ * clock is tested with an injected one above.
+ */
 function expectThrottled(events: (Progress & { at: number })[]): void {
-  for (let i = 1; i < events.length; i++) {
-    if (events[i]!.phase !== events[i - 1]!.phase) continue
-    // (a millisecond of slack: the listener's clock read comes after the throttle's)
-    expect(events[i]!.at - events[i - 1]!.at).toBeGreaterThanOrEqual(PROGRESS_INTERVAL_MS - 1)
+  for (const phase of phases(events)) {
+    const of = events.filter((e) => e.phase === phase)
+    const span = of[of.length - 1]!.at - of[0]!.at
+    // (2 ms of slack: the throttle reads whole milliseconds, the listener performance.now)
+    expect(of.length - 1).toBeLessThanOrEqual(Math.floor(span / (PROGRESS_INTERVAL_MS - 2)) + 1)
   }
 }
 
