@@ -255,19 +255,6 @@ describe('--compat anvil', () => {
   beforeAll(async () => (s = await start('anvil')))
   afterAll(() => s.node.close())
 
-  it('eth_getLogs and log filters answer a range over 5000 blocks (the reference: -32012, eth-blocks-logs.test.ts)', async () => {
-    const { receipt } = await deploy(s.url, Probe.bytecode)
-    const emitted = await rpc(s.url, 'eth_sendTransaction', [
-      { from: COW.address, to: receipt.contractAddress, data: probe.encodeFunctionData('emitMany', [1n]) },
-    ])
-    await rpc(s.url, 'anvil_mine', ['0x1389']) // 5001 blocks
-    const range = { fromBlock: '0x0', toBlock: 'latest', address: receipt.contractAddress }
-    const logs = await rpc(s.url, 'eth_getLogs', [range])
-    expect(logs.map((l: { transactionHash: string }) => l.transactionHash)).toEqual([emitted])
-    const id = await rpc(s.url, 'eth_newFilter', [range])
-    expect(await rpc(s.url, 'eth_getFilterLogs', [id])).toEqual(logs)
-  })
-
   it('client version starts with anvil; Remasc transaction out of block lists', async () => {
     expect(await rpc(s.url, 'web3_clientVersion')).toMatch(/^anvil\/v1\.\d+\.\d+\/node-cli\/v/)
     // refused, as without a profile: the block gas limit is the network's, too small for hardhat-ethers' 2^24
@@ -301,5 +288,18 @@ describe('--compat anvil', () => {
     await client.setIntervalMining({ interval: 3 })
     expect(s.periods).toEqual([2000, 3000])
     await rpc(s.url, 'evm_setIntervalMining', [0])
+  })
+
+  it('eth_getLogs and log filters answer a range over 5000 blocks (the reference: -32012, eth-blocks-logs.test.ts)', async () => {
+    const { receipt } = await deploy(s.url, Probe.bytecode)
+    const emitted = await rpc(s.url, 'eth_sendTransaction', [
+      { from: COW.address, to: receipt.contractAddress, data: probe.encodeFunctionData('emitMany', [1n]) },
+    ])
+    await rpc(s.url, 'anvil_mine', ['0x1389']) // 5001 blocks
+    const range = { fromBlock: '0x0', toBlock: 'latest', address: receipt.contractAddress }
+    const logs = await rpc(s.url, 'eth_getLogs', [range])
+    expect(logs.map((l: { transactionHash: string }) => l.transactionHash)).toEqual([emitted])
+    const id = await rpc(s.url, 'eth_newFilter', [range])
+    expect(await rpc(s.url, 'eth_getFilterLogs', [id])).toEqual(logs)
   })
 })
