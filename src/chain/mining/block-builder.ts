@@ -22,6 +22,7 @@ import { bigIntToBytes, bytesEqual, ZERO_HASH } from '../../util/bytes.js'
 import type { BlockStore } from '../../blocks/block-store.js'
 // consensus: Remasc transaction, RSKIP144 block order, merged mining (src/chain/mining/consensus.ts)
 import { blockTransactions, mergeMine, type MergedMiningSource } from './consensus.js'
+import { ForkDetectionWindow } from './fork-detection-window.js'
 import { ExecutionTimeoutError, TxRejectedError } from '../../errors/domain-errors.js'
 import {
   EMPTY_TRIE_ROOT,
@@ -140,6 +141,8 @@ export class BlockBuilder {
   /** Roots blocks ran on where they differ from the parent's (state changed in place in between; in memory only). */
   private readonly preStateRoots = new LRUCache<string, Uint8Array>({ max: 4096 })
   private pendingCache: { key: string; block: BlockRecord } | undefined
+  /** This chain's RSKIP110 fork detection window (./fork-detection-window.ts): mined blocks and mining work read it. */
+  readonly forkDetection = new ForkDetectionWindow()
 
   constructor(private readonly o: BlockBuilderOptions) {}
 
@@ -225,7 +228,7 @@ export class BlockBuilder {
     }
     if (this.o.headerFormat !== undefined) header.format = this.o.headerFormat(ctx.number)
     // consensus: a mined block is merge-mined (the pending preview has no merged-mining fields)
-    const hfmm = commit ? await mergeMine(header, (n) => blocks.byNumber(n), mm) : undefined
+    const hfmm = commit ? await mergeMine(header, this.forkDetection, (n) => blocks.byNumber(n), mm) : undefined
     const block = this.assemble(header, records, parent.totalDifficulty + ctx.difficulty, hfmm)
     // the tracers replay a block on the state it ran on: its parent's, unless changed in place in between
     if (commit && !bytesEqual(preRoot, parent.header.stateRoot)) this.preStateRoots.set(block.hashKey, preRoot)

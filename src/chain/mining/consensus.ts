@@ -21,7 +21,7 @@ import type { MergedMiningFields } from '../../rsk/merged-mining/merged-mining.j
 import { mineMergedMiningFields } from '../../rsk/merged-mining/merged-mining-miner.js'
 import { toRskHeader } from '../../rsk/block-encoding.js'
 import { remascTxRecord } from '../../blocks/remasc-tx-record.js'
-import { forkDetectionData as fromWindow } from './fork-detection-window.js'
+import type { ForkDetectionWindow } from './fork-detection-window.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../../types/records.js'
 
 /**
@@ -47,19 +47,22 @@ export function blockTransactions(
 
 /**
  * RSKIP110 fork detection data of a block to be mined at `number` (ForkDetectionDataCalculator over the
- * parent and its 448 ancestors; see calculateForkDetectionData in src/rsk/merged-mining/merged-mining-hash.ts); empty
- * below block 449. Read from a running window of the ancestors' facts (./fork-detection-window.ts: one block read
- * per mined block, checked against the chain by hash, so reverts, resets and other chains need no notice).
+ * parent and its 448 ancestors; see calculateForkDetectionData in src/rsk/merged-mining/merged-mining-hash.ts): 12
+ * bytes, empty below block 449. Read from the chain's running window of the ancestors' facts
+ * (./fork-detection-window.ts: one block read per mined block, checked against the chain by hash, so reverts and
+ * resets need no notice).
+ * @param window the chain's window (BlockBuilder.forkDetection)
  * @param block canonical block lookup
  * @param parentHash the hash of block `number` − 1 when known (the header's parentHash): saves a read
  */
 export async function forkDetectionDataFor(
+  window: ForkDetectionWindow,
   number: bigint,
   block: (n: bigint) => Promise<BlockRecord | undefined>,
   parentHash?: Uint8Array,
 ): Promise<Uint8Array> {
   if (number < FORK_DETECTION_MIN_HEIGHT) return new Uint8Array(0)
-  return fromWindow(number, block, parentHash)
+  return window.data(number, block, parentHash)
 }
 
 /** hashForMergedMining of a header without merged-mining fields, with its fork detection data. */
@@ -82,14 +85,18 @@ export const regtestMinerClient: MergedMiningSource = (h, header) =>
 
 /**
  * Fills the merged-mining fields of a mined block's header (in place).
- * @returns the header's hashForMergedMining
+ * @param window the chain's fork detection window (BlockBuilder.forkDetection)
+ * @param block canonical block lookup
+ * @returns the header's hashForMergedMining (32 bytes)
  */
 export async function mergeMine(
   header: HeaderFields,
+  window: ForkDetectionWindow,
   block: (n: bigint) => Promise<BlockRecord | undefined>,
   source: MergedMiningSource = regtestMinerClient,
 ): Promise<Uint8Array> {
-  const hfmm = workHashForMergedMining(header, await forkDetectionDataFor(header.number, block, header.parentHash))
+  const fdd = await forkDetectionDataFor(window, header.number, block, header.parentHash)
+  const hfmm = workHashForMergedMining(header, fdd)
   const mm = source(hfmm, header)
   header.bitcoinMergedMiningHeader = mm.bitcoinMergedMiningHeader
   header.bitcoinMergedMiningMerkleProof = mm.bitcoinMergedMiningMerkleProof

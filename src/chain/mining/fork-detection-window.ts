@@ -8,12 +8,13 @@
  * of its Bitcoin header hash. Nothing else: ~40 KB, the same whatever the chain length (no growth per block).
  *
  * Why it stays correct without being told of reverts, resets (src/chain/dev/rewind.ts), reopen (anvil_reset),
- * `--db` restarts or another chain in the same process: the window only ever holds a run of blocks each the parent
+ * `--db` restarts or a replaced executor: the window only ever holds a run of blocks each the parent
  * of the next (checked by hash when added), and a block's facts are a function of its hash. Before use, the block
  * being mined's parent hash (or, without it, a read of block N − 1) is matched against the window: blocks are read
  * from N − 1 down, each checked to be the parent of the one above, until one whose hash the window holds at that
  * number. Everything below that block in the window is then its ancestry, i.e. canonical. After a rewind of k blocks
- * that costs k + 1 reads, on another chain (or a revert deeper than the window covers) up to 448 reads, once.
+ * that costs k + 1 reads, after a revert deeper than the window covers (or on a chain it has not seen) up to 448
+ * reads, once. Each chain holds its own window (one chain's mining never invalidates another's).
  */
 import { calculateForkDetectionData, btcBlockHash } from '../../rsk/merged-mining/merged-mining-hash.js'
 import type { BlockRecord } from '../../types/records.js'
@@ -45,79 +46,84 @@ function hashesEqual(a: Uint8Array, aOff: number, b: Uint8Array): boolean {
   return true
 }
 
-/** The window (one per process; see the file comment for why sharing it between chains stays correct). */
-const hashes = new Uint8Array(WINDOW * 32)
-const uncles = new Int32Array(WINDOW)
-const btcLast = new Int16Array(WINDOW)
-/** Newest number held (-1: empty) and how many consecutive numbers up to it are held. */
-let top = -1
-let size = 0
-/** Bumped on every change, so that a call that awaited reads sees whether another call changed the window. */
-let version = 0
-
-function holds(n: number, hash: Uint8Array | undefined): boolean {
-  return hash !== undefined && n <= top && n > top - size && hashesEqual(hashes, (n & MASK) * 32, hash)
-}
-
 /**
- * RSKIP110 fork detection data of the block to be mined at `number` (ForkDetectionDataCalculator over the parent
- * and its 448 ancestors; the same bytes as calculateForkDetectionData in src/rsk/merged-mining/merged-mining-hash.ts
- * over those headers): 7 B last bytes of the Bitcoin header hashes of blocks (best − best mod 64) − 64·i, 1 B
- * uncle count of the 32 newest blocks (capped at 255), 4 B big-endian `number`. Empty below block 449, or when a
- * needed ancestor is not in the chain (a fork's blocks below its fork block), as the reference's calculator.
- * @param number the number of the block being mined (N)
- * @param block canonical block lookup
- * @param parentHash the hash of block N − 1 when known (the header being mined's parentHash): saves a read when the
- *   window already holds it
+ * One chain's window (src/chain/mining/block-builder.ts holds it; its calls run in the chain's queue). The checks
+ * by hash above keep it correct whatever the chain did meanwhile; a call that finds the window changed by another
+ * call while it awaited reads answers from its reads alone.
  */
-export async function forkDetectionData(
-  number: bigint,
-  block: BlockLookup,
-  parentHash?: Uint8Array,
-): Promise<Uint8Array> {
-  const best = Number(number - 1n)
-  const lowest = best - (best % 64) - 6 * 64
-  const start = version
-  // read from the parent down until a block the window holds at its number (each read checked to be the parent of
-  // the one above); the window must also reach down to `lowest`, or it is rebuilt from the reads
-  const fresh: Facts[] = []
-  let expect = parentHash
-  let n = best
-  for (; n >= lowest; n--) {
-    if (holds(n, expect) && top - size + 1 <= lowest) break
-    const b = await block(BigInt(n))
-    if (b === undefined) return calculateForkDetectionData([])
-    if (expect !== undefined && !hashesEqual(b.hash, 0, expect)) return fromReads(number, block)
-    fresh.push(factsOf(b, n))
-    expect = b.header.parentHash
+export class ForkDetectionWindow {
+  private readonly hashes = new Uint8Array(WINDOW * 32)
+  private readonly uncles = new Int32Array(WINDOW)
+  private readonly btcLast = new Int16Array(WINDOW)
+  /** Newest number held (-1: empty) and how many consecutive numbers up to it are held. */
+  private top = -1
+  private size = 0
+  /** Bumped on every change, so that a call that awaited reads sees whether another call changed the window. */
+  private version = 0
+
+  private holds(n: number, hash: Uint8Array | undefined): boolean {
+    const { top, size } = this
+    return hash !== undefined && n <= top && n > top - size && hashesEqual(this.hashes, (n & MASK) * 32, hash)
   }
-  // another call changed the window while this one read: answer from reads alone, leave the window to it
-  if (version !== start) return fromReads(number, block)
-  if (n >= lowest) {
-    // the window holds block n: drop what it holds above (another branch), add the blocks read on top
-    size -= top - n
-    top = n
-  } else {
-    size = 0
-    top = n
+
+  /**
+   * RSKIP110 fork detection data of the block to be mined at `number` (ForkDetectionDataCalculator over the parent
+   * and its 448 ancestors; the same bytes as calculateForkDetectionData in src/rsk/merged-mining/merged-mining-hash.ts
+   * over those headers): 7 B last bytes of the Bitcoin header hashes of blocks (best − best mod 64) − 64·i, 1 B
+   * uncle count of the 32 newest blocks (capped at 255), 4 B big-endian `number`. Empty when a needed ancestor is
+   * not in the chain (a fork's blocks below its fork block), as the reference's calculator; the caller answers
+   * empty below block 449 (src/chain/mining/consensus.ts).
+   * @param number the number of the block being mined (N)
+   * @param block canonical block lookup
+   * @param parentHash the hash of block N − 1 when known (the header being mined's parentHash): saves a read when
+   *   the window already holds it
+   * @returns 12 bytes, or 0 bytes
+   */
+  async data(number: bigint, block: BlockLookup, parentHash?: Uint8Array): Promise<Uint8Array> {
+    const best = Number(number - 1n)
+    const lowest = best - (best % 64) - 6 * 64
+    const start = this.version
+    // read from the parent down until a block the window holds at its number (each read checked to be the parent
+    // of the one above); the window must also reach down to `lowest`, or it is rebuilt from the reads
+    const fresh: Facts[] = []
+    let expect = parentHash
+    let n = best
+    for (; n >= lowest; n--) {
+      if (this.holds(n, expect) && this.top - this.size + 1 <= lowest) break
+      const b = await block(BigInt(n))
+      if (b === undefined) return calculateForkDetectionData([])
+      if (expect !== undefined && !hashesEqual(b.hash, 0, expect)) return fromReads(number, block)
+      fresh.push(factsOf(b, n))
+      expect = b.header.parentHash
+    }
+    // another call changed the window while this one read: answer from reads alone, leave the window to it
+    if (this.version !== start) return fromReads(number, block)
+    if (n >= lowest) {
+      // the window holds block n: drop what it holds above (another branch), add the blocks read on top
+      this.size -= this.top - n
+      this.top = n
+    } else {
+      this.size = 0
+      this.top = n
+    }
+    for (let i = fresh.length - 1; i >= 0; i--) {
+      const f = fresh[i]!
+      const slot = f.number & MASK
+      this.hashes.set(f.hash, slot * 32)
+      this.uncles[slot] = f.uncles
+      this.btcLast[slot] = f.btcLast
+      this.top = f.number
+      if (this.size < WINDOW) this.size++
+    }
+    this.version++
+    const out = new Uint8Array(12)
+    for (let i = 0; i < 7; i++) out[i] = this.btcLast[(best - (best % 64) - i * 64) & MASK]!
+    let sum = 0
+    for (let i = 0; i < 32; i++) sum += this.uncles[(best - i) & MASK]!
+    out[7] = Math.min(sum, 255)
+    new DataView(out.buffer).setInt32(8, Number(BigInt.asIntN(32, number)), false)
+    return out
   }
-  for (let i = fresh.length - 1; i >= 0; i--) {
-    const f = fresh[i]!
-    const slot = f.number & MASK
-    hashes.set(f.hash, slot * 32)
-    uncles[slot] = f.uncles
-    btcLast[slot] = f.btcLast
-    top = f.number
-    if (size < WINDOW) size++
-  }
-  version++
-  const out = new Uint8Array(12)
-  for (let i = 0; i < 7; i++) out[i] = btcLast[(best - (best % 64) - i * 64) & MASK]!
-  let sum = 0
-  for (let i = 0; i < 32; i++) sum += uncles[(best - i) & MASK]!
-  out[7] = Math.min(sum, 255)
-  new DataView(out.buffer).setInt32(8, Number(BigInt.asIntN(32, number)), false)
-  return out
 }
 
 /** The same data from reads alone (ForkDetectionDataCalculator's 7 + 32 blocks), without the window. */
@@ -135,11 +141,4 @@ export async function fromReads(number: bigint, block: BlockLookup): Promise<Uin
   out[7] = Math.min(count, 255)
   new DataView(out.buffer).setInt32(8, Number(BigInt.asIntN(32, number)), false)
   return out
-}
-
-/** Empties the window (tests). */
-export function clearForkDetectionWindow(): void {
-  top = -1
-  size = 0
-  version++
 }

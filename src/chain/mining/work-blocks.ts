@@ -41,7 +41,7 @@ export async function buildWorkBlock(ctx: BlockContext, p: WorkParts): Promise<M
     block,
     hashForMergedMining: workHashForMergedMining(
       block.header,
-      await forkDetectionDataFor(ctx.number, (n) => p.blocks.byNumber(n)),
+      await forkDetectionDataFor(p.builder.forkDetection, ctx.number, (n) => p.blocks.byNumber(n)),
     ),
     parentHash: p.blocks.head.hash,
     ctx,

@@ -1,12 +1,12 @@
 /**
  * The running window of RSKIP110 fork detection data (src/chain/mining/fork-detection-window.ts): on every branch
- * a chain can take — mining in order, reverts shallow and deep, a new branch, another chain in the same process,
+ * a chain can take — mining in order, reverts shallow and deep, a new branch, another chain through the same window,
  * calls overlapping — it gives the bytes calculateForkDetectionData (the reference calculator over the 449
  * ancestors) gives, and it reads one block per mined block.
  */
 import { createHash } from 'node:crypto'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { clearForkDetectionWindow, forkDetectionData } from '../../../src/chain/mining/fork-detection-window.js'
+import { ForkDetectionWindow } from '../../../src/chain/mining/fork-detection-window.js'
 import { forkDetectionDataFor } from '../../../src/chain/mining/consensus.js'
 import { calculateForkDetectionData } from '../../../src/rsk/merged-mining/merged-mining-hash.js'
 import type { BlockRecord } from '../../../src/types/records.js'
@@ -50,7 +50,10 @@ function lookup(blocks: BlockRecord[]) {
 }
 
 describe('fork detection window', () => {
-  beforeEach(() => clearForkDetectionWindow())
+  let window: ForkDetectionWindow
+  beforeEach(() => (window = new ForkDetectionWindow()))
+  const forkDetectionData = (n: bigint, read: Parameters<ForkDetectionWindow['data']>[1], parent?: Uint8Array) =>
+    window.data(n, read, parent)
 
   it('mining in order: the calculator’s bytes, one read per block once the window is full', async () => {
     const a = chain('a', 1200)
@@ -93,7 +96,7 @@ describe('fork detection window', () => {
     }
   })
 
-  it('two chains in one process, one after the other and overlapping', async () => {
+  it('two chains through one window, one after the other and overlapping', async () => {
     const a = chain('a', 800)
     const b = chain('b', 800)
     for (let number = 449; number < 800; number += 29) {
@@ -119,7 +122,7 @@ describe('fork detection window', () => {
     // a fork's chain: the blocks below its fork block are not local
     const forked = async (n: bigint) => (n < 300n ? undefined : a[Number(n)])
     expect(await forkDetectionData(600n, forked, a[599]!.hash)).toHaveLength(0)
-    expect(await forkDetectionDataFor(449n, forked)).toHaveLength(0)
-    expect(await forkDetectionDataFor(448n, lookup(a))).toHaveLength(0)
+    expect(await forkDetectionDataFor(window, 449n, forked)).toHaveLength(0)
+    expect(await forkDetectionDataFor(window, 448n, lookup(a))).toHaveLength(0)
   })
 })

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { forkDetectionDataFor } from '../../../src/chain/mining/consensus.js'
+import { ForkDetectionWindow } from '../../../src/chain/mining/fork-detection-window.js'
 import type { BlockRecord } from '../../../src/types/records.js'
 import { calculateForkDetectionData } from '../../../src/rsk/merged-mining/merged-mining-hash.js'
 import { parseBtcTransaction, serializeCoinbase } from '../../../src/rsk/merged-mining/bitcoin-codec.js'
@@ -140,7 +141,9 @@ describe('fork detection data', () => {
     for (const number of [448n, 449n, 450n, 512n, 513n, 599n]) {
       const mainchain = []
       for (let n = number - 1n; n >= 0n && n >= number - 449n; n--) mainchain.push({ ...blocks[Number(n)]!.header })
-      expect(hex(await forkDetectionDataFor(number, lookup))).toBe(hex(calculateForkDetectionData(mainchain)))
+      expect(hex(await forkDetectionDataFor(new ForkDetectionWindow(), number, lookup))).toBe(
+        hex(calculateForkDetectionData(mainchain)),
+      )
     }
   })
 })
