@@ -180,24 +180,12 @@ export class AddressIndex {
   }
 
   /**
-   * The transaction `sender` sent with nonce `nonce`: a binary search over its sent transactions.
-   * @param nonceOf the nonce of the transaction at a position (read from the block store)
-   * @returns its position, or undefined when `sender` sent no transaction with that nonce
+   * The transaction `sender` sent with nonce `nonce`: a binary search over its sent transactions (≤ 17 reads of
+   * `nonceOf` for 100 000). Do not append meanwhile (the caller runs it in the chain's queue).
+   * @param nonceOf the nonce of the transaction at a packed position (read from the block store, possibly `--db`)
+   * @returns its packed position, or undefined when `sender` sent no transaction with that nonce
    */
-  findSentByNonce(sender: Uint8Array, nonce: bigint, nonceOf: (position: number) => bigint): number | undefined {
-    const list = this.sent.list(sender)
-    let lo = 0
-    let hi = list.count
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (nonceOf(list.at(mid)) < nonce) lo = mid + 1
-      else hi = mid
-    }
-    return lo < list.count && nonceOf(list.at(lo)) === nonce ? list.at(lo) : undefined
-  }
-
-  /** As {@link findSentByNonce}, with a `nonceOf` that reads asynchronously (a database); do not append meanwhile. */
-  async findSentByNonceAsync(
+  async findSentByNonce(
     sender: Uint8Array,
     nonce: bigint,
     nonceOf: (position: number) => Promise<bigint>,

@@ -12,6 +12,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { bigIntToBytes, bytesToBigInt, tempBytes, toKey } from '../util/bytes.js'
 import { listItems, rlpItem, skipItems, wholeItem, type RlpItemBounds } from '../util/rlp-views.js'
 import { blockEncoding, encodeReceipt } from '../rsk/block-encoding.js'
+import { rlpElementSize, rlpPrefixSize, writeRlpElement, writeRlpPrefix } from '../rsk/rlp-encoding.js'
 import type { BlockRecord, HeaderFields, TxRecord } from '../types/records.js'
 import { StorageCorruptError } from '../errors/storage-errors.js'
 
@@ -102,55 +103,24 @@ export function blockDerived(block: BlockRecord): Uint8Array {
   ])
   const entrySizes = entries.map((items) => listPayloadSize(items))
   let txsPayload = 0
-  for (const size of entrySizes) txsPayload += lengthPrefixSize(size) + size
-  const payload = listPayloadSize(head) + lengthPrefixSize(txsPayload) + txsPayload
-  const out = new Uint8Array(lengthPrefixSize(payload) + payload)
-  let at = writeLengthPrefix(out, 0, payload, 0xc0)
-  for (const b of head) at = writeByteString(out, at, b)
-  at = writeLengthPrefix(out, at, txsPayload, 0xc0)
+  for (const size of entrySizes) txsPayload += rlpPrefixSize(size) + size
+  const payload = listPayloadSize(head) + rlpPrefixSize(txsPayload) + txsPayload
+  const out = new Uint8Array(rlpPrefixSize(payload) + payload)
+  let at = writeRlpPrefix(out, 0, payload, 0xc0)
+  for (const b of head) at = writeRlpElement(out, at, b)
+  at = writeRlpPrefix(out, at, txsPayload, 0xc0)
   entries.forEach((items, i) => {
-    at = writeLengthPrefix(out, at, entrySizes[i]!, 0xc0)
-    for (const b of items) at = writeByteString(out, at, b)
+    at = writeRlpPrefix(out, at, entrySizes[i]!, 0xc0)
+    for (const b of items) at = writeRlpElement(out, at, b)
   })
   return out
-}
-
-/** Bytes of the RLP length prefix of a `len`-byte payload. */
-function lengthPrefixSize(len: number): number {
-  if (len < 56) return 1
-  let n = 1
-  for (let l = len; l > 255; l = Math.floor(l / 256)) n++
-  return 1 + n
 }
 
 /** Bytes of the RLP payload of a list of byte strings. */
 function listPayloadSize(items: readonly Uint8Array[]): number {
   let n = 0
-  for (const b of items) n += b.length === 1 && b[0]! < 0x80 ? 1 : lengthPrefixSize(b.length) + b.length
+  for (const b of items) n += rlpElementSize(b)
   return n
-}
-
-/** Writes the RLP length prefix of a `len`-byte payload (0x80 string, 0xc0 list) at `at`; returns the end. */
-function writeLengthPrefix(out: Uint8Array, at: number, len: number, offset: number): number {
-  const size = lengthPrefixSize(len)
-  if (size === 1) {
-    out[at] = offset + len
-    return at + 1
-  }
-  out[at] = offset + 55 + size - 1
-  for (let i = size - 1, l = len; i >= 1; i--, l = Math.floor(l / 256)) out[at + i] = l & 0xff
-  return at + size
-}
-
-/** Writes byte string `b` as RLP at `at` (a single byte below 0x80 is itself); returns the end. */
-function writeByteString(out: Uint8Array, at: number, b: Uint8Array): number {
-  if (b.length === 1 && b[0]! < 0x80) {
-    out[at] = b[0]!
-    return at + 1
-  }
-  at = writeLengthPrefix(out, at, b.length, 0x80)
-  out.set(b, at)
-  return at + b.length
 }
 
 /**

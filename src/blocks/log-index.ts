@@ -72,15 +72,17 @@ export class LogIndex {
   }
 
   /**
-   * Files the logs of block `number` (blocks must come in increasing order; a block below {@link indexedFrom} is
-   * ignored).
+   * Files the logs of block `number`, given as its transactions' receipts (blocks must come in increasing order; a
+   * block below {@link indexedFrom} is ignored).
    */
-  append(number: number, logs: Iterable<IndexedLog>): void {
+  append(number: number, transactions: readonly { receipt: { logs: readonly IndexedLog[] } }[]): void {
     if (number < this.from) return
-    for (const log of logs) {
-      this.emitters.add(log.address, number, number)
-      const t0 = log.topics[0]
-      if (t0 !== undefined && t0.length === 32) this.signatures.add(t0, number, number)
+    for (const t of transactions) {
+      for (const log of t.receipt.logs) {
+        this.emitters.add(log.address, number, number)
+        const t0 = log.topics[0]
+        if (t0 !== undefined && t0.length === 32) this.signatures.add(t0, number, number)
+      }
     }
   }
 

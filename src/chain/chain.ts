@@ -25,7 +25,6 @@ import type { BlockTx, OnExecuted } from './mining/block-builder.js'
 import type { ChainOptions } from './chain-options.js'
 import type { EncodedBlock } from '../blocks/block-codec.js'
 import type { AddressIndex, IndexedTx } from '../blocks/address-index.js'
-import type { IndexedLog } from '../blocks/log-index.js'
 import { commitBlock, type CommitParts } from './mining/block-commit.js'
 import type { MergedMiningSource, MiningWork } from './mining/consensus.js'
 import { assembleParts, createChainExecutor, startChain, type ChainParts } from './chain-setup.js'
@@ -436,12 +435,7 @@ export class Chain extends EventEmitter {
     this.parts.dev.clearNextBlockControls()
     this.parts.blocks.add(block, enc)
     if (addresses !== undefined) this.parts.history.append(block.header.number, addresses)
-    this.parts.logs.append(Number(block.header.number), blockLogs(block))
+    this.parts.logs.append(Number(block.header.number), block.transactions)
     this.emit('block', block)
   }
-}
-
-/** The logs of a block's receipts, in order (what the log index files). */
-function* blockLogs(block: BlockRecord): Generator<IndexedLog> {
-  for (const t of block.transactions) yield* t.receipt.logs
 }

@@ -211,6 +211,16 @@ export const P = {
   hash: (name = 'hash') => param(name, decodeHash),
   data: (name = 'data') => param(name, decodeData),
   quantity: (name: string) => param(name, decodeQuantity),
+  /**
+   * A QUANTITY (or JSON integer) from 0 to `max`; above it -32602 `invalid argument <i>: <name> must be at most
+   * <max>, got <n>` (page sizes and numbers with a bound).
+   */
+  quantityAtMost: (name: string, max: bigint) =>
+    param(name, (v, i) => {
+      const n = decodeQuantity(v, i)
+      if (n > max) fail(i, `${name} must be at most ${max}, got ${n}`)
+      return n
+    }),
   bool: (name: string) => param(name, decodeBool),
   block: (name = 'block') => param(name, (v, i) => decodeBlockRef(v, i)),
   blockNoHash: (name = 'block') => param(name, (v, i) => decodeBlockRef(v, i, false)),

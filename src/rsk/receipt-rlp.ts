@@ -23,7 +23,15 @@
 import { RLP } from '@ethereumjs/rlp'
 import { keccak256 } from '../crypto/keccak.js'
 import { bytesToBigInt, heapBytes, type Allocator } from '../util/bytes.js'
-import { rlpBytes, rlpList, unsignedBytes } from './rlp-encoding.js'
+import {
+  rlpBytes,
+  rlpElementSize,
+  rlpList,
+  rlpPrefixSize,
+  unsignedBytes,
+  writeRlpElement,
+  writeRlpPrefix,
+} from './rlp-encoding.js'
 import { Unitrie } from '../unitrie/unitrie.js'
 import { smallIndexedRoot } from './small-indexed-root.js'
 
@@ -113,47 +121,11 @@ export function isZeroBloom(b: Uint8Array): boolean {
   return true
 }
 
-/** Bytes of an RLP length prefix for a payload of `len` bytes (RLP.java encodeLength). */
-function prefixSize(len: number): number {
-  if (len < 56) return 1
-  let n = 1
-  for (let l = len; l > 255; l = Math.floor(l / 256)) n++
-  return 1 + n
-}
-
-/** Writes the RLP prefix of a `len`-byte payload (offset 0x80 string / 0xc0 list) at `pos`; the next position. */
-function writePrefix(out: Uint8Array, pos: number, len: number, offset: number): number {
-  const size = prefixSize(len)
-  if (size === 1) {
-    out[pos] = offset + len
-    return pos + 1
-  }
-  out[pos] = offset + 55 + size - 1
-  for (let i = size - 1, l = len; i >= 1; i--, l = Math.floor(l / 256)) out[pos + i] = l & 0xff
-  return pos + size
-}
-
-/** Size of RLP.encodeElement(data) (one byte < 0x80 is itself; empty is 0x80). */
-function elementSize(data: Uint8Array): number {
-  return data.length === 1 && data[0]! < 0x80 ? 1 : prefixSize(data.length) + data.length
-}
-
-/** Writes RLP.encodeElement(data) at `pos`; returns the next position. */
-function writeElement(out: Uint8Array, pos: number, data: Uint8Array): number {
-  if (data.length === 1 && data[0]! < 0x80) {
-    out[pos] = data[0]!
-    return pos + 1
-  }
-  pos = writePrefix(out, pos, data.length, 0x80)
-  out.set(data, pos)
-  return pos + data.length
-}
-
 /** Payload size of a log's RLP list [address, [topics…], data], and of its topics list (one call, no array). */
 function logPayloadSize(l: RskLog): number {
   let topics = 0
-  for (const t of l.topics) topics += elementSize(t)
-  return elementSize(l.address) + prefixSize(topics) + topics + elementSize(l.data)
+  for (const t of l.topics) topics += rlpElementSize(t)
+  return rlpElementSize(l.address) + rlpPrefixSize(topics) + topics + rlpElementSize(l.data)
 }
 
 /**
@@ -169,27 +141,28 @@ export function encodeReceipt(r: RskReceipt, alloc: Allocator = heapBytes): Uint
   let logs = 0
   for (const l of r.logs) {
     const n = logPayloadSize(l)
-    logs += prefixSize(n) + n
+    logs += rlpPrefixSize(n) + n
   }
   // postTxState and status: 0x01 (one byte, itself) on success, 0x80 (empty) on failure
-  const payload = 2 + elementSize(cumulative) + elementSize(bloom) + prefixSize(logs) + logs + elementSize(gasUsed)
-  const out = alloc(prefixSize(payload) + payload)
+  const payload =
+    2 + rlpElementSize(cumulative) + rlpElementSize(bloom) + rlpPrefixSize(logs) + logs + rlpElementSize(gasUsed)
+  const out = alloc(rlpPrefixSize(payload) + payload)
   const ok = r.status ? 0x01 : 0x80
-  let pos = writePrefix(out, 0, payload, 0xc0)
+  let pos = writeRlpPrefix(out, 0, payload, 0xc0)
   out[pos++] = ok
-  pos = writeElement(out, pos, cumulative)
-  pos = writeElement(out, pos, bloom)
-  pos = writePrefix(out, pos, logs, 0xc0)
+  pos = writeRlpElement(out, pos, cumulative)
+  pos = writeRlpElement(out, pos, bloom)
+  pos = writeRlpPrefix(out, pos, logs, 0xc0)
   for (const l of r.logs) {
-    pos = writePrefix(out, pos, logPayloadSize(l), 0xc0)
-    pos = writeElement(out, pos, l.address)
+    pos = writeRlpPrefix(out, pos, logPayloadSize(l), 0xc0)
+    pos = writeRlpElement(out, pos, l.address)
     let topics = 0
-    for (const t of l.topics) topics += elementSize(t)
-    pos = writePrefix(out, pos, topics, 0xc0)
-    for (const t of l.topics) pos = writeElement(out, pos, t)
-    pos = writeElement(out, pos, l.data)
+    for (const t of l.topics) topics += rlpElementSize(t)
+    pos = writeRlpPrefix(out, pos, topics, 0xc0)
+    for (const t of l.topics) pos = writeRlpElement(out, pos, t)
+    pos = writeRlpElement(out, pos, l.data)
   }
-  pos = writeElement(out, pos, gasUsed)
+  pos = writeRlpElement(out, pos, gasUsed)
   out[pos++] = ok
   if (pos !== out.length) throw new Error('encodeReceipt: internal size mismatch')
   return out

@@ -9,24 +9,44 @@ import { concat, fromHex, heapBytes, type Allocator } from '../util/bytes.js'
 // RLP primitives (org/ethereum/util/RLP.java encodeElement / encodeList)
 // ---------------------------------------------------------------------------------------------
 
-/** Bytes of an RLP length prefix for a payload of `len` bytes. */
-function prefixSize(len: number): number {
+/** Bytes of the RLP length prefix of a payload of `len` bytes (RLP.java encodeLength: 1, or 1 + the length's bytes). */
+export function rlpPrefixSize(len: number): number {
   if (len < 56) return 1
   let n = 1
   for (let l = len; l > 255; l = Math.floor(l / 256)) n++
   return 1 + n
 }
 
-/** Writes the RLP prefix of a `len`-byte payload (offset 0x80 string / 0xc0 list) at 0; returns its size. */
-function writePrefix(out: Uint8Array, len: number, offset: number): number {
+/**
+ * Writes the RLP prefix of a `len`-byte payload at `pos` (for one-pass encoders that size everything first).
+ * @param offset 0x80 for a byte string, 0xc0 for a list
+ * @returns the position after the prefix
+ */
+export function writeRlpPrefix(out: Uint8Array, pos: number, len: number, offset: number): number {
   if (len < 56) {
-    out[0] = offset + len
-    return 1
+    out[pos] = offset + len
+    return pos + 1
   }
-  const size = prefixSize(len)
-  out[0] = offset + 55 + size - 1
-  for (let i = size - 1, l = len; i >= 1; i--, l = Math.floor(l / 256)) out[i] = l & 0xff
-  return size
+  const size = rlpPrefixSize(len)
+  out[pos] = offset + 55 + size - 1
+  for (let i = size - 1, l = len; i >= 1; i--, l = Math.floor(l / 256)) out[pos + i] = l & 0xff
+  return pos + size
+}
+
+/** Bytes of RLP.encodeElement(data): a single byte below 0x80 is itself, else prefix ‖ bytes (empty: 0x80). */
+export function rlpElementSize(data: Uint8Array): number {
+  return data.length === 1 && data[0]! < 0x80 ? 1 : rlpPrefixSize(data.length) + data.length
+}
+
+/** Writes RLP.encodeElement(data) at `pos`; returns the position after it. */
+export function writeRlpElement(out: Uint8Array, pos: number, data: Uint8Array): number {
+  if (data.length === 1 && data[0]! < 0x80) {
+    out[pos] = data[0]!
+    return pos + 1
+  }
+  pos = writeRlpPrefix(out, pos, data.length, 0x80)
+  out.set(data, pos)
+  return pos + data.length
 }
 
 /**
@@ -38,8 +58,8 @@ function writePrefix(out: Uint8Array, len: number, offset: number): number {
 export function rlpBytes(data: Uint8Array | null | undefined, alloc: Allocator = heapBytes): Uint8Array {
   if (!data || data.length === 0) return Uint8Array.of(0x80)
   if (data.length === 1 && data[0]! < 0x80) return Uint8Array.of(data[0]!)
-  const out = alloc(prefixSize(data.length) + data.length)
-  out.set(data, writePrefix(out, data.length, 0x80))
+  const out = alloc(rlpPrefixSize(data.length) + data.length)
+  out.set(data, writeRlpPrefix(out, 0, data.length, 0x80))
   return out
 }
 
@@ -50,8 +70,8 @@ export function rlpBytes(data: Uint8Array | null | undefined, alloc: Allocator =
 export function rlpList(encodedItems: readonly Uint8Array[], alloc: Allocator = heapBytes): Uint8Array {
   let n = 0
   for (const p of encodedItems) n += p.length
-  const out = alloc(prefixSize(n) + n)
-  let pos = writePrefix(out, n, 0xc0)
+  const out = alloc(rlpPrefixSize(n) + n)
+  let pos = writeRlpPrefix(out, 0, n, 0xc0)
   for (const p of encodedItems) {
     out.set(p, pos)
     pos += p.length

@@ -13,7 +13,7 @@ import type { Node } from '../../src/index.js'
 import type { IndexedTx } from '../../src/blocks/address-index.js'
 import { OtsChild, OtsProbe, OtsTarget, Token } from '../../fixtures/index.js'
 import { COW, COW1, internals, rpc, startNode } from '../helpers/node.js'
-import { deploy, q, sendTx } from '../rpc/shapes.js'
+import { deploy, q, sendMined, sendTx } from '../rpc/shapes.js'
 
 const probe = new Interface(OtsProbe.abi)
 const token = new Interface(Token.abi)
@@ -59,18 +59,6 @@ async function expectMatchesTrace(hash: string): Promise<Set<string>> {
   for (const a of traced) expect(touched, `${a} of the trace`).toContain(a)
   for (const a of touched) if (!traced.has(a)) expect(isPrecompile(a), `${a} touched, not traced`).toBe(true)
   return touched
-}
-
-/** Sends with automine off and mines it with evm_mine (a failing send is mined too); returns the hash. */
-async function sendMined(tx: Record<string, unknown>): Promise<string> {
-  await rpc(url, 'evm_setAutomine', [false])
-  try {
-    const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, gas: q(3_000_000), ...tx }])
-    await rpc(url, 'evm_mine')
-    return hash
-  } finally {
-    await rpc(url, 'evm_setAutomine', [true])
-  }
 }
 
 const pairs = (a: IndexedTx): [string, string][] => (a.created ?? []).map((c) => [hex(c.address), hex(c.creator)])
@@ -162,7 +150,7 @@ describe('touched addresses of mined transactions', () => {
   })
 
   it('a reverted transaction: its sender and recipient', async () => {
-    const hash = await sendMined({ to: probeAddr, data: probe.encodeFunctionData('fail') })
+    const hash = await sendMined(url, { to: probeAddr, data: probe.encodeFunctionData('fail') })
     expect((await rpc(url, 'eth_getTransactionReceipt', [hash])).status).toBe('0x0')
     const { tx } = await addressesOf(hash)
     expect(tx.touched.map(hex)).toEqual([lower(COW.address), lower(probeAddr)])
@@ -177,7 +165,7 @@ describe('touched addresses of mined transactions', () => {
       (await sendTx(url, { to: probeAddr, value: q(3), data: probe.encodeFunctionData('create', [salt]) })).status,
     ).toBe('0x1')
     const nonce = Number(await rpc(url, 'eth_getTransactionCount', [probeAddr, 'latest']))
-    const hash = await sendMined({ to: probeAddr, value: q(3), data: probe.encodeFunctionData('create', [salt]) })
+    const hash = await sendMined(url, { to: probeAddr, value: q(3), data: probe.encodeFunctionData('create', [salt]) })
     expect((await rpc(url, 'eth_getTransactionReceipt', [hash])).status).toBe('0x0')
     const a = lower(getCreateAddress({ from: probeAddr, nonce }))
     expect(await rpc(url, 'eth_getCode', [a, 'latest'])).toBe('0x')

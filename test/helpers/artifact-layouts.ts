@@ -103,6 +103,20 @@ function each(output: SolcOutput, fn: (source: string, name: string, c: SolcCont
 
 const hex = (object: string): string => (object === '' ? '0x' : `0x${object}`)
 
+/** The fields Hardhat 2 and 3 artifacts share for contract `name` of `source`. */
+function hardhatArtifact(format: string, source: string, name: string, c: SolcContract): Record<string, unknown> {
+  return {
+    _format: format,
+    contractName: name,
+    sourceName: source,
+    abi: c.abi,
+    bytecode: hex(c.evm.bytecode.object),
+    deployedBytecode: hex(c.evm.deployedBytecode.object),
+    linkReferences: c.evm.bytecode.linkReferences,
+    deployedLinkReferences: c.evm.deployedBytecode.linkReferences,
+  }
+}
+
 /**
  * Writes a Hardhat 2 `artifacts/` folder: `<source>/<Name>.json` (`hh-sol-artifact-1`, no immutables),
  * `<source>/<Name>.dbg.json`, `build-info/<buildId>.json` (`hh-sol-build-info-1`, input and output).
@@ -114,16 +128,7 @@ export function writeHardhat2(
   buildId = 'b1d0000000000000000000000000000a',
 ): string {
   each(output, (source, name, c) => {
-    writeJson(join(dir, source, `${name}.json`), {
-      _format: 'hh-sol-artifact-1',
-      contractName: name,
-      sourceName: source,
-      abi: c.abi,
-      bytecode: hex(c.evm.bytecode.object),
-      deployedBytecode: hex(c.evm.deployedBytecode.object),
-      linkReferences: c.evm.bytecode.linkReferences,
-      deployedLinkReferences: c.evm.deployedBytecode.linkReferences,
-    })
+    writeJson(join(dir, source, `${name}.json`), hardhatArtifact('hh-sol-artifact-1', source, name, c))
     const up = source.split('/').map(() => '..')
     writeJson(join(dir, source, `${name}.dbg.json`), {
       _format: 'hh-sol-dbg-1',
@@ -150,14 +155,7 @@ export function writeHardhat3(dir: string, { input, output }: Compiled, buildId 
   const projectOutput: SolcOutput = { contracts: {} }
   each(output, (source, name, c) => {
     writeJson(join(dir, source, `${name}.json`), {
-      _format: 'hh3-artifact-1',
-      contractName: name,
-      sourceName: source,
-      abi: c.abi,
-      bytecode: hex(c.evm.bytecode.object),
-      deployedBytecode: hex(c.evm.deployedBytecode.object),
-      linkReferences: c.evm.bytecode.linkReferences,
-      deployedLinkReferences: c.evm.deployedBytecode.linkReferences,
+      ...hardhatArtifact('hh3-artifact-1', source, name, c),
       immutableReferences: c.evm.deployedBytecode.immutableReferences,
       inputSourceName: `project/${source}`,
       buildInfoId: buildId,

@@ -10,7 +10,7 @@ import { getCreateAddress, Interface, Wallet } from 'ethers'
 import type { Node } from '../../src/index.js'
 import { OtsChild, OtsProbe, OtsTarget, Probe } from '../../fixtures/index.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
-import { deploy, q, sendTx } from './shapes.js'
+import { deploy, q, sendMined, sendTx } from './shapes.js'
 
 const probe = new Interface(OtsProbe.abi)
 const emitter = new Interface(Probe.abi)
@@ -21,18 +21,6 @@ let node: Node
 let url: string
 let probeAddr: string
 let targetAddr: string
-
-/** Sends with automine off then mines, so a reverting transaction is mined without the -32015 answer. */
-async function sendMined(tx: Record<string, unknown>): Promise<string> {
-  await rpc(url, 'evm_setAutomine', [false])
-  try {
-    const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, gas: '0x2dc6c0', ...tx }])
-    await rpc(url, 'evm_mine')
-    return hash
-  } finally {
-    await rpc(url, 'evm_setAutomine', [true])
-  }
-}
 
 /** A fresh funded account (its history starts empty). */
 async function freshAccount(): Promise<string> {
@@ -143,7 +131,7 @@ describe('ots_searchTransactionsBefore / After', () => {
       destroy.transactionHash,
     ])
     expect(hashes(await rpc(url, 'ots_searchTransactionsBefore', [child, 0, 25]))).toEqual([destroy.transactionHash])
-    const failed = await sendMined({ to: probeAddr, data: probe.encodeFunctionData('fail') })
+    const failed = await sendMined(url, { to: probeAddr, data: probe.encodeFunctionData('fail') })
     const mine = hashes(await rpc(url, 'ots_searchTransactionsBefore', [COW.address, 0, 1]))
     expect(mine).toEqual([failed])
   })

@@ -15,7 +15,7 @@ import type { Node } from '../../src/index.js'
 import { OtsChild, OtsProbe, OtsTarget } from '../../fixtures/index.js'
 import { COW, COW1, rpc, rpcError, startNode } from '../helpers/node.js'
 import { deployLoop } from '../helpers/loop.js'
-import { deploy, q, sendTx } from './shapes.js'
+import { deploy, q, sendMined, sendTx } from './shapes.js'
 
 const probe = new Interface(OtsProbe.abi)
 const target = new Interface(OtsTarget.abi)
@@ -190,7 +190,7 @@ describe('ots_traceTransaction', () => {
 
   it('a revert with a reason: the Error(string) bytes, as the top frame output', async () => {
     const data = probe.encodeFunctionData('fail')
-    const hash = await sendMined({ to: probeAddr, data })
+    const hash = await sendMined(url, { to: probeAddr, data })
     const receipt = await rpc(url, 'eth_getTransactionReceipt', [hash])
     expect(receipt.status).toBe('0x0')
     const reason = new Interface(['error Error(string)']).encodeErrorResult('Error', ['ots: failed'])
@@ -232,18 +232,6 @@ describe('ots_traceTransaction', () => {
     }
   })
 })
-
-/** Sends `tx` from COW with automine off and mines it (a failing send is then mined, not answered -32015). */
-async function sendMined(tx: Record<string, unknown>): Promise<string> {
-  await rpc(url, 'evm_setAutomine', [false])
-  try {
-    const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, gas: q(300_000), ...tx }])
-    await rpc(url, 'evm_mine')
-    return hash
-  } finally {
-    await rpc(url, 'evm_setAutomine', [true])
-  }
-}
 
 describe('the replay deadline', () => {
   let dir: string

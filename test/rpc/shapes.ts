@@ -135,21 +135,27 @@ export async function deploy(
 }
 
 /**
- * Sends a transaction with automine off, mines it with evm_mine, turns automine back on and returns its receipt
- * (a send that fails is then still mined and answered with its receipt instead of -32015).
+ * Sends a transaction with automine off, mines it with evm_mine and turns automine back on (a send that fails is
+ * then still mined, instead of answered with -32015).
  * @param tx eth_sendTransaction fields; `from` defaults to COW, `gas` to 3 000 000
+ * @returns the transaction hash
  */
-export async function minedReceipt(
-  url: string,
-  tx: Record<string, unknown>,
-): Promise<{ status: string; gasUsed: bigint }> {
+export async function sendMined(url: string, tx: Record<string, unknown>): Promise<string> {
   await rpc(url, 'evm_setAutomine', [false])
   try {
     const hash = await rpc<string>(url, 'eth_sendTransaction', [{ from: COW.address, gas: q(3_000_000), ...tx }])
     await rpc(url, 'evm_mine')
-    const r = await rpc(url, 'eth_getTransactionReceipt', [hash])
-    return { status: r.status, gasUsed: BigInt(r.gasUsed) }
+    return hash
   } finally {
     await rpc(url, 'evm_setAutomine', [true])
   }
+}
+
+/** {@link sendMined}, answering the receipt's status and gas used. */
+export async function minedReceipt(
+  url: string,
+  tx: Record<string, unknown>,
+): Promise<{ status: string; gasUsed: bigint }> {
+  const r = await rpc(url, 'eth_getTransactionReceipt', [await sendMined(url, tx)])
+  return { status: r.status, gasUsed: BigInt(r.gasUsed) }
 }

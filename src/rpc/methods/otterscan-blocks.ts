@@ -10,8 +10,8 @@ import { quantity, toHex } from '../../util/bytes.js'
 import { listedTransactions } from '../compat.js'
 import { formatBlock, formatReceipt } from '../format.js'
 import { method, type MethodSpec } from '../method-table.js'
-import { param, P, type BlockRef } from '../params.js'
-import { ErrorCode, invalidParams, RpcError } from '../rpc-error.js'
+import { P, type BlockRef } from '../params.js'
+import { ErrorCode, RpcError } from '../rpc-error.js'
 import { blockOrPending, requireBlock, type Services } from '../services.js'
 
 /** The Otterscan API level served: Otterscan 2.x refuses a node below 8 (its MIN_API_LEVEL). */
@@ -21,7 +21,7 @@ export const OTS_API_LEVEL = 8
  * Largest `pageNumber` / `pageSize` of ots_getBlockTransactions: Erigon declares both as uint8, so a larger value
  * fails its parameter decoding (-32602); this node keeps the same bound. The Otterscan UI sends pageSize 25.
  */
-export const OTS_MAX_PAGE = 255
+export const OTS_MAX_PAGE = 255n
 
 /** The keys of a header as Erigon (and geth) marshal one, in their order; no baseFeePerGas on this chain. */
 const HEADER_KEYS = [
@@ -45,20 +45,6 @@ const HEADER_KEYS = [
 
 /** Transaction input is cut to this many bytes in ots_getBlockTransactions (Erigon: the 4-byte selector). */
 const SELECTOR_BYTES = 4
-
-/**
- * A page number or size of ots_getBlockTransactions: a JSON integer or QUANTITY from 0 to {@link OTS_MAX_PAGE}.
- * @throws RpcError -32602 `invalid argument <i>: <name> must be at most 255, got <n>` (or the quantity error)
- */
-function pageParam(name: string) {
-  return param(name, (value, index) => {
-    const n = P.quantity(name).decode(value, index)
-    if (n > BigInt(OTS_MAX_PAGE)) {
-      throw invalidParams(`invalid argument ${index}: ${name} must be at most ${OTS_MAX_PAGE}, got ${n}`)
-    }
-    return Number(n)
-  })
-}
 
 /**
  * The header JSON of erigon_getHeaderByNumber: {@link HEADER_KEYS} taken from this node's block JSON, so every
@@ -160,13 +146,17 @@ export function otterscanBlockMethods(s: Services): MethodSpec[] {
       'ots_getBlockTransactions',
       'ots',
       "a page of a block's full transactions and receipts, counted from the block's end; null when unknown",
-      [P.blockNoHash('block'), pageParam('pageNumber'), pageParam('pageSize')],
+      [
+        P.blockNoHash('block'),
+        P.quantityAtMost('pageNumber', OTS_MAX_PAGE),
+        P.quantityAtMost('pageSize', OTS_MAX_PAGE),
+      ],
       async (_c, ref, pageNumber, pageSize) => {
         const found = await blockAt(ref)
         if (!found) return null
         const { block, pending } = found
         const txs = listedTransactions(block, s.compat)
-        const [start, end] = pageFromEnd(txs.length, pageNumber, pageSize)
+        const [start, end] = pageFromEnd(txs.length, Number(pageNumber), Number(pageSize))
         const page = txs.slice(start, end)
         const fullblock = formatBlock(block, true, pending, page)
         for (const t of fullblock.transactions as Record<string, unknown>[]) {

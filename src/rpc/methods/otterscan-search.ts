@@ -20,24 +20,14 @@ import { quantity, toHex } from '../../util/bytes.js'
 import { listedTransactions } from '../compat.js'
 import { formatReceipt, formatTransaction } from '../format.js'
 import { method, type MethodSpec } from '../method-table.js'
-import { param, P } from '../params.js'
-import { invalidParams } from '../rpc-error.js'
+import { P } from '../params.js'
 import type { Services } from '../services.js'
 
 /**
  * Largest `pageSize` of the searches. Erigon takes any uint16; here a page is bounded so that one request cannot
  * hold the node for long (each transaction costs a block read and a receipt): the Otterscan UI sends 25.
  */
-export const OTS_MAX_SEARCH_PAGE = 1000
-
-/** A JSON integer or QUANTITY at most `max`, as a number. @throws RpcError -32602 above it */
-function boundedNumber(name: string, max: bigint) {
-  return param(name, (value, index) => {
-    const n = P.quantity(name).decode(value, index)
-    if (n > max) throw invalidParams(`invalid argument ${index}: ${name} must be at most ${max}, got ${n}`)
-    return n
-  })
-}
+export const OTS_MAX_SEARCH_PAGE = 1000n
 
 /**
  * A search page as Otterscan reads it: `txs` (transaction JSON), `receipts` (receipt JSON with the block's
@@ -71,29 +61,26 @@ export function otterscanSearchMethods(s: Services): MethodSpec[] {
   const { chain } = s
   /** Blocks at or below it are left out of searches: their receipts were dropped (or they are a fork's remote's). */
   const floor = (): number => Number(chain.reads.receiptsPrunedUpTo)
-  const pageSize = boundedNumber('pageSize', BigInt(OTS_MAX_SEARCH_PAGE))
-  const blockNumber = boundedNumber('blockNumber', BigInt(Number.MAX_SAFE_INTEGER))
+  const pageSize = P.quantityAtMost('pageSize', OTS_MAX_SEARCH_PAGE)
+  const blockNumber = P.quantityAtMost('blockNumber', BigInt(Number.MAX_SAFE_INTEGER))
+
+  /** One of the two searches: the index's page in that direction, with its transactions and receipts. */
+  const search = (name: string, direction: 'before' | 'after', summary: string): MethodSpec =>
+    method(name, 'ots', summary, [P.address(), blockNumber, pageSize], async (_c, address, block, size) => {
+      const index = await chain.addressIndex()
+      return searchResult(s, index[direction](address, Number(block), Number(size), floor()))
+    })
 
   return [
-    method(
+    search(
       'ots_searchTransactionsBefore',
-      'ots',
+      'before',
       "a page of an address's transactions in blocks before a block (0 = from the newest), newest first",
-      [P.address(), blockNumber, pageSize],
-      async (_c, address, block, size) => {
-        const index = await chain.addressIndex()
-        return searchResult(s, index.before(address, Number(block), Number(size), floor()))
-      },
     ),
-    method(
+    search(
       'ots_searchTransactionsAfter',
-      'ots',
+      'after',
       "a page of an address's transactions in blocks after a block (0 = from the oldest), newest first",
-      [P.address(), blockNumber, pageSize],
-      async (_c, address, block, size) => {
-        const index = await chain.addressIndex()
-        return searchResult(s, index.after(address, Number(block), Number(size), floor()))
-      },
     ),
     method(
       'ots_getContractCreator',
@@ -112,12 +99,12 @@ export function otterscanSearchMethods(s: Services): MethodSpec[] {
       'ots_getTransactionBySenderAndNonce',
       'ots',
       'the hash of the mined transaction an account sent with a nonce; null when none',
-      [P.address('sender'), boundedNumber('nonce', (1n << 64n) - 1n)],
+      [P.address('sender'), P.quantityAtMost('nonce', (1n << 64n) - 1n)],
       async (_c, sender, nonce) => {
         const index = await chain.addressIndex()
         // inside the queue: the binary search reads blocks between its steps, and no block may be appended meanwhile
         const position = await chain.queue.run(() =>
-          index.findSentByNonceAsync(sender, nonce, async (p) => {
+          index.findSentByNonce(sender, nonce, async (p) => {
             const block = await chain.reads.blockByNumber(BigInt(txPositionNumber(p)))
             return block?.transactions[txPositionIndex(p)]?.tx.nonce ?? -1n
           }),

@@ -68,6 +68,17 @@ function compress(h: Uint32Array, data: Uint8Array, off: number): void {
   h[7] = (h[7]! + hh) | 0
 }
 
+/** Writes the 8 chaining words `h` as the 32-byte big-endian digest at the start of `out`. */
+function writeDigest(h: Uint32Array, out: Uint8Array): void {
+  for (let i = 0; i < 8; i++) {
+    const v = h[i]!
+    out[i * 4] = v >>> 24
+    out[i * 4 + 1] = v >>> 16
+    out[i * 4 + 2] = v >>> 8
+    out[i * 4 + 3] = v
+  }
+}
+
 /**
  * Double SHA-256 of 80-byte Bitcoin headers that share their first 64 bytes (a nonce search: only time, bits and
  * nonce, in the last 16 bytes, differ): the state after the first 64 bytes is computed once, so each hash costs
@@ -99,25 +110,13 @@ export class HeaderHasher {
     h.set(this.mid)
     compress(h, block, 0)
     // the second hash: the 32-byte digest, the padding bit, the length (256 bits)
-    for (let i = 0; i < 8; i++) {
-      const v = h[i]!
-      block[i * 4] = v >>> 24
-      block[i * 4 + 1] = v >>> 16
-      block[i * 4 + 2] = v >>> 8
-      block[i * 4 + 3] = v
-    }
+    writeDigest(h, block)
     block.fill(0, 32)
     block[32] = 0x80
     block[62] = 0x01
     h.set(SHA256_IV)
     compress(h, block, 0)
-    for (let i = 0; i < 8; i++) {
-      const v = h[i]!
-      out[i * 4] = v >>> 24
-      out[i * 4 + 1] = v >>> 16
-      out[i * 4 + 2] = v >>> 8
-      out[i * 4 + 3] = v
-    }
+    writeDigest(h, out)
     return out
   }
 }
@@ -147,8 +146,7 @@ export function finishSha256(state: Midstate, tail: Uint8Array): Uint8Array {
   const h = Uint32Array.from(state.h)
   for (let off = 0; off < padLen; off += 64) compress(h, buf, off)
   const out = new Uint8Array(32)
-  const dv = new DataView(out.buffer)
-  for (let i = 0; i < 8; i++) dv.setUint32(i * 4, h[i]!, false)
+  writeDigest(h, out)
   return out
 }
 
