@@ -74,7 +74,7 @@ const sustainNames = sustainRuns.map((x) => (x.db ? `${x.peer.name} --db` : x.pe
 const t0 = performance.now()
 if (opts.main)
   log(
-    `node-cli bench: ${selected.map((p) => p.name).join(', ')} — N=${opts.n} transfers, ${opts.duration} s per load test${opts.warmup ? ` (+${opts.warmup} s warm-up)` : ''}, ${opts.connections} connections${opts.quick ? ' [quick]' : ''}`,
+    `node-cli bench: ${selected.map((p) => p.name).join(', ')} — N=${opts.n} transfers after ${opts.transferWarmup} warm-up ones, ${opts.duration} s per load test${opts.warmup ? ` (+${opts.warmup} s warm-up)` : ''}, ${opts.connections} connections${opts.quick ? ' [quick]' : ''}`,
   )
 else
   log(

@@ -2,7 +2,7 @@
 import { join, resolve } from 'node:path'
 import { benchDir } from './paths.mjs'
 
-export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN]] [--restart] [--memory] [--fork] [--only a,b] [--n N] [--duration S] [--connections C]
+export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN]] [--restart] [--memory] [--fork] [--only a,b] [--n N] [--transfer-warmup W] [--duration S] [--connections C]
   --only LIST        peers to run, from: node-cli, anvil, hardhat, ganache (default: all)
   --quick            smoke run: N=500 transfers, 2 s per load test, no warm-up
   --long             also run 100k transfers on node-cli, RSS every 10k (several minutes)
@@ -15,6 +15,8 @@ export const USAGE = `usage: npm run bench -- [--quick] [--long] [--sustain [MIN
   --sustain-peers L  also run the sustained load on these peers (e.g. anvil,hardhat); implies --sustain
   --sustain-tps R    transfer rate of the sustained load, tx/s (default 20)
   --n N              sequential transfers per peer (default 2000; 500 with --quick)
+  --transfer-warmup W  transfers sent (and timed apart, the cold figure) before the N measured ones, so that
+                     the row is each peer's steady state (default 2000; 0 with --quick)
   --duration S       seconds per load test (default 5; 2 with --quick)
   --connections C    concurrent keep-alive connections for the load tests (default 16)
   --out FILE         results file (default bench/results.json)
@@ -53,13 +55,13 @@ export function die(msg) {
 }
 
 /**
- * The options from `argv` (process.argv without node and the script), defaults filled in: quick, long, longN,
- * sustain (minutes or null), sustainPeers, sustainTps (tx/s), sustainDb ('both' | 'off' | 'only'), only (peer
- * names or null), n (transfers), duration (s per load test), warmup (s), settleMs, connections, out (absolute
- * path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), memoryTo ('new' | 'same' | 'token'), fork,
- * forkLatencyMs (ms), forkTransfers, main (false: skip the main run), cpuProf (a directory for node-cli's CPU
- * profiles, or null), logsSparse / callFresh (run the sparse eth_getLogs / fresh-holder eth_call rows), rowsOnly
- * (--logs-sparse or --call-fresh given: only those rows, on fresh instances).
+ * The options from `argv` (process.argv without node and the script), defaults filled in: quick, long, longN, sustain
+ * (minutes or null), sustainPeers, sustainTps (tx/s), sustainDb ('both' | 'off' | 'only'), only (peer names or null),
+ * n (transfers), transferWarmup (transfers before the n), duration (s per load test), warmup (s), settleMs,
+ * connections, out (absolute path), traceOnly, restart, restartBlocks, memory, memoryBlocks ([A, B], A < B), memoryTo
+ * ('new' | 'same' | 'token'), fork, forkLatencyMs (ms), forkTransfers, main (false: skip the main run), cpuProf (a
+ * directory for node-cli's CPU profiles, or null), logsSparse / callFresh (run the sparse eth_getLogs / fresh-holder
+ * eth_call rows), rowsOnly (--logs-sparse or --call-fresh given: only those rows, on fresh instances).
  * Exits (status 2, usage on stderr) on an unknown option or a bad value; prints the usage and exits 0 on --help.
  */
 export function parseArgs(argv) {
@@ -73,6 +75,7 @@ export function parseArgs(argv) {
     sustainDb: 'both',
     only: null,
     n: null,
+    transferWarmup: null,
     duration: null,
     connections: 16,
     out: join(benchDir, 'results.json'),
@@ -125,6 +128,7 @@ export function parseArgs(argv) {
         .map((s) => s.trim())
         .filter(Boolean)
     else if (flag === '--n') o.n = Math.floor(num(val(), 1))
+    else if (flag === '--transfer-warmup') o.transferWarmup = Math.floor(num(val(), 0))
     else if (flag === '--duration') o.duration = num(val(), 0.5)
     else if (flag === '--connections') o.connections = Math.floor(num(val(), 1))
     else if (flag === '--out') o.out = resolve(val())
@@ -172,6 +176,7 @@ export function parseArgs(argv) {
   else if (o.fork && !o.restart && !o.memory && !outGiven) o.out = join(benchDir, 'results-fork.json')
   else if (!o.main && !outGiven) o.out = join(benchDir, 'results-storage.json')
   o.n ??= o.quick ? 500 : 2000
+  o.transferWarmup ??= o.quick ? 0 : 2000
   o.duration ??= o.quick ? 2 : 5
   o.warmup = o.quick ? 0 : 1
   o.settleMs = o.quick ? 300 : 1000

@@ -36,6 +36,7 @@ export function writeResults(
         options: {
           quick: opts.quick,
           n: opts.n,
+          transferWarmup: opts.transferWarmup,
           durationS: opts.duration,
           warmupS: opts.warmup,
           connections: opts.connections,

@@ -1,6 +1,6 @@
 // The main run on one peer (bench/README.md, "The workload"): start-up, idle RSS, the token deploy, the read
-// load tests, N sequential transfers, eth_getLogs, the block and receipt load tests, RSS after; then the
-// tracing row on a fresh instance. Every figure comes with the checks that make it count.
+// load tests, sequential ERC-20 transfers, eth_getLogs, the block and receipt load tests, RSS after, sequential
+// value transfers; then the tracing row on a fresh instance. Every figure comes with the checks that make it count.
 import { performance } from 'node:perf_hooks'
 import {
   LOAD_SAMPLES,
@@ -26,6 +26,7 @@ import { traceRow } from './trace.mjs'
 import { callFreshRow, measureFreshCall } from './fresh-call.mjs'
 import { sparseLogsRow } from './sparse-logs.mjs'
 import { getLogsStep } from './getlogs-step.mjs'
+import { plainTransfersStep } from './plain-transfers.mjs'
 
 const { keccak256 } = rootRequire('ethers')
 
@@ -238,10 +239,10 @@ async function workload(peer, res, ctx, opts) {
       },
     ])
 
-    // 4 (prep). 1000 blocks for eth_getLogs: empty blocks first when N < 1000
+    // 4 (prep). 1000 blocks for eth_getLogs: empty blocks first when fewer than 1000 transfers follow
     const N = opts.n
-    if (BigInt(N) < LOG_RANGE) {
-      const fill = LOG_RANGE - BigInt(N)
+    if (BigInt(N + opts.transferWarmup) < LOG_RANGE) {
+      const fill = LOG_RANGE - BigInt(N + opts.transferWarmup)
       const before = BigInt(await rpc.call('eth_blockNumber'))
       const t0 = performance.now()
       await peer.mine(rpc, fill)
@@ -250,11 +251,14 @@ async function workload(peer, res, ctx, opts) {
       step(`mined ${fill} empty blocks in ${fmtMs(performance.now() - t0)}`)
     }
 
-    // 3. N pre-signed legacy transfers, one at a time, each awaited
-    const amounts = Array.from({ length: N }, (_, i) => BigInt(i + 1))
+    // 3. W warm-up then N measured pre-signed legacy transfers, one at a time, each awaited: the first W (timed
+    //    apart: the cold figure, JIT warm-up included) bring every peer to its steady state before the N of the row
+    const W = opts.transferWarmup
+    const T = W + N
+    const amounts = Array.from({ length: T }, (_, i) => BigInt(i + 1))
     const tSign = performance.now()
     const raws = []
-    for (let i = 0; i < N; i++) {
+    for (let i = 0; i < T; i++) {
       raws.push(
         await wallet.signTransaction({
           type: 0,
@@ -268,28 +272,38 @@ async function workload(peer, res, ctx, opts) {
         }),
       )
     }
-    step(`signed ${N} transfers in ${fmtMs(performance.now() - tSign)} (not timed)`)
-    const receipts = new Array(N)
+    step(`signed ${T} transfers in ${fmtMs(performance.now() - tSign)} (not timed)`)
+    const receipts = new Array(T)
     let polls = 0
-    const t0 = performance.now()
-    for (let i = 0; i < N; i++) {
-      const r = await sendAndWait(rpc, raws[i])
-      receipts[i] = r.receipt
-      polls += r.polls
+    /** Sends transfers [from, to) one at a time; returns the seconds they took. */
+    const sendRange = async (from, to) => {
+      const t0 = performance.now()
+      for (let i = from; i < to; i++) {
+        const r = await sendAndWait(rpc, raws[i])
+        receipts[i] = r.receipt
+        polls += r.polls
+      }
+      return (performance.now() - t0) / 1000
     }
-    const secs = (performance.now() - t0) / 1000
+    if (W > 0) {
+      const coldSecs = await sendRange(0, W)
+      res.metrics.transferColdTps = W / coldSecs
+      res.details.transfersCold = { n: W, seconds: +coldSecs.toFixed(3) }
+      step(`${W} warm-up transfers (the first after start-up): ${res.metrics.transferColdTps.toFixed(1)} tx/s`)
+    }
+    const secs = await sendRange(W, T)
     res.metrics.transferTps = N / secs
-    res.details.transfers = { n: N, seconds: +secs.toFixed(3), extraReceiptPolls: polls }
+    res.details.transfers = { n: N, warmup: W, seconds: +secs.toFixed(3), extraReceiptPolls: polls }
     if (polls > 0)
       res.notes.push(
-        `eth_sendRawTransaction returned before the receipt existed ${polls} time(s) in ${N}: receipts were polled (1 ms apart), counted in tx/s`,
+        `eth_sendRawTransaction returned before the receipt existed ${polls} time(s) in ${T}: receipts were polled (1 ms apart), counted in tx/s`,
       )
     // validate every receipt
     const hashes = raws.map((r) => keccak256(r))
     let badReceipts = 0
     let firstBad = null
     const blocks = new Set()
-    for (let i = 0; i < N; i++) {
+    for (let i = 0; i < T; i++) {
       const r = receipts[i]
       blocks.add(r.blockNumber)
       const l = r.logs?.[0]
@@ -311,11 +325,13 @@ async function workload(peer, res, ctx, opts) {
       'transferTps',
       'every receipt: status 1, one Transfer log with the right from/to/amount',
       badReceipts === 0,
-      badReceipts ? `${badReceipts} bad; ${firstBad}` : `${N} receipts`,
+      badReceipts ? `${badReceipts} bad; ${firstBad}` : `${T} receipts`,
     )
-    if (blocks.size !== N)
-      res.notes.push(`${N} automined transfers landed in ${blocks.size} blocks (not one block per tx)`)
-    step(`${N} transfers: ${res.metrics.transferTps.toFixed(1)} tx/s (${secs.toFixed(2)} s, ${blocks.size} blocks)`)
+    if (blocks.size !== T)
+      res.notes.push(`${T} automined transfers landed in ${blocks.size} blocks (not one block per tx)`)
+    step(
+      `${N} transfers after the warm-up: ${res.metrics.transferTps.toFixed(1)} tx/s (${secs.toFixed(2)} s; ${blocks.size} blocks in all)`,
+    )
 
     // final balances
     const sum = amounts.reduce((a, b) => a + b, 0n)
@@ -374,6 +390,20 @@ async function workload(peer, res, ctx, opts) {
     res.metrics.rssAfterMiB = rssMiB(inst.pid)
     step(`RSS idle ${res.metrics.rssIdleMiB?.toFixed(1)} MiB, after ${res.metrics.rssAfterMiB?.toFixed(1)} MiB`)
     if (!inst.isAlive()) throw new Error(`the node exited during the workload:\n${inst.tail()}`)
+
+    // 6c. plain value transfers (after the RSS figure, which stays the ERC-20 workload's)
+    await plainTransfersStep({
+      rpc,
+      wallet,
+      chainId,
+      gasPrice,
+      nonce: nonce + T,
+      n: N,
+      warmup: W > 0,
+      res,
+      check,
+      step,
+    })
     const busy = others()
     res.details.otherProcessesCpuPct = busy
     if (busy != null && busy >= BUSY_WARN_PCT)
