@@ -128,7 +128,7 @@ function rskHeaderOf(
     logsBloom: h.logsBloom,
     difficulty: h.rawDifficulty ?? h.difficulty,
     number: h.number,
-    gasLimit: h.rawGasLimit ?? javaBigIntegerBytes(h.gasLimit),
+    gasLimit: h.rawGasLimit ?? gasLimitBytes(h.gasLimit),
     gasUsed: h.gasUsed,
     timestamp: h.timestamp,
     extraData: h.extraData,
@@ -144,6 +144,18 @@ function rskHeaderOf(
     baseEvent,
     useRskip92Encoding,
   }
+}
+
+/** The gas limit {@link gasLimitBytes} converted last, with its bytes. */
+let lastGasLimit: { value: bigint; bytes: Uint8Array } | undefined
+
+/**
+ * A gas limit as Java BigInteger bytes (the form mined headers carry it in), the last one kept: blocks share their
+ * gas limit, and each block converts its header two or three times. Shared: read it, never write into it.
+ */
+function gasLimitBytes(value: bigint): Uint8Array {
+  if (lastGasLimit?.value !== value) lastGasLimit = { value, bytes: javaBigIntegerBytes(value) }
+  return lastGasLimit.bytes
 }
 
 /** The block hash: keccak256 of the compressed hash encoding (reference BlockHeader.getHash). */

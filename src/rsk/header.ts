@@ -23,9 +23,9 @@
  *   10 000 000 is 00 98 96 80; the genesis strips leading zeros).
  * - A single 0x00 byte is emitted raw (standard RLP for bytes < 0x80).
  */
-import { heapBytes, tempBytes } from '../util/bytes.js'
+import { bytesEqual, heapBytes, tempBytes } from '../util/bytes.js'
 import { keccak256 } from '../crypto/keccak.js'
-import { javaBigIntegerBytes, rlpBytes, rlpList, rlpSignedCoin, rlpUnsigned } from './rlp-encoding.js'
+import { rlpBytes, rlpList, rlpPrefixSize, RlpItemWriter, writeRlpPrefix } from './rlp-encoding.js'
 
 // ---------------------------------------------------------------------------------------------
 // Header model
@@ -98,6 +98,12 @@ export interface EncodeHeaderOptions {
 
 const NULL_ADDRESS = new Uint8Array(20)
 
+/** getFullEncoded()'s options. */
+const FULL: EncodeHeaderOptions = { mm: true, proof: true, compressed: false }
+
+/** RLP of an empty list. */
+const EMPTY_LIST = Uint8Array.of(0xc0)
+
 function isAllZero(b: Uint8Array): boolean {
   for (const x of b) if (x !== 0) return false
   return true
@@ -144,48 +150,69 @@ export function extensionHash(h: Pick<RskHeader, 'version' | 'logsBloom' | 'base
 
 /**
  * extensionData for V1/V2 (BlockHeaderV1/V2.createExtensionData): RLP[ version byte, RLP(extHash) ].
- * For V0 the "extension data" is the bloom itself.
+ * For V0 the "extension data" is the bloom itself. The last results are kept ({@link recentExtensions}).
  */
 export function extensionData(h: RskHeader): Uint8Array {
   if (h.version === 0) return h.logsBloom
-  const cached = extensionDataCache.get(h.logsBloom)
-  if (
-    cached &&
-    cached.version === h.version &&
-    edgesEqual(cached.edges, h.edges) &&
-    bytesOrNullEqual(cached.baseEvent, h.baseEvent)
-  ) {
-    return cached.data
+  for (const e of recentExtensions) {
+    if (
+      e.version === h.version &&
+      e.bloom.equals(h.logsBloom) &&
+      edgesEqual(e.edges, h.edges) &&
+      bytesOrNullEqual(e.baseEvent, h.baseEvent)
+    )
+      return e.data
   }
   const data = rlpList([rlpBytes(Uint8Array.of(h.version)), rlpBytes(extensionHash(h))])
-  extensionDataCache.set(h.logsBloom, {
+  // the oldest entry's bloom copy is written over (no allocation per block)
+  const old = recentExtensions[nextExtension]
+  const bloom = old?.bloom.length === h.logsBloom.length ? old.bloom : Buffer.alloc(h.logsBloom.length)
+  bloom.set(h.logsBloom)
+  recentExtensions[nextExtension] = {
+    bloom,
     version: h.version,
     edges: h.edges && [...h.edges],
-    baseEvent: h.baseEvent,
+    baseEvent: h.baseEvent && h.baseEvent.slice(),
     data,
-  })
+  }
+  nextExtension = (nextExtension + 1) % RECENT_EXTENSIONS
   return data
 }
 
 /**
- * extensionData by bloom object: a mined block's header is encoded three times (hashForMergedMining, hash,
- * block RLP) from the same fields, and each compressed encoding would hash the 256-byte bloom again.
+ * The extension data computed last, by the bloom's bytes and the other fields it hashes (copies: an entry does not
+ * depend on the caller's arrays staying unchanged). Computing it hashes the 256-byte bloom and then the extension
+ * (~3 µs), and the same value is asked for again and again: a mined block's header is encoded compressed twice
+ * (hashForMergedMining, then the hash), and consecutive blocks often have the same bloom — a plain transfer's block
+ * blooms only the Remasc payment logs, the same every block; calls of one contract between the same accounts log
+ * the same addresses and topics. A value of the header fields alone: nothing invalidates it. Results are shared:
+ * read them, never write into them.
  */
-const extensionDataCache = new WeakMap<
-  Uint8Array,
-  { version: HeaderVersion; edges: readonly number[] | null; baseEvent: Uint8Array | null; data: Uint8Array }
->()
+const recentExtensions: {
+  /** A copy of the bloom (a Buffer: its native comparison takes ~50 ns for 256 bytes, a JS loop ~180-330). */
+  bloom: Buffer
+  version: HeaderVersion
+  edges: readonly number[] | null
+  baseEvent: Uint8Array | null
+  data: Uint8Array
+}[] = []
+
+/** How many extension data results {@link recentExtensions} keeps. */
+const RECENT_EXTENSIONS = 2
+
+/** The entry of {@link recentExtensions} written next (the oldest once it is full). */
+let nextExtension = 0
 
 function edgesEqual(a: readonly number[] | null, b: readonly number[] | null): boolean {
-  if (a === null || b === null) return a === b
-  return a.length === b.length && a.every((x, i) => x === b[i])
-}
-
-function bytesOrNullEqual(a: Uint8Array | null, b: Uint8Array | null): boolean {
   if (a === null || b === null) return a === b
   if (a.length !== b.length) return false
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
   return true
+}
+
+function bytesOrNullEqual(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  if (a === null || b === null) return a === b
+  return bytesEqual(a, b)
 }
 
 /**
@@ -195,44 +222,59 @@ function bytesOrNullEqual(a: Uint8Array | null, b: Uint8Array | null): boolean {
  * uncleCount, [ummRoot], then per version (uncompressed: V0 edges?/baseEvent?; V1 0x01, edges?;
  * V2 0x02, edges?, baseEvent; compressed V1/V2: nothing; V0 same as uncompressed), then
  * [btcHeader, [merkleProof, coinbaseTx]] when `mm` and the header has MM fields.
+ * Written in one pass into one buffer (rlp-encoding.ts RlpItemWriter), from `opts.temp`'s allocator.
  */
 export function encodeHeader(h: RskHeader, opts: EncodeHeaderOptions): Uint8Array {
-  const f: Uint8Array[] = [
-    rlpBytes(h.parentHash),
-    rlpBytes(h.unclesHash),
-    rlpBytes(isAllZero(h.coinbase) && h.coinbase.length === NULL_ADDRESS.length ? null : h.coinbase),
-    rlpBytes(h.stateRoot),
-    rlpBytes(h.txTrieRoot),
-    rlpBytes(h.receiptTrieRoot),
-    rlpBytes(opts.compressed ? extensionData(h) : h.logsBloom),
-    rlpBytes(typeof h.difficulty === 'bigint' ? javaBigIntegerBytes(h.difficulty) : h.difficulty),
-    rlpUnsigned(h.number),
-    rlpBytes(h.gasLimit),
-    rlpUnsigned(h.gasUsed),
-    rlpUnsigned(h.timestamp),
-    rlpBytes(h.extraData),
-    rlpUnsigned(h.paidFees),
-    rlpSignedCoin(h.minimumGasPrice),
-    rlpUnsigned(h.uncleCount),
-  ]
-  if (h.ummRoot !== null) f.push(rlpBytes(h.ummRoot))
+  const bloom = opts.compressed ? extensionData(h) : h.logsBloom
+  const w = new RlpItemWriter()
+  headerItems(w.size(), h, opts, bloom)
+  const payload = w.pos
+  const out = (opts.temp ? tempBytes : heapBytes)(rlpPrefixSize(payload) + payload)
+  headerItems(w.into(out, writeRlpPrefix(out, 0, payload, 0xc0)), h, opts, bloom)
+  return out
+}
+
+/** The version byte of V1/V2 uncompressed headers, as an RLP item (a byte below 0x80 is itself). */
+const VERSION_ITEMS = [new Uint8Array(0), Uint8Array.of(1), Uint8Array.of(2)] as const
+
+/**
+ * The header's items in {@link encodeHeader}'s order, to a sizing or writing pass of `w`.
+ * @param bloom the logs bloom, or for a compressed V1/V2 encoding the extension data
+ */
+function headerItems(w: RlpItemWriter, h: RskHeader, opts: EncodeHeaderOptions, bloom: Uint8Array): void {
+  w.bytes(h.parentHash)
+  w.bytes(h.unclesHash)
+  w.bytes(isAllZero(h.coinbase) && h.coinbase.length === NULL_ADDRESS.length ? null : h.coinbase)
+  w.bytes(h.stateRoot)
+  w.bytes(h.txTrieRoot)
+  w.bytes(h.receiptTrieRoot)
+  w.bytes(bloom)
+  if (typeof h.difficulty === 'bigint') w.javaBigInteger(h.difficulty)
+  else w.bytes(h.difficulty)
+  w.unsigned(h.number)
+  w.bytes(h.gasLimit)
+  w.unsigned(h.gasUsed)
+  w.unsigned(h.timestamp)
+  w.bytes(h.extraData)
+  w.unsigned(h.paidFees)
+  w.signedCoin(h.minimumGasPrice)
+  w.unsigned(h.uncleCount)
+  if (h.ummRoot !== null) w.bytes(h.ummRoot)
   if (h.version === 0) {
-    if (h.edges !== null) f.push(encodeEdges(h.edges))
-    if (h.baseEvent !== null) f.push(rlpBytes(h.baseEvent))
+    if (h.edges !== null) w.int16LE(h.edges)
+    if (h.baseEvent !== null) w.bytes(h.baseEvent)
   } else if (!opts.compressed) {
-    f.push(rlpBytes(Uint8Array.of(h.version)))
-    if (h.edges !== null) f.push(encodeEdges(h.edges))
-    if (h.version === 2) f.push(rlpBytes(h.baseEvent ?? new Uint8Array(0)))
+    w.bytes(VERSION_ITEMS[h.version])
+    if (h.edges !== null) w.int16LE(h.edges)
+    if (h.version === 2) w.bytes(h.baseEvent)
   }
-  const alloc = opts.temp ? tempBytes : heapBytes
   if (opts.mm && hasMiningFields(h)) {
-    f.push(rlpBytes(h.bitcoinMergedMiningHeader, alloc))
+    w.bytes(h.bitcoinMergedMiningHeader)
     if (opts.proof) {
-      f.push(rlpBytes(h.bitcoinMergedMiningMerkleProof, alloc))
-      f.push(rlpBytes(h.bitcoinMergedMiningCoinbaseTransaction, alloc))
+      w.bytes(h.bitcoinMergedMiningMerkleProof)
+      w.bytes(h.bitcoinMergedMiningCoinbaseTransaction)
     }
   }
-  return rlpList(f, alloc)
 }
 
 function rskip92(h: RskHeader): boolean {
@@ -262,7 +304,7 @@ export function rawHeader(h: RskHeader): Uint8Array {
 
 /** getFullEncoded(): uncompressed with all three MM fields (used inside the block RLP and for uncles). */
 export function fullEncodedHeader(h: RskHeader): Uint8Array {
-  return encodeHeader(h, { mm: true, proof: true, compressed: false })
+  return encodeHeader(h, FULL)
 }
 
 /** keccak256(RLP list of the uncles' full encodings) (BlockHeader.getUnclesEncoded); [] → 0x1dcc4de8…. */
@@ -272,7 +314,8 @@ export function unclesHash(uncles: readonly RskHeader[]): Uint8Array {
 
 /**
  * Block RLP (Block.getEncoded) = RLP[ fullEncodedHeader, RLP[tx RLPs…], RLP[uncle full headers…] ].
- * Its length is the JSON `size`.
+ * Its length is the JSON `size`. Written in one pass into one buffer: the header's items, the transactions and the
+ * list prefixes straight into the block's bytes (no copy of a header encoding, no array per field).
  *
  * @param txsRlp the transactions' own RLP encodings (each already a full RLP item)
  */
@@ -281,5 +324,22 @@ export function encodeBlock(
   txsRlp: readonly Uint8Array[],
   uncles: readonly RskHeader[],
 ): Uint8Array {
-  return rlpList([fullEncodedHeader(header), rlpList(txsRlp), rlpList(uncles.map(fullEncodedHeader))])
+  const w = new RlpItemWriter()
+  headerItems(w.size(), header, FULL, header.logsBloom)
+  const headerPayload = w.pos
+  let txsPayload = 0
+  for (const tx of txsRlp) txsPayload += tx.length
+  const unclesRlp = uncles.length === 0 ? EMPTY_LIST : rlpList(uncles.map(fullEncodedHeader))
+  const payload =
+    rlpPrefixSize(headerPayload) + headerPayload + rlpPrefixSize(txsPayload) + txsPayload + unclesRlp.length
+  const out = new Uint8Array(rlpPrefixSize(payload) + payload)
+  let pos = writeRlpPrefix(out, 0, payload, 0xc0)
+  headerItems(w.into(out, writeRlpPrefix(out, pos, headerPayload, 0xc0)), header, FULL, header.logsBloom)
+  pos = writeRlpPrefix(out, w.pos, txsPayload, 0xc0)
+  for (const tx of txsRlp) {
+    out.set(tx, pos)
+    pos += tx.length
+  }
+  out.set(unclesRlp, pos)
+  return out
 }

@@ -79,6 +79,118 @@ export function rlpList(encodedItems: readonly Uint8Array[], alloc: Allocator = 
   return out
 }
 
+/**
+ * Writes the items of an RLP list into one buffer without an array per item (a header's ~20 fields, for instance):
+ * the same sequence of calls runs twice, first after {@link RlpItemWriter.size} (the calls only add up the bytes
+ * they would write, in {@link RlpItemWriter.pos}), then after {@link RlpItemWriter.into} (they write, from the
+ * position given). The items are RLP.java's: byte strings (RLP.encodeElement) and its number encodings (below), the
+ * same bytes as {@link rlpBytes}, {@link rlpUnsigned}, {@link rlpSignedCoin} and the RLP of
+ * {@link javaBigIntegerBytes}.
+ */
+export class RlpItemWriter {
+  private out: Uint8Array | undefined
+  /** While sizing: the bytes counted so far; while writing: the next position in the buffer. */
+  pos = 0
+
+  /** Starts a sizing pass. */
+  size(): this {
+    this.out = undefined
+    this.pos = 0
+    return this
+  }
+
+  /** Starts a writing pass into `out` at `pos` (the buffer must hold what the sizing pass counted). */
+  into(out: Uint8Array, pos: number): this {
+    this.out = out
+    this.pos = pos
+    return this
+  }
+
+  /** RLP.encodeElement(data): null and empty → 0x80, one byte below 0x80 itself, else prefix ‖ bytes. */
+  bytes(data: Uint8Array | null | undefined): void {
+    const d = data ?? NO_BYTES
+    if (this.out === undefined) this.pos += rlpElementSize(d)
+    else this.pos = writeRlpElement(this.out, this.pos, d)
+  }
+
+  /** RLP.encodeBigInteger (as {@link rlpUnsigned}): minimal big-endian, zero → 0x80. @throws Error for negatives */
+  unsigned(value: bigint | number): void {
+    const v = BigInt(value)
+    if (v < 0n) throw new Error('unsignedBytes: negative value')
+    const len = uintLength(v)
+    if (len === 1 && v < 0x80n) this.raw(Number(v))
+    else this.number(v, len, len)
+  }
+
+  /** RLP of Java `BigInteger.toByteArray()` of a non-negative value ({@link javaBigIntegerBytes}; zero → 0x00). */
+  javaBigInteger(value: bigint): void {
+    if (value < 0n) throw new Error('javaBigIntegerBytes: negative values are not supported')
+    if (value === 0n) return this.raw(0)
+    const len = uintLength(value)
+    // (a 0x00 first byte when the top bit is set: the value stays positive in two's complement)
+    const size = value >> BigInt(8 * len - 1) === 1n ? len + 1 : len
+    if (size === 1 && value < 0x80n) this.raw(Number(value))
+    else this.number(value, len, size)
+  }
+
+  /** RLP.encodeSignedCoinNonNullZero (as {@link rlpSignedCoin}): null → 0x80, zero → raw 0x00, else toByteArray. */
+  signedCoin(value: bigint | null | undefined): void {
+    if (value === null || value === undefined) this.raw(0x80)
+    else this.javaBigInteger(value)
+  }
+
+  /** ByteUtil.shortsToRLP: an RLP string of the values as little-endian int16. */
+  int16LE(values: readonly number[]): void {
+    const len = values.length * 2
+    if (this.out === undefined) {
+      this.pos += rlpPrefixSize(len) + len
+      return
+    }
+    const out = this.out
+    let pos = writeRlpPrefix(out, this.pos, len, 0x80)
+    for (const x of values) {
+      out[pos++] = x & 0xff
+      out[pos++] = (x >> 8) & 0xff
+    }
+    this.pos = pos
+  }
+
+  /** One byte as it is (an item of its own: a byte below 0x80, or 0x80 for an empty string). */
+  private raw(byte: number): void {
+    if (this.out !== undefined) this.out[this.pos] = byte
+    this.pos++
+  }
+
+  /** An RLP string of `size` bytes: `size − len` zero bytes, then `v`'s `len` big-endian bytes. */
+  private number(v: bigint, len: number, size: number): void {
+    if (this.out === undefined) {
+      this.pos += rlpPrefixSize(size) + size
+      return
+    }
+    const out = this.out
+    let pos = writeRlpPrefix(out, this.pos, size, 0x80)
+    for (let i = len; i < size; i++) out[pos++] = 0
+    if (len <= 6) {
+      for (let i = len - 1, n = Number(v); i >= 0; i--, n = Math.floor(n / 256)) out[pos + i] = n % 256
+    } else {
+      for (let i = len - 1, n = v; i >= 0; i--, n >>= 8n) out[pos + i] = Number(n & 0xffn)
+    }
+    this.pos = pos + len
+  }
+}
+
+const NO_BYTES = new Uint8Array(0)
+
+/** Bytes of the minimal big-endian form of a non-negative value (0 for zero). */
+function uintLength(v: bigint): number {
+  if (v <= 0xffffffffffffn) {
+    let length = 0
+    for (let n = Number(v); n > 0; n = Math.floor(n / 256)) length++
+    return length
+  }
+  return (v.toString(16).length + 1) >> 1
+}
+
 // ---------------------------------------------------------------------------------------------
 // Number → bytes helpers
 // ---------------------------------------------------------------------------------------------

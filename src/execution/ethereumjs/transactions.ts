@@ -56,14 +56,20 @@ export interface TxOverrides {
 
 /**
  * A cheap transaction object reading `template`'s fields and methods, with some overridden (the Remasc
- * transaction of each block: createLegacyTx costs ~40 µs).
- * @param template an unfrozen transaction
+ * transaction of each block: createLegacyTx costs ~40 µs). The overrides are plain own properties of an object
+ * whose prototype is `template`, set by assignment: Object.create with a property-descriptor map cost ~1.2-1.8 µs
+ * per block and made an object in dictionary mode; this ~0.05 µs (measured in-process). They are writable and
+ * enumerable, which nothing relies on either way.
+ * @param template an unfrozen transaction: its fields are writable own data properties (checked by
+ *   {@link checkTransactionShape}), so an assigned `nonce` lands on the derived object and shadows the template's
  */
 export function deriveTx(template: LegacyTx, overrides: TxOverrides): LegacyTx {
-  const props: PropertyDescriptorMap = {}
-  for (const [key, value] of Object.entries(overrides))
-    props[key] = key === 'nonce' ? { value, enumerable: true } : { value }
-  return Object.create(template, props) as LegacyTx
+  const tx = Object.create(template) as { -readonly [K in keyof TxOverrides]: TxOverrides[K] }
+  if (overrides.nonce !== undefined) tx.nonce = overrides.nonce
+  if (overrides.serialize !== undefined) tx.serialize = overrides.serialize
+  if (overrides.hash !== undefined) tx.hash = overrides.hash
+  if (overrides.getSenderAddress !== undefined) tx.getSenderAddress = overrides.getSenderAddress
+  return tx as unknown as LegacyTx
 }
 
 /**
@@ -81,7 +87,9 @@ export function checkTransactionShape(common: Common): void {
     if (!Object.isExtensible(tx)) problems.push('a LegacyTx built with freeze: false is not extensible')
     if (!Object.getOwnPropertyDescriptor(tx, 'nonce')?.writable)
       problems.push('LegacyTx.nonce is not an own data property')
-    if (deriveTx(tx, { nonce: 8n }).nonce !== 8n) problems.push('a derived LegacyTx does not read its own nonce')
+    // (deriveTx assigns the nonce: only tried on a writable one, where the assignment cannot throw)
+    else if (deriveTx(tx, { nonce: 8n }).nonce !== 8n || tx.nonce !== 7n)
+      problems.push('a derived LegacyTx does not read its own nonce')
     const raw = Uint8Array.of(0xc0)
     pinKnownParts(tx, new Address(new Uint8Array(20)), raw)
     if (Buffer.compare(tx.hash(), keccak256(raw)) !== 0) problems.push('LegacyTx.hash() is not keccak256(serialize())')
