@@ -269,6 +269,47 @@ describe('AddressIndex', () => {
     }
   })
 
+  it('starts small and grows its chunks across the journal and pool boundaries, truncating back over them', () => {
+    const postings = new Postings(20)
+    const keys = Array.from({ length: 40 }, (_, i) => address(i))
+    const model = keys.map(() => [] as number[])
+    const groupsOf: number[] = [] // the group of every entry, in order
+    for (let group = 0; group < 3; group++) postings.add(keys[group]!, group, group)
+    keys.slice(0, 3).forEach((_, i) => model[i]!.push(i))
+    groupsOf.push(0, 1, 2)
+    // a few numbers hold a few KB, not the full 1 MiB pool chunk and 256 KiB journal chunk
+    expect(postings.byteSize).toBeLessThan(64 * 1024)
+    const r = seededRandom(7)
+    let group = 2
+    // past 2^16 journal entries and 2^17 pool slots (a key's pages and directory included), with cuts on the way
+    for (const [target, cut] of [
+      [70_000, 65_000],
+      [140_000, 131_000],
+      [150_000, 60_000],
+      [150_000, 149_990],
+    ] as const) {
+      while (groupsOf.length < target) {
+        group++
+        for (let k = 0, n = 1 + r(3); k < n; k++) {
+          const i = r(keys.length)
+          if (postings.add(keys[i]!, group * 4 + k, group)) {
+            model[i]!.push(group * 4 + k)
+            groupsOf.push(group)
+          }
+        }
+      }
+      keys.forEach((key, i) => expect(list(postings.list(key))).toEqual(model[i]))
+      // cut back to the group of entry `cut` (whole groups: everything above that group goes)
+      const g = groupsOf[cut]!
+      postings.truncateAbove(g)
+      for (const m of model) while (m.length > 0 && Math.floor(m.at(-1)! / 4) > g) m.pop()
+      while (groupsOf.length > 0 && groupsOf.at(-1)! > g) groupsOf.pop()
+      group = g
+      expect(postings.size).toBe(groupsOf.length)
+      keys.forEach((key, i) => expect(list(postings.list(key))).toEqual(model[i]))
+    }
+  })
+
   it('keeps postings generic over the key length (32-byte topics)', () => {
     const topics = new Postings(32)
     const t = new Uint8Array(32).fill(7)
