@@ -85,10 +85,13 @@ export class CallRunner {
     this.run.localCall = true
     const caller = new Address(req.from ?? new Uint8Array(20))
     const data = req.data ?? new Uint8Array(0)
-    let intrinsic = this.common.param('txGas')
-    const zero = this.common.param('txDataZeroGas')
-    const nonZero = this.common.param('txDataNonZeroGas')
-    for (let i = 0; i < data.length; i++) intrinsic += data[i] === 0 ? zero : nonZero
+    // zero bytes counted as a number: a bigint addition per calldata byte allocated a bigint each
+    let zeros = 0
+    for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++
+    const intrinsic =
+      this.common.param('txGas') +
+      BigInt(zeros) * this.common.param('txDataZeroGas') +
+      BigInt(data.length - zeros) * this.common.param('txDataNonZeroGas')
     if (intrinsic > gasLimit) return { returnValue: new Uint8Array(0), gasUsed: gasLimit, error: 'out of gas' }
     const value = req.value ?? 0n
     const depth = (sm as UnitrieStateManager).checkpointDepth
@@ -97,7 +100,7 @@ export class CallRunner {
     try {
       if (overrides !== undefined && overrides.length > 0)
         await applyStateOverride(sm as UnitrieStateManager, overrides)
-      await requireValueCovered(sm, caller, value)
+      if (value > 0n) await requireValueCovered(sm, caller, value)
       this.console.take()
       const r = await vm.evm.runCall({
         caller,

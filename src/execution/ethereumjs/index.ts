@@ -10,6 +10,7 @@
  * |-----------------------|------------------------------------------------------------------------|
  * | interpreter.ts        | faster opcode loop and jump-analysis memo on the Interpreter prototype, |
  * | interpreter-loop.ts   | for the node's adopted EVMs only                                       |
+ * | interpreter-entry.ts  | the node's runInterpreter (small memory, lazy runState), per EVM       |
  * | account-rules.ts      | journal cleanup without EIP-161 clearing (per VM)                      |
  * | sender-code.ts        | runTx without the EIP-3607 sender check (a one-read state mask)         |
  * | transactions.ts       | LegacyTx method overrides (known sender/encoding, impersonation, …)    |

@@ -6,15 +6,19 @@
  * frame and an argument array per opcode, ~140 KB of garbage per ERC-20 transfer (a third of all the node
  * allocates per automined transaction; sampled with the heap profiler, 531 KB/tx in all). Most opcodes (PUSH,
  * DUP, SWAP, arithmetic, JUMP…) have neither a dynamic gas function nor asynchronous logic, so this loop runs
- * them synchronously and awaits only for the others, which still go through the stock `runStep`.
+ * them synchronously. Opcodes with dynamic gas (memory, KECCAK256, SLOAD, RETURN, calls…) run here too, in the stock
+ * `runStep`'s order — gas function, INVALID_OPCODE check, gas, program counter, handler — awaiting only the gas
+ * function when it answers a promise and an asynchronous handler: the stock `runStep` cost an eth_call of a
+ * view function ~5 KB of garbage (its async frame, promise and argument array per opcode, measured).
  *
  * The loop keeps the stock one's behaviour for legacy bytecode: the jump-destination analysis at the first
  * JUMP/JUMPI, `opCode` and `programCounter` in the run state, base-fee charging before the handler,
  * INVALID_OPCODE for undefined opcodes, STOP ending the frame without an error, other EVM errors ending it
  * with that error, non-EVM errors thrown. Whenever a feature this loop does not implement could matter — EOF
  * (EIP-3540), stateless code-chunk charging (EIP-6800/7864), the profiler, `step` listeners or DEBUG (tracers),
- * EIP-7928's post-call out-of-gas — the stock `run()` / `runStep()` take over. So does any EVM the node did not
- * adopt (its {@link LoopOwner} is unknown): a library user's own EVM in the same process runs the stock loop.
+ * block-level access lists (EIP-7928, whose post-call out-of-gas the stock `runStep` applies) — the stock `run()` /
+ * `runStep()` take over. So does any EVM the node did not adopt (its {@link LoopOwner} is unknown): a library
+ * user's own EVM in the same process runs the stock loop.
  *
  * Every {@link CHECK_EVERY} units of work (a backward jump of a static-opcode loop is one unit, an opcode with
  * dynamic gas {@link DYNAMIC_OP_UNITS}) the loop asks the EVM's {@link LoopOwner} whether the execution passed
@@ -46,6 +50,8 @@ export interface LoopOwner {
 export interface OpcodeEntry {
   opcodeInfo: { code: number; feeBigInt: bigint; dynamicGas: boolean; isAsync: boolean; isInvalid: boolean }
   opHandler: (runState: RunState, common: unknown) => void | Promise<void>
+  /** The dynamic gas function (opcodes with `dynamicGas` only): the opcode's full gas from its base fee. */
+  gasHandler?: (runState: RunState, gas: bigint, common: unknown) => bigint | Promise<bigint>
 }
 
 /** The parts of the Interpreter's run state this loop reads and writes. */
@@ -83,15 +89,30 @@ export interface InterpreterLike {
 }
 
 /**
- * Per Common: whether it activates a feature only the stock loop implements (EOF, EIP-3540; stateless code-chunk
- * charging, EIP-6800/7864). Fixed for a Common, so asked once instead of three EIP lookups per message.
+ * Per Common: whether it activates a feature only the stock loop or `runStep` implements (EOF, EIP-3540; stateless
+ * code-chunk charging, EIP-6800/7864; block-level access lists, EIP-7928). Fixed for a Common, so asked once
+ * instead of four EIP lookups per message.
  */
-const stockFeatureCache = new WeakMap<object, { eof: boolean; stateless: boolean }>()
+const stockFeatureCache = new WeakMap<object, StockFeatures>()
 
-function stockFeatures(common: InterpreterLike['common']): { eof: boolean; stateless: boolean } {
+/** What a Common activates that only the stock loop or the stock `runStep` implements. */
+interface StockFeatures {
+  /** EOF (EIP-3540): the stock `run` for 0xEF code. */
+  eof: boolean
+  /** Stateless code-chunk charging (EIP-6800/7864): the stock `run` throughout. */
+  stateless: boolean
+  /** Block-level access lists (EIP-7928): opcodes with dynamic gas through the stock `runStep` (post-call OOG). */
+  bal: boolean
+}
+
+function stockFeatures(common: InterpreterLike['common']): StockFeatures {
   let f = stockFeatureCache.get(common)
   if (f === undefined) {
-    f = { eof: common.isActivatedEIP(3540), stateless: common.isActivatedEIP(6800) || common.isActivatedEIP(7864) }
+    f = {
+      eof: common.isActivatedEIP(3540),
+      stateless: common.isActivatedEIP(6800) || common.isActivatedEIP(7864),
+      bal: common.isActivatedEIP(7928),
+    }
     stockFeatureCache.set(common, f)
   }
   return f
@@ -155,8 +176,20 @@ export function fastRun(
       try {
         entry ??= this.lookupOpInfo(opCode)
         const info = entry.opcodeInfo
-        if (info.dynamicGas || rs.eip7928PostTargetCallOog !== undefined) {
+        if (features.bal || rs.eip7928PostTargetCallOog !== undefined) {
           await stockRunStep.call(this, entry)
+          units += DYNAMIC_OP_UNITS
+        } else if (info.dynamicGas) {
+          // the stock runStep's order for an opcode with dynamic gas (what it does for step listeners, DEBUG, the
+          // profiler, stateless charging and EIP-7928 cannot apply here: those runs take the stock path)
+          let gas = entry.gasHandler!(rs, info.feeBigInt, common)
+          if (typeof gas !== 'bigint') gas = await gas
+          if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)
+          this.useGas(gas, info)
+          rs.programCounter++
+          if (info.isAsync) await entry.opHandler(rs, common)
+          else entry.opHandler(rs, common)
+          rs.env.accessWitness?.commit()
           units += DYNAMIC_OP_UNITS
         } else {
           if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)

@@ -15,6 +15,7 @@
  * EVM's opcode table.
  */
 import { EVMError, type EVMInterface } from '@ethereumjs/evm'
+import { captureEntryParts, installEntry, type EntryParts } from './interpreter-entry.js'
 import { fastRun, type InterpreterLike, type JumpAnalysis, type LoopOwner } from './interpreter-loop.js'
 import { failOnProblems, missingMethods } from './shape-error.js'
 
@@ -34,6 +35,9 @@ const adopted = new WeakMap<object, Adopted>()
 
 /** Prototypes already wrapped (one per copy of @ethereumjs/evm in the process). */
 const patchedPrototypes = new WeakSet<object>()
+
+/** What the node's `runInterpreter` (./interpreter-entry.ts) builds from, by EVM prototype (per @ethereumjs copy). */
+const entryParts = new WeakMap<object, EntryParts>()
 
 /** STOP: the smallest program, run once to reach an interpreter. */
 const STOP = Uint8Array.of(0x00)
@@ -56,6 +60,8 @@ export async function installInterpreterPatches(evm: EVMInterface, owner: LoopOw
     patchPrototype(proto)
     patchedPrototypes.add(proto)
   }
+  const evmProto = Object.getPrototypeOf(evm) as object
+  if (!entryParts.has(evmProto)) entryParts.set(evmProto, captureEntryParts(interpreter as object, evm))
   adoptEvm(evm, owner)
 }
 
@@ -64,7 +70,10 @@ export async function installInterpreterPatches(evm: EVMInterface, owner: LoopOw
  * @param owner as for {@link installInterpreterPatches}
  */
 export function adoptEvm(evm: object, owner: LoopOwner): void {
-  if (!adopted.has(evm)) adopted.set(evm, { owner, jumps: new WeakMap() })
+  if (adopted.has(evm)) return
+  adopted.set(evm, { owner, jumps: new WeakMap() })
+  const parts = entryParts.get(Object.getPrototypeOf(evm) as object)
+  if (parts !== undefined) installEntry(evm, parts)
 }
 
 /** Whether the node adopted `evm` (its executions run the patched loop). */
@@ -135,6 +144,14 @@ export function checkInterpreterShape(interpreter: InterpreterLike, evm: object)
     }
     for (const flag of ['dynamicGas', 'isAsync', 'isInvalid']) {
       if (typeof info?.[flag] !== 'boolean') problems.push(`opcodeInfo.${flag} is not a boolean`)
+    }
+    // MLOAD: memory expansion makes its gas dynamic
+    const mload = interpreter.lookupOpInfo(0x51) as unknown as {
+      opcodeInfo?: { dynamicGas?: unknown }
+      gasHandler?: unknown
+    }
+    if (mload?.opcodeInfo?.dynamicGas !== true || typeof mload.gasHandler !== 'function') {
+      problems.push('lookupOpInfo(0x51) is not { opcodeInfo: { dynamicGas: true, … }, gasHandler }')
     }
     // JUMPDEST, PUSH1 1, JUMP
     const a = interpreter._getValidJumpDestinations(Uint8Array.of(0x5b, 0x60, 0x01, 0x56))
