@@ -6,8 +6,11 @@
  * and mines, and once the compressed copy is in place the uncompressed bytes are no longer read (a transfer
  * block's ~1.25 KB of zero-run packed encodings become ~0.35 KB: consecutive blocks repeat addresses, Remasc logs
  * and zero runs). Until then every read uses the uncompressed bytes, so a read racing a compression answers the
- * same. A read in a compressed chunk inflates the whole chunk into a small LRU cache of inflated chunks
- * ({@link INFLATED_CHUNKS}, lru-cache), so a scan over consecutive old blocks inflates each chunk once.
+ * same. A chunk is compressed as segments of ~32 KB cut at block boundaries, each inflatable on its own
+ * (src/blocks/chunk-segments.ts): a read in a compressed chunk inflates only the segment holding its bytes (and the
+ * chunk's first block, the segments' dictionary) into a small LRU cache of inflated segments ({@link INFLATED_CHUNKS}
+ * chunks' worth of bytes, lru-cache), so a scan over consecutive old blocks inflates each segment once and a query
+ * reading a few blocks here and there (a sparse eth_getLogs) inflates an eighth of a chunk per block.
  *
  * Each chunk has a version, which changes whenever bytes already written change (receipts pruned in place, a
  * compaction, a truncation that reopens it) and when its compressed copy takes over (its uncompressed buffer is
@@ -21,19 +24,24 @@
  * writing); and a new chunk reuses a spare buffer of a compressed one. Only the "open a chunk when the write
  * does not fit" rule is the same.
  */
-import { deflateRaw, inflateRawSync } from 'node:zlib'
 import { LRUCache } from 'lru-cache'
 import { ZippedArenas, type ZippedArenaStats, type ZippedHolder } from './zipped-arenas.js'
+import { SEGMENT_BYTES, cutsOf, deflateSegments, inflateSegment, isCut, segmentStarts } from './chunk-segments.js'
 
 /**
- * Size of a chunk, bytes: ~210 blocks with a transfer. A cold read inflates its whole chunk: ~0.4-0.9 ms for
- * 256 KB against ~1.6-13 ms for 1 MB (the output no longer fits the core's cache), for a ratio 1% lower (3.64× vs
- * 3.67×; 128 KB: 3.61×, 64 KB: 3.53×; measured on a chunk of transfer blocks, 2-core VM under load).
+ * Size of a chunk, bytes: ~210 blocks with a transfer. Compressing it whole inflated ~0.4-0.9 ms per cold read for
+ * 256 KB against ~1.6-13 ms for 1 MB, for a ratio 1% lower (3.64× vs 3.67×; 128 KB: 3.61×, 64 KB: 3.53×; measured
+ * on a chunk of transfer blocks, 2-core VM under load); a read now inflates one segment of it
+ * (src/blocks/chunk-segments.ts).
  */
 export const CHUNK_BYTES = 256 * 1024
 
-/** Inflated chunks kept for reads (at most this many chunk sizes of memory, ~1 MB; ~840 blocks with a transfer). */
-export const INFLATED_CHUNKS = 4
+/**
+ * Inflated bytes kept for reads, in chunk sizes (~768 KB: ~23 inflated segments, ~630 blocks with a transfer); with
+ * the in-memory backend's recently read blocks (src/blocks/memory-block-backend.ts, 256 KB) as much as the 4
+ * whole chunks kept before segments.
+ */
+export const INFLATED_CHUNKS = 3
 
 /**
  * Deflate level of closed chunks: 1 compresses a chunk of transfer blocks ~3.7× in ~15-20 ms of pool-thread CPU
@@ -48,49 +56,21 @@ const DEFLATE_LEVEL = 1
  */
 const SPARE_CHUNKS = 2
 
-/**
- * Zero-run packing: a zero byte followed by a count (1-255) stands for that many zeros; other bytes are
- * themselves. Blooms, padded topics and leading-zero fields make a third to a half of a block's encodings zeros.
- * @returns the number of bytes written to `out` at `at` (at most `src.length` + 1 per 255 zeros)
- */
-export function packZeros(src: Uint8Array, out: Uint8Array, at: number): number {
-  let o = at
-  for (let i = 0; i < src.length;) {
-    const b = src[i]!
-    if (b !== 0) {
-      out[o++] = b
-      i++
-      continue
-    }
-    let run = 1
-    while (run < 255 && i + run < src.length && src[i + run] === 0) run++
-    out[o++] = 0
-    out[o++] = run
-    i += run
-  }
-  return o - at
-}
-
-/**
- * Reverses {@link packZeros}.
- * @param length the unpacked length
- */
-export function unpackZeros(packed: Uint8Array, length: number): Uint8Array {
-  const out = new Uint8Array(length)
-  let o = 0
-  for (let i = 0; i < packed.length;) {
-    const b = packed[i++]!
-    if (b !== 0) out[o++] = b
-    else o += packed[i++]!
-  }
-  return out
-}
-
 interface Chunk extends ZippedHolder {
   /** The bytes, uncompressed: the open chunk, a closed one not compressed yet, or one thawed to be changed. */
   raw: Uint8Array | undefined
-  /** The deflated bytes 0 … size of a closed chunk, once `raw` is dropped (a view into the zipped arenas). */
+  /**
+   * The deflated segments of bytes 0 … size of a closed chunk, back to back, once `raw` is dropped (a view into the
+   * zipped arenas; src/blocks/chunk-segments.ts).
+   */
   zipped: Uint8Array | undefined
+  /** Where each segment ends in `zipped` (while compressed). */
+  zipEnds: number[]
+  /**
+   * Block boundaries chosen as segment starts (src/blocks/chunk-segments.ts isCut), as blocks are committed; while
+   * compressed, exactly the starts of segments 1, 2, … (segmentStarts).
+   */
+  cuts: number[]
   /** Bytes in use. */
   size: number
   /** Changes with every change of bytes already written (see the module documentation). */
@@ -107,13 +87,15 @@ export interface ChunkStats {
   chunks: number
   /** Chunks held compressed. */
   compressed: number
+  /** Segments of the compressed chunks (src/blocks/chunk-segments.ts). */
+  segments: number
   /** Bytes in use in all chunks, uncompressed. */
   usedBytes: number
   /** Bytes held: the compressed chunks' deflated sizes plus the other chunks' buffer sizes. */
   heldBytes: number
-  /** Inflated chunks in the read cache. */
+  /** Inflated segments in the read cache. */
   inflated: number
-  /** Chunks inflated so far (reads and changes of compressed chunks). */
+  /** Segments inflated so far (reads and changes of compressed chunks; a chunk of one segment counts once). */
   inflates: number
   /** The arenas the compressed chunks are stored in. */
   arenas: ZippedArenaStats
@@ -123,8 +105,11 @@ export interface ChunkStats {
 export class ChunkStore {
   private readonly chunks: Chunk[] = []
   private nextVersion = 1
-  /** Inflated bytes of compressed chunks, the least recently read evicted first. */
-  private readonly inflatedCache: LRUCache<Chunk, Uint8Array>
+  /**
+   * Inflated segments of compressed chunks by {@link segmentKey}, the least recently read evicted first (bounded
+   * by bytes). A chunk's version changes whenever its compressed bytes do, so a key never names other bytes.
+   */
+  private readonly inflatedCache: LRUCache<number, Uint8Array>
   /** Buffers of compressed chunks, of {@link chunkBytes}, to open chunks in ({@link SPARE_CHUNKS}). */
   private readonly spare: Uint8Array[] = []
   private readonly compressions = new Set<Promise<void>>()
@@ -132,15 +117,21 @@ export class ChunkStore {
 
   /**
    * @param chunkBytes size of a new chunk, bytes (a write larger than that gets a chunk of its own size)
-   * @param inflatedChunks inflated chunks kept for reads (at least 1)
+   * @param inflatedChunks inflated bytes kept for reads, in chunk sizes (at least 1)
    * @param arenas where compressed chunks are kept (src/blocks/zipped-arenas.ts)
+   * @param segmentBytes least raw bytes of a compressed segment (src/blocks/chunk-segments.ts; tests use small ones)
    */
   constructor(
     readonly chunkBytes = CHUNK_BYTES,
     inflatedChunks = INFLATED_CHUNKS,
     private readonly arenas = new ZippedArenas(),
+    private readonly segmentBytes = SEGMENT_BYTES,
   ) {
-    this.inflatedCache = new LRUCache({ max: inflatedChunks })
+    this.inflatedCache = new LRUCache({
+      maxSize: inflatedChunks * chunkBytes,
+      // a segment larger than the whole cache (a chunk of one huge block) is inflated for each read
+      sizeCalculation: (bytes) => Math.max(1, bytes.length),
+    })
   }
 
   /** Number of chunks (the last is the open one). */
@@ -160,6 +151,8 @@ export class ChunkStore {
       last = {
         raw: bound <= this.chunkBytes ? (this.spare.pop() ?? new Uint8Array(this.chunkBytes)) : new Uint8Array(bound),
         zipped: undefined,
+        zipEnds: [],
+        cuts: [],
         size: 0,
         version: this.nextVersion++,
         compressing: false,
@@ -170,9 +163,16 @@ export class ChunkStore {
     return { index: this.chunks.length - 1, bytes: last.raw!, at: last.size }
   }
 
-  /** Takes `length` bytes written after {@link reserve} into the open chunk. */
+  /** Takes `length` bytes written after {@link reserve} into the open chunk: a block (its end may start a segment). */
   commit(length: number): void {
-    this.chunks[this.chunks.length - 1]!.size += length
+    const c = this.chunks[this.chunks.length - 1]!
+    c.size += length
+    if (isCut(c.cuts, c.size, this.segmentBytes)) c.cuts.push(c.size)
+  }
+
+  /** Whether chunk `index` is held compressed (a read of it may inflate a segment). */
+  isCompressed(index: number): boolean {
+    return this.chunks[index]?.raw === undefined
   }
 
   /** The version of chunk `index` (see the module documentation); 0 when there is no such chunk. */
@@ -181,20 +181,56 @@ export class ChunkStore {
   }
 
   /**
-   * The bytes of chunk `index`, uncompressed, or inflated on this thread into the cache of inflated chunks (256 KB:
-   * ~0.4-0.9 ms; on the thread pool a cold read took 3-12 ms on a loaded 2-core machine, waiting for a thread, against
-   * 1.5-1.7 ms). Bytes of the cache are never written; uncompressed bytes may be, under a new {@link version}.
+   * Bytes `start` … `end` of chunk `index`: `bytes[at …]`, a view of its uncompressed bytes, or of the segment
+   * holding them inflated on this thread into the cache of inflated segments (~30 µs for 32 KB; a whole 256 KB chunk
+   * took ~0.2-0.9 ms; on the thread pool a cold read took 3-12 ms on a loaded 2-core machine, waiting for a thread).
+   * A range across segments (never a block's: segments start at block boundaries) is copied out of them. Inflated
+   * bytes are never written; uncompressed bytes may be, under a new {@link version}.
+   * @throws RangeError when there is no such chunk
+   */
+  read(index: number, start: number, end: number): { bytes: Uint8Array; at: number } {
+    const c = this.chunks[index]
+    if (c === undefined) throw new RangeError(`no chunk ${index}`)
+    if (c.raw !== undefined) return { bytes: c.raw, at: start }
+    const cuts = c.cuts
+    let k = 0
+    while (k < cuts.length && cuts[k]! <= start) k++
+    const from = k === 0 ? 0 : cuts[k - 1]!
+    if (end <= (k < cuts.length ? cuts[k]! : c.size)) return { bytes: this.segment(c, k), at: start - from }
+    const out = new Uint8Array(end - start)
+    for (let s = k; s <= cuts.length; s++) {
+      const segStart = s === 0 ? 0 : cuts[s - 1]!
+      if (segStart >= end) break
+      const seg = this.segment(c, s)
+      const lo = Math.max(start, segStart)
+      out.set(seg.subarray(lo - segStart, Math.min(end, segStart + seg.length) - segStart), lo - start)
+    }
+    return { bytes: out, at: 0 }
+  }
+
+  /**
+   * All bytes of chunk `index`: its uncompressed bytes, or its segments inflated (through the cache) and copied into
+   * one buffer when there are several (a change of a compressed chunk, a truncation into one).
    * @throws RangeError when there is no such chunk
    */
   bytes(index: number): Uint8Array {
     const c = this.chunks[index]
     if (c === undefined) throw new RangeError(`no chunk ${index}`)
     if (c.raw !== undefined) return c.raw
-    let out = this.inflatedCache.get(c)
+    const { bytes, at } = this.read(index, 0, c.size)
+    return at === 0 && bytes.length === c.size ? bytes : bytes.subarray(at, at + c.size)
+  }
+
+  /** Segment `k` of compressed chunk `c`, inflated (from the cache, else inflated into it). */
+  private segment(c: Chunk, k: number): Uint8Array {
+    const key = segmentKey(c, k)
+    let out = this.inflatedCache.get(key)
     if (out === undefined) {
+      const cuts = c.cuts
+      const length = (k < cuts.length ? cuts[k]! : c.size) - (k === 0 ? 0 : cuts[k - 1]!)
       this.inflates++
-      out = inflateRawSync(c.zipped!)
-      this.inflatedCache.set(c, out)
+      out = inflateSegment(c.zipped!, c.zipEnds, k, length, k === 0 ? undefined : this.segment(c, 0))
+      this.inflatedCache.set(key, out)
     }
     return out
   }
@@ -216,10 +252,12 @@ export class ChunkStore {
 
   /**
    * Replaces closed chunk `index` by `bytes` (all in use; a compaction), under a new version, and compresses it.
+   * @param blockEnds where its blocks end (ascending), to cut its segments at (none: one segment)
    */
-  replace(index: number, bytes: Uint8Array): void {
+  replace(index: number, bytes: Uint8Array, blockEnds: Iterable<number> = []): void {
     const c = this.chunks[index]!
     this.thawed(c, bytes)
+    c.cuts = cutsOf(blockEnds, this.segmentBytes)
     c.size = bytes.length
     c.version = this.nextVersion++
     this.compress(index)
@@ -231,7 +269,7 @@ export class ChunkStore {
    */
   truncate(last: number, size: number): void {
     for (const dropped of this.chunks.splice(last + 1)) {
-      this.inflatedCache.delete(dropped)
+      this.forgetInflated(dropped)
       this.arenas.release(dropped)
     }
     const c = this.chunks[last]!
@@ -240,6 +278,8 @@ export class ChunkStore {
       raw.set(this.bytes(last).subarray(0, size))
       this.thawed(c, raw)
     }
+    // the blocks kept end where they did; a cut at `size` is where the next block starts
+    c.cuts = c.cuts.filter((cut) => cut <= size)
     c.size = size
     c.version = this.nextVersion++
   }
@@ -252,16 +292,21 @@ export class ChunkStore {
   /** Chunk counts and sizes (see {@link ChunkStats}). */
   stats(): ChunkStats {
     let compressed = 0
+    let segments = 0
     let usedBytes = 0
     let heldBytes = 0
     for (const c of this.chunks) {
       usedBytes += c.size
-      if (c.raw === undefined) compressed++
+      if (c.raw === undefined) {
+        compressed++
+        segments += c.zipEnds.length
+      }
       heldBytes += c.raw?.length ?? c.zipped!.length
     }
     return {
       chunks: this.chunks.length,
       compressed,
+      segments,
       usedBytes,
       heldBytes,
       inflated: this.inflatedCache.size,
@@ -270,7 +315,10 @@ export class ChunkStore {
     }
   }
 
-  /** Compresses chunk `index` off this thread; the compressed copy replaces the bytes if they did not change. */
+  /**
+   * Compresses chunk `index` off this thread, segment after segment (src/blocks/chunk-segments.ts); the compressed
+   * copy replaces the bytes if they did not change meanwhile.
+   */
   private compress(index: number): void {
     const c = this.chunks[index]!
     if (c.raw === undefined) return
@@ -278,36 +326,59 @@ export class ChunkStore {
       c.recompress = true
       return
     }
-    const version = c.version
     c.compressing = true
-    const done = new Promise<void>((resolve) => {
-      deflateRaw(c.raw!.subarray(0, c.size), { level: DEFLATE_LEVEL }, (err, out) => {
-        const again = c.recompress
-        c.compressing = false
-        c.recompress = false
-        this.compressions.delete(done)
-        resolve()
-        const held = this.chunks[index] === c && index !== this.chunks.length - 1
-        if (err !== null || !held || c.version !== version) {
-          // changed meanwhile: compressed when replaced or closed (now, if that happened meanwhile)
-          if (again && held) this.compress(index)
-          return
-        }
-        this.arenas.store(c, out)
-        const raw = c.raw!
-        c.raw = undefined
-        // a reader holding the uncompressed bytes reads again: they are reused for another chunk
-        c.version = this.nextVersion++
-        if (raw.length === this.chunkBytes && this.spare.length < SPARE_CHUNKS) this.spare.push(raw)
-      })
-    })
+    const done: Promise<void> = this.compressSegments(c, index).finally(() => this.compressions.delete(done))
     this.compressions.add(done)
+  }
+
+  private async compressSegments(c: Chunk, index: number): Promise<void> {
+    const version = c.version
+    const starts = segmentStarts(c.cuts, c.size)
+    const held = (): boolean => this.chunks[index] === c && index !== this.chunks.length - 1
+    const unchanged = (): boolean => held() && c.version === version
+    let out: Awaited<ReturnType<typeof deflateSegments>>
+    try {
+      out = await deflateSegments(c.raw!.subarray(0, c.size), starts, DEFLATE_LEVEL, unchanged)
+    } catch {
+      out = undefined
+    }
+    const again = c.recompress
+    c.compressing = false
+    c.recompress = false
+    if (out === undefined || !unchanged()) {
+      // changed meanwhile: compressed when replaced or closed (now, if that happened meanwhile)
+      if (again && held()) this.compress(index)
+      return
+    }
+    this.arenas.store(c, out.bytes)
+    c.zipEnds = out.ends
+    c.cuts = starts
+    const raw = c.raw!
+    c.raw = undefined
+    // a reader holding the uncompressed bytes reads again: they are reused for another chunk
+    c.version = this.nextVersion++
+    if (raw.length === this.chunkBytes && this.spare.length < SPARE_CHUNKS) this.spare.push(raw)
+  }
+
+  /** Drops the inflated segments of chunk `c` (its compressed bytes are about to change or go) from the cache. */
+  private forgetInflated(c: Chunk): void {
+    if (c.raw !== undefined) return
+    for (let k = 0; k <= c.cuts.length; k++) this.inflatedCache.delete(segmentKey(c, k))
   }
 
   /** Chunk `c` holds `raw` uncompressed from now on: its compressed copy and inflated copy, if any, go. */
   private thawed(c: Chunk, raw: Uint8Array): void {
-    this.inflatedCache.delete(c)
+    this.forgetInflated(c)
     this.arenas.release(c)
+    c.zipEnds = []
     c.raw = raw
   }
+}
+
+/** Segments per chunk the cache keys leave room for (a chunk has at most one per block). */
+const SEGMENT_KEY_SPAN = 2 ** 20
+
+/** The cache key of segment `k` of compressed chunk `c` (its version changes whenever its compressed bytes do). */
+function segmentKey(c: Chunk, k: number): number {
+  return c.version * SEGMENT_KEY_SPAN + k
 }

@@ -5,11 +5,10 @@
  * when its bloom may match the query — a scan over many blocks then costs a fraction of decoding them.
  */
 import { keccak256 } from '../crypto/keccak.js'
-import { decodeReceipt } from '../rsk/receipt-rlp.js'
 import { listItems, wholeItem } from '../util/rlp-views.js'
 import { blockLogsBloom, readDerived, readStored } from './block-codec.js'
 import { StorageCorruptError } from '../errors/storage-errors.js'
-import { indexedLogs } from './stored-block.js'
+import { receiptLogs } from './stored-block.js'
 import type { LogBlock, LogRecord, LogTx } from '../types/records.js'
 
 /** The 256-byte bloom of a receipt RLP, read in place (item 2 of the receipt list; a view into `receipt`). */
@@ -58,7 +57,7 @@ export function decodeLogView(
       readStored(`block ${number}: a stored receipt`, () => {
         logsBloom = receiptBloom(receiptRlp)
         if (receiptMayMatch === undefined || receiptMayMatch(logsBloom)) {
-          logs = indexedLogs(decodeReceipt(receiptRlp).logs, firstLogIndex)
+          logs = receiptLogs(receiptRlp, firstLogIndex)
         }
       })
     }

@@ -17,6 +17,15 @@ import { blockLogsBloom, encodeBlock, type EncodedBlock } from './block-codec.js
 import { compactRecord, decodeStoredBlock } from './stored-block.js'
 import type { BlockRecord, LogBlock, TxRecord } from '../types/records.js'
 
+/**
+ * Most blocks a log scan ({@link BlockStore.blocksWithBloom}, {@link BlockStore.blocksAt}) hands over at once.
+ * Blocks at hand (decoded, or just read) go out in arrays rather than one async generator step each: a step is
+ * promises and microtasks through two generators, which a prototype measured at 16% of a warm 1000-block
+ * eth_getLogs' CPU time; the bound keeps what a batch holds small. Blocks read from the backend one by one still
+ * go out one per step (the read is awaited anyway).
+ */
+export const LOG_BATCH = 256
+
 /** Where a transaction sits. */
 export interface TxLocation {
   block: BlockRecord
@@ -226,68 +235,89 @@ export class BlockStore {
   }
 
   /**
-   * The logs of blocks `from` … `to` (clamped to the head) whose header bloom passes `mayMatch`, in order. A block
-   * in the decoded cache (the recent ones, which log polls mostly ask for) is given as it is, its bloom read from
-   * the record, without touching the backend; each run of other blocks is read with one range read of the backend
-   * (one iterator with `--db`), their blooms read from the encoded headers, so blocks ruled out are never decoded,
-   * and any other block given as a log view of its encodings (src/blocks/block-log-view.ts), in which receipts
-   * whose bloom `receiptMayMatch` rules out are not decoded (their logs read as empty). The scan does not change
-   * the cache's recency order.
+   * The logs of blocks `from` … `to` (clamped to the head) whose header bloom passes `mayMatch`, in order, in
+   * batches (see {@link LOG_BATCH}). A block in the decoded cache (the recent ones, which log polls mostly ask for)
+   * is given as it is, its bloom read from the record, without touching the backend; each run of other blocks is
+   * read with one range read of the backend (one iterator with `--db`), their blooms read from the encoded headers,
+   * so blocks ruled out are never decoded, and any other block given as a log view of its encodings
+   * (src/blocks/block-log-view.ts), in which receipts whose bloom `receiptMayMatch` rules out are not decoded
+   * (their logs read as empty). The scan does not change the cache's recency order.
    */
   async *blocksWithBloom(
     from: bigint,
     to: bigint,
     mayMatch: (bloom: Uint8Array) => boolean,
     receiptMayMatch?: (bloom: Uint8Array) => boolean,
-  ): AsyncGenerator<LogBlock> {
+  ): AsyncGenerator<LogBlock[]> {
     const last = to < BigInt(this.count - 1) ? to : BigInt(this.count - 1)
     const base = this.base
+    let batch: LogBlock[] = []
     if (from <= base) {
-      if (last >= base && mayMatch(this.genesisBlock!.header.logsBloom)) yield this.genesisBlock!
+      if (last >= base && mayMatch(this.genesisBlock!.header.logsBloom)) batch.push(this.genesisBlock!)
       from = base + 1n
     }
     for (let n = from; n <= last;) {
       const known = this.decoded(n, true)
       if (known !== undefined) {
-        if (mayMatch(known.header.logsBloom)) yield known
+        if (mayMatch(known.header.logsBloom)) batch.push(known)
+        if (batch.length >= LOG_BATCH) {
+          yield batch
+          batch = []
+        }
         n++
         continue
       }
       let end = n
       while (end < last && this.decoded(end + 1n, true) === undefined) end++
+      // (each block of a range read is its own await: what was gathered goes first)
+      if (batch.length > 0) {
+        yield batch
+        batch = []
+      }
       for await (const { number, rlp, derived } of this.backend.encodedRange(n - base, end - base)) {
         if (!mayMatch(blockLogsBloom(rlp))) continue
-        yield this.decoded(number + base, true) ?? decodeLogView(number + base, rlp, derived, receiptMayMatch)
+        yield [this.decoded(number + base, true) ?? decodeLogView(number + base, rlp, derived, receiptMayMatch)]
       }
       n = end + 1n
     }
+    if (batch.length > 0) yield batch
   }
 
   /**
-   * The blocks numbered `numbers` (ascending; numbers above the head are skipped) for a log query, each as
-   * {@link blocksWithBloom} gives it: a decoded block as it is, any other as a log view of its encodings whose
-   * receipts `receiptMayMatch` rules out are not decoded. The cache's recency order is not changed.
+   * The blocks numbered `numbers` (ascending; numbers above the head are skipped) for a log query, in batches (see
+   * {@link LOG_BATCH}), each as {@link blocksWithBloom} gives it: a decoded block as it is, any other as a log view
+   * of its encodings whose receipts `receiptMayMatch` rules out are not decoded. The cache's recency order is not
+   * changed.
    */
   async *blocksAt(
     numbers: readonly number[],
     receiptMayMatch?: (bloom: Uint8Array) => boolean,
-  ): AsyncGenerator<LogBlock> {
+  ): AsyncGenerator<LogBlock[]> {
     const head = this.count - 1
-    for (const number of numbers) {
+    const base = Number(this.base)
+    let batch: LogBlock[] = []
+    for (let i = 0; i < numbers.length; i++) {
+      const number = numbers[i]!
+      if (number > head || number < base) continue
       const n = BigInt(number)
-      if (number > head || n < this.base) continue
-      if (n === this.base) {
-        yield this.genesisBlock!
-        continue
+      let block: LogBlock | undefined = n === this.base ? this.genesisBlock! : this.decoded(n, true)
+      if (block === undefined) {
+        // the backend read is awaited (the head may move meanwhile): what was gathered goes first
+        if (batch.length > 0) {
+          yield batch
+          batch = []
+        }
+        const enc = await this.backend.encoded(n - this.base)
+        if (enc === undefined) continue
+        block = decodeLogView(n, enc.rlp, enc.derived, receiptMayMatch)
       }
-      const known = this.decoded(n, true)
-      if (known !== undefined) {
-        yield known
-        continue
+      batch.push(block)
+      if (batch.length >= LOG_BATCH) {
+        yield batch
+        batch = []
       }
-      const enc = await this.backend.encoded(n - this.base)
-      if (enc !== undefined) yield decodeLogView(n, enc.rlp, enc.derived, receiptMayMatch)
     }
+    if (batch.length > 0) yield batch
   }
 
   /** The encodings of blocks 1 … head (copies; for state dumps). */

@@ -6,9 +6,11 @@
  * src/blocks/tx-position-key.ts) — a few hundred bytes per block with a transfer, and no object per block on the heap.
  */
 import { RLP } from '@ethereumjs/rlp'
+import { LRUCache } from 'lru-cache'
 import { keccak256 } from '../crypto/keccak.js'
 import { prunedBlockDerived, type EncodedBlock } from './block-codec.js'
-import { ChunkStore, packZeros, unpackZeros, type ChunkStats } from './block-chunks.js'
+import { ChunkStore, type ChunkStats } from './block-chunks.js'
+import { packZeros, unpackZeros } from './zero-runs.js'
 import type { BlockBackend, TxPosition } from './block-backend.js'
 import { HashPrefixIndex } from './hash-prefix-index.js'
 import { txPositionIndex, txPositionKey, txPositionNumber } from './tx-position-key.js'
@@ -24,6 +26,14 @@ function txHashesOf(rlp: Uint8Array): Uint8Array[] {
   const [, txs] = RLP.decode(rlp) as unknown as [unknown, Uint8Array[]]
   return txs.map((t) => keccak256(RLP.encode(t)))
 }
+
+/**
+ * Bytes of the blocks last read one at a time out of compressed chunks, kept packed (copies; ~1.1 KB for an empty
+ * block, ~1.25 KB with a transfer, so ~200 blocks): a query reading a few blocks here and there — a sparse
+ * eth_getLogs, whose log index names the blocks — reads them again without inflating their segments. Scans
+ * (encodedRange) do not go through it; they read each segment once from the chunks' cache of inflated segments.
+ */
+export const RECENT_READ_BYTES = 256 * 1024
 
 /** Fields per block in {@link MemoryBlockBackend}'s slot table. */
 const SLOT = 6
@@ -44,6 +54,15 @@ export class MemoryBlockBackend implements BlockBackend {
   private count = 0
   private readonly byHash = new HashPrefixIndex()
   private readonly byTx = new HashPrefixIndex()
+  /**
+   * Packed bytes of blocks read by {@link encoded} from compressed chunks, by number ({@link RECENT_READ_BYTES}): a
+   * block leaves it when its receipts are pruned, all leave on a truncation (a compaction moves bytes, never changes
+   * them).
+   */
+  private readonly recentReads = new LRUCache<number, Uint8Array>({
+    maxSize: RECENT_READ_BYTES,
+    sizeCalculation: (bytes) => Math.max(1, bytes.length),
+  })
 
   /** @param chunks where the encodings are written (default: 256 KB chunks, 4 inflated chunks cached) */
   constructor(chunks = new ChunkStore()) {
@@ -82,22 +101,40 @@ export class MemoryBlockBackend implements BlockBackend {
 
   encoded(number: bigint): Promise<EncodedBlock | undefined> {
     const n = Number(number)
-    return Promise.resolve(n >= 0 && n < this.count ? this.encodedNow(n) : undefined)
+    if (!(n >= 0 && n < this.count)) return Promise.resolve(undefined)
+    const kept = this.recentReads.get(n)
+    if (kept !== undefined) return Promise.resolve(this.unpack(n, kept, 0))
+    const s = this.slots
+    const i = n * SLOT
+    if (!this.chunks.isCompressed(s[i]!)) return Promise.resolve(this.encodedNow(n))
+    const off = s[i + 1]!
+    const length = s[i + 2]! + s[i + 3]!
+    const { bytes, at } = this.chunks.read(s[i]!, off, off + length)
+    // a copy (Buffer's slice would be a view keeping the whole inflated segment)
+    const packed = new Uint8Array(bytes.subarray(at, at + length))
+    this.recentReads.set(n, packed)
+    return Promise.resolve(this.unpack(n, packed, 0))
   }
 
-  /** {@link encoded}, synchronously (inflating its chunk when it is compressed and not in the cache). */
+  /**
+   * Block `n`'s encodings, synchronously (inflating the segment of its chunk holding it when it is compressed and
+   * not in the chunks' cache).
+   */
   private encodedNow(n: number): EncodedBlock {
-    return this.unpack(this.chunks.bytes(this.slots[n * SLOT]!), n)
-  }
-
-  /** Block `n`'s encodings from its chunk's bytes. */
-  private unpack(chunk: Uint8Array, n: number): EncodedBlock {
     const s = this.slots
     const off = s[n * SLOT + 1]!
-    const rlpEnd = off + s[n * SLOT + 2]!
+    const { bytes, at } = this.chunks.read(s[n * SLOT]!, off, off + s[n * SLOT + 2]! + s[n * SLOT + 3]!)
+    return this.unpack(n, bytes, at)
+  }
+
+  /** Block `n`'s encodings from its packed bytes at `bytes[at …]`. */
+  private unpack(n: number, bytes: Uint8Array, at: number): EncodedBlock {
+    const s = this.slots
+    const i = n * SLOT
+    const rlpEnd = at + s[i + 2]!
     return {
-      rlp: unpackZeros(chunk.subarray(off, rlpEnd), s[n * SLOT + 4]!),
-      derived: unpackZeros(chunk.subarray(rlpEnd, rlpEnd + s[n * SLOT + 3]!), s[n * SLOT + 5]!),
+      rlp: unpackZeros(bytes.subarray(at, rlpEnd), s[i + 4]!),
+      derived: unpackZeros(bytes.subarray(rlpEnd, rlpEnd + s[i + 3]!), s[i + 5]!),
     }
   }
 
@@ -123,6 +160,7 @@ export class MemoryBlockBackend implements BlockBackend {
     if (!(n >= 0 && n < this.count)) return Promise.resolve()
     const enc = this.encodedNow(n)
     txHashes.forEach((h, i) => this.byTx.delete(hashPrefix(h), txPositionKey(n, i)))
+    this.recentReads.delete(n)
     const derived = prunedBlockDerived(enc.derived)
     // in place (a compressed chunk is inflated for it): the pruned derived RLP is never longer than the one it replaces
     const s = this.slots
@@ -150,6 +188,7 @@ export class MemoryBlockBackend implements BlockBackend {
     for (let b = first; b <= n; b++) size += s[b * SLOT + 2]! + s[b * SLOT + 3]!
     const old = this.chunks.writable(index)
     const compact = new Uint8Array(size)
+    const ends: number[] = []
     let at = 0
     for (let b = first; b <= n; b++) {
       const off = s[b * SLOT + 1]!
@@ -157,8 +196,9 @@ export class MemoryBlockBackend implements BlockBackend {
       compact.set(old.subarray(off, off + len), at)
       s[b * SLOT + 1] = at
       at += len
+      ends.push(at)
     }
-    this.chunks.replace(index, compact)
+    this.chunks.replace(index, compact, ends)
   }
 
   truncateAbove(number: bigint): void {
@@ -169,6 +209,7 @@ export class MemoryBlockBackend implements BlockBackend {
       txHashesOf(this.encodedNow(n).rlp).forEach((h, i) => this.byTx.delete(hashPrefix(h), txPositionKey(n, i)))
     }
     this.count = keep
+    this.recentReads.clear()
     // the chunk of the last kept block is written again after it (readers get unpacked copies, never views)
     const last = (keep - 1) * SLOT
     const s = this.slots
@@ -178,12 +219,12 @@ export class MemoryBlockBackend implements BlockBackend {
   async *encodedRange(from: bigint, to: bigint): AsyncGenerator<{ number: bigint } & EncodedBlock> {
     // the consumer may await between blocks: the head may move, a rewind may drop blocks
     for (let n = Number(from); n <= Number(to) && n < this.count; n++) {
-      const index = this.slots[n * SLOT]!
-      const bytes = this.chunks.bytes(index)
-      const version = this.chunks.version(index)
       const s = this.slots
       const i = n * SLOT
-      const rlpEnd = s[i + 1]! + s[i + 2]!
+      const index = s[i]!
+      const { bytes, at } = this.chunks.read(index, s[i + 1]!, s[i + 1]! + s[i + 2]! + s[i + 3]!)
+      const version = this.chunks.version(index)
+      const rlpEnd = at + s[i + 2]!
       const derivedPacked = s[i + 3]!
       const derivedLength = s[i + 5]!
       const block = n
@@ -196,7 +237,7 @@ export class MemoryBlockBackend implements BlockBackend {
       let derived: Uint8Array | undefined
       yield {
         number: BigInt(n),
-        rlp: unpackZeros(bytes.subarray(s[i + 1]!, rlpEnd), s[i + 4]!),
+        rlp: unpackZeros(bytes.subarray(at, rlpEnd), s[i + 4]!),
         get derived(): Uint8Array {
           derived ??= readDerived()
           return derived

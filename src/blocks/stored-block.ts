@@ -14,7 +14,7 @@ import { keccak256 } from '../crypto/keccak.js'
 import { RECEIPT_LOGS_ITEM, receiptFromItems } from '../rsk/receipt-rlp.js'
 import { REMASC_SENDER_JSON, remascTransactionRlp } from '../rsk/remasc.js'
 import { bytesEqual, bytesToBigInt, toKey } from '../util/bytes.js'
-import { listItems, rlpItem, skipItems, viewsOf, wholeItem, type RlpView } from '../util/rlp-views.js'
+import { itemBounds, listItems, rlpItem, skipItems, viewsOf, wholeItem, type RlpView } from '../util/rlp-views.js'
 import { remascTxRecord } from './remasc-tx-record.js'
 import { hasPlaceholderSignature, reportSender } from '../accounts/impersonation.js'
 import { headerHash } from '../rsk/block-encoding.js'
@@ -237,7 +237,7 @@ class StoredReceipt implements ReceiptRecord {
       this.gasUsed = known.gasUsed
       this.logsBloom = receiptBloomView(receiptRlp)
     } else {
-      const decoded = decodeStoredReceipt(receiptRlp, false)
+      const decoded = decodeStoredReceipt(receiptRlp)
       this.status = decoded.status ? 1 : 0
       this.cumulativeGasUsed = decoded.cumulativeGasUsed
       this.gasUsed = decoded.gasUsed
@@ -249,23 +249,68 @@ class StoredReceipt implements ReceiptRecord {
 
   /** The receipt's logs with their block-wide indexes (decoded on first use, then kept). */
   get logs(): LogRecord[] {
-    this.decodedLogs ??= indexedLogs(decodeStoredReceipt(this.receiptRlp, true).logs, this.firstLogIndex)
+    this.decodedLogs ??= receiptLogs(this.receiptRlp, this.firstLogIndex)
     return this.decodedLogs
   }
 }
 
 /**
- * A stored receipt RLP decoded in place (views into it). Without `withLogs` its logs list is left unread (the
- * result's `logs` is empty): the receipt's other fields are what a cached block needs at once, and the Remasc
+ * A stored receipt RLP decoded in place (views into it), its logs list left unread (the result's `logs` is empty,
+ * {@link receiptLogs} reads them): the receipt's other fields are what a cached block needs at once, and the Remasc
  * transaction's five logs would otherwise be decoded, and dropped, for every block cached.
  * @throws StorageCorruptError when it does not decode
  */
-function decodeStoredReceipt(receiptRlp: Uint8Array, withLogs: boolean): ReturnType<typeof receiptFromItems> {
+function decodeStoredReceipt(receiptRlp: Uint8Array): ReturnType<typeof receiptFromItems> {
   return readStored('a stored receipt', () => {
     const items = listItems(receiptRlp, wholeItem(receiptRlp)).map((item, i): RlpView =>
-      i === RECEIPT_LOGS_ITEM && item.list && !withLogs ? [] : viewsOf(receiptRlp, item),
+      i === RECEIPT_LOGS_ITEM && item.list ? [] : viewsOf(receiptRlp, item),
     )
     return receiptFromItems(items)
+  })
+}
+
+/**
+ * The logs of a receipt RLP (TransactionReceipt.getEncoded: item 3, a list of [address, [topics…], data]) read in
+ * place: address, topics and data are views into `receiptRlp`, numbered across the block from `firstLogIndex`
+ * (the block-wide index of the receipt's first log, as the derived RLP stores it; reference LogFilterElement's
+ * logIndex). Only the logs item is walked, straight into the log records: the first eth_getLogs over many cached
+ * blocks reads a receipt's logs for each of them, in mostly unoptimised code, where a decode of the whole receipt
+ * (its items into arrays, its gas amounts into bigints, then the logs copied into records) did more than that.
+ * The other items are not checked here (the record was checked when made, a log view reads its bloom).
+ * @throws StorageCorruptError when the logs item does not have that shape
+ */
+export function receiptLogs(receiptRlp: Uint8Array, firstLogIndex: number): LogRecord[] {
+  return readStored('a stored receipt', () => {
+    const whole = wholeItem(receiptRlp)
+    if (!whole.list) throw new Error('RLP: expected a list')
+    let at = whole.data
+    for (let i = 0; i < RECEIPT_LOGS_ITEM; i++) at = itemBounds(receiptRlp, at, whole.end).end
+    const list = itemBounds(receiptRlp, at, whole.end)
+    if (!list.list) throw new Error('bad receipt RLP logs')
+    const out: LogRecord[] = []
+    for (at = list.data; at < list.end;) {
+      const log = itemBounds(receiptRlp, at, list.end)
+      at = log.end
+      const address = log.list ? itemBounds(receiptRlp, log.data, log.end) : undefined
+      const topicList =
+        address !== undefined && !address.list ? itemBounds(receiptRlp, address.end, log.end) : undefined
+      const data = topicList?.list === true ? itemBounds(receiptRlp, topicList.end, log.end) : undefined
+      if (data === undefined || data.list || data.end !== log.end) throw new Error('bad receipt RLP logs')
+      const topics: Uint8Array[] = []
+      for (let t = topicList!.data; t < topicList!.end;) {
+        const topic = itemBounds(receiptRlp, t, topicList!.end)
+        if (topic.list) throw new Error('bad receipt RLP logs')
+        topics.push(receiptRlp.subarray(topic.data, topic.end))
+        t = topic.end
+      }
+      out.push({
+        address: receiptRlp.subarray(address!.data, address!.end),
+        topics,
+        data: receiptRlp.subarray(data.data, data.end),
+        logIndex: firstLogIndex + out.length,
+      })
+    }
+    return out
   })
 }
 
@@ -286,14 +331,3 @@ function receiptBloomView(receiptRlp: Uint8Array): Uint8Array {
 
 /** Position of the bloom among a receipt RLP's items (TransactionReceipt.getEncoded). */
 const RECEIPT_BLOOM_ITEM = 2
-
-/**
- * A receipt's decoded logs as log records, numbered across the block from `firstLogIndex` (the block-wide index
- * of the receipt's first log, as the derived RLP stores it; reference LogFilterElement's logIndex).
- */
-export function indexedLogs(
-  logs: readonly { address: Uint8Array; topics: Uint8Array[]; data: Uint8Array }[],
-  firstLogIndex: number,
-): LogRecord[] {
-  return logs.map((l, i) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: firstLogIndex + i }))
-}

@@ -114,10 +114,11 @@ export class ChainReads {
   }
 
   /**
-   * The logs of canonical blocks `from` … `to` (clamped to the head) that may match, in order; the others are never
-   * decoded (log queries). With `keys` (the query's contracts and event signatures), the blocks the log index covers
-   * are only those it lists (src/blocks/log-index.ts); any other block is given when its header logs bloom passes
-   * `mayMatch`. Receipts `receiptMayMatch` rules out may read as empty.
+   * The logs of canonical blocks `from` … `to` (clamped to the head) that may match, in order, in batches (arrays of
+   * up to src/blocks/block-store.ts LOG_BATCH blocks); the others are never decoded (log queries). With `keys` (the
+   * query's contracts and event signatures), the blocks the log index covers are only those it lists
+   * (src/blocks/log-index.ts); any other block is given when its header logs bloom passes `mayMatch`. Receipts
+   * `receiptMayMatch` rules out may read as empty.
    */
   async *blocksWithBloom(
     from: bigint,
@@ -125,7 +126,7 @@ export class ChainReads {
     mayMatch: (bloom: Uint8Array) => boolean,
     receiptMayMatch?: (bloom: Uint8Array) => boolean,
     keys?: LogKeys,
-  ): AsyncGenerator<LogBlock> {
+  ): AsyncGenerator<LogBlock[]> {
     const { blocks, logs } = this.parts
     const indexed = BigInt(logs.indexedFrom)
     const head = blocks.head.header.number

@@ -64,8 +64,14 @@ function errorBody(id: Id, code: number, message: string, data?: unknown): strin
 }
 
 /** A response and the error code it carries (undefined on success). */
+/** A response body as text (a batch joins its answers as text). */
+function bodyText(body: string | Uint8Array): string {
+  return typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
+}
+
 interface Answer {
-  body: string
+  /** The response text, or its UTF-8 bytes (a result given as bytes, src/rpc/format.ts RawJson.body). */
+  body: string | Uint8Array
   code?: number
 }
 
@@ -140,7 +146,7 @@ export class Dispatcher implements RequestHandler {
         }
       }
       const answers = await Promise.all(parsed.map((req) => this.single(req, ctx)))
-      const bodies = answers.filter((a): a is Answer => a !== undefined).map((a) => a.body)
+      const bodies = answers.filter((a): a is Answer => a !== undefined).map((a) => bodyText(a.body))
       if (bodies.length === 0) return undefined
       return { status: 200, body: '[' + bodies.join(',') + ']' }
     }
@@ -218,13 +224,13 @@ export class Dispatcher implements RequestHandler {
     const methodName = r.method
     const params = (r.params as unknown[] | undefined) ?? []
     const start = this.opts.onRequest ? nowMs() : 0
-    let body: string
+    let body: string | Uint8Array
     let code: number | undefined
     try {
       const spec = this.lookup(methodName)
       const result = await spec.handler(ctx, this.decode(spec, params))
       const prefix = '{"jsonrpc":"2.0","id":' + JSON.stringify(id ?? null) + ',"result":'
-      body = result instanceof RawJson ? result.wrap(prefix, '}') : prefix + JSON.stringify(result ?? null) + '}'
+      body = result instanceof RawJson ? result.body(prefix, '}') : prefix + JSON.stringify(result ?? null) + '}'
       this.opts.onRequest?.(methodName, nowMs() - start)
     } catch (err) {
       let e = this.mapError(err)

@@ -57,31 +57,31 @@ export function formatLog(log: LogRecord, t: LogTx, block: LogBlock): Record<str
   }
 }
 
-const logJsonCache = new WeakMap<LogRecord, string>()
-
-/**
- * {@link formatLog} already serialized, cached per log (a mined log never changes; a reverted block's logs
- * are dropped with it): eth_getLogs over many blocks then costs string joins instead of re-formatting.
- */
-export function logJson(log: LogRecord, t: LogTx, block: LogBlock): string {
-  let json = logJsonCache.get(log)
-  if (json === undefined) {
-    json = JSON.stringify(formatLog(log, t, block))
-    logJsonCache.set(log, json)
-  }
-  return json
+/** UTF-8 JSON text in `bytes[start, end)`, with room around it for an envelope (see {@link RawJson.body}). */
+export interface JsonBytes {
+  bytes: Buffer
+  start: number
+  end: number
 }
 
 /**
- * A result that is already JSON text: the dispatcher writes it as is instead of serializing a value.
- * The in-process provider parses it back.
+ * A result that is already JSON: the dispatcher writes it as is instead of serializing a value. The in-process
+ * provider parses it back.
  */
 export class RawJson {
-  /** @param text the JSON text, or the JSON texts of the elements of an array */
-  constructor(private readonly text: string | string[]) {}
+  /** Whether {@link body} wrote its envelope into the room of a byte answer already. */
+  private enveloped = false
+
+  /**
+   * @param text the JSON text, or the JSON texts of the elements of an array, or UTF-8 JSON bytes (as
+   *   src/rpc/log-json.ts makes them)
+   */
+  constructor(private readonly text: string | string[] | JsonBytes) {}
 
   /** The JSON text. */
   get json(): string {
+    const t = this.text
+    if (typeof t === 'object' && !Array.isArray(t)) return t.bytes.toString('utf8', t.start, t.end)
     return this.wrap('', '')
   }
 
@@ -93,6 +93,7 @@ export class RawJson {
   wrap(prefix: string, suffix: string): string {
     const t = this.text
     if (typeof t === 'string') return prefix + t + suffix
+    if (!Array.isArray(t)) return prefix + this.json + suffix
     const n = t.length
     if (n === 0) return prefix + '[]' + suffix
     const first = t[0]!
@@ -103,6 +104,29 @@ export class RawJson {
     t[0] = first
     t[n - 1] = last
     return text
+  }
+
+  /**
+   * `prefix + json + suffix` as the transport sends it: for UTF-8 JSON bytes, bytes — the first time, a view of
+   * the answer's own Buffer with the envelope written into the room kept around it when it fits; otherwise (or
+   * again) a copy —; for text, {@link wrap}'s string.
+   */
+  body(prefix: string, suffix: string): string | Uint8Array {
+    const t = this.text
+    if (typeof t === 'string' || Array.isArray(t)) return this.wrap(prefix, suffix)
+    const p = Buffer.byteLength(prefix)
+    const s = Buffer.byteLength(suffix)
+    if (!this.enveloped && p <= t.start && s <= t.bytes.length - t.end) {
+      this.enveloped = true
+      t.bytes.write(prefix, t.start - p, 'utf8')
+      t.bytes.write(suffix, t.end, 'utf8')
+      return t.bytes.subarray(t.start - p, t.end + s)
+    }
+    const out = Buffer.allocUnsafe(p + t.end - t.start + s)
+    out.write(prefix, 0, 'utf8')
+    t.bytes.copy(out, p, t.start, t.end)
+    out.write(suffix, p + t.end - t.start, 'utf8')
+    return out
   }
 }
 

@@ -28,8 +28,8 @@ export interface HandlerResponse {
    * WS.
    */
   status: number
-  /** Response text (a JSON-RPC response object or array). */
-  body: string
+  /** Response text (a JSON-RPC response object or array), or its UTF-8 bytes (sent as they are). */
+  body: string | Uint8Array
 }
 
 /** The JSON-RPC layer as the transport sees it. */

@@ -58,6 +58,11 @@ export interface WsFlowSocket {
 
 const MiB = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`
 
+/** A handler's response as the text of a WebSocket message (a byte answer is UTF-8). */
+function textOf(body: string | Uint8Array): string {
+  return typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
+}
+
 /**
  * The log line of a {@link UnsentLimitClose} (the default report: written with console.warn).
  * @returns e.g. `closed WebSocket connection 7 (1008): 12.0 MiB unsent, its client not reading; 300.0 MiB held in
@@ -269,7 +274,7 @@ export class WsFlow {
     callHandler(this.handler, text, this.connection).then(
       (response) => {
         this.inFlight--
-        if (response !== undefined) this.connection.push(response.body)
+        if (response !== undefined) this.connection.push(textOf(response.body))
         this.pump()
       },
       (err: unknown) => {

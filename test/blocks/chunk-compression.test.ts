@@ -51,9 +51,12 @@ function txHashesOf(rlp: Uint8Array): Uint8Array[] {
   return txs.map((t) => keccak256(RLP.encode(t)))
 }
 
-/** A fresh backend holding blocks 0 … `upTo` of the fixture chain. */
-function archiveOf(upTo: number, chunkBytes = CHUNK, arenas?: ZippedArenas): MemoryBlockBackend {
-  const a = new MemoryBlockBackend(new ChunkStore(chunkBytes, 2, arenas))
+/**
+ * A fresh backend holding blocks 0 … `upTo` of the fixture chain.
+ * @param segmentBytes compressed segments' size (default: the node's, larger than a 4 KB chunk: one segment each)
+ */
+function archiveOf(upTo: number, chunkBytes = CHUNK, arenas?: ZippedArenas, segmentBytes?: number): MemoryBlockBackend {
+  const a = new MemoryBlockBackend(new ChunkStore(chunkBytes, 2, arenas, segmentBytes))
   for (let n = 0; n <= upTo; n++) a.append(BigInt(n), stored[n]!.enc, stored[n]!.hash, stored[n]!.txHashes)
   return a
 }
@@ -303,6 +306,59 @@ describe('the backend alone, on the fixture chain’s encodings', () => {
     reference.truncateAbove(5n)
     expect(arenas.stats().liveBytes).toBe(a.chunkStats().heldBytes - rawBytes(a))
     expect(await allEncoded(a, 5)).toEqual(await allEncoded(reference, 5))
+  })
+})
+
+describe('the backend alone, chunks compressed in segments of ~512 bytes (src/blocks/chunk-segments.ts)', () => {
+  const SEGMENT = 512
+
+  it('every read answers as fresh, through keeper pruning, compaction and a truncation', async () => {
+    const a = archiveOf(36, CHUNK, undefined, SEGMENT)
+    const reference = archiveOf(36, 1 << 20)
+    await a.compressed()
+    const stats = a.chunkStats()
+    expect(stats.compressed).toBe(stats.chunks - 1)
+    expect(stats.segments).toBeGreaterThan(2 * stats.compressed)
+    const expected = stored.map((s) => hex(s.enc))
+    expect(await allEncoded(a)).toEqual(expected)
+    expect(await rangeEncoded(a)).toEqual(expected)
+    for (let n = 1; n <= 30; n++) {
+      await a.pruneReceipts(BigInt(n), stored[n]!.txHashes)
+      await reference.pruneReceipts(BigInt(n), stored[n]!.txHashes)
+    }
+    await a.compressed()
+    expect(a.chunkStats().segments).toBeGreaterThan(a.chunkStats().compressed)
+    expect(await allEncoded(a)).toEqual(await allEncoded(reference))
+    expect(await rangeEncoded(a)).toEqual(await rangeEncoded(reference))
+    a.truncateAbove(20n)
+    reference.truncateAbove(20n)
+    for (let n = 21; n <= 36; n++) {
+      for (const x of [a, reference]) x.append(BigInt(n), stored[n]!.enc, stored[n]!.hash, stored[n]!.txHashes)
+    }
+    await a.compressed()
+    expect(await allEncoded(a)).toEqual(await allEncoded(reference))
+    expect(await rangeEncoded(a)).toEqual(await rangeEncoded(reference))
+  })
+
+  it('a block read one at a time is read again without inflating; its pruning and a truncation drop it', async () => {
+    const a = archiveOf(36, CHUNK, undefined, SEGMENT)
+    await a.compressed()
+    const n = 3 // logs: its receipt is not empty
+    expect(hex(await a.encoded(BigInt(n)))).toBe(hex(stored[n]!.enc))
+    const inflates = a.chunkStats().inflates
+    // every other block read meanwhile evicts the chunks' inflated segments (two chunk sizes), not the block
+    for (let b = 4; b <= 36; b++) await a.encoded(BigInt(b))
+    const after = a.chunkStats().inflates
+    expect(after).toBeGreaterThan(inflates)
+    expect(hex(await a.encoded(BigInt(n)))).toBe(hex(stored[n]!.enc))
+    expect(a.chunkStats().inflates).toBe(after)
+    await a.pruneReceipts(BigInt(n), stored[n]!.txHashes)
+    const pruned = (await a.encoded(BigInt(n)))!
+    expect(pruned.derived.length).toBeLessThan(stored[n]!.enc.derived.length)
+    // block 3 again holds another block's encodings after a truncation below it
+    a.truncateAbove(BigInt(n - 1))
+    a.append(BigInt(n), stored[n + 1]!.enc, stored[n + 1]!.hash, stored[n + 1]!.txHashes)
+    expect(hex(await a.encoded(BigInt(n)))).toBe(hex(stored[n + 1]!.enc))
   })
 })
 

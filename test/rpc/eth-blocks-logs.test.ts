@@ -9,6 +9,7 @@ import { AbiCoder, id as eventId, Interface } from 'ethers'
 import type { Node } from '../../src/index.js'
 import { Probe } from '../../fixtures/index.js'
 import { COW, COW1, internals, rpc, rpcError, startNode } from '../helpers/node.js'
+import { WsClient } from '../helpers/ws.js'
 import {
   ADDR,
   addrWord,
@@ -319,6 +320,33 @@ describe('eth_getLogs', () => {
     expect(await logs({ ...all, address: [probeB] })).toHaveLength(1)
     expect(await logs({ ...all, address: probeB.toUpperCase().replace('0X', '0x') })).toHaveLength(1)
     expect(await logs({ ...all, address: COW.address })).toEqual([])
+  })
+
+  it('the same answer in a batch, over WebSocket, in process and under any request id (the answer is bytes)', async () => {
+    const filter = { ...all, address: probeA }
+    const single = await logs(filter)
+    expect(single).toHaveLength(4)
+    const post = async (body: unknown): Promise<any> =>
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()
+    const request = (id: unknown) => ({ jsonrpc: '2.0', id, method: 'eth_getLogs', params: [filter] })
+    // a batch joins its answers as text; an id longer than the room kept for the envelope, a non-ASCII one
+    const batch = await post([request(1), request('x'.repeat(200)), request('é😀'), request(null)])
+    expect(batch.map((r: any) => r.id)).toEqual([1, 'x'.repeat(200), 'é😀', null])
+    for (const r of batch) expect(r.result).toEqual(single)
+    expect(await post(request('ü'.repeat(100)))).toEqual({ jsonrpc: '2.0', id: 'ü'.repeat(100), result: single })
+    const ws = await WsClient.open(url.replace('http', 'ws'))
+    try {
+      expect(await ws.call('eth_getLogs', [filter])).toEqual(single)
+    } finally {
+      await ws.close()
+    }
+    expect(await node.provider.request({ method: 'eth_getLogs', params: [filter] })).toEqual(single)
   })
 
   it('without address: every log of the range, in chain order', async () => {

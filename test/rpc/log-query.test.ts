@@ -1,7 +1,8 @@
 /**
  * The eth_getLogs fast path at unit level: the block walk with block- and receipt-bloom pre-checks (a
  * receipt whose bloom rules the criteria out is skipped, everything else still goes through logMatches),
- * the log limit, the query letting other work run every QUERY_SLICE_MS, and RawJson's single-join envelope.
+ * the log limit, the query letting other work run every QUERY_SLICE_MS, RawJson's single-join envelope and the
+ * eth_getLogs answer written as bytes (logsJson).
  */
 import { describe, expect, it } from 'vitest'
 import type { ChainReads } from '../../src/chain/chain-reads.js'
@@ -13,7 +14,8 @@ import {
   queryLogs,
   type LogCriteria,
 } from '../../src/events/log-query.js'
-import { RawJson } from '../../src/rpc/format.js'
+import { formatLog, RawJson } from '../../src/rpc/format.js'
+import { logsJson } from '../../src/rpc/log-json.js'
 import { keccak256 } from '../../src/crypto/keccak.js'
 import { logsBloom, orBlooms } from '../../src/rsk/receipt-rlp.js'
 
@@ -54,10 +56,17 @@ type LogSource = Pick<ChainReads, 'blocksWithBloom'> & { at(n: bigint): BlockRec
 const chainOf = (blocks: BlockRecord[]): LogSource =>
   ({
     at: (n: bigint) => (n >= 0n && n < BigInt(blocks.length) ? blocks[Number(n)] : undefined),
-    // the chain's contract: blocks of the range whose header bloom may match, in order
+    // the chain's contract: blocks of the range whose header bloom may match, in order, in batches (here of 2)
     async *blocksWithBloom(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean) {
-      for (let n = from; n <= to && n < BigInt(blocks.length); n++)
-        if (mayMatch(blocks[Number(n)]!.header.logsBloom)) yield blocks[Number(n)]!
+      let batch: BlockRecord[] = []
+      for (let n = from; n <= to && n < BigInt(blocks.length); n++) {
+        if (mayMatch(blocks[Number(n)]!.header.logsBloom)) batch.push(blocks[Number(n)]!)
+        if (batch.length === 2) {
+          yield batch
+          batch = []
+        }
+      }
+      if (batch.length > 0) yield batch
     },
   }) as unknown as LogSource
 
@@ -115,16 +124,23 @@ describe('queryLogs', () => {
 
 describe('queryLogs slices', () => {
   it('a query that keeps the thread longer than QUERY_SLICE_MS lets work queued meanwhile run before it ends', async () => {
-    // blocks that are all at hand (a decoded cache, a batch read): the walk itself never waits for I/O
-    const blocks = Array.from({ length: 12 }, (_, n) => block(n, [[log(A, [T1], 0)]]))
+    // blocks that are all at hand (a decoded cache, a batch read), handed over in one batch: the walk itself never
+    // waits for I/O, and reading each block's logs is slow (stood in for by a busy wait)
     const busyPerBlock = Math.ceil(QUERY_SLICE_MS / 4)
+    const blocks = Array.from({ length: 12 }, (_, n) => {
+      const b = block(n, [[log(A, [T1], 0)]])
+      const txs = b.transactions
+      return Object.defineProperty(b, 'transactions', {
+        get() {
+          const until = Date.now() + busyPerBlock
+          while (Date.now() < until);
+          return txs
+        },
+      })
+    })
     const slow = {
       async *blocksWithBloom(from: bigint, to: bigint) {
-        for (let n = from; n <= to; n++) {
-          const until = Date.now() + busyPerBlock
-          while (Date.now() < until); // decoding a block, stood in for by a busy wait
-          yield blocks[Number(n)]!
-        }
+        yield blocks.slice(Number(from), Number(to) + 1)
       },
     } as unknown as LogSource
     const order: string[] = []
@@ -145,5 +161,34 @@ describe('RawJson', () => {
     expect(r.wrap('<', '>')).toBe('<[1,{"b":2},3]>')
     expect(r.wrap('(', ')')).toBe('([1,{"b":2},3])')
     expect(JSON.parse(r.json)).toEqual([1, { b: 2 }, 3])
+  })
+})
+
+describe('logsJson', () => {
+  const matches = [
+    block(1, [[log(A, [T1], 0)], [log(B, [T2], 1), log(B, [T2, T3], 2)]]),
+    block(2, [[log(B, [], 0)]]),
+  ].flatMap((b) => b.transactions.flatMap((tx) => tx.receipt.logs.map((l) => ({ log: l, tx, block: b }))))
+  const text = JSON.stringify(matches.map((m) => formatLog(m.log, m.tx, m.block)))
+  const utf8 = (b: string | Uint8Array): string => (typeof b === 'string' ? b : Buffer.from(b).toString('utf8'))
+
+  it('is the JSON array of the formatted logs, as text and as the bytes the transport sends', () => {
+    expect(logsJson(matches).json).toBe(text)
+    expect(logsJson([]).json).toBe('[]')
+    const body = logsJson(matches).body('{"jsonrpc":"2.0","id":1,"result":', '}')
+    expect(body).toBeInstanceOf(Uint8Array)
+    expect(utf8(body)).toBe('{"jsonrpc":"2.0","id":1,"result":' + text + '}')
+  })
+
+  it('takes any envelope: one longer than the room kept for it, non-ASCII ids, a second envelope', () => {
+    const r = logsJson(matches)
+    const long = '{"jsonrpc":"2.0","id":"' + 'é'.repeat(100) + '","result":'
+    expect(utf8(r.body(long, '}'))).toBe(long + text + '}')
+    const first = r.body('{"id":"ü",', '}')
+    const second = r.body('{"id":2,"result":', '}')
+    // the second envelope is a copy: the first answer's bytes stay as they were
+    expect(utf8(first)).toBe('{"id":"ü",' + text + '}')
+    expect(utf8(second)).toBe('{"id":2,"result":' + text + '}')
+    expect(JSON.parse(utf8(logsJson([]).body('{"a":', '}')))).toEqual({ a: [] })
   })
 })

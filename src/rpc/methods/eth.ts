@@ -17,7 +17,8 @@ import { LockedAccountError, UnknownAccountError } from '../../errors/domain-err
 import type { CallRequest } from '../../execution/executor.js'
 import { queryLogs } from '../../events/log-query.js'
 import { quantity, toHex } from '../../util/bytes.js'
-import { formatBlock, formatReceipt, formatTransaction, logJson, RawJson } from '../format.js'
+import { formatBlock, formatReceipt, formatTransaction } from '../format.js'
+import { logsJson } from '../log-json.js'
 import { LEGACY_ONLY, method, type MethodSpec } from '../method-table.js'
 import { listedTransactions } from '../compat.js'
 import { LATEST, optional, P, type BlockRef } from '../params.js'
@@ -379,7 +380,7 @@ export function ethMethods(s: Services): MethodSpec[] {
         if (from > to) return []
       }
       const matches = await queryLogs(chain.reads, from, to, f, keccak256, s.compat.logBlockLimit)
-      return new RawJson(matches.map((m) => logJson(m.log, m.tx, m.block)))
+      return logsJson(matches)
     }),
   ]
 }
