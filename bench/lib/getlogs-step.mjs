@@ -7,8 +7,13 @@ import { body, hex } from './rpc.mjs'
 
 /** Calls of the query after the warm-up; their median is the figure (steady state). */
 const GETLOGS_RUNS = 5
-/** Calls before those, checked but not in the median; the first one is the cold figure (`getLogsFirstMs`). */
-const GETLOGS_WARMUP = 2
+/**
+ * Calls before those, checked but not in the median; the first one is the cold figure (`getLogsFirstMs`). A
+ * JIT-compiled node answers this query at its steady speed only after ~7-10 calls (node-cli, Node 20: ~13 ms, then
+ * 5-10 ms for calls 2-7 while V8 optimises the formatting, ~2.2-3.5 ms from then on; measured on a quiet 2-core
+ * machine).
+ */
+const GETLOGS_WARMUP = 10
 
 /**
  * Times the query GETLOGS_WARMUP + GETLOGS_RUNS times and records `getLogsMs` (the median of the last
