@@ -101,6 +101,19 @@ export async function sendAndWait(rpc, raw, timeoutMs = 30_000) {
   }
 }
 
+/**
+ * `count` type-0 transactions signed by `wallet` with nonces `firstNonce`, `firstNonce + 1`, … (raw hex strings).
+ * @param {any} wallet an ethers Wallet
+ * @param {{ chainId: bigint, gasPrice: bigint, firstNonce: number, count: number,
+ *   tx: (i: number) => { to: string, gasLimit: bigint, data?: string, value: bigint } }} a
+ */
+export async function signLegacy(wallet, { chainId, gasPrice, firstNonce, count, tx }) {
+  const raws = []
+  for (let i = 0; i < count; i++)
+    raws.push(await wallet.signTransaction({ type: 0, chainId, nonce: firstNonce + i, gasPrice, ...tx(i) }))
+  return raws
+}
+
 /** The peer's funded dev account: { wallet, sender, chainId, gasPrice (wei) } (throws when it has no balance). */
 export async function devAccount(peer, rpc) {
   const wallet = new Wallet(peer.key)

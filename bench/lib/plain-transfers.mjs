@@ -2,7 +2,7 @@
 // at a time, each awaited, after the ERC-20 transfers: a short warm-up, then N measured. Every receipt and the
 // recipient's balance are checked.
 import { performance } from 'node:perf_hooks'
-import { sendAndWait } from './peer-client.mjs'
+import { sendAndWait, signLegacy } from './peer-client.mjs'
 
 /** The recipient of the plain transfers: an address no peer funds or deploys to. */
 export const PLAIN_TO = '0x00000000000000000000000000000000000be4c6'
@@ -20,19 +20,13 @@ export async function plainTransfersStep({ rpc, wallet, chainId, gasPrice, nonce
   const W = warmup ? PLAIN_WARMUP : 0
   const T = W + n
   const before = BigInt(await rpc.call('eth_getBalance', [PLAIN_TO, 'latest']))
-  const raws = []
-  for (let i = 0; i < T; i++)
-    raws.push(
-      await wallet.signTransaction({
-        type: 0,
-        chainId,
-        nonce: nonce + i,
-        gasPrice,
-        gasLimit: 21_000n,
-        to: PLAIN_TO,
-        value: 1n,
-      }),
-    )
+  const raws = await signLegacy(wallet, {
+    chainId,
+    gasPrice,
+    firstNonce: nonce,
+    count: T,
+    tx: () => ({ gasLimit: 21_000n, to: PLAIN_TO, value: 1n }),
+  })
   let bad = 0
   let firstBad = null
   const blocks = new Set()

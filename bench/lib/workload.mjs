@@ -17,7 +17,7 @@ import {
 } from './erc20.mjs'
 import { CLIENT_BOUND_PCT, load, preflight } from './load.mjs'
 import { fmtMs, log } from './log.mjs'
-import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, start } from './peer-client.mjs'
+import { PEER_TIMEOUT_MS, deployToken, devAccount, sendAndWait, signLegacy, start } from './peer-client.mjs'
 import { rootRequire } from './paths.mjs'
 import { childPids, foreignCpu, rssMiB, sleep } from './proc.mjs'
 import { median } from './stats.mjs'
@@ -257,21 +257,13 @@ async function workload(peer, res, ctx, opts) {
     const T = W + N
     const amounts = Array.from({ length: T }, (_, i) => BigInt(i + 1))
     const tSign = performance.now()
-    const raws = []
-    for (let i = 0; i < T; i++) {
-      raws.push(
-        await wallet.signTransaction({
-          type: 0,
-          chainId,
-          nonce: nonce + i,
-          gasPrice,
-          gasLimit: TRANSFER_GAS,
-          to: token,
-          data: transferData(RECIPIENT, amounts[i]),
-          value: 0n,
-        }),
-      )
-    }
+    const raws = await signLegacy(wallet, {
+      chainId,
+      gasPrice,
+      firstNonce: nonce,
+      count: T,
+      tx: (i) => ({ gasLimit: TRANSFER_GAS, to: token, data: transferData(RECIPIENT, amounts[i]), value: 0n }),
+    })
     step(`signed ${T} transfers in ${fmtMs(performance.now() - tSign)} (not timed)`)
     const receipts = new Array(T)
     let polls = 0

@@ -9,7 +9,8 @@
 import { createEVM, type EVM, type ExecResult } from '@ethereumjs/evm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createChainCommon } from '../../src/execution/common.js'
-import { Executor } from '../../src/execution/executor.js'
+import type { Executor } from '../../src/execution/executor.js'
+import { emptyExecutor } from './empty-executor.js'
 import { EthereumjsShapeError } from '../../src/execution/ethereumjs/index.js'
 import { captureEntryParts, FIRST_MEMORY_BYTES } from '../../src/execution/ethereumjs/interpreter-entry.js'
 
@@ -37,12 +38,7 @@ let executor: Executor
 let plain: EVM
 
 beforeAll(async () => {
-  executor = await Executor.create({
-    common: createChainCommon(33),
-    alloc: {},
-    network: 33,
-    blockHash: async () => undefined,
-  })
+  executor = await emptyExecutor()
   plain = await createEVM({ common: createChainCommon(33) })
 })
 afterAll(() => undefined)

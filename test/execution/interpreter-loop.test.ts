@@ -4,19 +4,14 @@
  * give the same gas, return data, error, program counter and memory/stack effects.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { Executor } from '../../src/execution/executor.js'
-import { createChainCommon } from '../../src/execution/common.js'
+import type { Executor } from '../../src/execution/executor.js'
+import { emptyExecutor } from './empty-executor.js'
 import { Token } from '../../fixtures/index.js'
 
 let executor: Executor
 
 beforeAll(async () => {
-  executor = await Executor.create({
-    common: createChainCommon(33),
-    alloc: {},
-    network: 33,
-    blockHash: async () => undefined,
-  })
+  executor = await emptyExecutor()
 })
 afterAll(() => undefined)
 
