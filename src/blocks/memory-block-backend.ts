@@ -104,14 +104,10 @@ export class MemoryBlockBackend implements BlockBackend {
     if (!(n >= 0 && n < this.count)) return Promise.resolve(undefined)
     const kept = this.recentReads.get(n)
     if (kept !== undefined) return Promise.resolve(this.unpack(n, kept, 0))
-    const s = this.slots
-    const i = n * SLOT
-    if (!this.chunks.isCompressed(s[i]!)) return Promise.resolve(this.encodedNow(n))
-    const off = s[i + 1]!
-    const length = s[i + 2]! + s[i + 3]!
-    const { bytes, at } = this.chunks.read(s[i]!, off, off + length)
+    if (!this.chunks.isCompressed(this.slots[n * SLOT]!)) return Promise.resolve(this.encodedNow(n))
+    const { bytes, at } = this.packedOf(n)
     // a copy (Buffer's slice would be a view keeping the whole inflated segment)
-    const packed = new Uint8Array(bytes.subarray(at, at + length))
+    const packed = new Uint8Array(bytes.subarray(at, at + this.packedLength(n)))
     this.recentReads.set(n, packed)
     return Promise.resolve(this.unpack(n, packed, 0))
   }
@@ -121,10 +117,22 @@ export class MemoryBlockBackend implements BlockBackend {
    * not in the chunks' cache).
    */
   private encodedNow(n: number): EncodedBlock {
-    const s = this.slots
-    const off = s[n * SLOT + 1]!
-    const { bytes, at } = this.chunks.read(s[n * SLOT]!, off, off + s[n * SLOT + 2]! + s[n * SLOT + 3]!)
+    const { bytes, at } = this.packedOf(n)
     return this.unpack(n, bytes, at)
+  }
+
+  /** Bytes of block `n`'s packed encodings (block RLP, then derived RLP), zero-run packed. */
+  private packedLength(n: number): number {
+    return this.slots[n * SLOT + 2]! + this.slots[n * SLOT + 3]!
+  }
+
+  /**
+   * Where block `n`'s packed encodings are: `bytes[at, at + packedLength(n))`, a view into its chunk or into the
+   * inflated segment holding it (src/blocks/block-chunks.ts `read`; inflated when compressed and not cached).
+   */
+  private packedOf(n: number): { bytes: Uint8Array; at: number } {
+    const off = this.slots[n * SLOT + 1]!
+    return this.chunks.read(this.slots[n * SLOT]!, off, off + this.packedLength(n))
   }
 
   /** Block `n`'s encodings from its packed bytes at `bytes[at …]`. */
@@ -222,7 +230,7 @@ export class MemoryBlockBackend implements BlockBackend {
       const s = this.slots
       const i = n * SLOT
       const index = s[i]!
-      const { bytes, at } = this.chunks.read(index, s[i + 1]!, s[i + 1]! + s[i + 2]! + s[i + 3]!)
+      const { bytes, at } = this.packedOf(n)
       const version = this.chunks.version(index)
       const rlpEnd = at + s[i + 2]!
       const derivedPacked = s[i + 3]!

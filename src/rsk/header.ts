@@ -120,10 +120,11 @@ export function hasMiningFields(h: RskHeader): boolean {
 
 /** RLP of the edges field (ByteUtil.shortsToRLP): an RLP string of little-endian int16 values. */
 export function encodeEdges(edges: readonly number[]): Uint8Array {
-  const b = new Uint8Array(edges.length * 2)
-  const dv = new DataView(b.buffer)
-  edges.forEach((e, i) => dv.setInt16(i * 2, e, true))
-  return rlpBytes(b)
+  const w = new RlpItemWriter().size()
+  w.int16LE(edges)
+  const out = new Uint8Array(w.pos)
+  w.into(out, 0).int16LE(edges)
+  return out
 }
 
 /** Decode the payload of an edges RLP string (ByteUtil.rlpToShorts). */

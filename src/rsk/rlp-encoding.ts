@@ -170,16 +170,24 @@ export class RlpItemWriter {
     const out = this.out
     let pos = writeRlpPrefix(out, this.pos, size, 0x80)
     for (let i = len; i < size; i++) out[pos++] = 0
-    if (len <= 6) {
-      for (let i = len - 1, n = Number(v); i >= 0; i--, n = Math.floor(n / 256)) out[pos + i] = n % 256
-    } else {
-      for (let i = len - 1, n = v; i >= 0; i--, n >>= 8n) out[pos + i] = Number(n & 0xffn)
-    }
+    writeUint(out, pos, v, len)
     this.pos = pos + len
   }
 }
 
 const NO_BYTES = new Uint8Array(0)
+
+/**
+ * Writes the non-negative `v` as `len` big-endian bytes at `out[pos …]` (its low `len` bytes; number arithmetic up to
+ * 6 bytes, where a bigint loop would allocate a bigint per byte).
+ */
+function writeUint(out: Uint8Array, pos: number, v: bigint, len: number): void {
+  if (len <= 6) {
+    for (let i = len - 1, n = Number(v); i >= 0; i--, n = Math.floor(n / 256)) out[pos + i] = n % 256
+  } else {
+    for (let i = len - 1, n = v; i >= 0; i--, n >>= 8n) out[pos + i] = Number(n & 0xffn)
+  }
+}
 
 /** Bytes of the minimal big-endian form of a non-negative value (0 for zero). */
 function uintLength(v: bigint): number {
@@ -199,14 +207,11 @@ function uintLength(v: bigint): number {
 export function unsignedBytes(value: bigint | number): Uint8Array {
   const v = BigInt(value)
   if (v < 0n) throw new Error('unsignedBytes: negative value')
-  if (v === 0n) return new Uint8Array(0)
   if (v <= 0xffffffffffffn) {
     // (most values: nonces, gas, small balances; byte by byte without a hex string)
-    let n = Number(v)
-    let length = 0
-    for (let m = n; m > 0; m = Math.floor(m / 256)) length++
+    const length = uintLength(v)
     const out = new Uint8Array(length)
-    for (let i = length - 1; i >= 0; i--, n = Math.floor(n / 256)) out[i] = n % 256
+    writeUint(out, 0, v, length)
     return out
   }
   return fromHex(v.toString(16))

@@ -179,27 +179,24 @@ export function fastRun(
         if (features.bal || rs.eip7928PostTargetCallOog !== undefined) {
           await stockRunStep.call(this, entry)
           units += DYNAMIC_OP_UNITS
-        } else if (info.dynamicGas) {
-          // the stock runStep's order for an opcode with dynamic gas (what it does for step listeners, DEBUG, the
-          // profiler, stateless charging and EIP-7928 cannot apply here: those runs take the stock path)
-          let gas = entry.gasHandler!(rs, info.feeBigInt, common)
-          if (typeof gas !== 'bigint') gas = await gas
+        } else {
+          // the stock runStep's order: the dynamic gas function (opcodes with one), INVALID_OPCODE, gas, program
+          // counter, handler (what runStep does for step listeners, DEBUG, the profiler, stateless charging and
+          // EIP-7928 cannot apply here: those runs take the stock path)
+          let gas = info.feeBigInt
+          if (info.dynamicGas) {
+            const dynamic = entry.gasHandler!(rs, gas, common)
+            gas = typeof dynamic === 'bigint' ? dynamic : await dynamic
+          }
           if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)
           this.useGas(gas, info)
           rs.programCounter++
           if (info.isAsync) await entry.opHandler(rs, common)
           else entry.opHandler(rs, common)
           rs.env.accessWitness?.commit()
-          units += DYNAMIC_OP_UNITS
-        } else {
-          if (info.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE)
-          this.useGas(info.feeBigInt, info)
-          rs.programCounter++
-          if (info.isAsync) await entry.opHandler(rs, common)
-          else entry.opHandler(rs, common)
-          rs.env.accessWitness?.commit()
           // a loop made of static opcodes jumps backwards once per turn: count those jumps only
-          if (rs.programCounter <= pc) units++
+          if (info.dynamicGas) units += DYNAMIC_OP_UNITS
+          else if (rs.programCounter <= pc) units++
         }
         if (units >= CHECK_EVERY) {
           units = 0
